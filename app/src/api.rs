@@ -1,0 +1,94 @@
+//! Server functions: the browser's calls into Control. Each one is a thin
+//! adapter over the backend port; the rules live in the domain services.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+#[cfg(feature = "ssr")]
+use protocol::NetworkId;
+use serde::{Deserialize, Serialize};
+
+/// Prefix of every server function, kept apart from the JSON API under /api/v1.
+/// The auth middleware lets only `sign_in` through without a session.
+pub const SERVER_FN_PREFIX: &str = "/ui";
+pub const SIGN_IN_PATH: &str = "/ui/sign_in";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkListPage {
+    pub items: Vec<NetworkProfile>,
+    /// Cursor for the next page, when there is one.
+    pub next: Option<String>,
+}
+
+#[cfg(feature = "ssr")]
+fn parse_id(id: &str) -> Result<NetworkId, UiError> {
+    // A malformed ID in a URL cannot name any profile.
+    NetworkId::parse(id).map_err(|_| UiError::NotFound)
+}
+
+#[server(prefix = "/ui", endpoint = "overview")]
+pub async fn load_overview() -> Result<OverviewCounts, UiError> {
+    crate::backend::backend()?.overview().await
+}
+
+#[server(prefix = "/ui", endpoint = "list_networks")]
+pub async fn list_networks(after: Option<String>) -> Result<NetworkListPage, UiError> {
+    crate::backend::backend()?.list_networks(after).await
+}
+
+#[server(prefix = "/ui", endpoint = "get_network")]
+pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
+    crate::backend::backend()?.get_network(parse_id(&id)?).await
+}
+
+#[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
+pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
+    crate::backend::backend()?.create_network(input).await
+}
+
+#[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
+pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
+    crate::backend::backend()?
+        .update_network(parse_id(&id)?, input)
+        .await
+}
+
+#[server(prefix = "/ui", endpoint = "delete_network")]
+pub async fn delete_network(id: String) -> Result<(), UiError> {
+    crate::backend::backend()?
+        .delete_network(parse_id(&id)?)
+        .await
+}
+
+#[server(prefix = "/ui", endpoint = "sign_in")]
+pub async fn sign_in(password: String) -> Result<(), UiError> {
+    let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
+    let response = expect_context::<leptos_axum::ResponseOptions>();
+    match crate::backend::backend()?.sign_in(password, &parts).await {
+        Ok(cookie) => {
+            if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+                response.append_header(http::header::SET_COOKIE, value);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            response.set_status(match e {
+                UiError::Throttled { .. } => http::StatusCode::TOO_MANY_REQUESTS,
+                UiError::WrongPassword => http::StatusCode::UNAUTHORIZED,
+                _ => http::StatusCode::INTERNAL_SERVER_ERROR,
+            });
+            Err(e)
+        }
+    }
+}
+
+#[server(prefix = "/ui", endpoint = "sign_out")]
+pub async fn sign_out() -> Result<(), UiError> {
+    let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
+    let cookie = crate::backend::backend()?.sign_out(&parts).await?;
+    if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+        expect_context::<leptos_axum::ResponseOptions>()
+            .append_header(http::header::SET_COOKIE, value);
+    }
+    Ok(())
+}

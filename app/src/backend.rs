@@ -1,0 +1,41 @@
+//! The port through which server functions reach Control's domain services.
+//! The server crate implements it; keeping it a trait lets `app` stay below
+//! `server` in the crate graph.
+
+use crate::error::UiError;
+use async_trait::async_trait;
+use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+use protocol::NetworkId;
+use std::sync::Arc;
+
+/// One page of the networks list.
+pub use crate::api::NetworkListPage;
+
+#[async_trait]
+pub trait AdminBackend: Send + Sync + 'static {
+    async fn overview(&self) -> Result<OverviewCounts, UiError>;
+    async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError>;
+    async fn get_network(&self, id: NetworkId) -> Result<NetworkProfile, UiError>;
+    async fn create_network(&self, input: NetworkInput) -> Result<NetworkProfile, UiError>;
+    async fn update_network(
+        &self,
+        id: NetworkId,
+        input: NetworkInput,
+    ) -> Result<NetworkProfile, UiError>;
+    async fn delete_network(&self, id: NetworkId) -> Result<(), UiError>;
+    /// Checks the password for the requesting client; returns the `Set-Cookie` value.
+    async fn sign_in(
+        &self,
+        password: String,
+        request: &http::request::Parts,
+    ) -> Result<String, UiError>;
+    /// Ends the request's session; returns the `Set-Cookie` value that clears it.
+    async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError>;
+}
+
+pub type SharedBackend = Arc<dyn AdminBackend>;
+
+/// The backend provided to this request by the server.
+pub fn backend() -> Result<SharedBackend, UiError> {
+    leptos::prelude::use_context::<SharedBackend>().ok_or(UiError::Internal)
+}

@@ -1,0 +1,83 @@
+//! The frame around every signed-in screen: navigation, language switch, sign-out.
+
+use crate::api::SignOut;
+use crate::i18n::{texts, Lang};
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_router::hooks::use_location;
+
+#[component]
+pub fn Frame(children: Children) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let location = use_location();
+    let path = move || location.pathname.get();
+    let current = move |prefix: &'static str| {
+        let p = path();
+        if prefix == "/" {
+            p == "/"
+        } else {
+            p == prefix || p.starts_with(&format!("{prefix}/"))
+        }
+    };
+    let sign_out = ServerAction::<SignOut>::new();
+    Effect::new(move |_| {
+        // Whatever the answer, the session is no longer usable from this page.
+        if sign_out.value().get().is_some() {
+            if let Some(w) = web_sys::window() {
+                let _ = w.location().set_href("/login");
+            }
+        }
+    });
+    let nav = [
+        ("/", t.nav_overview),
+        ("/networks", t.nav_networks),
+        ("/infrastructure", t.nav_infrastructure),
+        ("/services", t.nav_services),
+        ("/onboarding", t.nav_onboarding),
+        ("/jobs", t.nav_jobs),
+    ];
+    let switch_to = match lang {
+        Lang::En => Lang::Ru,
+        Lang::Ru => Lang::En,
+    };
+    view! {
+        <header class="topbar">
+            <a class="brand" href="/">{t.product}</a>
+            <div class="topbar-actions">
+                <a
+                    class="lang-switch"
+                    rel="external"
+                    hreflang=switch_to.code()
+                    title=t.language
+                    href=move || format!("/lang/{}?next={}", switch_to.code(), path())
+                >
+                    {switch_to.code().to_uppercase()}
+                </a>
+                <button
+                    type="button"
+                    class="link-button"
+                    id="sign-out"
+                    on:click=move |_| {
+                        sign_out.dispatch(SignOut {});
+                    }
+                >
+                    {t.sign_out}
+                </button>
+            </div>
+        </header>
+        <nav class="mainnav" aria-label="Main">
+            {nav
+                .into_iter()
+                .map(|(href, label)| {
+                    view! {
+                        <a href=href aria-current=move || current(href).then_some("page")>
+                            {label}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+        <main class="content">{children()}</main>
+    }
+}

@@ -1,0 +1,90 @@
+//! The sign-in screen.
+
+use crate::api::SignIn;
+use crate::i18n::texts;
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+/// Only local paths are followed after sign-in, so a crafted link cannot send
+/// the admin to another site.
+pub fn safe_next(next: Option<String>) -> String {
+    match next {
+        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
+        _ => "/".to_string(),
+    }
+}
+
+#[component]
+pub fn LoginPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let query = use_query_map();
+    let sign_in = ServerAction::<SignIn>::new();
+    let password = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        if let Some(Ok(())) = sign_in.value().get() {
+            let next = safe_next(query.read_untracked().get("next"));
+            if let Some(w) = web_sys::window() {
+                // A full load, so every page is rendered with the new session.
+                let _ = w.location().set_href(&next);
+            }
+        }
+    });
+    let error = move || {
+        sign_in
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    };
+    view! {
+        <Title text=format!("{} · {}", t.sign_in_title, t.product) />
+        <main class="login">
+            <form
+                class="card login-card"
+                on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    sign_in.dispatch(SignIn { password: password.get_untracked() });
+                }
+            >
+                <h1>{t.product}</h1>
+                <p class="muted">{t.sign_in_intro}</p>
+                <label for="password">{t.password}</label>
+                <input
+                    id="password"
+                    name="password"
+                    type="password"
+                    autocomplete="current-password"
+                    required
+                    autofocus
+                    prop:value=move || password.get()
+                    on:input=move |ev| password.set(event_target_value(&ev))
+                    aria-invalid=move || error().is_some().then_some("true")
+                    aria-describedby="login-error"
+                />
+                <p id="login-error" class="field-error" role="alert">
+                    {error}
+                </p>
+                <button type="submit" class="primary" disabled=move || sign_in.pending().get()>
+                    {move || if sign_in.pending().get() { t.signing_in } else { t.sign_in }}
+                </button>
+            </form>
+        </main>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::safe_next;
+
+    #[test]
+    fn only_local_paths_are_followed_after_sign_in() {
+        assert_eq!(safe_next(Some("/networks".into())), "/networks");
+        assert_eq!(safe_next(Some("//evil.example".into())), "/");
+        assert_eq!(safe_next(Some("https://evil.example".into())), "/");
+        assert_eq!(safe_next(Some("/\\evil.example".into())), "/");
+        assert_eq!(safe_next(None), "/");
+    }
+}

@@ -1,0 +1,52 @@
+//! Screens, one module each, and the frame they share.
+
+pub mod layout;
+pub mod login;
+pub mod network_form;
+pub mod networks;
+pub mod overview;
+
+use crate::error::UiError;
+use crate::i18n::texts;
+use crate::use_lang;
+use layout::Frame;
+use leptos::prelude::*;
+
+#[component]
+pub fn NotBuiltPage() -> impl IntoView {
+    let t = texts(use_lang());
+    view! {
+        <Frame>
+            <h1>{t.not_built_title}</h1>
+            <p class="empty">{t.not_built_body}</p>
+        </Frame>
+    }
+}
+
+#[component]
+pub fn NotFoundPage() -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        response.set_status(http::StatusCode::NOT_FOUND);
+    }
+    let t = texts(use_lang());
+    view! {
+        <Frame>
+            <h1>{t.not_found}</h1>
+        </Frame>
+    }
+}
+
+/// How a page shows a failed load: a sign-in link for an ended session, else the message.
+#[component]
+pub fn LoadError(error: UiError) -> impl IntoView {
+    let lang = use_lang();
+    let message = error.message(lang);
+    let sign_in = matches!(error, UiError::Unauthenticated);
+    view! {
+        <p class="alert error" role="alert">
+            {message}
+            {sign_in.then(|| view! { " " <a href="/login" rel="external">{texts(lang).sign_in}</a> })}
+        </p>
+    }
+}

@@ -1,0 +1,206 @@
+//! Networks: the list of profiles, the new-profile screen and a profile's own page.
+
+use super::layout::Frame;
+use super::network_form::NetworkForm;
+use super::LoadError;
+use crate::api::{delete_network, get_network, list_networks, DeleteNetwork};
+use crate::i18n::texts;
+use crate::use_lang;
+use leptos::html;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+
+#[component]
+pub fn NetworksPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let query = use_query_map();
+    let after = move || query.read().get("after");
+    let page = Resource::new(after, list_networks);
+    view! {
+        <Title text=format!("{} · {}", t.networks_title, t.product) />
+        <Frame>
+            <div class="page-head">
+                <h1>{t.networks_title}</h1>
+                <a class="button primary" href="/networks/new" id="new-network">{t.new_network}</a>
+            </div>
+            <p class="muted">{t.networks_intro}</p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match page.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(p) if p.items.is_empty() && after().is_none() => {
+                            view! { <p class="empty" id="networks-empty">{t.networks_empty}</p> }.into_any()
+                        }
+                        Ok(p) => {
+                            let rows = p
+                                .items
+                                .into_iter()
+                                .map(|n| {
+                                    let href = format!("/networks/{}", n.id);
+                                    let beacons = if n.beacons.is_empty() {
+                                        view! { <span class="badge warn">{t.no_beacon}</span> }.into_any()
+                                    } else {
+                                        n.beacons.join(", ").into_any()
+                                    };
+                                    view! {
+                                        <tr>
+                                            <td data-label=t.col_name>
+                                                <a href=href class="network-name">{n.name}</a>
+                                            </td>
+                                            <td data-label=t.col_network_id>
+                                                <code class="id">{n.id.to_string()}</code>
+                                            </td>
+                                            <td data-label=t.col_beacons class="beacons">{beacons}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <table class="list" id="networks-table">
+                                    <thead>
+                                        <tr>
+                                            <th scope="col">{t.col_name}</th>
+                                            <th scope="col">{t.col_network_id}</th>
+                                            <th scope="col">{t.col_beacons}</th>
+                                        </tr>
+                                    </thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                                <nav class="pager" aria-label="Pages">
+                                    {after().map(|_| view! { <a href="/networks">{t.first_page}</a> })}
+                                    {p.next.map(|c| view! { <a href=format!("/networks?after={c}") rel="next">{t.next_page}</a> })}
+                                </nav>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+#[component]
+pub fn NewNetworkPage() -> impl IntoView {
+    let t = texts(use_lang());
+    view! {
+        <Title text=format!("{} · {}", t.new_network, t.product) />
+        <Frame>
+            <p><a href="/networks">{"← "}{t.back_to_networks}</a></p>
+            <h1>{t.new_network}</h1>
+            <NetworkForm existing=None />
+        </Frame>
+    }
+}
+
+#[component]
+pub fn NetworkPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let network = Resource::new(id, get_network);
+    view! {
+        <Title text=format!("{} · {}", t.edit_network, t.product) />
+        <Frame>
+            <p><a href="/networks">{"← "}{t.back_to_networks}</a></p>
+            <Suspense fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match network.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(n) => {
+                            let id = n.id.to_string();
+                            view! {
+                                <h1>{n.name.clone()}</h1>
+                                <NetworkForm existing=Some(n) />
+                                <DeleteNetworkButton id />
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Suspense>
+        </Frame>
+    }
+}
+
+/// Delete with a confirmation that says what deleting does; Escape or Cancel backs out.
+#[component]
+fn DeleteNetworkButton(id: String) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let confirming = RwSignal::new(false);
+    let delete = ServerAction::<DeleteNetwork>::new();
+    let navigate = use_navigate();
+    let cancel_ref = NodeRef::<html::Button>::new();
+    Effect::new(move |_| {
+        if confirming.get() {
+            if let Some(button) = cancel_ref.get() {
+                let _ = button.focus();
+            }
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = delete.value().get() {
+            navigate("/networks", Default::default());
+        }
+    });
+    let error = move || {
+        delete
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    };
+    let id_for_dispatch = id.clone();
+    // Referenced so the server-function type is linked in both builds.
+    let _ = delete_network;
+    view! {
+        <section class="danger-zone">
+            <button type="button" class="danger" id="delete-network" on:click=move |_| confirming.set(true)>
+                {t.delete}
+            </button>
+        </section>
+        <Show when=move || confirming.get()>
+            <div class="modal-backdrop">
+                <div
+                    class="modal card"
+                    role="alertdialog"
+                    aria-modal="true"
+                    aria-labelledby="delete-title"
+                    aria-describedby="delete-explain"
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Escape" {
+                            confirming.set(false);
+                        }
+                    }
+                >
+                    <h2 id="delete-title">{t.delete_title}</h2>
+                    <p id="delete-explain">{t.delete_explain}</p>
+                    <p class="field-error" role="alert">{error}</p>
+                    <div class="actions">
+                        <button type="button" node_ref=cancel_ref on:click=move |_| confirming.set(false)>
+                            {t.cancel}
+                        </button>
+                        <button
+                            type="button"
+                            class="danger"
+                            id="confirm-delete"
+                            disabled=move || delete.pending().get()
+                            on:click={
+                                let id = id_for_dispatch.clone();
+                                move |_| {
+                                    delete.dispatch(DeleteNetwork { id: id.clone() });
+                                }
+                            }
+                        >
+                            {t.delete}
+                        </button>
+                    </div>
+                </div>
+            </div>
+        </Show>
+    }
+}

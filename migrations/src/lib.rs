@@ -1,0 +1,16 @@
+//! The schema of Control's database. One migration set serves PostgreSQL and
+//! SQLite, so only portable column types are used (timestamps with time zone,
+//! JSON kept as text).
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261130_000001_initial;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261130_000001_initial::Migration)]
+    }
+}

@@ -1,0 +1,116 @@
+//! Typed identifiers, parsed once at the edge.
+
+use crate::validation::{FieldError, Problem};
+use data_encoding::BASE32_NOPAD;
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// A Network ID: `kn_` + lowercase base32 (no padding) of 32 random bytes.
+///
+/// Input is accepted case-insensitively and trimmed; the stored form is lowercase.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct NetworkId(String);
+
+impl NetworkId {
+    pub const PREFIX: &'static str = "kn_";
+    /// Characters after the prefix: ceil(256 / 5).
+    pub const ENCODED_LEN: usize = 52;
+
+    /// Builds an ID from 32 random bytes; the caller owns the randomness so this
+    /// crate stays free of I/O.
+    pub fn from_random_bytes(bytes: [u8; 32]) -> Self {
+        Self(format!(
+            "{}{}",
+            Self::PREFIX,
+            BASE32_NOPAD.encode(&bytes).to_ascii_lowercase()
+        ))
+    }
+
+    /// Parses user or wire input under the rules of PROTOCOL.md.
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        let err = |problem| FieldError::new("id", problem);
+        let trimmed = input.trim();
+        if trimmed.is_empty() {
+            return Err(err(Problem::Required));
+        }
+        let lower = trimmed.to_ascii_lowercase();
+        let Some(encoded) = lower.strip_prefix(Self::PREFIX) else {
+            return Err(err(Problem::NetworkIdFormat));
+        };
+        if encoded.len() != Self::ENCODED_LEN {
+            return Err(err(Problem::NetworkIdFormat));
+        }
+        // Strict decoding also refuses non-zero trailing bits, so each ID has one spelling.
+        match BASE32_NOPAD.decode(encoded.to_ascii_uppercase().as_bytes()) {
+            Ok(bytes) if bytes.len() == 32 => Ok(Self(lower)),
+            _ => Err(err(Problem::NetworkIdFormat)),
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for NetworkId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl TryFrom<String> for NetworkId {
+    type Error = FieldError;
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value)
+    }
+}
+
+impl From<NetworkId> for String {
+    fn from(id: NetworkId) -> Self {
+        id.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_id_has_prefix_and_52_lowercase_chars_and_parses_back() {
+        let id = NetworkId::from_random_bytes([7u8; 32]);
+        assert!(id.as_str().starts_with("kn_"));
+        assert_eq!(id.as_str().len(), 3 + 52);
+        assert_eq!(id.as_str(), id.as_str().to_ascii_lowercase());
+        assert_eq!(NetworkId::parse(id.as_str()).unwrap(), id);
+    }
+
+    #[test]
+    fn pasted_id_is_trimmed_and_lowercased() {
+        let id = NetworkId::from_random_bytes([200u8; 32]);
+        let pasted = format!("  {}\n", id.as_str().to_ascii_uppercase());
+        assert_eq!(NetworkId::parse(&pasted).unwrap(), id);
+    }
+
+    #[test]
+    fn malformed_ids_are_refused_with_a_field_error() {
+        let good = NetworkId::from_random_bytes([1u8; 32]).to_string();
+        let cases = [
+            "".to_string(),
+            "kn_".to_string(),
+            good.replace("kn_", "kx_"),
+            good[..good.len() - 1].to_string(),
+            format!("{good}a"),
+            good.replacen('a', "1", 1).replacen('b', "1", 1),
+            // Non-zero trailing bits: same length, not a canonical encoding.
+            format!("{}7", &good[..good.len() - 1]),
+        ];
+        for case in cases {
+            if case == good {
+                continue;
+            }
+            let err = NetworkId::parse(&case).expect_err(&case);
+            assert_eq!(err.field, "id", "{case}");
+        }
+    }
+}

@@ -1,0 +1,11 @@
+//! The wire contract shared by Control, Agent and browser (see PROTOCOL.md):
+//! identifiers, the shapes of API messages and the input rules. No I/O, so it
+//! builds for wasm32 and the browser checks input with exactly the rules the
+//! server enforces.
+
+pub mod api;
+pub mod ids;
+pub mod validation;
+
+pub use ids::NetworkId;
+pub use validation::{FieldError, Problem};

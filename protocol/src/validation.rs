@@ -1,0 +1,467 @@
+//! Input rules for everything an admin or an Agent sends, with the messages
+//! that explain a refusal. The browser runs these for immediate feedback and
+//! the server runs them again as the authority.
+
+use serde::{Deserialize, Serialize};
+use url::Url;
+
+/// Interface languages. Messages for refused input live next to the rules so a
+/// rule and its explanation never drift apart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
+pub enum Lang {
+    #[default]
+    En,
+    Ru,
+}
+
+impl Lang {
+    pub fn code(self) -> &'static str {
+        match self {
+            Lang::En => "en",
+            Lang::Ru => "ru",
+        }
+    }
+
+    pub fn from_code(code: &str) -> Option<Self> {
+        match code.trim().to_ascii_lowercase().as_str() {
+            "en" => Some(Lang::En),
+            "ru" => Some(Lang::Ru),
+            _ => None,
+        }
+    }
+
+    /// Picks the language from an `Accept-Language` header: the first of our
+    /// languages in the visitor's order of preference (q-values respected), else English.
+    pub fn from_accept_language(header: &str) -> Self {
+        let mut best: Option<(f32, usize, Lang)> = None;
+        for (pos, part) in header.split(',').enumerate() {
+            let mut pieces = part.split(';');
+            let tag = pieces.next().unwrap_or("").trim().to_ascii_lowercase();
+            let q = pieces
+                .find_map(|p| {
+                    p.trim()
+                        .strip_prefix("q=")
+                        .and_then(|v| v.parse::<f32>().ok())
+                })
+                .unwrap_or(1.0);
+            let primary = tag.split('-').next().unwrap_or("");
+            let Some(lang) = Lang::from_code(primary) else {
+                continue;
+            };
+            if q <= 0.0 {
+                continue;
+            }
+            let better = match best {
+                None => true,
+                Some((bq, bpos, _)) => q > bq || (q == bq && pos < bpos),
+            };
+            if better {
+                best = Some((q, pos, lang));
+            }
+        }
+        best.map(|(_, _, l)| l).unwrap_or_default()
+    }
+}
+
+/// What is wrong with one input field.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "problem", rename_all = "snake_case")]
+pub enum Problem {
+    Required,
+    TooLong { max: usize },
+    ControlCharacters,
+    NetworkIdFormat,
+    NetworkIdTaken,
+    NetworkIdImmutable,
+    BeaconNotUrl,
+    BeaconScheme,
+    BeaconNoHost,
+    BeaconCredentials,
+    BeaconPath,
+    BeaconQueryOrFragment,
+    BeaconRelayPort,
+    BeaconDuplicate,
+    TooMany { max: usize },
+}
+
+/// A refused field: which one, which entry of a list (0-based), and why.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[error("{field}: {}", problem.message(Lang::En))]
+pub struct FieldError {
+    pub field: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<usize>,
+    #[serde(flatten)]
+    pub problem: Problem,
+}
+
+impl FieldError {
+    pub fn new(field: &str, problem: Problem) -> Self {
+        Self {
+            field: field.to_string(),
+            index: None,
+            problem,
+        }
+    }
+
+    pub fn at(field: &str, index: usize, problem: Problem) -> Self {
+        Self {
+            field: field.to_string(),
+            index: Some(index),
+            problem,
+        }
+    }
+
+    /// The message with the list position, e.g. "Beacon URL 2: …".
+    pub fn message(&self, lang: Lang) -> String {
+        match (self.index, lang) {
+            (Some(i), Lang::En) => format!("Beacon URL {}: {}", i + 1, self.problem.message(lang)),
+            (Some(i), Lang::Ru) => format!("Beacon URL {}: {}", i + 1, self.problem.message(lang)),
+            (None, _) => self.problem.message(lang),
+        }
+    }
+}
+
+impl Problem {
+    /// A stable machine slug for API clients.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Problem::Required => "required",
+            Problem::TooLong { .. } => "too_long",
+            Problem::ControlCharacters => "control_characters",
+            Problem::NetworkIdFormat => "invalid_network_id",
+            Problem::NetworkIdTaken => "network_id_taken",
+            Problem::NetworkIdImmutable => "network_id_immutable",
+            Problem::BeaconNotUrl => "beacon_not_url",
+            Problem::BeaconScheme => "beacon_scheme",
+            Problem::BeaconNoHost => "beacon_no_host",
+            Problem::BeaconCredentials => "beacon_credentials",
+            Problem::BeaconPath => "beacon_path",
+            Problem::BeaconQueryOrFragment => "beacon_query_or_fragment",
+            Problem::BeaconRelayPort => "beacon_relay_port",
+            Problem::BeaconDuplicate => "beacon_duplicate",
+            Problem::TooMany { .. } => "too_many",
+        }
+    }
+
+    /// What is wrong, in one sentence.
+    pub fn message(&self, lang: Lang) -> String {
+        use Lang::*;
+        match (self, lang) {
+            (Problem::Required, En) => "This field is required.".into(),
+            (Problem::Required, Ru) => "Это поле обязательно.".into(),
+            (Problem::TooLong { max }, En) => format!("Too long: at most {max} characters."),
+            (Problem::TooLong { max }, Ru) => format!("Слишком длинно: не более {max} символов."),
+            (Problem::ControlCharacters, En) => "Contains control characters.".into(),
+            (Problem::ControlCharacters, Ru) => "Содержит управляющие символы.".into(),
+            (Problem::NetworkIdFormat, En) => {
+                "Not a Network ID: expected kn_ followed by 52 base32 characters (a–z, 2–7).".into()
+            }
+            (Problem::NetworkIdFormat, Ru) => {
+                "Это не Network ID: ожидается kn_ и 52 символа base32 (a–z, 2–7).".into()
+            }
+            (Problem::NetworkIdTaken, En) => {
+                "A network profile with this ID already exists.".into()
+            }
+            (Problem::NetworkIdTaken, Ru) => "Профиль сети с таким ID уже существует.".into(),
+            (Problem::NetworkIdImmutable, En) => {
+                "The Network ID cannot be changed after creation.".into()
+            }
+            (Problem::NetworkIdImmutable, Ru) => {
+                "Network ID нельзя изменить после создания.".into()
+            }
+            (Problem::BeaconNotUrl, En) => "Not a URL.".into(),
+            (Problem::BeaconNotUrl, Ru) => "Это не URL.".into(),
+            (Problem::BeaconScheme, En) => {
+                "A Beacon URL must start with https:// or http://.".into()
+            }
+            (Problem::BeaconScheme, Ru) => {
+                "Beacon URL должен начинаться с https:// или http://.".into()
+            }
+            (Problem::BeaconNoHost, En) => "The URL has no host name.".into(),
+            (Problem::BeaconNoHost, Ru) => "В URL нет имени хоста.".into(),
+            (Problem::BeaconCredentials, En) => {
+                "A Beacon URL must not contain a user name or password.".into()
+            }
+            (Problem::BeaconCredentials, Ru) => {
+                "Beacon URL не должен содержать имя пользователя или пароль.".into()
+            }
+            (Problem::BeaconPath, En) => {
+                "A Beacon URL is the API root: no path after the host.".into()
+            }
+            (Problem::BeaconPath, Ru) => {
+                "Beacon URL — это корень API: без пути после хоста.".into()
+            }
+            (Problem::BeaconQueryOrFragment, En) => "A Beacon URL must not contain ? or #.".into(),
+            (Problem::BeaconQueryOrFragment, Ru) => {
+                "Beacon URL не должен содержать ? или #.".into()
+            }
+            (Problem::BeaconRelayPort, En) => {
+                "Port 7447 is the relay transport, not the Beacon HTTP API.".into()
+            }
+            (Problem::BeaconRelayPort, Ru) => {
+                "Порт 7447 — это транспорт ретранслятора, а не HTTP API Beacon.".into()
+            }
+            (Problem::BeaconDuplicate, En) => "This Beacon URL is already listed.".into(),
+            (Problem::BeaconDuplicate, Ru) => "Этот Beacon URL уже есть в списке.".into(),
+            (Problem::TooMany { max }, En) => format!("Too many entries: at most {max}."),
+            (Problem::TooMany { max }, Ru) => format!("Слишком много записей: не более {max}."),
+        }
+    }
+
+    /// What to do about it, when there is something useful to say.
+    pub fn hint(&self, lang: Lang) -> Option<&'static str> {
+        use Lang::*;
+        Some(match (self, lang) {
+            (Problem::NetworkIdFormat, En) => "Leave the field blank to generate a new ID, or paste the whole ID of an existing network.",
+            (Problem::NetworkIdFormat, Ru) => "Оставьте поле пустым, чтобы создать новый ID, или вставьте ID существующей сети целиком.",
+            (Problem::BeaconScheme | Problem::BeaconNotUrl, En) => "Example: https://beacon.example.net",
+            (Problem::BeaconScheme | Problem::BeaconNotUrl, Ru) => "Пример: https://beacon.example.net",
+            (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, En) => "Use only scheme, host and optional port, e.g. https://beacon.example.net:8443",
+            (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, Ru) => "Укажите только схему, хост и при необходимости порт, например https://beacon.example.net:8443",
+            (Problem::BeaconRelayPort, En) => "Use the Beacon's HTTP(S) address (usually port 443 behind HTTPS, or 8080); relays on 7447 are announced by the Beacon itself.",
+            (Problem::BeaconRelayPort, Ru) => "Укажите HTTP(S)-адрес Beacon (обычно порт 443 за HTTPS или 8080); ретрансляторы на 7447 Beacon сообщает сам.",
+            _ => return None,
+        })
+    }
+}
+
+pub const NAME_MAX: usize = 80;
+pub const DESCRIPTION_MAX: usize = 500;
+pub const BEACON_URL_MAX: usize = 2048;
+pub const BEACONS_MAX: usize = 16;
+/// The relay transport port, which a Beacon URL must never point at.
+pub const RELAY_PORT: u16 = 7447;
+
+/// A profile name: trimmed, 1–80 characters, no control characters.
+pub fn profile_name(input: &str) -> Result<String, FieldError> {
+    let name = input.trim();
+    if name.is_empty() {
+        return Err(FieldError::new("name", Problem::Required));
+    }
+    if name.chars().count() > NAME_MAX {
+        return Err(FieldError::new("name", Problem::TooLong { max: NAME_MAX }));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(FieldError::new("name", Problem::ControlCharacters));
+    }
+    Ok(name.to_string())
+}
+
+/// An optional description: trimmed, up to 500 characters; line breaks and tabs allowed.
+pub fn description(input: &str) -> Result<String, FieldError> {
+    let text = input.trim();
+    if text.chars().count() > DESCRIPTION_MAX {
+        return Err(FieldError::new(
+            "description",
+            Problem::TooLong {
+                max: DESCRIPTION_MAX,
+            },
+        ));
+    }
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r')
+    {
+        return Err(FieldError::new("description", Problem::ControlCharacters));
+    }
+    Ok(text.to_string())
+}
+
+/// A Beacon URL as DESIGN.md defines it: an HTTP(S) API root without
+/// credentials, path, query or fragment, never on the relay port. Returns the
+/// normalised form (`scheme://host[:port]`, lowercase host, no trailing slash).
+pub fn beacon_url(input: &str) -> Result<String, Problem> {
+    let text = input.trim();
+    if text.is_empty() {
+        return Err(Problem::Required);
+    }
+    if text.len() > BEACON_URL_MAX {
+        return Err(Problem::TooLong {
+            max: BEACON_URL_MAX,
+        });
+    }
+    // "beacon.example.net:8080" would otherwise parse as a URL with scheme "beacon.example.net".
+    if !text.contains("://") {
+        return Err(Problem::BeaconScheme);
+    }
+    let url = Url::parse(text).map_err(|e| match e {
+        url::ParseError::EmptyHost => Problem::BeaconNoHost,
+        _ => Problem::BeaconNotUrl,
+    })?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(Problem::BeaconScheme);
+    }
+    let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
+        return Err(Problem::BeaconNoHost);
+    };
+    if url.port() == Some(RELAY_PORT) {
+        return Err(Problem::BeaconRelayPort);
+    }
+    if !url.username().is_empty() || url.password().is_some() {
+        return Err(Problem::BeaconCredentials);
+    }
+    if url.path() != "/" && !url.path().is_empty() {
+        return Err(Problem::BeaconPath);
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(Problem::BeaconQueryOrFragment);
+    }
+    Ok(match url.port() {
+        Some(port) => format!("{}://{}:{}", url.scheme(), host, port),
+        None => format!("{}://{}", url.scheme(), host),
+    })
+}
+
+/// A list of Beacon URLs: each valid, no duplicates after normalisation, at most 16.
+pub fn beacon_urls<S: AsRef<str>>(inputs: &[S]) -> Result<Vec<String>, FieldError> {
+    if inputs.len() > BEACONS_MAX {
+        return Err(FieldError::new(
+            "beacons",
+            Problem::TooMany { max: BEACONS_MAX },
+        ));
+    }
+    let mut out: Vec<String> = Vec::with_capacity(inputs.len());
+    for (i, raw) in inputs.iter().enumerate() {
+        let url = beacon_url(raw.as_ref()).map_err(|p| FieldError::at("beacons", i, p))?;
+        if out.contains(&url) {
+            return Err(FieldError::at("beacons", i, Problem::BeaconDuplicate));
+        }
+        out.push(url);
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn beacon_urls_are_normalised_to_their_api_root() {
+        assert_eq!(
+            beacon_url(" https://Beacon.Example.NET/ ").unwrap(),
+            "https://beacon.example.net"
+        );
+        assert_eq!(
+            beacon_url("http://10.0.0.5:8080").unwrap(),
+            "http://10.0.0.5:8080"
+        );
+        assert_eq!(
+            beacon_url("https://b.example:443").unwrap(),
+            "https://b.example"
+        );
+        assert_eq!(
+            beacon_url("http://[::1]:18080").unwrap(),
+            "http://[::1]:18080"
+        );
+    }
+
+    #[test]
+    fn the_relay_port_is_refused_with_its_own_explanation() {
+        let problem = beacon_url("http://beacon.example.net:7447").unwrap_err();
+        assert_eq!(problem, Problem::BeaconRelayPort);
+        assert!(problem.message(Lang::En).contains("relay transport"));
+        assert!(problem.hint(Lang::En).unwrap().contains("7447"));
+        assert_eq!(
+            beacon_url("https://beacon.example.net:7447/").unwrap_err(),
+            Problem::BeaconRelayPort
+        );
+    }
+
+    #[test]
+    fn beacon_urls_with_more_than_an_api_root_are_refused() {
+        let cases = [
+            ("beacon.example.net", Problem::BeaconScheme),
+            ("beacon.example.net:8080", Problem::BeaconScheme),
+            ("ftp://beacon.example.net", Problem::BeaconScheme),
+            (
+                "https://user:pw@beacon.example.net",
+                Problem::BeaconCredentials,
+            ),
+            ("https://beacon.example.net/api", Problem::BeaconPath),
+            (
+                "https://beacon.example.net/?x=1",
+                Problem::BeaconQueryOrFragment,
+            ),
+            (
+                "https://beacon.example.net/#top",
+                Problem::BeaconQueryOrFragment,
+            ),
+            ("https://", Problem::BeaconNoHost),
+            ("https://exa mple.net", Problem::BeaconNotUrl),
+            ("   ", Problem::Required),
+        ];
+        for (input, expected) in cases {
+            assert_eq!(beacon_url(input).unwrap_err(), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn duplicate_beacons_after_normalisation_name_their_position() {
+        let err = beacon_urls(&["https://a.example", "https://A.example/"]).unwrap_err();
+        assert_eq!(err, FieldError::at("beacons", 1, Problem::BeaconDuplicate));
+        assert_eq!(
+            err.message(Lang::En),
+            "Beacon URL 2: This Beacon URL is already listed."
+        );
+    }
+
+    #[test]
+    fn an_empty_beacon_list_is_allowed_and_a_long_one_is_not() {
+        assert_eq!(beacon_urls::<&str>(&[]).unwrap(), Vec::<String>::new());
+        let many: Vec<String> = (0..17).map(|i| format!("https://b{i}.example")).collect();
+        assert_eq!(
+            beacon_urls(&many).unwrap_err().problem,
+            Problem::TooMany { max: 16 }
+        );
+    }
+
+    #[test]
+    fn profile_names_are_trimmed_and_bounded_in_characters_not_bytes() {
+        assert_eq!(profile_name("  Office  ").unwrap(), "Office");
+        assert_eq!(profile_name("").unwrap_err().problem, Problem::Required);
+        assert!(profile_name(&"я".repeat(80)).is_ok());
+        assert_eq!(
+            profile_name(&"я".repeat(81)).unwrap_err().problem,
+            Problem::TooLong { max: 80 }
+        );
+        assert_eq!(
+            profile_name("a\u{0}b").unwrap_err().problem,
+            Problem::ControlCharacters
+        );
+    }
+
+    #[test]
+    fn descriptions_allow_line_breaks_but_not_other_control_characters() {
+        assert_eq!(description(" two\nlines ").unwrap(), "two\nlines");
+        assert_eq!(
+            description("bell\u{7}").unwrap_err().problem,
+            Problem::ControlCharacters
+        );
+    }
+
+    #[test]
+    fn russian_is_chosen_for_a_browser_that_prefers_it() {
+        assert_eq!(
+            Lang::from_accept_language("ru-RU,ru;q=0.9,en-US;q=0.8"),
+            Lang::Ru
+        );
+        assert_eq!(
+            Lang::from_accept_language("en-US,en;q=0.9,ru;q=0.8"),
+            Lang::En
+        );
+        assert_eq!(Lang::from_accept_language("de-DE,ru;q=0.5"), Lang::Ru);
+        assert_eq!(Lang::from_accept_language("en;q=0.1,ru;q=0.7"), Lang::Ru);
+        assert_eq!(Lang::from_accept_language("fr"), Lang::En);
+    }
+
+    #[test]
+    fn field_errors_serialise_with_a_problem_slug() {
+        let json = serde_json::to_value(FieldError::at("beacons", 0, Problem::TooLong { max: 3 }))
+            .unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"field": "beacons", "index": 0, "problem": "too_long", "max": 3})
+        );
+    }
+}

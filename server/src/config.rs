@@ -1,0 +1,289 @@
+//! Configuration: defaults → environment (`KNOTROUTE_CONTROL_…`, `*_FILE` for
+//! secrets) → flags. Start-up fails fast with one line that says what to fix.
+
+use clap::{Args, Parser, Subcommand};
+use std::fmt;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+/// The shortest admin password or enrollment token we accept.
+pub const MIN_SECRET_LEN: usize = 16;
+
+#[derive(Parser)]
+#[command(
+    name = "knotroute-control",
+    version,
+    about = "KnotRoute Control: the management plane for KnotRoute networks."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub settings: Settings,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// Run Control (the default).
+    Serve,
+    /// Apply database migrations and exit.
+    Migrate,
+}
+
+/// Every setting, each from a flag or its environment variable.
+#[derive(Args, Clone)]
+pub struct Settings {
+    /// Address to listen on.
+    #[arg(long, env = "KNOTROUTE_CONTROL_LISTEN", default_value = "0.0.0.0:8080")]
+    pub listen: SocketAddr,
+    /// Admin password for the UI and API (at least 16 characters).
+    #[arg(long, env = "KNOTROUTE_CONTROL_ADMIN_PASSWORD", hide_env_values = true)]
+    pub admin_password: Option<String>,
+    /// File holding the admin password (instead of the variable).
+    #[arg(long, env = "KNOTROUTE_CONTROL_ADMIN_PASSWORD_FILE")]
+    pub admin_password_file: Option<PathBuf>,
+    /// Shared secret for first Agent enrollment (at least 16 characters, not the admin password).
+    #[arg(long, env = "KNOTROUTE_CONTROL_ENROLL_TOKEN", hide_env_values = true)]
+    pub enroll_token: Option<String>,
+    /// File holding the enrollment token (instead of the variable).
+    #[arg(long, env = "KNOTROUTE_CONTROL_ENROLL_TOKEN_FILE")]
+    pub enroll_token_file: Option<PathBuf>,
+    /// External HTTPS URL of Control; every generated link is built from it.
+    #[arg(long, env = "KNOTROUTE_CONTROL_PUBLIC_URL")]
+    pub public_url: Option<String>,
+    /// Data directory (the SQLite database lives here).
+    #[arg(long, env = "KNOTROUTE_CONTROL_DATA", default_value = "/data")]
+    pub data: PathBuf,
+    /// postgres://… to use PostgreSQL; unset uses the embedded SQLite file in the data directory.
+    #[arg(long, env = "KNOTROUTE_CONTROL_DATABASE_URL", hide_env_values = true)]
+    pub database_url: Option<String>,
+    /// Take the client address from the last X-Forwarded-For entry (only behind a reverse proxy you run).
+    #[arg(long, env = "KNOTROUTE_CONTROL_TRUST_PROXY", default_value_t = false)]
+    pub trust_proxy: bool,
+    /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
+    #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
+    pub site_root: Option<PathBuf>,
+}
+
+/// A secret that never appears in `Debug` output or logs.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(String);
+
+impl Secret {
+    pub fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Secret {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DatabaseTarget {
+    Sqlite(PathBuf),
+    Postgres(Secret),
+}
+
+/// Validated configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub listen: SocketAddr,
+    pub admin_password: Secret,
+    pub enroll_token: Secret,
+    pub public_url: Option<url::Url>,
+    pub data_dir: PathBuf,
+    pub database: DatabaseTarget,
+    pub trust_proxy: bool,
+    pub site_root: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("KNOTROUTE_CONTROL_{0} is not set or empty; set it to a random secret of at least 16 characters")]
+    Missing(&'static str),
+    #[error("KNOTROUTE_CONTROL_{0} is shorter than 16 characters; use a longer random secret")]
+    TooShort(&'static str),
+    #[error("KNOTROUTE_CONTROL_ENROLL_TOKEN equals the admin password; use two different secrets so an Agent host never holds the admin login")]
+    SameSecrets,
+    #[error("cannot read {name} from {path}: {reason}")]
+    SecretFile {
+        name: &'static str,
+        path: String,
+        reason: String,
+    },
+    #[error("KNOTROUTE_CONTROL_PUBLIC_URL is not a valid URL: {0}")]
+    PublicUrl(String),
+    #[error("KNOTROUTE_CONTROL_DATABASE_URL must start with postgres:// or postgresql://")]
+    DatabaseUrl,
+}
+
+fn secret(
+    name: &'static str,
+    value: &Option<String>,
+    file: &Option<PathBuf>,
+) -> Result<Secret, ConfigError> {
+    let raw = match (value, file) {
+        (Some(v), _) if !v.is_empty() => v.clone(),
+        (_, Some(path)) => std::fs::read_to_string(path)
+            .map_err(|e| ConfigError::SecretFile {
+                name,
+                path: path.display().to_string(),
+                reason: e.to_string(),
+            })?
+            .trim_end_matches(['\n', '\r'])
+            .to_string(),
+        _ => String::new(),
+    };
+    if raw.trim().is_empty() {
+        return Err(ConfigError::Missing(name));
+    }
+    if raw.chars().count() < MIN_SECRET_LEN {
+        return Err(ConfigError::TooShort(name));
+    }
+    Ok(Secret(raw))
+}
+
+impl Settings {
+    /// Checks the settings; the error is the one line start-up prints.
+    pub fn validate(&self) -> Result<Config, ConfigError> {
+        let admin_password = secret(
+            "ADMIN_PASSWORD",
+            &self.admin_password,
+            &self.admin_password_file,
+        )?;
+        let enroll_token = secret("ENROLL_TOKEN", &self.enroll_token, &self.enroll_token_file)?;
+        if admin_password == enroll_token {
+            return Err(ConfigError::SameSecrets);
+        }
+        let public_url = match self
+            .public_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            None => None,
+            Some(raw) => {
+                Some(url::Url::parse(raw).map_err(|e| ConfigError::PublicUrl(e.to_string()))?)
+            }
+        };
+        let database = match self
+            .database_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            None => DatabaseTarget::Sqlite(self.data.join("knotroute-control.sqlite3")),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                DatabaseTarget::Postgres(Secret(url.to_string()))
+            }
+            Some(_) => return Err(ConfigError::DatabaseUrl),
+        };
+        let site_root = self.site_root.clone().unwrap_or_else(default_site_root);
+        Ok(Config {
+            listen: self.listen,
+            admin_password,
+            enroll_token,
+            public_url,
+            data_dir: self.data.clone(),
+            database,
+            trust_proxy: self.trust_proxy,
+            site_root,
+        })
+    }
+}
+
+impl Config {
+    /// The warning to print once at start-up about PUBLIC_URL, if any.
+    pub fn public_url_warning(&self) -> Option<&'static str> {
+        match &self.public_url {
+            None => Some("KNOTROUTE_CONTROL_PUBLIC_URL is not set: invite links and Agent install snippets cannot be generated until it is"),
+            Some(u) if u.scheme() != "https" => Some("KNOTROUTE_CONTROL_PUBLIC_URL is not https: admins, Agents and invited users would talk to Control unencrypted"),
+            Some(_) => None,
+        }
+    }
+}
+
+fn default_site_root() -> PathBuf {
+    if let Ok(dir) = std::env::var("LEPTOS_SITE_ROOT") {
+        return PathBuf::from(dir);
+    }
+    if let Some(beside) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|d| d.join("site")))
+    {
+        if beside.is_dir() {
+            return beside;
+        }
+    }
+    PathBuf::from("target/site")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(password: &str, token: &str) -> Settings {
+        Cli::parse_from([
+            "knotroute-control",
+            "--admin-password",
+            password,
+            "--enroll-token",
+            token,
+            "--data",
+            "/tmp/x",
+        ])
+        .settings
+    }
+
+    #[test]
+    fn start_up_refuses_missing_short_or_equal_secrets_with_the_reason() {
+        assert_eq!(
+            settings("", "enroll-token-0123456789")
+                .validate()
+                .unwrap_err(),
+            ConfigError::Missing("ADMIN_PASSWORD")
+        );
+        assert_eq!(
+            settings("admin-password-0123", "").validate().unwrap_err(),
+            ConfigError::Missing("ENROLL_TOKEN")
+        );
+        assert_eq!(
+            settings("short", "enroll-token-0123456789")
+                .validate()
+                .unwrap_err(),
+            ConfigError::TooShort("ADMIN_PASSWORD")
+        );
+        assert_eq!(
+            settings("same-secret-0123456", "same-secret-0123456")
+                .validate()
+                .unwrap_err(),
+            ConfigError::SameSecrets
+        );
+        assert!(ConfigError::SameSecrets.to_string().contains("different"));
+    }
+
+    #[test]
+    fn sqlite_in_the_data_dir_is_the_default_database() {
+        let cfg = settings("admin-password-0123", "enroll-token-0123456789")
+            .validate()
+            .unwrap();
+        assert_eq!(
+            cfg.database,
+            DatabaseTarget::Sqlite(PathBuf::from("/tmp/x/knotroute-control.sqlite3"))
+        );
+        assert!(cfg.public_url_warning().is_some());
+    }
+
+    #[test]
+    fn secrets_are_redacted_in_debug_output() {
+        let cfg = settings("admin-password-0123", "enroll-token-0123456789")
+            .validate()
+            .unwrap();
+        let shown = format!("{cfg:?}");
+        assert!(!shown.contains("admin-password-0123"), "{shown}");
+        assert!(!shown.contains("enroll-token-0123456789"), "{shown}");
+    }
+}

@@ -1,0 +1,73 @@
+//! Opening the database (embedded SQLite by default, PostgreSQL when
+//! configured) and applying the migrations.
+
+use crate::config::DatabaseTarget;
+use migrations::{Migrator, MigratorTrait};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr, SqlxSqliteConnector};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbSetupError {
+    #[error("cannot create the data directory {path}: {reason}")]
+    DataDir { path: String, reason: String },
+    #[error("cannot open the SQLite database {path}: {reason}")]
+    Sqlite { path: String, reason: String },
+    #[error("cannot connect to PostgreSQL: {0}")]
+    Postgres(String),
+    #[error("database migration failed: {0}")]
+    Migrate(DbErr),
+}
+
+/// Connects to the configured database. SQLite gets WAL mode, foreign keys
+/// and a busy timeout on every pooled connection.
+pub async fn connect(target: &DatabaseTarget) -> Result<DatabaseConnection, DbSetupError> {
+    match target {
+        DatabaseTarget::Sqlite(path) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| DbSetupError::DataDir {
+                    path: dir.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            }
+            let options = SqliteConnectOptions::new()
+                .filename(path)
+                .create_if_missing(true)
+                .journal_mode(SqliteJournalMode::Wal)
+                .synchronous(SqliteSynchronous::Normal)
+                .foreign_keys(true)
+                .busy_timeout(Duration::from_secs(10));
+            let pool = SqlitePoolOptions::new()
+                .max_connections(8)
+                .connect_with(options)
+                .await
+                .map_err(|e| DbSetupError::Sqlite {
+                    path: path.display().to_string(),
+                    reason: e.to_string(),
+                })?;
+            Ok(SqlxSqliteConnector::from_sqlx_sqlite_pool(pool))
+        }
+        DatabaseTarget::Postgres(url) => {
+            let mut options = ConnectOptions::new(url.expose().to_string());
+            options
+                .max_connections(16)
+                .min_connections(1)
+                .connect_timeout(Duration::from_secs(10))
+                .acquire_timeout(Duration::from_secs(10))
+                .sqlx_logging(false);
+            // sqlx's error text never includes the password.
+            Database::connect(options)
+                .await
+                .map_err(|e| DbSetupError::Postgres(e.to_string()))
+        }
+    }
+}
+
+pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbSetupError> {
+    Migrator::up(db, None).await.map_err(DbSetupError::Migrate)
+}
+
+/// `SELECT 1`, for /readyz.
+pub async fn ping(db: &DatabaseConnection) -> bool {
+    db.ping().await.is_ok()
+}

@@ -1,0 +1,54 @@
+//! The numbers on the Overview screen, counted in the database.
+
+use super::StoreError;
+use crate::entities::{agent, component, network};
+use chrono::{Duration, Utc};
+use protocol::api::OverviewCounts;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter};
+
+/// An Agent is offline after three missed heartbeats at the default 15 s interval.
+pub const ONLINE_WINDOW: Duration = Duration::seconds(45);
+
+#[derive(Clone)]
+pub struct OverviewService {
+    db: DatabaseConnection,
+}
+
+impl OverviewService {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
+    }
+
+    pub async fn counts(&self) -> Result<OverviewCounts, StoreError> {
+        let db = &self.db;
+        let networks = network::Entity::find().count(db).await?;
+        let networks_without_beacon = network::Entity::find()
+            .filter(Expr::col(network::Column::Beacons).eq("[]"))
+            .count(db)
+            .await?;
+        let agents_total = agent::Entity::find().count(db).await?;
+        let agents_online = agent::Entity::find()
+            .filter(agent::Column::Disabled.eq(false))
+            .filter(agent::Column::LastHeartbeatAt.gt(Utc::now() - ONLINE_WINDOW))
+            .count(db)
+            .await?;
+        let managed_components = component::Entity::find()
+            .filter(component::Column::Desired.eq(true))
+            .count(db)
+            .await?;
+        let services = component::Entity::find()
+            .filter(component::Column::Desired.eq(true))
+            .filter(component::Column::Kind.eq("sidecar"))
+            .count(db)
+            .await?;
+        Ok(OverviewCounts {
+            networks,
+            networks_without_beacon,
+            agents_online,
+            agents_total,
+            managed_components,
+            services,
+        })
+    }
+}

@@ -1,0 +1,42 @@
+//! An enrolled Agent. Enrollment and heartbeats fill these rows (agent API);
+//! the Overview counts them.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "agents")]
+pub struct Model {
+    /// Agent ID (`ka_…`), derived from the pinned public key.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    pub name: String,
+    /// The pinned Ed25519 public key, base64 without padding.
+    #[sea_orm(unique)]
+    pub public_key: String,
+    pub hostname: String,
+    pub version: String,
+    /// JSON array of tags.
+    pub tags: String,
+    /// A disabled Agent gets no jobs and does not count as connected.
+    pub disabled: bool,
+    pub docker_available: bool,
+    pub docker_version: String,
+    /// Time of the last verified heartbeat.
+    pub last_heartbeat_at: Option<DateTimeUtc>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(has_many = "super::component::Entity")]
+    Component,
+}
+
+impl Related<super::component::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Component.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

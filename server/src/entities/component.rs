@@ -1,0 +1,44 @@
+//! A Beacon or sidecar on an Agent's host: desired by the admin, reported by
+//! heartbeats, or both.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "components")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub agent_id: String,
+    /// `beacon-<slug>` or `sidecar-<slug>`.
+    pub component_id: String,
+    /// `beacon` or `sidecar`.
+    pub kind: String,
+    pub name: String,
+    pub network_id: Option<String>,
+    /// Deployed by an admin (as opposed to only seen in a heartbeat).
+    pub desired: bool,
+    /// Docker's state as last reported.
+    pub status: String,
+    /// The canonical `.knot` address, once announced.
+    pub service: String,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::agent::Entity",
+        from = "Column::AgentId",
+        to = "super::agent::Column::Id",
+        on_delete = "Cascade"
+    )]
+    Agent,
+}
+
+impl Related<super::agent::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Agent.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

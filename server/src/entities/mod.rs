@@ -1,0 +1,8 @@
+//! sea-orm entities: the persisted rows behind the domain services. Only the
+//! domain layer touches them.
+
+pub mod admin_session;
+pub mod agent;
+pub mod component;
+pub mod login_failure;
+pub mod network;

@@ -1,0 +1,24 @@
+//! A network profile row.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "networks")]
+pub struct Model {
+    /// Network ID (`kn_…`), lowercase, immutable.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    /// Display name, 1–80 characters.
+    pub name: String,
+    /// Free text, possibly empty.
+    pub description: String,
+    /// Beacon URLs as a JSON array of normalised strings (portable across both databases).
+    pub beacons: String,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,155 @@
+//! The JSON admin API under /api/v1: session and network profiles. Paths match
+//! the first Control's so existing scripts keep working.
+
+use super::auth::{cleared_session_cookie, current_session, session_cookie, session_token};
+use super::error::ApiError;
+use super::extract::{client_address, ApiJson};
+use crate::domain::networks::PAGE_MAX;
+use crate::state::AppState;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::SecondsFormat;
+use protocol::api::{NetworkInput, SessionStatus, SignIn};
+use protocol::NetworkId;
+use serde::Deserialize;
+use std::net::SocketAddr;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/session",
+            get(session_status).post(sign_in).delete(sign_out),
+        )
+        .route("/networks", get(list_networks).post(create_network))
+        .route(
+            "/networks/{id}",
+            get(get_network).put(update_network).delete(delete_network),
+        )
+        .fallback(|| async { ApiError::not_found() })
+}
+
+fn with_cookie(mut response: Response, cookie: String) -> Response {
+    if let Ok(v) = HeaderValue::from_str(&cookie) {
+        response.headers_mut().append(header::SET_COOKIE, v);
+    }
+    response
+}
+
+async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<SignIn>,
+) -> Result<Response, ApiError> {
+    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
+    let session = state.auth.sign_in(&body.password, &client).await?;
+    let status = SessionStatus {
+        authenticated: true,
+        expires_at: Some(
+            session
+                .expires_at
+                .to_rfc3339_opts(SecondsFormat::Secs, true),
+        ),
+    };
+    Ok(with_cookie(
+        Json(status).into_response(),
+        session_cookie(&session.token, &headers),
+    ))
+}
+
+async fn session_status(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<SessionStatus>, ApiError> {
+    let session = current_session(&state, &headers).await?;
+    Ok(Json(SessionStatus {
+        authenticated: session.is_some(),
+        expires_at: session.map(|s| s.expires_at.to_rfc3339_opts(SecondsFormat::Secs, true)),
+    }))
+}
+
+async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+    if let Some(token) = session_token(&headers) {
+        state.auth.sign_out(&token).await?;
+    }
+    let status = SessionStatus {
+        authenticated: false,
+        expires_at: None,
+    };
+    Ok(with_cookie(
+        Json(status).into_response(),
+        cleared_session_cookie(&headers),
+    ))
+}
+
+#[derive(Deserialize)]
+struct ListQuery {
+    after: Option<String>,
+    limit: Option<u64>,
+}
+
+/// All profiles (up to `limit`, default and maximum 500) as a JSON array, like
+/// the first Control; `X-Next-Cursor` carries `after` for the next page.
+async fn list_networks(
+    State(state): State<AppState>,
+    Query(q): Query<ListQuery>,
+) -> Result<Response, ApiError> {
+    let page = state
+        .networks
+        .list(q.after.as_deref(), q.limit.unwrap_or(PAGE_MAX))
+        .await?;
+    let mut response = Json(page.items).into_response();
+    if let Some(next) = page.next.and_then(|n| HeaderValue::from_str(&n).ok()) {
+        response.headers_mut().insert("x-next-cursor", next);
+    }
+    Ok(response)
+}
+
+fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {
+    NetworkId::parse(raw).map_err(|_| {
+        ApiError::new(
+            StatusCode::NOT_FOUND,
+            "not_found",
+            "No network profile with this ID.",
+        )
+    })
+}
+
+async fn get_network(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Response, ApiError> {
+    Ok(Json(state.networks.get(&parse_id(&id)?).await?).into_response())
+}
+
+async fn create_network(
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<NetworkInput>,
+) -> Result<Response, ApiError> {
+    let profile = state.networks.create(input).await?;
+    tracing::info!(network_id = %profile.id, "network profile created");
+    Ok((StatusCode::CREATED, Json(profile)).into_response())
+}
+
+async fn update_network(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    ApiJson(input): ApiJson<NetworkInput>,
+) -> Result<Response, ApiError> {
+    let profile = state.networks.update(&parse_id(&id)?, input).await?;
+    tracing::info!(network_id = %profile.id, "network profile updated");
+    Ok(Json(profile).into_response())
+}
+
+async fn delete_network(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let id = parse_id(&id)?;
+    state.networks.delete(&id).await?;
+    tracing::info!(network_id = %id, "network profile deleted");
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,169 @@
+//! Session cookies and the gate in front of everything that needs a signed-in admin.
+
+use super::error::ApiError;
+use super::extract::came_over_https;
+use crate::domain::auth::{AdminSession, SESSION_LIFETIME};
+use crate::state::AppState;
+use app::error::UiError;
+use axum::extract::{Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+use cookie::{Cookie, SameSite};
+
+pub const SESSION_COOKIE: &str = "kr_session";
+
+/// The session token from the Cookie header, if any.
+pub fn session_token(headers: &HeaderMap) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == SESSION_COOKIE)
+        .map(|c| c.value().to_string())
+        .filter(|v| !v.is_empty() && v.len() <= 128)
+}
+
+/// `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Secure over HTTPS.
+pub fn session_cookie(token: &str, request_headers: &HeaderMap) -> String {
+    Cookie::build((SESSION_COOKIE, token.to_string()))
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(came_over_https(request_headers))
+        .max_age(cookie::time::Duration::seconds(
+            SESSION_LIFETIME.num_seconds(),
+        ))
+        .build()
+        .to_string()
+}
+
+/// `Set-Cookie` that removes the session cookie.
+pub fn cleared_session_cookie(request_headers: &HeaderMap) -> String {
+    Cookie::build((SESSION_COOKIE, ""))
+        .path("/")
+        .http_only(true)
+        .same_site(SameSite::Strict)
+        .secure(came_over_https(request_headers))
+        .max_age(cookie::time::Duration::ZERO)
+        .build()
+        .to_string()
+}
+
+pub async fn current_session(
+    state: &AppState,
+    headers: &HeaderMap,
+) -> Result<Option<AdminSession>, ApiError> {
+    let Some(token) = session_token(headers) else {
+        return Ok(None);
+    };
+    Ok(state.auth.session(&token).await?)
+}
+
+/// What a path needs before it is served.
+enum Access {
+    Public,
+    Api,
+    ServerFn,
+    Page,
+}
+
+fn access_for(path: &str) -> Access {
+    const PUBLIC_PREFIXES: [&str; 4] = ["/pkg/", "/lang/", "/api/v1/agents/", "/join/"];
+    const PUBLIC_PATHS: [&str; 6] = [
+        "/login",
+        "/healthz",
+        "/readyz",
+        "/favicon.svg",
+        "/api/v1/session",
+        app::api::SIGN_IN_PATH,
+    ];
+    if PUBLIC_PATHS.contains(&path) || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p)) {
+        Access::Public
+    } else if path.starts_with("/api/") {
+        Access::Api
+    } else if path.starts_with("/ui/") {
+        Access::ServerFn
+    } else {
+        Access::Page
+    }
+}
+
+/// Lets a request through only with a valid session, except public paths.
+/// Pages redirect to the sign-in screen; API and server-function calls get 401.
+pub async fn require_admin(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let path = request.uri().path().to_string();
+    let access = access_for(&path);
+    if matches!(access, Access::Public) {
+        // Someone already signed in has no use for the sign-in screen.
+        if path == "/login" {
+            if let Ok(Some(_)) = current_session(&state, request.headers()).await {
+                return Redirect::to("/").into_response();
+            }
+        }
+        return next.run(request).await;
+    }
+    let session = match current_session(&state, request.headers()).await {
+        Ok(s) => s,
+        Err(e) => return e.into_response(),
+    };
+    if session.is_some() {
+        return next.run(request).await;
+    }
+    match access {
+        Access::Api => ApiError::unauthenticated().into_response(),
+        // Server functions decode their error type from the body.
+        Access::ServerFn => (
+            StatusCode::UNAUTHORIZED,
+            [(header::CONTENT_TYPE, "application/json")],
+            serde_json::to_string(&UiError::Unauthenticated).unwrap_or_default(),
+        )
+            .into_response(),
+        _ => {
+            let target = match request.uri().path_and_query() {
+                Some(pq) if path != "/" => format!("/login?next={}", urlencode(pq.as_str())),
+                _ => "/login".to_string(),
+            };
+            Redirect::to(&target).into_response()
+        }
+    }
+}
+
+fn urlencode(s: &str) -> String {
+    url::form_urlencoded::byte_serialize(s.as_bytes()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_cookie_is_http_only_strict_and_secure_only_over_https() {
+        let plain = session_cookie("tok", &HeaderMap::new());
+        assert!(
+            plain.contains("HttpOnly")
+                && plain.contains("SameSite=Strict")
+                && !plain.contains("Secure")
+        );
+        let mut https = HeaderMap::new();
+        https.insert("x-forwarded-proto", "https".parse().unwrap());
+        assert!(session_cookie("tok", &https).contains("Secure"));
+        assert!(session_cookie("tok", &https).contains("Max-Age=43200"));
+    }
+
+    #[test]
+    fn the_session_token_is_read_among_other_cookies() {
+        let mut h = HeaderMap::new();
+        h.insert(
+            header::COOKIE,
+            "kr_lang=ru; kr_session=abc123".parse().unwrap(),
+        );
+        assert_eq!(session_token(&h).as_deref(), Some("abc123"));
+    }
+}

@@ -1,0 +1,215 @@
+//! The one place where domain errors become HTTP answers: JSON
+//! `{"error","code","field","hint"}` for the API and `UiError` for server
+//! functions. Internal detail is logged here and never sent.
+
+use crate::domain::auth::AuthError;
+use crate::domain::networks::NetworkError;
+use crate::domain::StoreError;
+use app::error::UiError;
+use axum::extract::rejection::JsonRejection;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use protocol::api::ErrorBody;
+use protocol::validation::{Lang, Problem};
+use protocol::FieldError;
+
+#[derive(Debug)]
+pub struct ApiError {
+    pub status: StatusCode,
+    pub body: ErrorBody,
+    retry_after_secs: Option<i64>,
+}
+
+impl ApiError {
+    pub fn new(status: StatusCode, code: &str, error: impl Into<String>) -> Self {
+        Self {
+            status,
+            body: ErrorBody {
+                error: error.into(),
+                code: code.to_string(),
+                field: None,
+                hint: None,
+            },
+            retry_after_secs: None,
+        }
+    }
+
+    pub fn hint(mut self, hint: impl Into<String>) -> Self {
+        self.body.hint = Some(hint.into());
+        self
+    }
+
+    pub fn unauthenticated() -> Self {
+        Self::new(
+            StatusCode::UNAUTHORIZED,
+            "unauthenticated",
+            "Sign in first.",
+        )
+        .hint("POST /api/v1/session with {\"password\": …} and send the returned cookie.")
+    }
+
+    pub fn not_found() -> Self {
+        Self::new(StatusCode::NOT_FOUND, "not_found", "No such resource.")
+    }
+
+    pub fn internal(detail: &dyn std::fmt::Display) -> Self {
+        tracing::error!(error = %detail, "request failed");
+        Self::new(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "internal",
+            "Internal error; the details are in Control's log.",
+        )
+    }
+
+    fn field(error: &FieldError) -> Self {
+        let status = match error.problem {
+            Problem::NetworkIdTaken => StatusCode::CONFLICT,
+            _ => StatusCode::BAD_REQUEST,
+        };
+        let mut api = Self::new(status, error.problem.code(), error.message(Lang::En));
+        api.body.field = Some(error.field.clone());
+        api.body.hint = error.problem.hint(Lang::En).map(String::from);
+        api
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut response = (self.status, Json(self.body)).into_response();
+        if let Some(secs) = self.retry_after_secs {
+            if let Ok(v) = HeaderValue::from_str(&secs.to_string()) {
+                response.headers_mut().insert(header::RETRY_AFTER, v);
+            }
+        }
+        response
+    }
+}
+
+impl From<StoreError> for ApiError {
+    fn from(e: StoreError) -> Self {
+        ApiError::internal(&e)
+    }
+}
+
+impl From<NetworkError> for ApiError {
+    fn from(e: NetworkError) -> Self {
+        match e {
+            NetworkError::Invalid(errors) => match errors.first() {
+                Some(first) => ApiError::field(first),
+                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
+            },
+            NetworkError::NotFound => Self::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No network profile with this ID.",
+            ),
+            NetworkError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Whole minutes, rounded up, for "try again in N minutes".
+pub fn minutes_until(retry_after: chrono::Duration) -> u32 {
+    let secs = retry_after.num_seconds().max(1);
+    ((secs + 59) / 60) as u32
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> Self {
+        match e {
+            AuthError::WrongPassword => {
+                let mut api = Self::new(
+                    StatusCode::UNAUTHORIZED,
+                    "wrong_password",
+                    "Wrong password.",
+                );
+                api.body.field = Some("password".into());
+                api
+            }
+            AuthError::Throttled { retry_after } => {
+                let minutes = minutes_until(retry_after);
+                let mut api = Self::new(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    "throttled",
+                    format!("Too many failed sign-in attempts. Try again in {minutes} minutes."),
+                );
+                api.retry_after_secs = Some(retry_after.num_seconds().max(1));
+                api
+            }
+            AuthError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Malformed bodies get the JSON error shape too, with the right status (400, 413, 415, 422).
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        let status = rejection.status();
+        match status {
+            StatusCode::PAYLOAD_TOO_LARGE => Self::new(
+                status,
+                "body_too_large",
+                "The request body is larger than 2 MiB.",
+            ),
+            StatusCode::UNSUPPORTED_MEDIA_TYPE => {
+                Self::new(status, "unsupported_media_type", "Send the body as JSON.")
+                    .hint("Set Content-Type: application/json.")
+            }
+            _ => Self::new(
+                StatusCode::BAD_REQUEST,
+                "malformed_json",
+                format!(
+                    "The body is not the expected JSON: {}",
+                    rejection.body_text()
+                ),
+            ),
+        }
+    }
+}
+
+pub fn ui_store_error(e: StoreError) -> UiError {
+    tracing::error!(error = %e, "request failed");
+    UiError::Internal
+}
+
+pub fn ui_network_error(e: NetworkError) -> UiError {
+    match e {
+        NetworkError::Invalid(errors) => UiError::Invalid(errors),
+        NetworkError::NotFound => UiError::NotFound,
+        NetworkError::Store(e) => ui_store_error(e),
+    }
+}
+
+pub fn ui_auth_error(e: AuthError) -> UiError {
+    match e {
+        AuthError::WrongPassword => UiError::WrongPassword,
+        AuthError::Throttled { retry_after } => UiError::Throttled {
+            retry_after_minutes: minutes_until(retry_after),
+        },
+        AuthError::Store(e) => ui_store_error(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_minutes_round_up() {
+        assert_eq!(minutes_until(chrono::Duration::seconds(1)), 1);
+        assert_eq!(minutes_until(chrono::Duration::seconds(60)), 1);
+        assert_eq!(minutes_until(chrono::Duration::seconds(61)), 2);
+        assert_eq!(minutes_until(chrono::Duration::minutes(10)), 10);
+    }
+
+    #[test]
+    fn a_relay_port_beacon_maps_to_a_400_naming_the_beacons_field() {
+        let e = NetworkError::Invalid(vec![FieldError::at("beacons", 0, Problem::BeaconRelayPort)]);
+        let api = ApiError::from(e);
+        assert_eq!(api.status, StatusCode::BAD_REQUEST);
+        assert_eq!(api.body.field.as_deref(), Some("beacons"));
+        assert_eq!(api.body.code, "beacon_relay_port");
+        assert!(api.body.hint.is_some());
+    }
+}

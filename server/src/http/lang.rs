@@ -1,0 +1,48 @@
+//! The language switch: remembered in a cookie, otherwise taken from the browser.
+
+use app::i18n::{Lang, LANG_COOKIE};
+use axum::extract::{Path, Query};
+use axum::http::{header, HeaderMap};
+use axum::response::{IntoResponse, Redirect, Response};
+use cookie::{Cookie, SameSite};
+use serde::Deserialize;
+
+/// The request's language: the remembered choice, else `Accept-Language`.
+pub fn request_lang(headers: &HeaderMap) -> Lang {
+    let chosen = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == LANG_COOKIE)
+        .and_then(|c| Lang::from_code(c.value()));
+    chosen.unwrap_or_else(|| {
+        Lang::from_accept_language(
+            headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or(""),
+        )
+    })
+}
+
+#[derive(Deserialize)]
+pub struct Next {
+    next: Option<String>,
+}
+
+/// `GET /lang/{code}?next=/path`: remembers the language for a year and goes back.
+pub async fn switch_language(Path(code): Path<String>, Query(q): Query<Next>) -> Response {
+    let next = app::safe_next(q.next);
+    let Some(lang) = Lang::from_code(&code) else {
+        return Redirect::to(&next).into_response();
+    };
+    let cookie = Cookie::build((LANG_COOKIE, lang.code()))
+        .path("/")
+        .same_site(SameSite::Lax)
+        .max_age(cookie::time::Duration::days(365))
+        .build()
+        .to_string();
+    ([(header::SET_COOKIE, cookie)], Redirect::to(&next)).into_response()
+}

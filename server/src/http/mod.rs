@@ -1,0 +1,52 @@
+//! HTTP adapters: the router, middleware, the JSON API and the Leptos pages.
+
+pub mod api;
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod health;
+pub mod lang;
+pub mod security;
+
+use crate::ssr;
+use crate::state::AppState;
+use axum::extract::DefaultBodyLimit;
+use axum::middleware::{from_fn, from_fn_with_state};
+use axum::routing::get;
+use axum::Router;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::limit::RequestBodyLimitLayer;
+use tower_http::trace::TraceLayer;
+
+/// Largest request body accepted anywhere; larger ones get 413.
+pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(app::App);
+    let context = ssr::request_context(state.clone());
+    let shell_options = state.leptos.clone();
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .route("/lang/{code}", get(lang::switch_language))
+        .nest("/api/v1", api::routes())
+        .leptos_routes_with_context(&state, routes, context.clone(), move || {
+            app::shell(shell_options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler_with_context::<
+            AppState,
+            _,
+        >(context, app::shell))
+        // Innermost first: the session gate sees only same-origin writes; every
+        // answer, refusals included, carries the security headers.
+        .layer(from_fn_with_state(state.clone(), auth::require_admin))
+        .layer(from_fn_with_state(
+            state.clone(),
+            security::same_origin_only,
+        ))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(from_fn(security::security_headers))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}

@@ -1,0 +1,99 @@
+//! `knotroute-control`: runs Control (default) or applies migrations.
+
+use clap::Parser;
+use server::config::{Cli, Command};
+use server::{db, http, AppState};
+use std::process::ExitCode;
+use std::time::Duration;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn")),
+        )
+        .init();
+    let cli = Cli::parse();
+    let config = match cli.settings.validate() {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("knotroute-control: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(warning) = config.public_url_warning() {
+        tracing::warn!("{warning}");
+    }
+    let conn = match db::connect(&config.database).await {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("knotroute-control: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    if let Err(e) = db::migrate(&conn).await {
+        eprintln!("knotroute-control: {e}");
+        return ExitCode::from(1);
+    }
+    if cli.command == Some(Command::Migrate) {
+        println!("knotroute-control: database is up to date");
+        return ExitCode::SUCCESS;
+    }
+
+    let state = AppState::new(config.clone(), conn);
+    spawn_pruning(state.clone());
+    let listener = match tokio::net::TcpListener::bind(config.listen).await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("knotroute-control: cannot listen on {}: {e}", config.listen);
+            return ExitCode::from(1);
+        }
+    };
+    tracing::info!(listen = %config.listen, version = server::VERSION, "KnotRoute Control started");
+    let app = http::router(state);
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown_signal())
+    .await;
+    match served {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("knotroute-control: server error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Expired sessions and old failed sign-ins are deleted every ten minutes.
+fn spawn_pruning(state: AppState) {
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(600));
+        loop {
+            tick.tick().await;
+            if let Err(e) = state.auth.prune().await {
+                tracing::warn!(error = %e, "pruning sessions failed");
+            }
+        }
+    });
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let term = async {
+        if let Ok(mut s) = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+        {
+            s.recv().await;
+        }
+    };
+    #[cfg(not(unix))]
+    let term = std::future::pending::<()>();
+    tokio::select! { _ = ctrl_c => {}, _ = term => {} }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,134 @@
+//! The Leptos side of the server: the backend port implemented over the domain
+//! services, and the per-request context (language, nonce, backend) for pages
+//! and server functions.
+
+use crate::domain::networks::NetworkService;
+use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
+use crate::http::error::{ui_auth_error, ui_network_error, ui_store_error};
+use crate::http::extract::client_address;
+use crate::http::lang::request_lang;
+use crate::http::security::CspNonce;
+use crate::state::AppState;
+use app::api::NetworkListPage;
+use app::backend::{AdminBackend, SharedBackend};
+use app::error::UiError;
+use async_trait::async_trait;
+use axum::extract::ConnectInfo;
+use leptos::prelude::*;
+use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+use protocol::NetworkId;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Profiles per page in the UI list.
+pub const UI_PAGE_SIZE: u64 = 50;
+
+struct Backend {
+    state: AppState,
+}
+
+impl Backend {
+    fn networks(&self) -> &NetworkService {
+        &self.state.networks
+    }
+}
+
+#[async_trait]
+impl AdminBackend for Backend {
+    async fn overview(&self) -> Result<OverviewCounts, UiError> {
+        self.state.overview.counts().await.map_err(ui_store_error)
+    }
+
+    async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError> {
+        let page = self
+            .networks()
+            .list(after.as_deref(), UI_PAGE_SIZE)
+            .await
+            .map_err(ui_network_error)?;
+        Ok(NetworkListPage {
+            items: page.items,
+            next: page.next,
+        })
+    }
+
+    async fn get_network(&self, id: NetworkId) -> Result<NetworkProfile, UiError> {
+        self.networks().get(&id).await.map_err(ui_network_error)
+    }
+
+    async fn create_network(&self, input: NetworkInput) -> Result<NetworkProfile, UiError> {
+        let profile = self
+            .networks()
+            .create(input)
+            .await
+            .map_err(ui_network_error)?;
+        tracing::info!(network_id = %profile.id, "network profile created");
+        Ok(profile)
+    }
+
+    async fn update_network(
+        &self,
+        id: NetworkId,
+        input: NetworkInput,
+    ) -> Result<NetworkProfile, UiError> {
+        let profile = self
+            .networks()
+            .update(&id, input)
+            .await
+            .map_err(ui_network_error)?;
+        tracing::info!(network_id = %profile.id, "network profile updated");
+        Ok(profile)
+    }
+
+    async fn delete_network(&self, id: NetworkId) -> Result<(), UiError> {
+        self.networks()
+            .delete(&id)
+            .await
+            .map_err(ui_network_error)?;
+        tracing::info!(network_id = %id, "network profile deleted");
+        Ok(())
+    }
+
+    async fn sign_in(
+        &self,
+        password: String,
+        request: &http::request::Parts,
+    ) -> Result<String, UiError> {
+        let peer = request
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|c| c.0);
+        let client = client_address(&request.headers, peer, self.state.config.trust_proxy);
+        let session = self
+            .state
+            .auth
+            .sign_in(&password, &client)
+            .await
+            .map_err(ui_auth_error)?;
+        Ok(session_cookie(&session.token, &request.headers))
+    }
+
+    async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError> {
+        if let Some(token) = session_token(&request.headers) {
+            self.state
+                .auth
+                .sign_out(&token)
+                .await
+                .map_err(ui_auth_error)?;
+        }
+        Ok(cleared_session_cookie(&request.headers))
+    }
+}
+
+/// Runs for every page render and server-function call.
+pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let backend: SharedBackend = Arc::new(Backend { state });
+    move || {
+        provide_context(backend.clone());
+        if let Some(parts) = use_context::<http::request::Parts>() {
+            provide_context(request_lang(&parts.headers));
+            if let Some(nonce) = parts.extensions.get::<CspNonce>() {
+                provide_context(leptos::nonce::Nonce::from_value(nonce.0.clone()));
+            }
+        }
+    }
+}

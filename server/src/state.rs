@@ -1,0 +1,43 @@
+//! What every request handler can reach.
+
+use crate::config::Config;
+use crate::domain::{auth::AuthService, networks::NetworkService, overview::OverviewService};
+use axum::extract::FromRef;
+use leptos::config::LeptosOptions;
+use sea_orm::DatabaseConnection;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub db: DatabaseConnection,
+    pub networks: NetworkService,
+    pub auth: AuthService,
+    pub overview: OverviewService,
+    pub leptos: LeptosOptions,
+}
+
+impl AppState {
+    pub fn new(config: Config, db: DatabaseConnection) -> Self {
+        let leptos = LeptosOptions::builder()
+            .output_name("knotroute")
+            .site_root(config.site_root.display().to_string())
+            .site_pkg_dir("pkg")
+            .site_addr(config.listen)
+            .build();
+        Self {
+            networks: NetworkService::new(db.clone()),
+            auth: AuthService::new(db.clone(), config.admin_password.expose()),
+            overview: OverviewService::new(db.clone()),
+            config: Arc::new(config),
+            db,
+            leptos,
+        }
+    }
+}
+
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        state.leptos.clone()
+    }
+}
