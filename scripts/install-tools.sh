@@ -19,7 +19,7 @@ CARGO_LEPTOS_VERSION=0.3.10
 BINARYEN_VERSION=132.0.0
 PLAYWRIGHT_VERSION=1.64.0
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
-WASM_BINDGEN_VERSION="$(awk '/^name = "wasm-bindgen"$/{getline; gsub(/[" ]|version=/,""); print; exit}' "${KNOTROUTE_LOCKFILE:-$here/../Cargo.lock}")"
+WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' "$here/../Cargo.lock")"
 
 log() { echo "[tools] $*" >&2; }
 

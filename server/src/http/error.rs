@@ -168,6 +168,27 @@ impl From<JsonRejection> for ApiError {
     }
 }
 
+/// The body-size limit answers 413 in plain text; give clients the JSON shape instead.
+pub async fn json_payload_too_large(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
+    let response = next.run(request).await;
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .is_some_and(|v| v.as_bytes().starts_with(b"application/json"));
+    if response.status() == StatusCode::PAYLOAD_TOO_LARGE && !is_json {
+        return ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "body_too_large",
+            "The request body is larger than 2 MiB.",
+        )
+        .into_response();
+    }
+    response
+}
+
 pub fn ui_store_error(e: StoreError) -> UiError {
     tracing::error!(error = %e, "request failed");
     UiError::Internal

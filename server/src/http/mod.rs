@@ -46,6 +46,7 @@ pub fn router(state: AppState) -> Router {
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
+        .layer(from_fn(error::json_payload_too_large))
         .layer(from_fn(security::security_headers))
         .layer(TraceLayer::new_for_http())
         .with_state(state)

@@ -1,0 +1,104 @@
+//! The `knotroute-control` binary: start-up refusals and the migrate command.
+
+use std::process::Command;
+
+fn control() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_knotroute-control"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("KNOTROUTE_CONTROL_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+fn refusal(args: &[&str]) -> String {
+    let out = control()
+        .args(args)
+        .arg("--data")
+        .arg(std::env::temp_dir())
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "{args:?} must not start");
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+    stderr
+}
+
+#[test]
+fn start_up_refuses_unsafe_secrets_with_one_line_that_says_why() {
+    assert!(refusal(&["--enroll-token", "enroll-token-0123456789"])
+        .contains("ADMIN_PASSWORD is not set"));
+    assert!(
+        refusal(&["--admin-password", "admin-password-0123"]).contains("ENROLL_TOKEN is not set")
+    );
+    assert!(refusal(&[
+        "--admin-password",
+        "short",
+        "--enroll-token",
+        "enroll-token-0123456789"
+    ])
+    .contains("shorter than 16"));
+    assert!(refusal(&[
+        "--admin-password",
+        "same-secret-value-1",
+        "--enroll-token",
+        "same-secret-value-1"
+    ])
+    .contains("different secrets"));
+}
+
+#[test]
+fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = control()
+        .args([
+            "--admin-password",
+            "admin-password-0123",
+            "--enroll-token",
+            "enroll-token-0123456789",
+            "migrate",
+        ])
+        .env("KNOTROUTE_CONTROL_DATA", dir.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let db = dir.path().join("knotroute-control.sqlite3");
+    assert!(db.exists());
+    // The journal mode is stored in the file header: bytes 18 and 19 are 2 in WAL mode.
+    let header = std::fs::read(&db).unwrap();
+    assert_eq!((header[18], header[19]), (2, 2), "WAL mode");
+    // Running it again is harmless.
+    let again = control()
+        .args([
+            "--admin-password",
+            "admin-password-0123",
+            "--enroll-token",
+            "enroll-token-0123456789",
+            "migrate",
+        ])
+        .env("KNOTROUTE_CONTROL_DATA", dir.path())
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+}
+
+#[test]
+fn help_lists_every_setting_with_its_variable() {
+    let out = control().arg("--help").output().unwrap();
+    let help = String::from_utf8(out.stdout).unwrap();
+    for var in [
+        "KNOTROUTE_CONTROL_LISTEN",
+        "KNOTROUTE_CONTROL_ADMIN_PASSWORD",
+        "KNOTROUTE_CONTROL_ENROLL_TOKEN",
+        "KNOTROUTE_CONTROL_PUBLIC_URL",
+        "KNOTROUTE_CONTROL_DATA",
+        "KNOTROUTE_CONTROL_DATABASE_URL",
+    ] {
+        assert!(help.contains(var), "--help mentions {var}");
+    }
+}

@@ -1,0 +1,187 @@
+//! Test harness: a real Control on a loopback port, against a real SQLite file
+//! or a fresh PostgreSQL database, driven over HTTP with reqwest.
+
+#![allow(dead_code)]
+
+use clap::Parser;
+use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
+use server::config::Cli;
+use server::AppState;
+use std::net::SocketAddr;
+
+pub const PASSWORD: &str = "correct-horse-battery-staple";
+pub const ENROLL: &str = "enroll-token-for-tests-0001";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+pub struct Control {
+    pub base: String,
+    pub addr: SocketAddr,
+    /// A browser-like client: keeps cookies, sends our Origin.
+    pub client: reqwest::Client,
+    pub state: AppState,
+    _data: tempfile::TempDir,
+}
+
+/// The PostgreSQL server tests create their databases on. scripts/test.sh sets
+/// KNOTROUTE_TEST_DATABASE_URL (its own private instance when none runs here).
+fn postgres_admin_url() -> String {
+    std::env::var("KNOTROUTE_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// Creates an empty database for one test and returns its URL.
+async fn fresh_postgres_database() -> String {
+    use sea_orm::{ConnectionTrait, Database};
+    let admin_url = postgres_admin_url();
+    let admin = Database::connect(&admin_url)
+        .await
+        .unwrap_or_else(|e| panic!("PostgreSQL for tests is not reachable at KNOTROUTE_TEST_DATABASE_URL ({e}); run scripts/test.sh, which provides one"));
+    let name = format!(
+        "kr_test_{}",
+        server::domain::secrets::new_token()
+            .to_ascii_lowercase()
+            .replace(['-', '_'], "")[..20]
+            .to_string()
+    );
+    admin
+        .execute_unprepared(&format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create test database");
+    let mut url = url::Url::parse(&admin_url).expect("test database URL");
+    url.set_path(&format!("/{name}"));
+    url.to_string()
+}
+
+pub struct Options {
+    pub trust_proxy: bool,
+    pub public_url: Option<String>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            trust_proxy: false,
+            public_url: None,
+        }
+    }
+}
+
+pub async fn start(backend: Backend) -> Control {
+    start_with(backend, Options::default()).await
+}
+
+pub async fn start_with(backend: Backend, options: Options) -> Control {
+    let data = tempfile::tempdir().expect("temp dir");
+    let mut args = vec![
+        "knotroute-control".to_string(),
+        "--admin-password".into(),
+        PASSWORD.into(),
+        "--enroll-token".into(),
+        ENROLL.into(),
+        "--data".into(),
+        data.path().display().to_string(),
+        "--listen".into(),
+        "127.0.0.1:0".into(),
+    ];
+    if backend == Backend::Postgres {
+        args.push("--database-url".into());
+        args.push(fresh_postgres_database().await);
+    }
+    if options.trust_proxy {
+        args.push("--trust-proxy".into());
+    }
+    if let Some(url) = options.public_url {
+        args.push("--public-url".into());
+        args.push(url);
+    }
+    // Parse from explicit arguments only, so the developer's environment cannot leak in.
+    let cli = Cli::try_parse_from(args).expect("test arguments parse");
+    let config = cli.settings.validate().expect("test config is valid");
+    let db = server::db::connect(&config.database)
+        .await
+        .expect("connect");
+    server::db::migrate(&db).await.expect("migrate");
+    let state = AppState::new(config, db);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    let app = server::http::router(state.clone());
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .expect("serve");
+    });
+    let base = format!("http://{addr}");
+    Control {
+        client: browser_like_client(&base),
+        base,
+        addr,
+        state,
+        _data: data,
+    }
+}
+
+pub fn browser_like_client(base: &str) -> reqwest::Client {
+    let mut headers = HeaderMap::new();
+    headers.insert(ORIGIN, HeaderValue::from_str(base).unwrap());
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .default_headers(headers)
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap()
+}
+
+impl Control {
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{}", self.base, path)
+    }
+
+    /// Signs the harness client in.
+    pub async fn sign_in(&self) {
+        let r = self
+            .client
+            .post(self.url("/api/v1/session"))
+            .json(&serde_json::json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "sign-in with the right password");
+    }
+
+    pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
+        self.client
+            .post(self.url("/api/v1/networks"))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+/// Runs one async test body against SQLite and against PostgreSQL.
+#[macro_export]
+macro_rules! on_both_databases {
+    ($name:ident, $body:expr) => {
+        mod $name {
+            use super::*;
+            #[tokio::test]
+            async fn sqlite() {
+                ($body)(common::Backend::Sqlite).await
+            }
+            #[tokio::test]
+            async fn postgres() {
+                ($body)(common::Backend::Postgres).await
+            }
+        }
+    };
+}

@@ -1,0 +1,197 @@
+//! Server-rendered pages and server functions: what a browser receives before
+//! any WebAssembly runs.
+
+mod common;
+
+use serde_json::{json, Value};
+
+on_both_databases!(
+    pages_redirect_to_sign_in_without_a_session,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let r = c.client.get(c.url("/networks")).send().await.unwrap();
+        assert!(r.status().is_redirection());
+        assert_eq!(r.headers()["location"], "/login?next=%2Fnetworks");
+        let r = c.client.get(c.url("/login")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        // Server functions other than sign-in answer 401 in their own error format.
+        let r = c
+            .client
+            .post(c.url("/ui/overview"))
+            .form(&[("x", "")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401);
+        assert_eq!(r.text().await.unwrap(), "\"Unauthenticated\"");
+    }
+);
+
+on_both_databases!(
+    every_page_carries_a_nonce_csp_that_matches_its_inline_script,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let r = c.client.get(c.url("/login")).send().await.unwrap();
+        let csp = r.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert_eq!(r.headers()["x-content-type-options"], "nosniff");
+        assert_eq!(r.headers()["x-frame-options"], "DENY");
+        let nonce = csp
+            .split("'nonce-")
+            .nth(1)
+            .and_then(|s| s.split('\'').next())
+            .expect("nonce in CSP")
+            .to_string();
+        let html = r.text().await.unwrap();
+        assert!(
+            html.contains(&format!("nonce=\"{nonce}\"")),
+            "the hydration script carries the response's nonce"
+        );
+        assert!(!csp.contains("unsafe-inline"));
+        // A new response gets a new nonce.
+        let again = c.client.get(c.url("/login")).send().await.unwrap();
+        assert!(!again.headers()["content-security-policy"]
+            .to_str()
+            .unwrap()
+            .contains(&nonce));
+    }
+);
+
+on_both_databases!(
+    the_language_follows_the_browser_until_the_admin_picks_one,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let html = c
+            .client
+            .get(c.url("/login"))
+            .header("accept-language", "ru-RU,ru;q=0.9,en;q=0.5")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            html.contains("<html lang=\"ru\""),
+            "Russian for a browser that prefers it"
+        );
+        assert!(html.contains("Войти"));
+        let r = c
+            .client
+            .get(c.url("/lang/en?next=/login"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["location"], "/login");
+        assert!(r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .starts_with("kr_lang=en"));
+        let html = c
+            .client
+            .get(c.url("/login"))
+            .header("accept-language", "ru")
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(
+            html.contains("<html lang=\"en\""),
+            "the remembered choice wins"
+        );
+        assert!(html.contains("Sign in"));
+        // An off-site `next` is not followed.
+        let r = c
+            .client
+            .get(c.url("/lang/ru?next=//evil.example"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["location"], "/");
+    }
+);
+
+on_both_databases!(
+    the_overview_counts_what_is_in_the_database,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let counts = |c: &common::Control| {
+            let req = c.client.post(c.url("/ui/overview")).form(&[("", "")]);
+            async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
+        };
+        let zero = counts(&c).await;
+        assert_eq!(zero["networks"], 0);
+        assert_eq!(zero["agents_total"], 0);
+        c.create_network(json!({"name": "A", "beacons": ["https://a.example"]}))
+            .await;
+        c.create_network(json!({"name": "B"})).await;
+        let two = counts(&c).await;
+        assert_eq!(two["networks"], 2);
+        assert_eq!(two["networks_without_beacon"], 1);
+    }
+);
+
+on_both_databases!(
+    the_networks_page_is_rendered_on_the_server_with_the_profiles,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let created: Value = c
+            .create_network(json!({"name": "Rendered-Profile"}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let r = c
+            .client
+            .get(c.url("/networks"))
+            .header("accept-language", "en")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let html = r.text().await.unwrap();
+        assert!(html.contains("Rendered-Profile"));
+        assert!(html.contains(created["id"].as_str().unwrap()));
+        assert!(
+            html.contains("no Beacon"),
+            "a profile without Beacon is flagged"
+        );
+        let r = c
+            .client
+            .get(c.url("/networks/kn_unknown"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            r.status(),
+            200,
+            "the frame renders; the page says not found"
+        );
+        assert!(r.text().await.unwrap().contains("Not found"));
+    }
+);
+
+on_both_databases!(
+    server_function_refusals_name_the_field,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c
+            .client
+            .post(c.url("/ui/create_network"))
+            .json(&json!({"input": {"name": "Lab", "beacons": ["http://beacon.example.net:7447"]}}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_client_error() || r.status().is_server_error());
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["Invalid"][0]["field"], "beacons");
+        assert_eq!(body["Invalid"][0]["problem"], "beacon_relay_port");
+    }
+);

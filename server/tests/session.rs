@@ -1,0 +1,307 @@
+//! Admin sign-in over the JSON API: password, cookie, throttling, sign-out, CSRF.
+
+mod common;
+
+use common::{Options, PASSWORD};
+use serde_json::{json, Value};
+
+on_both_databases!(
+    health_and_readiness_answer_without_a_session,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let r = c.client.get(c.url("/healthz")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["ok"], true);
+        assert_eq!(body["version"], server::VERSION);
+        let r = c.client.get(c.url("/readyz")).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.json::<Value>().await.unwrap()["database"], "ok");
+    }
+);
+
+on_both_databases!(
+    the_api_refuses_requests_without_a_session,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let r = c
+            .client
+            .get(c.url("/api/v1/networks"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 401);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["code"], "unauthenticated");
+        assert!(body["error"].is_string() && body["hint"].is_string());
+        let status: Value = c
+            .client
+            .get(c.url("/api/v1/session"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(status["authenticated"], false);
+    }
+);
+
+on_both_databases!(
+    signing_in_sets_a_strict_http_only_cookie_that_opens_the_api,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let wrong = c
+            .client
+            .post(c.url("/api/v1/session"))
+            .json(&json!({"password": "nope"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), 401);
+        assert_eq!(wrong.json::<Value>().await.unwrap()["field"], "password");
+
+        let r = c
+            .client
+            .post(c.url("/api/v1/session"))
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let cookie = r
+            .headers()
+            .get("set-cookie")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        assert!(cookie.starts_with("kr_session="), "{cookie}");
+        assert!(
+            cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+            "{cookie}"
+        );
+        assert!(
+            !cookie.contains("Secure"),
+            "plain HTTP gets no Secure flag: {cookie}"
+        );
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["authenticated"], true);
+
+        assert_eq!(
+            c.client
+                .get(c.url("/api/v1/networks"))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+
+        // Behind a TLS-terminating proxy the cookie is marked Secure.
+        let other = common::browser_like_client(&c.base);
+        let r = other
+            .post(c.url("/api/v1/session"))
+            .header("x-forwarded-proto", "https")
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert!(r
+            .headers()
+            .get("set-cookie")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .contains("Secure"));
+    }
+);
+
+on_both_databases!(
+    the_session_token_is_stored_only_as_a_hash_and_sign_out_ends_it,
+    |backend| async move {
+        use sea_orm::EntityTrait;
+        let c = common::start(backend).await;
+        let r = c
+            .client
+            .post(c.url("/api/v1/session"))
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        let cookie = r
+            .headers()
+            .get("set-cookie")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let token = cookie
+            .split(';')
+            .next()
+            .unwrap()
+            .trim_start_matches("kr_session=")
+            .to_string();
+        let rows = server::entities::admin_session::Entity::find()
+            .all(&c.state.db)
+            .await
+            .unwrap();
+        assert_eq!(rows.len(), 1);
+        assert_ne!(rows[0].token_hash, token);
+        assert_eq!(
+            rows[0].token_hash,
+            server::domain::secrets::token_hash(&token)
+        );
+
+        let r = c
+            .client
+            .delete(c.url("/api/v1/session"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert!(server::entities::admin_session::Entity::find()
+            .all(&c.state.db)
+            .await
+            .unwrap()
+            .is_empty());
+        // The old token no longer opens anything, even if a client kept it.
+        let replay = reqwest::Client::new()
+            .get(c.url("/api/v1/networks"))
+            .header("cookie", format!("kr_session={token}"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(replay.status(), 401);
+    }
+);
+
+on_both_databases!(
+    eight_failures_from_one_client_lock_it_out_for_ten_minutes,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            Options {
+                trust_proxy: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        let attempt = |client_ip: &'static str, password: &'static str| {
+            let c = &c;
+            async move {
+                c.client
+                    .post(c.url("/api/v1/session"))
+                    .header("x-forwarded-for", client_ip)
+                    .json(&json!({ "password": password }))
+                    .send()
+                    .await
+                    .unwrap()
+            }
+        };
+        for _ in 0..8 {
+            assert_eq!(attempt("198.51.100.7", "guess").await.status(), 401);
+        }
+        // Even the right password is refused while locked out.
+        let locked = attempt("198.51.100.7", PASSWORD).await;
+        assert_eq!(locked.status(), 429);
+        assert!(locked.headers().get("retry-after").is_some());
+        let body: Value = locked.json().await.unwrap();
+        assert_eq!(body["code"], "throttled");
+        assert!(
+            body["error"]
+                .as_str()
+                .unwrap()
+                .contains("Try again in 10 minutes"),
+            "{body}"
+        );
+        // Another client is not affected.
+        assert_eq!(attempt("198.51.100.8", PASSWORD).await.status(), 200);
+    }
+);
+
+on_both_databases!(
+    state_changes_from_another_origin_are_refused,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let body = json!({"name": "Lab"});
+        let foreign = c
+            .client
+            .post(c.url("/api/v1/networks"))
+            .header("origin", "https://evil.example")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(foreign.status(), 403);
+        assert_eq!(
+            foreign.json::<Value>().await.unwrap()["code"],
+            "cross_origin"
+        );
+        // A request with neither Origin nor Referer is refused too (a cookie alone proves nothing).
+        let jar_only = reqwest::Client::builder()
+            .cookie_store(true)
+            .build()
+            .unwrap();
+        jar_only
+            .post(c.url("/api/v1/session"))
+            .header("origin", &c.base)
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(
+            jar_only
+                .post(c.url("/api/v1/networks"))
+                .json(&body)
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            403
+        );
+        // Sign-in itself is checked as well (login CSRF).
+        let r = reqwest::Client::new()
+            .post(c.url("/api/v1/session"))
+            .header("origin", "https://evil.example")
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 403);
+        // The same request from our own origin goes through.
+        assert_eq!(c.create_network(body).await.status(), 201);
+    }
+);
+
+on_both_databases!(
+    bodies_over_two_mebibytes_get_413_and_bad_json_a_field_less_400,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let huge = json!({"name": "x".repeat(2 * 1024 * 1024 + 10)});
+        let r = c.create_network(huge).await;
+        assert_eq!(r.status(), 413);
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "body_too_large");
+        let r = c
+            .client
+            .post(c.url("/api/v1/networks"))
+            .header("content-type", "application/json")
+            .body("{not json")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "malformed_json");
+        let r = c
+            .client
+            .post(c.url("/api/v1/networks"))
+            .header("content-type", "text/plain")
+            .body("{}")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 415);
+    }
+);
