@@ -1,0 +1,161 @@
+//! What an administrator does first, in a real browser: sign in (and fail to),
+//! create a network, be stopped by the relay-port rule, rename, delete, sign out.
+//! Once at desktop size and once at a phone's 390×844.
+
+mod common;
+
+use playwright_rs::expect;
+use std::time::Duration;
+
+async fn network_lifecycle(name: &str, width: u32, height: u32) {
+    let control = common::start_control().await;
+    let b = common::open_browser(name, width, height, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+
+    // A wrong password is refused on the form.
+    b.goto(&format!("{}/networks", control.base)).await;
+    assert!(
+        page.url().contains("/login?next="),
+        "unauthenticated pages lead to sign-in: {}",
+        page.url()
+    );
+    page.locator("#password")
+        .fill("not the password", None)
+        .await
+        .unwrap();
+    page.locator("button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator("#login-error"))
+        .with_timeout(wait)
+        .to_have_text("Wrong password.")
+        .await
+        .unwrap();
+    b.screenshot("1-wrong-password").await;
+
+    // The right one leads back to where the admin wanted to go.
+    page.locator("#password")
+        .fill(common::PASSWORD, None)
+        .await
+        .unwrap();
+    page.locator("button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
+    page.wait_for_url(&format!("{}/networks", control.base), None)
+        .await
+        .unwrap();
+    b.hydrated().await;
+    b.wait_visible("#networks-empty").await;
+    b.screenshot("2-empty-networks").await;
+
+    // New network: generated ID, and the relay port refused before saving.
+    page.locator("#new-network").click(None).await.unwrap();
+    page.wait_for_url(&format!("{}/networks/new", control.base), None)
+        .await
+        .unwrap();
+    b.wait_visible("#network-name").await;
+    page.locator("#network-name")
+        .fill("Browser Lab", None)
+        .await
+        .unwrap();
+    page.locator("#network-beacons")
+        .fill("http://beacon.example.net:7447", None)
+        .await
+        .unwrap();
+    expect(page.locator("#network-beacons-error"))
+        .with_timeout(wait)
+        .to_contain_text("Port 7447 is the relay transport, not the Beacon HTTP API.")
+        .await
+        .unwrap();
+    b.screenshot("3-relay-port-refused").await;
+    page.locator("#save-network").click(None).await.unwrap();
+    // Still on the form: nothing was sent.
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(page.url().ends_with("/networks/new"));
+
+    page.locator("#network-beacons")
+        .fill("https://beacon.example.net", None)
+        .await
+        .unwrap();
+    expect(page.locator("#network-beacons-error"))
+        .with_timeout(wait)
+        .to_be_hidden()
+        .await
+        .unwrap();
+    page.locator("#save-network").click(None).await.unwrap();
+    page.wait_for_url(&format!("{}/networks/kn_*", control.base), None)
+        .await
+        .unwrap();
+    b.wait_visible("#network-id").await;
+    let id = page.locator("#network-id").input_value(None).await.unwrap();
+    assert!(
+        id.starts_with("kn_") && id.len() == 55,
+        "generated Network ID: {id}"
+    );
+    b.screenshot("4-created").await;
+
+    // Rename.
+    page.locator("#network-name")
+        .fill("Browser Lab Renamed", None)
+        .await
+        .unwrap();
+    page.locator("#save-network").click(None).await.unwrap();
+    expect(page.locator("#saved-status"))
+        .with_timeout(wait)
+        .to_have_text("Saved.")
+        .await
+        .unwrap();
+    b.goto(&format!("{}/networks", control.base)).await;
+    expect(page.locator("#networks-table"))
+        .with_timeout(wait)
+        .to_contain_text("Browser Lab Renamed")
+        .await
+        .unwrap();
+    expect(page.locator("#networks-table"))
+        .to_contain_text(&id)
+        .await
+        .unwrap();
+    b.screenshot("5-list").await;
+
+    // Delete, after a confirmation that can be cancelled.
+    page.locator(".network-name").click(None).await.unwrap();
+    b.wait_visible("#delete-network").await;
+    page.locator("#delete-network").click(None).await.unwrap();
+    b.wait_visible("[role=alertdialog]").await;
+    b.screenshot("6-confirm-delete").await;
+    page.keyboard().press("Escape", None).await.unwrap();
+    expect(page.locator("[role=alertdialog]"))
+        .with_timeout(wait)
+        .to_be_hidden()
+        .await
+        .unwrap();
+    page.locator("#delete-network").click(None).await.unwrap();
+    page.locator("#confirm-delete").click(None).await.unwrap();
+    page.wait_for_url(&format!("{}/networks", control.base), None)
+        .await
+        .unwrap();
+    b.wait_visible("#networks-empty").await;
+
+    // Sign out ends the session.
+    page.locator("#sign-out").click(None).await.unwrap();
+    page.wait_for_url(&format!("{}/login", control.base), None)
+        .await
+        .unwrap();
+    b.goto(&format!("{}/networks", control.base)).await;
+    assert!(page.url().contains("/login"), "signed out: {}", page.url());
+    b.screenshot("7-signed-out").await;
+    b.close().await;
+}
+
+#[tokio::test]
+async fn an_admin_manages_a_network_profile_on_a_desktop() {
+    network_lifecycle("desktop", 1280, 800).await;
+}
+
+#[tokio::test]
+async fn an_admin_manages_a_network_profile_on_a_phone() {
+    network_lifecycle("phone", 390, 844).await;
+}

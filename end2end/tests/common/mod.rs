@@ -1,0 +1,201 @@
+//! Starts a real Control (the binary `cargo leptos build --release` produced,
+//! with its WebAssembly front end) on a free loopback port and a fresh SQLite
+//! data directory, and a headless Chromium driven by playwright-rs.
+
+#![allow(dead_code)]
+
+use playwright_rs::{
+    Browser, BrowserContext, BrowserContextOptions, LaunchOptions, Page, Playwright,
+    ScreenshotOptions, Viewport, WaitForOptions, WaitForState,
+};
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const PASSWORD: &str = "browser-test-admin-password";
+const ENROLL: &str = "browser-test-enroll-token-01";
+
+pub struct Control {
+    pub base: String,
+    child: Child,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for Control {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+pub async fn start_control() -> Control {
+    let bin = std::env::var("KNOTROUTE_E2E_BIN")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target/release/knotroute-control"));
+    let site = std::env::var("KNOTROUTE_E2E_SITE_ROOT")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target/site"));
+    assert!(
+        bin.exists(),
+        "{} is missing: run `cargo leptos build --release` first (scripts/test.sh does)",
+        bin.display()
+    );
+    assert!(
+        site.join("pkg/knotroute.wasm").exists(),
+        "{} has no front end: run `cargo leptos build --release`",
+        site.display()
+    );
+    let data = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let child = Command::new(&bin)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("KNOTROUTE_CONTROL_ADMIN_PASSWORD", PASSWORD)
+        .env("KNOTROUTE_CONTROL_ENROLL_TOKEN", ENROLL)
+        .env("KNOTROUTE_CONTROL_DATA", data.path())
+        .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("KNOTROUTE_CONTROL_SITE_ROOT", &site)
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("start knotroute-control");
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(r) = reqwest::get(format!("{base}/readyz")).await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        assert!(Instant::now() < deadline, "Control did not become ready");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    Control {
+        base,
+        child,
+        _data: data,
+    }
+}
+
+pub struct Browsing {
+    pub playwright: Playwright,
+    pub browser: Browser,
+    pub context: BrowserContext,
+    pub page: Page,
+    name: String,
+}
+
+pub async fn open_browser(name: &str, width: u32, height: u32, locale: &str) -> Browsing {
+    let playwright = Playwright::launch()
+        .await
+        .expect("playwright driver (scripts/install-tools.sh --browser provides it)");
+    let args = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--disable-dev-shm-usage",
+    ];
+    let browser = playwright
+        .chromium()
+        .launch_with_options(
+            LaunchOptions::new()
+                .headless(true)
+                .executable_path(
+                    std::env::var("KNOTROUTE_E2E_CHROMIUM")
+                        .unwrap_or_else(|_| "/usr/bin/chromium".into()),
+                )
+                .args(args.iter().map(|a| a.to_string()).collect()),
+        )
+        .await
+        .expect("launch Chromium");
+    let context = browser
+        .new_context_with_options(
+            BrowserContextOptions::builder()
+                .viewport(Viewport { width, height })
+                .locale(locale.to_string())
+                .build(),
+        )
+        .await
+        .unwrap();
+    let page = context.new_page().await.unwrap();
+    Browsing {
+        playwright,
+        browser,
+        context,
+        page,
+        name: name.to_string(),
+    }
+}
+
+impl Browsing {
+    /// Waits until the WebAssembly has hydrated the page, so clicks reach Rust handlers.
+    pub async fn hydrated(&self) {
+        self.page
+            .locator("body[data-hydrated=\"true\"]")
+            .wait_for(
+                WaitForOptions::builder()
+                    .state(WaitForState::Attached)
+                    .timeout(15_000.0)
+                    .build(),
+            )
+            .await
+            .expect("the page hydrates (front end loaded, CSP allowed it)");
+    }
+
+    pub async fn goto(&self, url: &str) {
+        self.page.goto(url, None).await.unwrap();
+        self.hydrated().await;
+    }
+
+    /// Saves a screenshot under target/e2e-screenshots for people to look at.
+    pub async fn screenshot(&self, step: &str) {
+        let dir = std::env::var("KNOTROUTE_E2E_SCREENSHOTS")
+            .map(PathBuf::from)
+            .unwrap_or_else(|_| workspace_root().join("target/e2e-screenshots"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join(format!("{}-{}.png", self.name, step));
+        self.page
+            .screenshot_to_file(&path, ScreenshotOptions::builder().full_page(true).build())
+            .await
+            .unwrap();
+    }
+
+    pub async fn wait_visible(&self, selector: &str) {
+        self.page
+            .locator(selector)
+            .wait_for(
+                WaitForOptions::builder()
+                    .state(WaitForState::Visible)
+                    .timeout(10_000.0)
+                    .build(),
+            )
+            .await
+            .unwrap_or_else(|e| panic!("{selector} did not appear: {e}"));
+    }
+
+    pub async fn close(self) {
+        let _ = self.context.close().await;
+        let _ = self.browser.close().await;
+        let _ = self.playwright.shutdown().await;
+    }
+}

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Builds Control (release, with its WebAssembly front end) and runs it on the
+# embedded default: SQLite in ./data. Secrets that are not set in the
+# environment are generated once, kept in ./data/secrets.env (0600) and printed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+scripts/install-tools.sh
+
+cargo leptos build --release
+
+export KNOTROUTE_CONTROL_DATA="${KNOTROUTE_CONTROL_DATA:-$PWD/data}"
+mkdir -p "$KNOTROUTE_CONTROL_DATA"
+secrets="$KNOTROUTE_CONTROL_DATA/secrets.env"
+if [[ -z "${KNOTROUTE_CONTROL_ADMIN_PASSWORD:-}" || -z "${KNOTROUTE_CONTROL_ENROLL_TOKEN:-}" ]]; then
+  if [[ ! -f "$secrets" ]]; then
+    gen() { head -c 24 /dev/urandom | base64 | tr -d '/+=\n'; }
+    (umask 077; printf 'KNOTROUTE_CONTROL_ADMIN_PASSWORD=%s\nKNOTROUTE_CONTROL_ENROLL_TOKEN=%s\n' "$(gen)" "$(gen)" > "$secrets")
+    echo "Generated secrets in $secrets"
+  fi
+  set -a; source "$secrets"; set +a
+  echo "Admin password: $KNOTROUTE_CONTROL_ADMIN_PASSWORD"
+  echo "Enroll token:   $KNOTROUTE_CONTROL_ENROLL_TOKEN"
+fi
+export KNOTROUTE_CONTROL_SITE_ROOT="${KNOTROUTE_CONTROL_SITE_ROOT:-$PWD/target/site}"
+listen="${KNOTROUTE_CONTROL_LISTEN:-0.0.0.0:8080}"
+echo "Open http://127.0.0.1:${listen##*:}/ and sign in with the admin password."
+exec "${CARGO_TARGET_DIR:-target}/release/knotroute-control" "$@"

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs every check and test: formatting, lints (server and WebAssembly), unit
+# tests, integration tests on SQLite and PostgreSQL, then the browser tests in
+# Chromium against the release build. Installs what is missing first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+step() { echo; echo "==> $*"; }
+
+step "tools"
+scripts/install-tools.sh --browser
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "clippy (server side, all targets)"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+step "clippy (browser side, wasm32)"
+cargo clippy -p knotroute-frontend -p knotroute-app --features knotroute-app/hydrate --target wasm32-unknown-unknown --locked -- -D warnings
+
+step "PostgreSQL for the integration tests"
+KNOTROUTE_TEST_DATABASE_URL="$(scripts/postgres.sh)"
+export KNOTROUTE_TEST_DATABASE_URL
+echo "using ${KNOTROUTE_TEST_DATABASE_URL}"
+
+step "unit and integration tests (SQLite and PostgreSQL)"
+cargo test --workspace --exclude end2end --locked
+
+step "release build (server + WebAssembly front end)"
+cargo leptos build --release
+
+step "browser tests (Chromium via playwright-rs)"
+export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
+export KNOTROUTE_E2E_SITE_ROOT="$PWD/target/site"
+export KNOTROUTE_E2E_SCREENSHOTS="$PWD/target/e2e-screenshots"
+cargo test -p end2end --locked -- --test-threads=1
+
+echo; echo "All checks and tests passed."
