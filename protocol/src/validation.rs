@@ -74,6 +74,7 @@ pub enum Problem {
     NetworkIdTaken,
     NetworkIdImmutable,
     BeaconNotUrl,
+    BeaconNonAscii,
     BeaconScheme,
     BeaconNoHost,
     BeaconCredentials,
@@ -133,6 +134,7 @@ impl Problem {
             Problem::NetworkIdTaken => "network_id_taken",
             Problem::NetworkIdImmutable => "network_id_immutable",
             Problem::BeaconNotUrl => "beacon_not_url",
+            Problem::BeaconNonAscii => "beacon_non_ascii",
             Problem::BeaconScheme => "beacon_scheme",
             Problem::BeaconNoHost => "beacon_no_host",
             Problem::BeaconCredentials => "beacon_credentials",
@@ -172,6 +174,8 @@ impl Problem {
             }
             (Problem::BeaconNotUrl, En) => "Not a URL.".into(),
             (Problem::BeaconNotUrl, Ru) => "Это не URL.".into(),
+            (Problem::BeaconNonAscii, En) => "Write the host name in ASCII letters.".into(),
+            (Problem::BeaconNonAscii, Ru) => "Имя хоста нужно записать латиницей (ASCII).".into(),
             (Problem::BeaconScheme, En) => {
                 "A Beacon URL must start with https:// or http://.".into()
             }
@@ -219,6 +223,8 @@ impl Problem {
             (Problem::BeaconScheme | Problem::BeaconNotUrl, Ru) => "Пример: https://beacon.example.net",
             (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, En) => "Use only scheme, host and optional port, e.g. https://beacon.example.net:8443",
             (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, Ru) => "Укажите только схему, хост и при необходимости порт, например https://beacon.example.net:8443",
+            (Problem::BeaconNonAscii, En) => "For an internationalised name use its xn-- form, e.g. https://xn--80ak6aa92e.example",
+            (Problem::BeaconNonAscii, Ru) => "Для национального домена укажите его форму xn--, например https://xn--80ak6aa92e.example",
             (Problem::BeaconRelayPort, En) => "Use the Beacon's HTTP(S) address (usually port 443 behind HTTPS, or 8080); relays on 7447 are announced by the Beacon itself.",
             (Problem::BeaconRelayPort, Ru) => "Укажите HTTP(S)-адрес Beacon (обычно порт 443 за HTTPS или 8080); ретрансляторы на 7447 Beacon сообщает сам.",
             _ => return None,
@@ -280,6 +286,9 @@ pub fn beacon_url(input: &str) -> Result<String, Problem> {
         return Err(Problem::TooLong {
             max: BEACON_URL_MAX,
         });
+    }
+    if !text.is_ascii() {
+        return Err(Problem::BeaconNonAscii);
     }
     // "beacon.example.net:8080" would otherwise parse as a URL with scheme "beacon.example.net".
     if !text.contains("://") {
@@ -389,6 +398,7 @@ mod tests {
             ),
             ("https://", Problem::BeaconNoHost),
             ("https://exa mple.net", Problem::BeaconNotUrl),
+            ("https://пример.рф", Problem::BeaconNonAscii),
             ("   ", Problem::Required),
         ];
         for (input, expected) in cases {
