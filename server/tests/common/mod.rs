@@ -111,6 +111,9 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         .await
         .expect("bind");
     let addr = listener.local_addr().expect("addr");
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
     let app = server::http::router(state.clone());
     tokio::spawn(async move {
         axum::serve(
