@@ -1,0 +1,41 @@
+# syntax=docker/dockerfile:1
+# Multi-stage images for KnotRoute Control (default target) and the Agent (--target agent).
+# Only crates.io, Debian packages and the npm registry are used to build.
+
+FROM rust:1.95-bookworm AS build
+RUN rustup target add wasm32-unknown-unknown \
+ && apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+ && rm -rf /var/lib/apt/lists/*
+ENV CARGO_PROFILE_RELEASE_LTO=false
+RUN cargo install cargo-leptos --version 0.3.10 --locked --features no_downloads \
+ && npm install -g binaryen@132.0.0
+WORKDIR /src
+COPY . .
+# wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock.
+RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
+RUN cargo leptos build --release \
+ && cargo build --release --locked -p knotroute-agent
+
+FROM debian:bookworm-slim AS runtime-base
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /data knotroute \
+ && mkdir -p /data && chown knotroute:knotroute /data
+
+FROM runtime-base AS agent
+COPY --from=build /src/target/release/knotroute-agent /usr/local/bin/knotroute-agent
+USER knotroute
+VOLUME /data
+ENTRYPOINT ["knotroute-agent"]
+
+FROM runtime-base AS control
+COPY --from=build /src/target/release/knotroute-control /usr/local/bin/knotroute-control
+COPY --from=build /src/target/site /usr/local/share/knotroute-control/site
+ENV KNOTROUTE_CONTROL_DATA=/data \
+    KNOTROUTE_CONTROL_LISTEN=0.0.0.0:8080 \
+    KNOTROUTE_CONTROL_SITE_ROOT=/usr/local/share/knotroute-control/site
+USER knotroute
+VOLUME /data
+EXPOSE 8080
+HEALTHCHECK --interval=30s --timeout=5s --start-period=10s CMD curl -fsS http://127.0.0.1:8080/readyz || exit 1
+ENTRYPOINT ["knotroute-control"]
