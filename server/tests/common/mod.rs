@@ -41,13 +41,9 @@ async fn fresh_postgres_database() -> String {
     let admin = Database::connect(&admin_url)
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL for tests is not reachable at KNOTROUTE_TEST_DATABASE_URL ({e}); run scripts/test.sh, which provides one"));
-    let name = format!(
-        "kr_test_{}",
-        server::domain::secrets::new_token()
-            .to_ascii_lowercase()
-            .replace(['-', '_'], "")[..20]
-            .to_string()
-    );
+    // Hex of a random token: a valid unquoted identifier, unique per test.
+    let secrets = server::domain::secrets::token_hash(&server::domain::secrets::new_token());
+    let name = format!("kr_test_{}", &secrets[..20]);
     admin
         .execute_unprepared(&format!("CREATE DATABASE {name}"))
         .await
@@ -57,18 +53,10 @@ async fn fresh_postgres_database() -> String {
     url.to_string()
 }
 
+#[derive(Default)]
 pub struct Options {
     pub trust_proxy: bool,
     pub public_url: Option<String>,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Self {
-            trust_proxy: false,
-            public_url: None,
-        }
-    }
 }
 
 pub async fn start(backend: Backend) -> Control {

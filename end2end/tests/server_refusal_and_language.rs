@@ -1,0 +1,101 @@
+//! A refusal only the server can make (a Network ID already in use) shows next
+//! to its field, and the interface switches to Russian and remembers it.
+
+mod common;
+
+use playwright_rs::expect;
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembered() {
+    let control = common::start_control().await;
+    let b = common::open_browser("refusal-and-language", 1280, 800, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+
+    b.goto(&format!("{}/login", control.base)).await;
+    page.locator("#password")
+        .fill(common::PASSWORD, None)
+        .await
+        .unwrap();
+    page.locator("button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
+    page.wait_for_url(&format!("{}/", control.base), None)
+        .await
+        .unwrap();
+    b.hydrated().await;
+    expect(page.locator("#count-networks"))
+        .with_timeout(wait)
+        .to_contain_text("0")
+        .await
+        .unwrap();
+
+    // The first profile, with a generated ID.
+    b.goto(&format!("{}/networks/new", control.base)).await;
+    page.locator("#network-name")
+        .fill("First", None)
+        .await
+        .unwrap();
+    page.locator("#save-network").click(None).await.unwrap();
+    page.wait_for_url(&format!("{}/networks/kn_*", control.base), None)
+        .await
+        .unwrap();
+    b.wait_visible("#network-id").await;
+    let id = page.locator("#network-id").input_value(None).await.unwrap();
+
+    // The same ID pasted into a second profile: valid in form, refused by the server.
+    b.goto(&format!("{}/networks/new", control.base)).await;
+    page.locator("#network-name")
+        .fill("Second", None)
+        .await
+        .unwrap();
+    page.locator("#network-id")
+        .fill(&id.to_uppercase(), None)
+        .await
+        .unwrap();
+    expect(page.locator("#network-id-error"))
+        .with_timeout(wait)
+        .to_be_hidden()
+        .await
+        .unwrap();
+    page.locator("#save-network").click(None).await.unwrap();
+    expect(page.locator("#network-id-error"))
+        .with_timeout(wait)
+        .to_contain_text("A network profile with this ID already exists.")
+        .await
+        .unwrap();
+    assert!(page.url().ends_with("/networks/new"));
+    b.screenshot("1-id-taken").await;
+
+    // The Overview counts the one profile that exists.
+    b.goto(&format!("{}/", control.base)).await;
+    expect(page.locator("#count-networks"))
+        .with_timeout(wait)
+        .to_contain_text("1")
+        .await
+        .unwrap();
+
+    // Switch to Russian; the choice survives a new page load.
+    page.locator(".lang-switch").click(None).await.unwrap();
+    b.hydrated().await;
+    expect(page.locator(".mainnav"))
+        .with_timeout(wait)
+        .to_contain_text("Сети")
+        .await
+        .unwrap();
+    b.goto(&format!("{}/networks", control.base)).await;
+    expect(page.locator("h1"))
+        .with_timeout(wait)
+        .to_have_text("Сети")
+        .await
+        .unwrap();
+    let lang: String = page
+        .evaluate::<(), String>("() => document.documentElement.lang", None)
+        .await
+        .unwrap();
+    assert_eq!(lang, "ru");
+    b.screenshot("2-russian").await;
+    b.close().await;
+}
