@@ -6,6 +6,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 step() { echo; echo "==> $*"; }
+results="$(mktemp)"
+trap 'rm -f "$results"' EXIT
+# Runs cargo test, keeping its "test result:" lines for the closing count.
+run_tests() { cargo test "$@" 2>&1 | tee -a "$results"; }
 
 step "tools"
 scripts/install-tools.sh --browser
@@ -24,7 +28,7 @@ export KNOTROUTE_TEST_DATABASE_URL
 echo "using ${KNOTROUTE_TEST_DATABASE_URL}"
 
 step "unit and integration tests (SQLite and PostgreSQL)"
-cargo test --workspace --exclude end2end --locked
+run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
 cargo leptos build --release
@@ -33,6 +37,8 @@ step "browser tests (Chromium via playwright-rs)"
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
 export KNOTROUTE_E2E_SITE_ROOT="$PWD/target/site"
 export KNOTROUTE_E2E_SCREENSHOTS="$PWD/target/e2e-screenshots"
-cargo test -p end2end --locked -- --test-threads=1
+run_tests -p end2end --locked -- --test-threads=1
 
 echo; echo "All checks and tests passed."
+awk '/^test result:/ { for (i = 1; i <= NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } }
+     END { printf "tests: %d passed, %d failed\n", p, f }' "$results"

@@ -13,19 +13,7 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
     let page = &b.page;
     let wait = Duration::from_secs(10);
 
-    b.goto(&format!("{}/login", control.base)).await;
-    page.locator("#password")
-        .fill(common::PASSWORD, None)
-        .await
-        .unwrap();
-    page.locator("button[type=submit]")
-        .click(None)
-        .await
-        .unwrap();
-    page.wait_for_url(&format!("{}/", control.base), None)
-        .await
-        .unwrap();
-    b.hydrated().await;
+    b.sign_in(&control.base).await;
     expect(page.locator("#count-networks"))
         .with_timeout(wait)
         .to_contain_text("0")

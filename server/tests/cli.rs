@@ -48,10 +48,8 @@ fn start_up_refuses_unsafe_secrets_with_one_line_that_says_why() {
     .contains("different secrets"));
 }
 
-#[test]
-fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
-    let dir = tempfile::tempdir().unwrap();
-    let out = control()
+fn migrate(data: &std::path::Path) -> std::process::Output {
+    control()
         .args([
             "--admin-password",
             "admin-password-0123",
@@ -59,9 +57,15 @@ fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
             "enroll-token-0123456789",
             "migrate",
         ])
-        .env("KNOTROUTE_CONTROL_DATA", dir.path())
+        .env("KNOTROUTE_CONTROL_DATA", data)
         .output()
-        .unwrap();
+        .unwrap()
+}
+
+#[test]
+fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = migrate(dir.path());
     assert!(
         out.status.success(),
         "{}",
@@ -73,17 +77,7 @@ fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
     let header = std::fs::read(&db).unwrap();
     assert_eq!((header[18], header[19]), (2, 2), "WAL mode");
     // Running it again is harmless.
-    let again = control()
-        .args([
-            "--admin-password",
-            "admin-password-0123",
-            "--enroll-token",
-            "enroll-token-0123456789",
-            "migrate",
-        ])
-        .env("KNOTROUTE_CONTROL_DATA", dir.path())
-        .output()
-        .unwrap();
+    let again = migrate(dir.path());
     assert!(again.status.success());
 }
 

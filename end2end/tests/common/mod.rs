@@ -180,6 +180,26 @@ impl Browsing {
             .unwrap();
     }
 
+    /// Signs in through the form and waits for the Overview.
+    pub async fn sign_in(&self, base: &str) {
+        self.goto(&format!("{base}/login")).await;
+        self.page
+            .locator("#password")
+            .fill(PASSWORD, None)
+            .await
+            .unwrap();
+        self.page
+            .locator("button[type=submit]")
+            .click(None)
+            .await
+            .unwrap();
+        self.page
+            .wait_for_url(&format!("{base}/"), None)
+            .await
+            .unwrap();
+        self.hydrated().await;
+    }
+
     pub async fn wait_visible(&self, selector: &str) {
         self.page
             .locator(selector)
