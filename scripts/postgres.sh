@@ -4,26 +4,26 @@
 #  2. else the server on 127.0.0.1:5432 when one answers (as on this kind of machine);
 #  3. else Debian's postgresql is installed if missing and a private instance is
 #     started on a free port under $KNOTROUTE_PG_DIR (stopped by `scripts/postgres.sh stop`).
+# KNOTROUTE_TEST_PG_PRIVATE=1 skips 1 and 2 (to try the third way on a machine that has a server).
 set -euo pipefail
 pgdir="${KNOTROUTE_PG_DIR:-${TMPDIR:-/tmp}/knotroute-test-pg}"
 log() { echo "[postgres] $*" >&2; }
 
 if [[ "${1:-}" == "stop" ]]; then
-  if [[ -f "$pgdir/port" ]]; then
+  # Only the run that started the private instance stops it.
+  if [[ -f "$pgdir/port" && "$(cat "$pgdir/started-by" 2>/dev/null)" == "${2:-}" ]]; then
     bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
     runuser -u postgres -- "$bin/pg_ctl" -D "$pgdir/data" -m fast stop >/dev/null 2>&1 || true
   fi
   exit 0
 fi
 
-if [[ -n "${KNOTROUTE_TEST_DATABASE_URL:-}" ]]; then
+private_only="${KNOTROUTE_TEST_PG_PRIVATE:-}"
+if [[ -z "$private_only" && -n "${KNOTROUTE_TEST_DATABASE_URL:-}" ]]; then
   echo "$KNOTROUTE_TEST_DATABASE_URL"; exit 0
 fi
-if command -v psql >/dev/null && psql "postgres://postgres@127.0.0.1:5432/postgres" -tAc 'select 1' >/dev/null 2>&1; then
+if [[ -z "$private_only" ]] && command -v psql >/dev/null && psql "postgres://postgres@127.0.0.1:5432/postgres" -tAc 'select 1' >/dev/null 2>&1; then
   url="postgres://postgres@127.0.0.1:5432/postgres"
-  # Databases left by earlier runs of the suite.
-  psql "$url" -tAc "select datname from pg_database where datname like 'kr_test_%'" 2>/dev/null |
-    while read -r db; do psql "$url" -qc "drop database if exists \"$db\"" >/dev/null 2>&1 || true; done
   echo "$url"; exit 0
 fi
 
@@ -43,4 +43,5 @@ runuser -u postgres -- "$bin/initdb" -D "$pgdir/data" -A trust -U postgres >/dev
 runuser -u postgres -- "$bin/pg_ctl" -D "$pgdir/data" -l "$pgdir/log" -w \
   -o "-h 127.0.0.1 -p $port -k $pgdir -c fsync=off" start >/dev/null
 echo "$port" > "$pgdir/port"
+echo "${KNOTROUTE_TEST_RUN:-}" > "$pgdir/started-by"
 echo "postgres://postgres@127.0.0.1:$port/postgres"

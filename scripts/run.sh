@@ -18,9 +18,17 @@ if [[ -z "${KNOTROUTE_CONTROL_ADMIN_PASSWORD:-}" || -z "${KNOTROUTE_CONTROL_ENRO
     (umask 077; printf 'KNOTROUTE_CONTROL_ADMIN_PASSWORD=%s\nKNOTROUTE_CONTROL_ENROLL_TOKEN=%s\n' "$(gen)" "$(gen)" > "$secrets")
     echo "Generated secrets in $secrets"
   fi
-  set -a; source "$secrets"; set +a
-  echo "Admin password: $KNOTROUTE_CONTROL_ADMIN_PASSWORD"
-  echo "Enroll token:   $KNOTROUTE_CONTROL_ENROLL_TOKEN"
+  # Fill in only what is unset: a secret set in the environment is never replaced.
+  saved_password="$(sed -n 's/^KNOTROUTE_CONTROL_ADMIN_PASSWORD=//p' "$secrets")"
+  saved_token="$(sed -n 's/^KNOTROUTE_CONTROL_ENROLL_TOKEN=//p' "$secrets")"
+  if [[ -z "${KNOTROUTE_CONTROL_ADMIN_PASSWORD:-}" ]]; then
+    export KNOTROUTE_CONTROL_ADMIN_PASSWORD="$saved_password"
+    echo "Admin password: $KNOTROUTE_CONTROL_ADMIN_PASSWORD"
+  fi
+  if [[ -z "${KNOTROUTE_CONTROL_ENROLL_TOKEN:-}" ]]; then
+    export KNOTROUTE_CONTROL_ENROLL_TOKEN="$saved_token"
+    echo "Enroll token:   $KNOTROUTE_CONTROL_ENROLL_TOKEN"
+  fi
 fi
 export KNOTROUTE_CONTROL_SITE_ROOT="${KNOTROUTE_CONTROL_SITE_ROOT:-$PWD/target/site}"
 listen="${KNOTROUTE_CONTROL_LISTEN:-0.0.0.0:8080}"

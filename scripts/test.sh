@@ -7,7 +7,18 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 step() { echo; echo "==> $*"; }
 results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
+# Names this run's test databases (kr_test_<run>_…) so it drops only its own,
+# and lets it stop only a private PostgreSQL that it started itself.
+export KNOTROUTE_TEST_RUN="r$$"
+cleanup() {
+  rm -f "$results"
+  if [[ -n "${KNOTROUTE_TEST_DATABASE_URL:-}" ]] && command -v psql >/dev/null; then
+    psql "$KNOTROUTE_TEST_DATABASE_URL" -tAc "select datname from pg_database where datname like 'kr_test_${KNOTROUTE_TEST_RUN}_%'" 2>/dev/null |
+      while read -r db; do psql "$KNOTROUTE_TEST_DATABASE_URL" -qc "drop database if exists \"$db\"" >/dev/null 2>&1 || true; done
+  fi
+  scripts/postgres.sh stop "$KNOTROUTE_TEST_RUN"
+}
+trap cleanup EXIT
 # Runs cargo test, keeping its "test result:" lines for the closing count.
 run_tests() { cargo test "$@" 2>&1 | tee -a "$results"; }
 

@@ -20,6 +20,33 @@ pub struct NetworkListPage {
     pub next: Option<String>,
 }
 
+/// Gives a refused call the HTTP status that fits it, so logs and monitoring
+/// tell a validation refusal (400/404/409) from a server fault (500).
+#[cfg(feature = "ssr")]
+fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
+    use http::StatusCode;
+    if let Err(e) = &result {
+        let status = match e {
+            UiError::Invalid(errors)
+                if errors
+                    .iter()
+                    .any(|f| f.problem == protocol::Problem::NetworkIdTaken) =>
+            {
+                StatusCode::CONFLICT
+            }
+            UiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            UiError::NotFound => StatusCode::NOT_FOUND,
+            UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
+            UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(status);
+        }
+    }
+    result
+}
+
 #[cfg(feature = "ssr")]
 fn parse_id(id: &str) -> Result<NetworkId, UiError> {
     // A malformed ID in a URL cannot name any profile.
@@ -28,36 +55,46 @@ fn parse_id(id: &str) -> Result<NetworkId, UiError> {
 
 #[server(prefix = "/ui", endpoint = "overview")]
 pub async fn load_overview() -> Result<OverviewCounts, UiError> {
-    crate::backend::backend()?.overview().await
+    with_status(async { crate::backend::backend()?.overview().await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "list_networks")]
 pub async fn list_networks(after: Option<String>) -> Result<NetworkListPage, UiError> {
-    crate::backend::backend()?.list_networks(after).await
+    with_status(async { crate::backend::backend()?.list_networks(after).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "get_network")]
 pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
-    crate::backend::backend()?.get_network(parse_id(&id)?).await
+    with_status(async { crate::backend::backend()?.get_network(parse_id(&id)?).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
 pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    crate::backend::backend()?.create_network(input).await
+    with_status(async { crate::backend::backend()?.create_network(input).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
 pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    crate::backend::backend()?
-        .update_network(parse_id(&id)?, input)
-        .await
+    with_status(
+        async {
+            crate::backend::backend()?
+                .update_network(parse_id(&id)?, input)
+                .await
+        }
+        .await,
+    )
 }
 
 #[server(prefix = "/ui", endpoint = "delete_network")]
 pub async fn delete_network(id: String) -> Result<(), UiError> {
-    crate::backend::backend()?
-        .delete_network(parse_id(&id)?)
-        .await
+    with_status(
+        async {
+            crate::backend::backend()?
+                .delete_network(parse_id(&id)?)
+                .await
+        }
+        .await,
+    )
 }
 
 #[server(prefix = "/ui", endpoint = "sign_in")]
@@ -71,14 +108,7 @@ pub async fn sign_in(password: String) -> Result<(), UiError> {
             }
             Ok(())
         }
-        Err(e) => {
-            response.set_status(match e {
-                UiError::Throttled { .. } => http::StatusCode::TOO_MANY_REQUESTS,
-                UiError::WrongPassword => http::StatusCode::UNAUTHORIZED,
-                _ => http::StatusCode::INTERNAL_SERVER_ERROR,
-            });
-            Err(e)
-        }
+        Err(e) => with_status(Err(e)),
     }
 }
 

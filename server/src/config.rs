@@ -114,7 +114,9 @@ pub enum ConfigError {
         path: String,
         reason: String,
     },
-    #[error("KNOTROUTE_CONTROL_PUBLIC_URL is not a valid URL: {0}")]
+    #[error("set either KNOTROUTE_CONTROL_{0} or KNOTROUTE_CONTROL_{0}_FILE, not both")]
+    BothValueAndFile(&'static str),
+    #[error("KNOTROUTE_CONTROL_PUBLIC_URL is not usable: {0}")]
     PublicUrl(String),
     #[error("KNOTROUTE_CONTROL_DATABASE_URL must start with postgres:// or postgresql://")]
     DatabaseUrl,
@@ -125,9 +127,10 @@ fn secret(
     value: &Option<String>,
     file: &Option<PathBuf>,
 ) -> Result<Secret, ConfigError> {
-    let raw = match (value, file) {
-        (Some(v), _) if !v.is_empty() => v.clone(),
-        (_, Some(path)) => std::fs::read_to_string(path)
+    let raw = match (value.as_deref().filter(|v| !v.is_empty()), file) {
+        (Some(_), Some(_)) => return Err(ConfigError::BothValueAndFile(name)),
+        (Some(v), None) => v.to_string(),
+        (None, Some(path)) => std::fs::read_to_string(path)
             .map_err(|e| ConfigError::SecretFile {
                 name,
                 path: path.display().to_string(),
@@ -135,18 +138,58 @@ fn secret(
             })?
             .trim_end_matches(['\n', '\r'])
             .to_string(),
-        _ => String::new(),
+        (None, None) => String::new(),
     };
-    if raw.trim().is_empty() {
+    // Padding with spaces must not make a short secret pass the length rule.
+    let meaningful = raw.trim();
+    if meaningful.is_empty() {
         return Err(ConfigError::Missing(name));
     }
-    if raw.chars().count() < MIN_SECRET_LEN {
+    if meaningful.chars().count() < MIN_SECRET_LEN {
         return Err(ConfigError::TooShort(name));
     }
     Ok(Secret(raw))
 }
 
+/// The public URL must be an http(s) URL with a host; no credentials, query
+/// or fragment (every generated link is built from it).
+fn public_url(raw: &str) -> Result<url::Url, ConfigError> {
+    let url = url::Url::parse(raw).map_err(|e| ConfigError::PublicUrl(e.to_string()))?;
+    if url.scheme() != "http" && url.scheme() != "https" {
+        return Err(ConfigError::PublicUrl(
+            "it must start with https:// (or http://)".into(),
+        ));
+    }
+    if url.host_str().is_none() || !url.username().is_empty() || url.password().is_some() {
+        return Err(ConfigError::PublicUrl(
+            "it needs a host and no user name or password".into(),
+        ));
+    }
+    if url.query().is_some() || url.fragment().is_some() {
+        return Err(ConfigError::PublicUrl("it must not contain ? or #".into()));
+    }
+    Ok(url)
+}
+
 impl Settings {
+    /// Where the data lives; all that `migrate` needs, so it runs without the secrets.
+    pub fn database(&self) -> Result<DatabaseTarget, ConfigError> {
+        match self
+            .database_url
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+        {
+            None => Ok(DatabaseTarget::Sqlite(
+                self.data.join("knotroute-control.sqlite3"),
+            )),
+            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
+                Ok(DatabaseTarget::Postgres(Secret(url.to_string())))
+            }
+            Some(_) => Err(ConfigError::DatabaseUrl),
+        }
+    }
+
     /// Checks the settings; the error is the one line start-up prints.
     pub fn validate(&self) -> Result<Config, ConfigError> {
         let admin_password = secret(
@@ -155,7 +198,7 @@ impl Settings {
             &self.admin_password_file,
         )?;
         let enroll_token = secret("ENROLL_TOKEN", &self.enroll_token, &self.enroll_token_file)?;
-        if admin_password == enroll_token {
+        if admin_password.expose().trim() == enroll_token.expose().trim() {
             return Err(ConfigError::SameSecrets);
         }
         let public_url = match self
@@ -165,32 +208,17 @@ impl Settings {
             .filter(|s| !s.is_empty())
         {
             None => None,
-            Some(raw) => {
-                Some(url::Url::parse(raw).map_err(|e| ConfigError::PublicUrl(e.to_string()))?)
-            }
+            Some(raw) => Some(public_url(raw)?),
         };
-        let database = match self
-            .database_url
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-        {
-            None => DatabaseTarget::Sqlite(self.data.join("knotroute-control.sqlite3")),
-            Some(url) if url.starts_with("postgres://") || url.starts_with("postgresql://") => {
-                DatabaseTarget::Postgres(Secret(url.to_string()))
-            }
-            Some(_) => return Err(ConfigError::DatabaseUrl),
-        };
-        let site_root = self.site_root.clone().unwrap_or_else(default_site_root);
         Ok(Config {
             listen: self.listen,
             admin_password,
             enroll_token,
             public_url,
             data_dir: self.data.clone(),
-            database,
+            database: self.database()?,
             trust_proxy: self.trust_proxy,
-            site_root,
+            site_root: self.site_root.clone().unwrap_or_else(default_site_root),
         })
     }
 }
@@ -263,6 +291,13 @@ mod tests {
             ConfigError::SameSecrets
         );
         assert!(ConfigError::SameSecrets.to_string().contains("different"));
+        assert_eq!(
+            settings("a               ", "enroll-token-0123456789")
+                .validate()
+                .unwrap_err(),
+            ConfigError::TooShort("ADMIN_PASSWORD"),
+            "spaces do not count towards the length"
+        );
     }
 
     #[test]
@@ -275,6 +310,27 @@ mod tests {
             DatabaseTarget::Sqlite(PathBuf::from("/tmp/x/knotroute-control.sqlite3"))
         );
         assert!(cfg.public_url_warning().is_some());
+    }
+
+    #[test]
+    fn the_public_url_must_be_a_plain_http_origin() {
+        let with = |url: &str| {
+            Cli::parse_from([
+                "knotroute-control",
+                "--admin-password",
+                "admin-password-0123",
+                "--enroll-token",
+                "enroll-token-0123456789",
+                "--public-url",
+                url,
+            ])
+            .settings
+            .validate()
+        };
+        assert!(with("https://control.example.net").is_ok());
+        assert!(with("ftp://control.example.net").is_err());
+        assert!(with("https://user:pw@control.example.net").is_err());
+        assert!(with("https://control.example.net/?x=1").is_err());
     }
 
     #[test]

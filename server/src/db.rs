@@ -3,7 +3,10 @@
 
 use crate::config::DatabaseTarget;
 use migrations::{Migrator, MigratorTrait};
-use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr, SqlxSqliteConnector};
+use sea_orm::{
+    ConnectOptions, ConnectionTrait, Database, DatabaseConnection, DbBackend, DbErr,
+    SqlxSqliteConnector, TransactionTrait,
+};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
 use std::time::Duration;
 
@@ -63,9 +66,26 @@ pub async fn connect(target: &DatabaseTarget) -> Result<DatabaseConnection, DbSe
     }
 }
 
+/// Applies pending migrations. On PostgreSQL a transaction-scoped advisory
+/// lock is held meanwhile, so replicas starting together take turns instead of
+/// racing on `CREATE TABLE`; SQLite serialises writers by itself.
 pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbSetupError> {
-    Migrator::up(db, None).await.map_err(DbSetupError::Migrate)
+    if db.get_database_backend() != DbBackend::Postgres {
+        return Migrator::up(db, None).await.map_err(DbSetupError::Migrate);
+    }
+    let lock = db.begin().await.map_err(DbSetupError::Migrate)?;
+    lock.execute_unprepared(&format!(
+        "SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"
+    ))
+    .await
+    .map_err(DbSetupError::Migrate)?;
+    let result = Migrator::up(db, None).await.map_err(DbSetupError::Migrate);
+    lock.commit().await.map_err(DbSetupError::Migrate)?;
+    result
 }
+
+/// Arbitrary, fixed: identifies "KnotRoute Control migrations" among advisory locks.
+const MIGRATION_LOCK_KEY: i64 = 0x4b52_4d49_4752;
 
 /// `SELECT 1`, for /readyz.
 pub async fn ping(db: &DatabaseConnection) -> bool {

@@ -17,6 +17,9 @@ async fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
+    if cli.command == Some(Command::Migrate) {
+        return migrate_only(&cli.settings).await;
+    }
     let config = match cli.settings.validate() {
         Ok(c) => c,
         Err(e) => {
@@ -37,10 +40,6 @@ async fn main() -> ExitCode {
     if let Err(e) = db::migrate(&conn).await {
         eprintln!("knotroute-control: {e}");
         return ExitCode::from(1);
-    }
-    if cli.command == Some(Command::Migrate) {
-        println!("knotroute-control: database is up to date");
-        return ExitCode::SUCCESS;
     }
 
     let state = AppState::new(config.clone(), conn);
@@ -71,6 +70,31 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("knotroute-control: server error: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// `knotroute-control migrate`: needs only the database settings, not the secrets.
+async fn migrate_only(settings: &server::config::Settings) -> ExitCode {
+    let target = match settings.database() {
+        Ok(t) => t,
+        Err(e) => {
+            eprintln!("knotroute-control: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let result = match db::connect(&target).await {
+        Ok(conn) => db::migrate(&conn).await,
+        Err(e) => Err(e),
+    };
+    match result {
+        Ok(()) => {
+            println!("knotroute-control: database is up to date");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("knotroute-control: {e}");
             ExitCode::from(1)
         }
     }

@@ -1,5 +1,7 @@
 //! The `knotroute-control` binary: start-up refusals and the migrate command.
 
+mod common;
+
 use std::process::Command;
 
 fn control() -> Command {
@@ -49,14 +51,16 @@ fn start_up_refuses_unsafe_secrets_with_one_line_that_says_why() {
 }
 
 fn migrate(data: &std::path::Path) -> std::process::Output {
-    control()
-        .args([
-            "--admin-password",
-            "admin-password-0123",
-            "--enroll-token",
-            "enroll-token-0123456789",
-            "migrate",
-        ])
+    migrate_with(data, None)
+}
+
+fn migrate_with(data: &std::path::Path, database_url: Option<&str>) -> std::process::Output {
+    let mut cmd = control();
+    if let Some(url) = database_url {
+        cmd.env("KNOTROUTE_CONTROL_DATABASE_URL", url);
+    }
+    // No secrets: a migration job should not need the admin password.
+    cmd.arg("migrate")
         .env("KNOTROUTE_CONTROL_DATA", data)
         .output()
         .unwrap()
@@ -79,6 +83,41 @@ fn migrate_creates_the_sqlite_database_in_wal_mode_and_exits() {
     // Running it again is harmless.
     let again = migrate(dir.path());
     assert!(again.status.success());
+}
+
+#[tokio::test]
+async fn migrate_applies_the_same_schema_on_postgresql() {
+    use sea_orm::{ConnectionTrait, Database};
+    let url = common::fresh_postgres_database().await;
+    let dir = tempfile::tempdir().unwrap();
+    let out = migrate_with(dir.path(), Some(&url));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        !dir.path().join("knotroute-control.sqlite3").exists(),
+        "no SQLite file when PostgreSQL is configured"
+    );
+    let db = Database::connect(&url).await.unwrap();
+    for table in [
+        "networks",
+        "admin_sessions",
+        "login_failures",
+        "agents",
+        "components",
+    ] {
+        let sql = format!("SELECT count(*) FROM {table}");
+        assert!(
+            db.execute_unprepared(&sql).await.is_ok(),
+            "table {table} exists"
+        );
+    }
+    assert!(
+        migrate_with(dir.path(), Some(&url)).status.success(),
+        "a second run is harmless"
+    );
 }
 
 #[test]

@@ -222,3 +222,51 @@ on_both_databases!(
         );
     }
 );
+
+on_both_databases!(
+    malformed_requests_get_the_json_error_shape_too,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c
+            .client
+            .get(c.url("/api/v1/networks?limit=abc"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "invalid_query");
+        let r = c
+            .client
+            .get(c.url("/api/v1/networks?after=kn_gone"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(
+            (body["code"].as_str(), body["field"].as_str()),
+            (Some("invalid_cursor"), Some("after"))
+        );
+        let r = c
+            .client
+            .patch(c.url("/api/v1/networks"))
+            .json(&json!({}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 405);
+        assert_eq!(
+            r.json::<Value>().await.unwrap()["code"],
+            "method_not_allowed"
+        );
+        let r = c
+            .client
+            .get(c.url("/api/v1/nothing-here"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 404);
+        assert_eq!(r.json::<Value>().await.unwrap()["code"], "not_found");
+    }
+);

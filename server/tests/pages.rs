@@ -44,6 +44,11 @@ on_both_databases!(
             .and_then(|s| s.split('\'').next())
             .expect("nonce in CSP")
             .to_string();
+        assert_eq!(
+            r.headers()["cache-control"],
+            "no-store",
+            "pages are never cached"
+        );
         let html = r.text().await.unwrap();
         assert!(
             html.contains(&format!("nonce=\"{nonce}\"")),
@@ -170,8 +175,8 @@ on_both_databases!(
             .unwrap();
         assert_eq!(
             r.status(),
-            200,
-            "the frame renders; the page says not found"
+            404,
+            "an unknown profile is a 404 page that says so"
         );
         assert!(r.text().await.unwrap().contains("Not found"));
     }
@@ -189,9 +194,48 @@ on_both_databases!(
             .send()
             .await
             .unwrap();
-        assert!(r.status().is_client_error() || r.status().is_server_error());
+        assert_eq!(r.status(), 400, "a refusal, not a server fault");
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["Invalid"][0]["field"], "beacons");
         assert_eq!(body["Invalid"][0]["problem"], "beacon_relay_port");
+    }
+);
+
+on_both_databases!(
+    a_sign_in_posted_before_hydration_still_signs_in_without_leaking_the_password,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let r = c
+            .client
+            .post(c.url("/ui/sign_in"))
+            .header("accept", "text/html")
+            .header("referer", c.url("/login"))
+            .form(&[("password", common::PASSWORD)])
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_redirection(), "{}", r.status());
+        assert!(r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .starts_with("kr_session="));
+        let status: Value = c
+            .client
+            .get(c.url("/api/v1/session"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(status["authenticated"], true);
+        // The sign-in page itself posts there rather than submitting a GET with the password.
+        let html = reqwest::get(c.url("/login"))
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(html.contains(r#"method="post""#) && html.contains(r#"action="/ui/sign_in""#));
     }
 );

@@ -305,3 +305,35 @@ on_both_databases!(
         assert_eq!(r.status(), 415);
     }
 );
+
+on_both_databases!(
+    parallel_guesses_cannot_slip_past_the_limit,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            Options {
+                trust_proxy: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        let guesses = (0..24).map(|_| {
+            c.client
+                .post(c.url("/api/v1/session"))
+                .header("x-forwarded-for", "203.0.113.50")
+                .json(&json!({"password": "guess"}))
+                .send()
+        });
+        let statuses: Vec<u16> = futures_util::future::join_all(guesses)
+            .await
+            .into_iter()
+            .map(|r| r.unwrap().status().as_u16())
+            .collect();
+        let checked = statuses.iter().filter(|s| **s == 401).count();
+        assert!(
+            checked <= 8,
+            "at most 8 passwords are checked, got {checked}: {statuses:?}"
+        );
+        assert_eq!(statuses.iter().filter(|s| **s == 429).count(), 24 - checked);
+    }
+);

@@ -1,6 +1,6 @@
 //! The sign-in screen.
 
-use crate::api::SignIn;
+use crate::api::{SignIn, SIGN_IN_PATH};
 use crate::i18n::texts;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -11,9 +11,19 @@ use leptos_router::hooks::use_query_map;
 /// the admin to another site.
 pub fn safe_next(next: Option<String>) -> String {
     match next {
-        Some(n) if n.starts_with('/') && !n.starts_with("//") && !n.contains('\\') => n,
+        Some(n) if is_local_path(&n) => n,
         _ => "/".to_string(),
     }
+}
+
+/// A path on this site: starts with one `/`, not `//` or `/\` (which browsers
+/// read as another host), and no control characters (browsers strip tabs and
+/// line breaks, so `/\t/evil` would become `//evil`).
+fn is_local_path(n: &str) -> bool {
+    let mut chars = n.chars();
+    chars.next() == Some('/')
+        && !matches!(chars.next(), Some('/') | Some('\\'))
+        && !n.chars().any(|c| c.is_control() || c == '\\')
 }
 
 #[component]
@@ -42,8 +52,13 @@ pub fn LoginPage() -> impl IntoView {
     view! {
         <Title text=format!("{} · {}", t.sign_in_title, t.product) />
         <main class="login">
+            // method/action matter only if someone submits before the page has
+            // hydrated: the password then goes in a POST body to the sign-in
+            // function, never into the URL of a GET.
             <form
                 class="card login-card"
+                method="post"
+                action=SIGN_IN_PATH
                 on:submit=move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
                     sign_in.dispatch(SignIn { password: password.get_untracked() });
@@ -86,5 +101,11 @@ mod tests {
         assert_eq!(safe_next(Some("https://evil.example".into())), "/");
         assert_eq!(safe_next(Some("/\\evil.example".into())), "/");
         assert_eq!(safe_next(None), "/");
+        assert_eq!(safe_next(Some("/\t/evil.example".into())), "/");
+        assert_eq!(safe_next(Some("/\n/evil.example".into())), "/");
+        assert_eq!(
+            safe_next(Some("/networks?after=kn_x".into())),
+            "/networks?after=kn_x"
+        );
     }
 }

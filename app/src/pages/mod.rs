@@ -29,11 +29,13 @@ pub fn NotFoundPage() -> impl IntoView {
     if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
         response.set_status(http::StatusCode::NOT_FOUND);
     }
+    // No admin frame: unknown paths are also reached by people who are not signed in.
     let t = texts(use_lang());
     view! {
-        <Frame>
+        <main class="content">
             <h1>{t.not_found}</h1>
-        </Frame>
+            <p><a href="/">{t.product}</a></p>
+        </main>
     }
 }
 

@@ -135,7 +135,7 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                 <input
                     id="network-name"
                     name="name"
-                    maxlength="200"
+                    maxlength=protocol::validation::NAME_MAX.to_string()
                     required
                     autocomplete="off"
                     prop:value=move || name.get()

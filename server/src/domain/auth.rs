@@ -68,15 +68,24 @@ impl AuthService {
     }
 
     /// Checks the password for `client` (its address) and opens a session.
-    /// Failures are counted per client; the ninth within ten minutes is refused
-    /// without even looking at the password.
+    ///
+    /// The attempt is recorded *before* the count, so parallel guesses cannot
+    /// all see a count below the limit: the k-th attempt to commit sees at
+    /// least k rows. A successful attempt deletes its own row; a refused one
+    /// stays for the window. Once over the limit the password is not checked.
     pub async fn sign_in(&self, password: &str, client: &str) -> Result<NewSession, AuthError> {
         let now = Utc::now();
-        let window_start = now - FAILURE_WINDOW;
+        let attempt = login_failure::ActiveModel {
+            client: Set(client.to_string()),
+            failed_at: Set(now),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await?;
         let recent = login_failure::Entity::find()
             .filter(login_failure::Column::Client.eq(client))
-            .filter(login_failure::Column::FailedAt.gt(window_start));
-        if recent.clone().count(&self.db).await? >= MAX_FAILURES {
+            .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
+        if recent.clone().count(&self.db).await? > MAX_FAILURES {
             let oldest = recent
                 .order_by_asc(login_failure::Column::FailedAt)
                 .one(&self.db)
@@ -84,19 +93,16 @@ impl AuthService {
                 .map(|f| f.failed_at)
                 .unwrap_or(now);
             let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
+            tracing::warn!(client, "admin sign-in refused: too many failed attempts");
             return Err(AuthError::Throttled { retry_after });
         }
         if !secret_matches(password, &self.admin_password) {
-            login_failure::ActiveModel {
-                client: Set(client.to_string()),
-                failed_at: Set(now),
-                ..Default::default()
-            }
-            .insert(&self.db)
-            .await?;
             tracing::warn!(client, "admin sign-in failed: wrong password");
             return Err(AuthError::WrongPassword);
         }
+        login_failure::Entity::delete_by_id(attempt.id)
+            .exec(&self.db)
+            .await?;
         let token = new_token();
         let expires_at = now + SESSION_LIFETIME;
         admin_session::ActiveModel {

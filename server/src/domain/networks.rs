@@ -20,6 +20,9 @@ pub enum NetworkError {
     Invalid(Vec<FieldError>),
     #[error("network profile not found")]
     NotFound,
+    /// The `after` cursor names no profile (deleted meanwhile, or made up).
+    #[error("unknown page cursor")]
+    UnknownCursor,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -80,20 +83,20 @@ impl NetworkService {
             .order_by_asc(network::Column::Id)
             .limit(limit + 1);
         if let Some(after_id) = after {
-            if let Some(anchor) = network::Entity::find_by_id(after_id.to_string())
+            // Restarting silently from the top would hand a paging script repeats.
+            let anchor = network::Entity::find_by_id(after_id.to_string())
                 .one(&self.db)
                 .await?
-            {
-                query = query.filter(
-                    Condition::any()
-                        .add(network::Column::Name.gt(anchor.name.clone()))
-                        .add(
-                            Condition::all()
-                                .add(network::Column::Name.eq(anchor.name))
-                                .add(network::Column::Id.gt(anchor.id)),
-                        ),
-                );
-            }
+                .ok_or(NetworkError::UnknownCursor)?;
+            query = query.filter(
+                Condition::any()
+                    .add(network::Column::Name.gt(anchor.name.clone()))
+                    .add(
+                        Condition::all()
+                            .add(network::Column::Name.eq(anchor.name))
+                            .add(network::Column::Id.gt(anchor.id)),
+                    ),
+            );
         }
         let mut rows = query.all(&self.db).await?;
         let next = if rows.len() as u64 > limit {

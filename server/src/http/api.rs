@@ -3,10 +3,10 @@
 
 use super::auth::{cleared_session_cookie, current_session, session_cookie, session_token};
 use super::error::ApiError;
-use super::extract::{client_address, ApiJson};
+use super::extract::{client_address, ApiJson, ApiQuery};
 use crate::domain::networks::PAGE_MAX;
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -29,6 +29,13 @@ pub fn routes() -> Router<AppState> {
             get(get_network).put(update_network).delete(delete_network),
         )
         .fallback(|| async { ApiError::not_found() })
+        .method_not_allowed_fallback(|| async {
+            ApiError::new(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method_not_allowed",
+                "This path does not accept that method.",
+            )
+        })
 }
 
 fn with_cookie(mut response: Response, cookie: String) -> Response {
@@ -95,7 +102,7 @@ struct ListQuery {
 /// the first Control; `X-Next-Cursor` carries `after` for the next page.
 async fn list_networks(
     State(state): State<AppState>,
-    Query(q): Query<ListQuery>,
+    ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Response, ApiError> {
     let page = state
         .networks

@@ -84,7 +84,9 @@ fn access_for(path: &str) -> Access {
         Access::Public
     } else if path.starts_with("/api/") {
         Access::Api
-    } else if path.starts_with("/ui/") {
+    } else if path.starts_with(app::api::SERVER_FN_PREFIX)
+        && path[app::api::SERVER_FN_PREFIX.len()..].starts_with('/')
+    {
         Access::ServerFn
     } else {
         Access::Page

@@ -104,6 +104,15 @@ impl From<NetworkError> for ApiError {
                 "not_found",
                 "No network profile with this ID.",
             ),
+            NetworkError::UnknownCursor => {
+                let mut api = Self::new(
+                    StatusCode::BAD_REQUEST,
+                    "invalid_cursor",
+                    "The page cursor names no profile; it may have been deleted.",
+                );
+                api.body.field = Some("after".into());
+                api.hint("Start again without `after`.")
+            }
             NetworkError::Store(e) => e.into(),
         }
     }
@@ -197,7 +206,7 @@ pub fn ui_store_error(e: StoreError) -> UiError {
 pub fn ui_network_error(e: NetworkError) -> UiError {
     match e {
         NetworkError::Invalid(errors) => UiError::Invalid(errors),
-        NetworkError::NotFound => UiError::NotFound,
+        NetworkError::NotFound | NetworkError::UnknownCursor => UiError::NotFound,
         NetworkError::Store(e) => ui_store_error(e),
     }
 }

@@ -1,10 +1,29 @@
 //! Request extractors shared by the API handlers.
 
 use super::error::ApiError;
-use axum::extract::{FromRequest, Request};
-use axum::http::HeaderMap;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `Query<T>` whose refusals use the API's error shape.
+pub struct ApiQuery<T>(pub T);
+
+impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        match axum::extract::Query::<T>::from_request_parts(parts, state).await {
+            Ok(axum::extract::Query(v)) => Ok(ApiQuery(v)),
+            Err(rejection) => Err(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_query",
+                format!("The query string is not valid: {}", rejection.body_text()),
+            )),
+        }
+    }
+}
 
 /// `Json<T>` whose refusals use the API's error shape.
 pub struct ApiJson<T>(pub T);
@@ -19,22 +38,39 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
     }
 }
 
-/// The client's address: the TCP peer, or behind a trusted reverse proxy the
-/// last X-Forwarded-For entry (the one the proxy itself appended).
+static WARNED_UNTRUSTED_PROXY: AtomicBool = AtomicBool::new(false);
+
+/// The client's address as used for throttling: the TCP peer, or behind a
+/// trusted reverse proxy the last X-Forwarded-For entry (the one the proxy
+/// itself appended). IPv6 clients are grouped by /64, since one host usually
+/// owns a whole /64 and could otherwise rotate addresses to dodge limits.
 pub fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy: bool) -> String {
-    if trust_proxy {
-        if let Some(last) = headers
-            .get("x-forwarded-for")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.rsplit(',').next())
-            .map(str::trim)
-            .filter(|v| !v.is_empty() && v.len() <= 64)
-        {
-            return last.to_string();
+    let forwarded = headers
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.rsplit(',').next())
+        .map(str::trim)
+        .and_then(|v| v.parse::<IpAddr>().ok());
+    let ip = match (trust_proxy, forwarded) {
+        (true, Some(ip)) => Some(ip),
+        (false, Some(_)) => {
+            if !WARNED_UNTRUSTED_PROXY.swap(true, Ordering::Relaxed) {
+                tracing::warn!(
+                    "requests carry X-Forwarded-For but KNOTROUTE_CONTROL_TRUST_PROXY is off: all clients behind the proxy share one sign-in throttle; set it to true if Control is only reachable through your proxy"
+                );
+            }
+            peer.map(|p| p.ip())
         }
+        _ => peer.map(|p| p.ip()),
+    };
+    match ip.map(|ip| ip.to_canonical()) {
+        Some(IpAddr::V6(v6)) => {
+            let s = v6.segments();
+            format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
+        }
+        Some(ip) => ip.to_string(),
+        None => "unknown".into(),
     }
-    peer.map(|p| p.ip().to_string())
-        .unwrap_or_else(|| "unknown".into())
 }
 
 /// Whether the request reached the proxy (or us) over HTTPS.
@@ -62,5 +98,27 @@ mod tests {
         let peer = Some("127.0.0.1:5000".parse().unwrap());
         assert_eq!(client_address(&h, peer, false), "127.0.0.1");
         assert_eq!(client_address(&h, peer, true), "10.0.0.2");
+    }
+
+    #[test]
+    fn ipv6_clients_are_grouped_by_their_64_bit_prefix() {
+        let a = client_address(
+            &HeaderMap::new(),
+            Some("[2001:db8:1:2:aaaa::1]:5000".parse().unwrap()),
+            false,
+        );
+        let b = client_address(
+            &HeaderMap::new(),
+            Some("[2001:db8:1:2:bbbb::9]:5000".parse().unwrap()),
+            false,
+        );
+        assert_eq!(a, "2001:db8:1:2::/64");
+        assert_eq!(a, b);
+        let mapped = client_address(
+            &HeaderMap::new(),
+            Some("[::ffff:192.0.2.1]:1".parse().unwrap()),
+            false,
+        );
+        assert_eq!(mapped, "192.0.2.1");
     }
 }

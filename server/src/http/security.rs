@@ -30,6 +30,10 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let nonce = BASE64.encode(&bytes);
     let https = came_over_https(request.headers());
+    // Only the compiled assets may be cached; pages and API answers can hold
+    // admin data and must not come back from a cache after sign-out.
+    let path = request.uri().path();
+    let cacheable = path.starts_with("/pkg/") || path == "/favicon.svg";
     request.extensions_mut().insert(CspNonce(nonce.clone()));
     let mut response = next.run(request).await;
     let h = response.headers_mut();
@@ -40,6 +44,9 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
+    if !cacheable {
+        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    }
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,
@@ -66,40 +73,51 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
     response
 }
 
-fn authority_of(url: &str) -> Option<String> {
+/// `scheme://host[:port]` of a URL, with the scheme's default port left out.
+fn origin_of(url: &str) -> Option<(String, String)> {
     let u = url::Url::parse(url).ok()?;
     let host = u.host_str()?;
-    Some(match u.port() {
+    let authority = match u.port() {
         Some(p) => format!("{host}:{p}"),
         None => host.to_string(),
-    })
+    };
+    Some((u.scheme().to_string(), authority))
 }
 
-/// True when Origin (or, failing that, Referer) names this server: the Host the
-/// request was sent to, or the configured public URL.
-pub fn is_same_origin(headers: &HeaderMap, public_url: Option<&url::Url>) -> bool {
+/// True when Origin (or, failing that, Referer) names this server.
+///
+/// With a public URL configured, only that exact origin (scheme, host, port)
+/// is accepted, which also defeats DNS rebinding (an attacker's host name
+/// pointed at Control would otherwise match the Host header). Without one, the
+/// origin must name the host the request was sent to (the proxy's
+/// X-Forwarded-Host when the proxy is trusted, else Host, else the HTTP/2 authority).
+pub fn is_same_origin(
+    headers: &HeaderMap,
+    request_authority: Option<&str>,
+    public_url: Option<&url::Url>,
+    trust_proxy: bool,
+) -> bool {
     let claimed = headers
         .get(header::ORIGIN)
         .and_then(|v| v.to_str().ok())
         .filter(|v| *v != "null")
         .or_else(|| headers.get(header::REFERER).and_then(|v| v.to_str().ok()));
-    let Some(claimed) = claimed.and_then(authority_of) else {
+    let Some((scheme, authority)) = claimed.and_then(origin_of) else {
         return false;
     };
-    let host = headers
-        .get(header::HOST)
-        .and_then(|v| v.to_str().ok())
-        .map(|h| h.trim().to_ascii_lowercase());
-    if host.is_some_and(|h| {
-        h == claimed
-            || h.strip_suffix(":80") == Some(&claimed)
-            || h.strip_suffix(":443") == Some(&claimed)
-    }) {
-        return true;
+    if let Some(public) = public_url {
+        return origin_of(public.as_str()) == Some((scheme, authority));
     }
-    public_url
-        .and_then(|u| authority_of(u.as_str()))
-        .is_some_and(|p| p == claimed)
+    let header_value = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    let target = trust_proxy
+        .then(|| header_value("x-forwarded-host").and_then(|v| v.split(',').next()))
+        .flatten()
+        .or_else(|| header_value("host"))
+        .or(request_authority)
+        .map(|h| h.trim().to_ascii_lowercase());
+    let default_port = if scheme == "https" { ":443" } else { ":80" };
+    target
+        .is_some_and(|h| h == authority || h.strip_suffix(default_port) == Some(authority.as_str()))
 }
 
 /// Refuses state-changing admin requests that a browser sent from another
@@ -114,7 +132,17 @@ pub async fn same_origin_only(
         Method::GET | Method::HEAD | Method::OPTIONS
     );
     let agent_api = request.uri().path().starts_with("/api/v1/agents/");
-    if safe || agent_api || is_same_origin(request.headers(), state.config.public_url.as_ref()) {
+    let authority = request.uri().authority().map(|a| a.as_str().to_string());
+    let config = &state.config;
+    if safe
+        || agent_api
+        || is_same_origin(
+            request.headers(),
+            authority.as_deref(),
+            config.public_url.as_ref(),
+            config.trust_proxy,
+        )
+    {
         return next.run(request).await;
     }
     tracing::warn!(path = %request.uri().path(), "refused a cross-origin state-changing request");
@@ -123,7 +151,7 @@ pub async fn same_origin_only(
         "cross_origin",
         "State-changing requests must come from Control's own pages.",
     )
-    .hint("Send an Origin header equal to Control's URL (browsers do this themselves).")
+    .hint("Open Control at its own address (KNOTROUTE_CONTROL_PUBLIC_URL when set); scripts send an Origin header equal to it.")
     .into_response()
 }
 
@@ -140,44 +168,68 @@ mod tests {
     }
 
     #[test]
-    fn origin_must_match_the_host_or_the_public_url() {
+    fn without_a_public_url_the_origin_must_name_the_requested_host() {
+        let check = |pairs: &[(&'static str, &'static str)]| {
+            is_same_origin(&headers(pairs), None, None, false)
+        };
+        assert!(check(&[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "http://127.0.0.1:8080")
+        ]));
+        assert!(!check(&[
+            ("host", "127.0.0.1:8080"),
+            ("origin", "http://evil.example")
+        ]));
+        assert!(!check(&[("host", "127.0.0.1:8080"), ("origin", "null")]));
+        assert!(!check(&[("host", "127.0.0.1:8080")]));
+        assert!(check(&[
+            ("host", "c.example"),
+            ("referer", "https://c.example/networks")
+        ]));
+        assert!(check(&[
+            ("host", "c.example:443"),
+            ("origin", "https://c.example")
+        ]));
+        // HTTP/2 has no Host header: the request's authority is used.
         assert!(is_same_origin(
-            &headers(&[
-                ("host", "127.0.0.1:8080"),
-                ("origin", "http://127.0.0.1:8080")
-            ]),
-            None
+            &headers(&[("origin", "https://c.example")]),
+            Some("c.example"),
+            None,
+            false
         ));
-        assert!(!is_same_origin(
-            &headers(&[
-                ("host", "127.0.0.1:8080"),
-                ("origin", "http://evil.example")
-            ]),
-            None
-        ));
-        assert!(!is_same_origin(
-            &headers(&[("host", "127.0.0.1:8080"), ("origin", "null")]),
-            None
-        ));
-        assert!(!is_same_origin(
-            &headers(&[("host", "127.0.0.1:8080")]),
-            None
-        ));
-        assert!(is_same_origin(
-            &headers(&[
-                ("host", "c.example"),
-                ("referer", "https://c.example/networks")
-            ]),
-            None
-        ));
+    }
+
+    #[test]
+    fn a_forwarded_host_counts_only_behind_a_trusted_proxy() {
+        let h = headers(&[
+            ("host", "10.0.0.1:8080"),
+            ("x-forwarded-host", "control.example"),
+            ("origin", "https://control.example"),
+        ]);
+        assert!(is_same_origin(&h, None, None, true));
+        assert!(!is_same_origin(&h, None, None, false));
+    }
+
+    #[test]
+    fn with_a_public_url_only_its_exact_origin_is_accepted() {
         let public = url::Url::parse("https://control.example").unwrap();
-        assert!(is_same_origin(
-            &headers(&[
-                ("host", "10.0.0.1:8080"),
-                ("origin", "https://control.example")
-            ]),
-            Some(&public)
-        ));
+        let check = |pairs: &[(&'static str, &'static str)]| {
+            is_same_origin(&headers(pairs), None, Some(&public), false)
+        };
+        assert!(check(&[
+            ("host", "10.0.0.1:8080"),
+            ("origin", "https://control.example")
+        ]));
+        // DNS rebinding: Host and Origin agree, but name the attacker's host.
+        assert!(!check(&[
+            ("host", "rebind.evil.example"),
+            ("origin", "http://rebind.evil.example")
+        ]));
+        // Same host, wrong scheme.
+        assert!(!check(&[
+            ("host", "control.example"),
+            ("origin", "http://control.example")
+        ]));
     }
 
     #[test]

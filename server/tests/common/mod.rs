@@ -35,7 +35,7 @@ fn postgres_admin_url() -> String {
 }
 
 /// Creates an empty database for one test and returns its URL.
-async fn fresh_postgres_database() -> String {
+pub async fn fresh_postgres_database() -> String {
     use sea_orm::{ConnectionTrait, Database};
     let admin_url = postgres_admin_url();
     let admin = Database::connect(&admin_url)
@@ -43,7 +43,13 @@ async fn fresh_postgres_database() -> String {
         .unwrap_or_else(|e| panic!("PostgreSQL for tests is not reachable at KNOTROUTE_TEST_DATABASE_URL ({e}); run scripts/test.sh, which provides one"));
     // Hex of a random token: a valid unquoted identifier, unique per test.
     let secrets = server::domain::secrets::token_hash(&server::domain::secrets::new_token());
-    let name = format!("kr_test_{}", &secrets[..20]);
+    // scripts/test.sh names its run so it can drop exactly its own databases afterwards.
+    let run = std::env::var("KNOTROUTE_TEST_RUN")
+        .ok()
+        .filter(|r| !r.is_empty() && r.len() <= 16 && r.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| "dev".into())
+        .to_ascii_lowercase();
+    let name = format!("kr_test_{run}_{}", &secrets[..20]);
     admin
         .execute_unprepared(&format!("CREATE DATABASE {name}"))
         .await
