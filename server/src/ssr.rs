@@ -61,7 +61,6 @@ impl AdminBackend for Backend {
             .create(input)
             .await
             .map_err(ui_network_error)?;
-        tracing::info!(network_id = %profile.id, "network profile created");
         Ok(profile)
     }
 
@@ -75,7 +74,6 @@ impl AdminBackend for Backend {
             .update(&id, input)
             .await
             .map_err(ui_network_error)?;
-        tracing::info!(network_id = %profile.id, "network profile updated");
         Ok(profile)
     }
 
@@ -84,7 +82,6 @@ impl AdminBackend for Backend {
             .delete(&id)
             .await
             .map_err(ui_network_error)?;
-        tracing::info!(network_id = %id, "network profile deleted");
         Ok(())
     }
 

@@ -154,7 +154,10 @@ impl NetworkService {
         };
         // A concurrent create of the same pasted ID loses on the primary key.
         match row.insert(&self.db).await {
-            Ok(row) => to_profile(row).ok_or(NetworkError::NotFound),
+            Ok(row) => {
+                tracing::info!(network_id = %row.id, "network profile created");
+                to_profile(row).ok_or(NetworkError::NotFound)
+            }
             Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
                 "id",
                 Problem::NetworkIdTaken,
@@ -185,7 +188,9 @@ impl NetworkService {
         row.description = Set(valid.description);
         row.beacons = Set(serde_json::to_string(&valid.beacons).expect("strings serialise"));
         row.updated_at = Set(Utc::now());
-        to_profile(row.update(&self.db).await?).ok_or(NetworkError::NotFound)
+        let row = row.update(&self.db).await?;
+        tracing::info!(network_id = %row.id, "network profile updated");
+        to_profile(row).ok_or(NetworkError::NotFound)
     }
 
     pub async fn delete(&self, id: &NetworkId) -> Result<(), NetworkError> {
@@ -195,6 +200,7 @@ impl NetworkService {
         if result.rows_affected == 0 {
             return Err(NetworkError::NotFound);
         }
+        tracing::info!(network_id = %id, "network profile deleted");
         Ok(())
     }
 }

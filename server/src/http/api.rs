@@ -137,7 +137,6 @@ async fn create_network(
     ApiJson(input): ApiJson<NetworkInput>,
 ) -> Result<Response, ApiError> {
     let profile = state.networks.create(input).await?;
-    tracing::info!(network_id = %profile.id, "network profile created");
     Ok((StatusCode::CREATED, Json(profile)).into_response())
 }
 
@@ -147,7 +146,6 @@ async fn update_network(
     ApiJson(input): ApiJson<NetworkInput>,
 ) -> Result<Response, ApiError> {
     let profile = state.networks.update(&parse_id(&id)?, input).await?;
-    tracing::info!(network_id = %profile.id, "network profile updated");
     Ok(Json(profile).into_response())
 }
 
@@ -157,6 +155,5 @@ async fn delete_network(
 ) -> Result<StatusCode, ApiError> {
     let id = parse_id(&id)?;
     state.networks.delete(&id).await?;
-    tracing::info!(network_id = %id, "network profile deleted");
     Ok(StatusCode::NO_CONTENT)
 }

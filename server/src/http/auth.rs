@@ -1,7 +1,7 @@
 //! Session cookies and the gate in front of everything that needs a signed-in admin.
 
 use super::error::ApiError;
-use super::extract::came_over_https;
+use super::extract::{came_over_https, cookie_value};
 use crate::domain::auth::{AdminSession, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
@@ -15,39 +15,31 @@ pub const SESSION_COOKIE: &str = "kr_session";
 
 /// The session token from the Cookie header, if any.
 pub fn session_token(headers: &HeaderMap) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == SESSION_COOKIE)
-        .map(|c| c.value().to_string())
-        .filter(|v| !v.is_empty() && v.len() <= 128)
+    cookie_value(headers, SESSION_COOKIE).filter(|v| !v.is_empty() && v.len() <= 128)
 }
 
 /// `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Secure over HTTPS.
 pub fn session_cookie(token: &str, request_headers: &HeaderMap) -> String {
-    Cookie::build((SESSION_COOKIE, token.to_string()))
-        .path("/")
-        .http_only(true)
-        .same_site(SameSite::Strict)
-        .secure(came_over_https(request_headers))
-        .max_age(cookie::time::Duration::seconds(
-            SESSION_LIFETIME.num_seconds(),
-        ))
-        .build()
-        .to_string()
+    let lifetime = cookie::time::Duration::seconds(SESSION_LIFETIME.num_seconds());
+    build_session_cookie(token, lifetime, request_headers)
 }
 
 /// `Set-Cookie` that removes the session cookie.
 pub fn cleared_session_cookie(request_headers: &HeaderMap) -> String {
-    Cookie::build((SESSION_COOKIE, ""))
+    build_session_cookie("", cookie::time::Duration::ZERO, request_headers)
+}
+
+fn build_session_cookie(
+    value: &str,
+    max_age: cookie::time::Duration,
+    request_headers: &HeaderMap,
+) -> String {
+    Cookie::build((SESSION_COOKIE, value.to_string()))
         .path("/")
         .http_only(true)
         .same_site(SameSite::Strict)
         .secure(came_over_https(request_headers))
-        .max_age(cookie::time::Duration::ZERO)
+        .max_age(max_age)
         .build()
         .to_string()
 }

@@ -73,6 +73,18 @@ pub fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy
     }
 }
 
+/// The value of the named cookie among the request's Cookie headers.
+pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(axum::http::header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(cookie::Cookie::split_parse)
+        .filter_map(Result::ok)
+        .find(|c| c.name() == name)
+        .map(|c| c.value().to_string())
+}
+
 /// Whether the request reached the proxy (or us) over HTTPS.
 pub fn came_over_https(headers: &HeaderMap) -> bool {
     headers

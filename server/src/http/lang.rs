@@ -1,5 +1,6 @@
 //! The language switch: remembered in a cookie, otherwise taken from the browser.
 
+use super::extract::cookie_value;
 use app::i18n::{Lang, LANG_COOKIE};
 use axum::extract::{Path, Query};
 use axum::http::{header, HeaderMap};
@@ -9,14 +10,7 @@ use serde::Deserialize;
 
 /// The request's language: the remembered choice, else `Accept-Language`.
 pub fn request_lang(headers: &HeaderMap) -> Lang {
-    let chosen = headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == LANG_COOKIE)
-        .and_then(|c| Lang::from_code(c.value()));
+    let chosen = cookie_value(headers, LANG_COOKIE).and_then(|v| Lang::from_code(&v));
     chosen.unwrap_or_else(|| {
         Lang::from_accept_language(
             headers
