@@ -72,9 +72,133 @@ impl From<NetworkId> for String {
     }
 }
 
+/// An Agent ID: `ka_` + lowercase base32 of the first 20 bytes of
+/// `SHA-256("knotroute/agent/v1|" ‖ public key)`. Derived, never chosen.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct AgentId(String);
+
+impl AgentId {
+    pub const PREFIX: &'static str = "ka_";
+    /// ceil(160 / 5) characters after the prefix.
+    pub const ENCODED_LEN: usize = 32;
+
+    pub fn derive(public_key: &[u8; 32]) -> Self {
+        use sha2::{Digest, Sha256};
+        let mut hasher = Sha256::new();
+        hasher.update(b"knotroute/agent/v1|");
+        hasher.update(public_key);
+        let digest = hasher.finalize();
+        Self(format!(
+            "{}{}",
+            Self::PREFIX,
+            BASE32_NOPAD.encode(&digest[..20]).to_ascii_lowercase()
+        ))
+    }
+
+    /// Parses an ID as it arrives in a header or a URL.
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        parse_prefixed(input, Self::PREFIX, Self::ENCODED_LEN, 20, "agent_id").map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A Job ID: `job_` + lowercase base32 of 16 random bytes.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct JobId(String);
+
+impl JobId {
+    pub const PREFIX: &'static str = "job_";
+    /// ceil(128 / 5) characters after the prefix.
+    pub const ENCODED_LEN: usize = 26;
+
+    pub fn from_random_bytes(bytes: [u8; 16]) -> Self {
+        Self(format!(
+            "{}{}",
+            Self::PREFIX,
+            BASE32_NOPAD.encode(&bytes).to_ascii_lowercase()
+        ))
+    }
+
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        parse_prefixed(input, Self::PREFIX, Self::ENCODED_LEN, 16, "job_id").map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// Trimmed, case-insensitive `<prefix><base32>` of exactly `bytes` bytes, in canonical lowercase.
+fn parse_prefixed(
+    input: &str,
+    prefix: &str,
+    len: usize,
+    bytes: usize,
+    field: &str,
+) -> Result<String, FieldError> {
+    let lower = input.trim().to_ascii_lowercase();
+    let valid = lower.strip_prefix(prefix).is_some_and(|encoded| {
+        encoded.len() == len
+            && BASE32_NOPAD
+                .decode(encoded.to_ascii_uppercase().as_bytes())
+                .is_ok_and(|decoded| decoded.len() == bytes)
+    });
+    if valid {
+        Ok(lower)
+    } else {
+        Err(FieldError::new(field, Problem::InvalidId))
+    }
+}
+
+macro_rules! string_id_conversions {
+    ($($t:ty),*) => {$(
+        impl fmt::Display for $t {
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(&self.0)
+            }
+        }
+        impl TryFrom<String> for $t {
+            type Error = FieldError;
+            fn try_from(value: String) -> Result<Self, Self::Error> {
+                Self::parse(&value)
+            }
+        }
+        impl From<$t> for String {
+            fn from(id: $t) -> Self {
+                id.0
+            }
+        }
+    )*};
+}
+string_id_conversions!(AgentId, JobId);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn agent_ids_are_derived_from_the_key_and_parse_back() {
+        let id = AgentId::derive(&[9u8; 32]);
+        assert!(id.as_str().starts_with("ka_"));
+        assert_eq!(id.as_str().len(), 3 + 32);
+        assert_eq!(AgentId::parse(&id.as_str().to_uppercase()).unwrap(), id);
+        assert_ne!(AgentId::derive(&[8u8; 32]), id);
+        assert!(AgentId::parse("ka_short").is_err());
+        assert!(AgentId::parse(&id.as_str().replace("ka_", "kn_")).is_err());
+    }
+
+    #[test]
+    fn job_ids_have_26_base32_characters() {
+        let id = JobId::from_random_bytes([3u8; 16]);
+        assert_eq!(id.as_str().len(), 4 + 26);
+        assert_eq!(JobId::parse(id.as_str()).unwrap(), id);
+        assert_eq!(JobId::parse("job_x").unwrap_err().field, "job_id");
+    }
 
     #[test]
     fn generated_id_has_prefix_and_52_lowercase_chars_and_parses_back() {

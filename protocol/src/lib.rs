@@ -3,9 +3,12 @@
 //! builds for wasm32 and the browser checks input with exactly the rules the
 //! server enforces.
 
+pub mod agent;
 pub mod api;
 pub mod ids;
+pub mod jobs;
+pub mod signing;
 pub mod validation;
 
-pub use ids::NetworkId;
+pub use ids::{AgentId, JobId, NetworkId};
 pub use validation::{FieldError, Problem};

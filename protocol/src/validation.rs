@@ -71,6 +71,7 @@ pub enum Problem {
     TooLong { max: usize },
     ControlCharacters,
     NetworkIdFormat,
+    InvalidId,
     NetworkIdTaken,
     NetworkIdImmutable,
     BeaconNotUrl,
@@ -83,6 +84,15 @@ pub enum Problem {
     BeaconRelayPort,
     BeaconDuplicate,
     TooMany { max: usize },
+    InvalidSlug,
+    InvalidHostPort,
+    InvalidTarget,
+    InvalidPort,
+    InvalidImage,
+    InvalidComponentId,
+    InvalidPayload,
+    UnknownJobKind,
+    SidecarNeedsBeacon,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -131,6 +141,7 @@ impl Problem {
             Problem::TooLong { .. } => "too_long",
             Problem::ControlCharacters => "control_characters",
             Problem::NetworkIdFormat => "invalid_network_id",
+            Problem::InvalidId => "invalid_id",
             Problem::NetworkIdTaken => "network_id_taken",
             Problem::NetworkIdImmutable => "network_id_immutable",
             Problem::BeaconNotUrl => "beacon_not_url",
@@ -143,6 +154,15 @@ impl Problem {
             Problem::BeaconRelayPort => "beacon_relay_port",
             Problem::BeaconDuplicate => "beacon_duplicate",
             Problem::TooMany { .. } => "too_many",
+            Problem::InvalidSlug => "invalid_slug",
+            Problem::InvalidHostPort => "invalid_host_port",
+            Problem::InvalidTarget => "invalid_target",
+            Problem::InvalidPort => "invalid_port",
+            Problem::InvalidImage => "invalid_image",
+            Problem::InvalidComponentId => "invalid_component_id",
+            Problem::InvalidPayload => "invalid_payload",
+            Problem::UnknownJobKind => "unknown_job_kind",
+            Problem::SidecarNeedsBeacon => "sidecar_needs_beacon",
         }
     }
 
@@ -162,6 +182,8 @@ impl Problem {
             (Problem::NetworkIdFormat, Ru) => {
                 "Это не Network ID: ожидается kn_ и 52 символа base32 (a–z, 2–7).".into()
             }
+            (Problem::InvalidId, En) => "Not a valid identifier.".into(),
+            (Problem::InvalidId, Ru) => "Недопустимый идентификатор.".into(),
             (Problem::NetworkIdTaken, En) => {
                 "A network profile with this ID already exists.".into()
             }
@@ -210,6 +232,24 @@ impl Problem {
             (Problem::BeaconDuplicate, Ru) => "Этот Beacon URL уже есть в списке.".into(),
             (Problem::TooMany { max }, En) => format!("Too many entries: at most {max}."),
             (Problem::TooMany { max }, Ru) => format!("Слишком много записей: не более {max}."),
+            (Problem::InvalidSlug, En) => "Use 1–80 letters, digits, '-', '_' or '.'.".into(),
+            (Problem::InvalidSlug, Ru) => "Используйте 1–80 латинских букв, цифр, '-', '_' или '.'.".into(),
+            (Problem::InvalidHostPort, En) => "Expected host:port, e.g. relay.example.net:7447.".into(),
+            (Problem::InvalidHostPort, Ru) => "Ожидается host:port, например relay.example.net:7447.".into(),
+            (Problem::InvalidTarget, En) => "Expected container-or-host:port, e.g. app:8080.".into(),
+            (Problem::InvalidTarget, Ru) => "Ожидается контейнер-или-хост:порт, например app:8080.".into(),
+            (Problem::InvalidPort, En) => "Expected a port from 1 to 65535.".into(),
+            (Problem::InvalidPort, Ru) => "Ожидается порт от 1 до 65535.".into(),
+            (Problem::InvalidImage, En) => "Only the official KnotRoute images (ghcr.io/localzet/knotroute-…:tag) can be deployed.".into(),
+            (Problem::InvalidImage, Ru) => "Разворачивать можно только официальные образы KnotRoute (ghcr.io/localzet/knotroute-…:тег).".into(),
+            (Problem::InvalidComponentId, En) => "Expected beacon-<name> or sidecar-<name>.".into(),
+            (Problem::InvalidComponentId, Ru) => "Ожидается beacon-<имя> или sidecar-<имя>.".into(),
+            (Problem::InvalidPayload, En) => "The payload does not have the expected shape.".into(),
+            (Problem::InvalidPayload, Ru) => "Данные задания имеют неверную структуру.".into(),
+            (Problem::UnknownJobKind, En) => "Unknown job kind: use deploy_beacon, deploy_sidecar, restart_component or remove_component.".into(),
+            (Problem::UnknownJobKind, Ru) => "Неизвестный вид задания: deploy_beacon, deploy_sidecar, restart_component или remove_component.".into(),
+            (Problem::SidecarNeedsBeacon, En) => "A sidecar needs at least one Beacon URL: the sidecar template passes no static peers.".into(),
+            (Problem::SidecarNeedsBeacon, Ru) => "Sidecar нужен хотя бы один Beacon URL: шаблон sidecar не передаёт статических пиров.".into(),
         }
     }
 
