@@ -5,12 +5,16 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_initial;
+mod m20261130_000002_agent_api;
 
 pub struct Migrator;
 
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261130_000001_initial::Migration)]
+        vec![
+            Box::new(m20261130_000001_initial::Migration),
+            Box::new(m20261130_000002_agent_api::Migration),
+        ]
     }
 }

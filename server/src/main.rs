@@ -100,7 +100,7 @@ async fn migrate_only(settings: &server::config::Settings) -> ExitCode {
     }
 }
 
-/// Expired sessions and old failed sign-ins are deleted every ten minutes.
+/// Expired sessions, old failed sign-ins and old request signatures are deleted every ten minutes.
 fn spawn_pruning(state: AppState) {
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(600));
@@ -108,6 +108,9 @@ fn spawn_pruning(state: AppState) {
             tick.tick().await;
             if let Err(e) = state.auth.prune().await {
                 tracing::warn!(error = %e, "pruning sessions failed");
+            }
+            if let Err(e) = state.agents.prune().await {
+                tracing::warn!(error = %e, "pruning seen signatures failed");
             }
         }
     });

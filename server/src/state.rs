@@ -1,7 +1,9 @@
 //! What every request handler can reach.
 
 use crate::config::Config;
-use crate::domain::{auth::AuthService, networks::NetworkService, overview::OverviewService};
+use crate::domain::{
+    agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
+};
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sea_orm::DatabaseConnection;
@@ -13,6 +15,7 @@ pub struct AppState {
     pub db: DatabaseConnection,
     pub networks: NetworkService,
     pub auth: AuthService,
+    pub agents: AgentService,
     pub overview: OverviewService,
     pub leptos: LeptosOptions,
 }
@@ -28,6 +31,7 @@ impl AppState {
         Self {
             networks: NetworkService::new(db.clone()),
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
+            agents: AgentService::new(db.clone(), config.enroll_token.expose()),
             overview: OverviewService::new(db.clone()),
             config: Arc::new(config),
             db,

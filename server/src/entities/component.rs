@@ -21,6 +21,15 @@ pub struct Model {
     pub status: String,
     /// The canonical `.knot` address, once announced.
     pub service: String,
+    /// Container name as last reported.
+    pub container: String,
+    pub image: String,
+    pub version: String,
+    pub restart_count: i32,
+    /// The Agent's last error for this component, empty when none.
+    pub last_error: String,
+    /// JSON array of warning strings.
+    pub warnings: String,
     pub updated_at: DateTimeUtc,
 }
 

@@ -28,6 +28,7 @@ pub fn routes() -> Router<AppState> {
             "/networks/{id}",
             get(get_network).put(update_network).delete(delete_network),
         )
+        .merge(super::agent_api::routes())
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -2,6 +2,7 @@
 //! `{"error","code","field","hint"}` for the API and `UiError` for server
 //! functions. Internal detail is logged here and never sent.
 
+use crate::domain::agents::{AgentAuthError, EnrollError, EnrollRefusal};
 use crate::domain::auth::AuthError;
 use crate::domain::networks::NetworkError;
 use crate::domain::StoreError;
@@ -114,6 +115,66 @@ impl From<NetworkError> for ApiError {
                 api.hint("Start again without `after`.")
             }
             NetworkError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<EnrollError> for ApiError {
+    fn from(e: EnrollError) -> Self {
+        match e {
+            EnrollError::Refused(EnrollRefusal::BadToken) => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "bad_token",
+                "The enrollment token was not accepted.",
+            )
+            .hint("Use KNOTROUTE_CONTROL_ENROLL_TOKEN of this Control."),
+            EnrollError::Refused(EnrollRefusal::MalformedKey) => {
+                let mut api = ApiError::new(
+                    StatusCode::BAD_REQUEST,
+                    "malformed_key",
+                    "The public key is not 32 bytes of base64 without padding.",
+                );
+                api.body.field = Some("public_key".into());
+                api
+            }
+            EnrollError::Refused(EnrollRefusal::Throttled) => ApiError::new(
+                StatusCode::TOO_MANY_REQUESTS,
+                "throttled",
+                "Too many refused enrollments from this address. Try again in 10 minutes.",
+            ),
+            EnrollError::Store(e) => e.into(),
+        }
+    }
+}
+
+/// Unknown agent, bad signature and stale timestamp answer identically, so the
+/// answer reveals nothing about which Agent IDs exist; the log has the reason.
+impl From<AgentAuthError> for ApiError {
+    fn from(e: AgentAuthError) -> Self {
+        match e {
+            AgentAuthError::Unauthorized(reason) => {
+                tracing::warn!(reason, "signed agent request refused");
+                ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "unauthorized",
+                    "The request signature was not accepted.",
+                )
+            }
+            AgentAuthError::Replayed => {
+                tracing::warn!("replayed agent request refused");
+                ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "replayed",
+                    "This exact request was already accepted.",
+                )
+                .hint("Send a fresh nonce in every signed body.")
+            }
+            AgentAuthError::Disabled => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "agent_disabled",
+                "This Agent is disabled in Control.",
+            ),
+            AgentAuthError::Store(e) => e.into(),
         }
     }
 }

@@ -1,5 +1,6 @@
 //! HTTP adapters: the router, middleware, the JSON API and the Leptos pages.
 
+pub mod agent_api;
 pub mod api;
 pub mod auth;
 pub mod error;

@@ -1,0 +1,96 @@
+//! The agent API under /api/v1/agents (PROTOCOL.md): enrollment with a token,
+//! then requests signed with the Agent's key.
+
+use super::error::ApiError;
+use super::extract::{client_address, ApiJson};
+use crate::domain::agents::SignedHeaders;
+use crate::entities::agent;
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, OriginalUri, State};
+use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::routing::post;
+use axum::{Json, Router};
+use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat};
+use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use serde::de::DeserializeOwned;
+use std::net::SocketAddr;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/agents/enroll", post(enroll))
+        .route("/agents/heartbeat", post(heartbeat))
+}
+
+async fn enroll(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<EnrollRequest>,
+) -> Result<(StatusCode, Json<EnrollResponse>), ApiError> {
+    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
+    let agent_id = state.agents.enroll(&request, &client).await?;
+    Ok((StatusCode::CREATED, Json(EnrollResponse { agent_id })))
+}
+
+/// Checks Content-Type and the signature headers, then parses the body: the
+/// order in which a hostile request is turned away most cheaply.
+async fn signed<T: DeserializeOwned>(
+    state: &AppState,
+    method: &Method,
+    uri: &OriginalUri,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(agent::Model, T), ApiError> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
+    if !is_json {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the body as JSON.",
+        )
+        .hint("Set Content-Type: application/json."));
+    }
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    };
+    let signed = SignedHeaders {
+        agent: header(HEADER_AGENT),
+        timestamp: header(HEADER_TIMESTAMP),
+        signature: header(HEADER_SIGNATURE),
+    };
+    let agent = state
+        .agents
+        .authenticate(method.as_str(), uri.0.path(), signed, body)
+        .await?;
+    let parsed = serde_json::from_slice(body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("The body is not the expected JSON: {e}"),
+        )
+    })?;
+    Ok((agent, parsed))
+}
+
+async fn heartbeat(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Ack>, ApiError> {
+    let (agent, heartbeat): (_, Heartbeat) = signed(&state, &method, &uri, &headers, &body).await?;
+    state.agents.record_heartbeat(&agent, &heartbeat).await?;
+    Ok(Json(Ack { ok: true }))
+}
