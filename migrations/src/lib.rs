@@ -6,6 +6,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_initial;
 mod m20261130_000002_agent_api;
+mod m20261130_000003_jobs;
 
 pub struct Migrator;
 
@@ -15,6 +16,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261130_000001_initial::Migration),
             Box::new(m20261130_000002_agent_api::Migration),
+            Box::new(m20261130_000003_jobs::Migration),
         ]
     }
 }

@@ -98,6 +98,32 @@ pub struct SessionStatus {
     pub expires_at: Option<String>,
 }
 
+/// A job as the admin API shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobView {
+    pub id: String,
+    pub agent_id: String,
+    pub kind: String,
+    pub payload: serde_json::Value,
+    /// pending, running, succeeded, failed, cancelled or expired.
+    pub status: String,
+    pub result: String,
+    /// RFC 3339 UTC.
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub finished_at: Option<String>,
+    pub retry_of: Option<String>,
+}
+
+/// `POST /api/v1/jobs`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NewJob {
+    pub agent_id: String,
+    pub kind: String,
+    #[serde(default)]
+    pub payload: serde_json::Value,
+}
+
 /// The numbers on the Overview screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OverviewCounts {

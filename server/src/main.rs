@@ -102,6 +102,19 @@ async fn migrate_only(settings: &server::config::Settings) -> ExitCode {
 
 /// Expired sessions, old failed sign-ins and old request signatures are deleted every ten minutes.
 fn spawn_pruning(state: AppState) {
+    // Leases are checked often: an expired job should show as such within a minute.
+    let jobs = state.jobs.clone();
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(30));
+        loop {
+            tick.tick().await;
+            match jobs.expire_leases(chrono::Utc::now()).await {
+                Ok(0) => {}
+                Ok(n) => tracing::warn!(expired = n, "jobs expired without a result"),
+                Err(e) => tracing::warn!(error = %e, "expiring job leases failed"),
+            }
+        }
+    });
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(Duration::from_secs(600));
         loop {

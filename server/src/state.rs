@@ -1,6 +1,7 @@
 //! What every request handler can reach.
 
 use crate::config::Config;
+use crate::domain::jobs::JobQueue;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
@@ -16,6 +17,7 @@ pub struct AppState {
     pub networks: NetworkService,
     pub auth: AuthService,
     pub agents: AgentService,
+    pub jobs: JobQueue,
     pub overview: OverviewService,
     pub leptos: LeptosOptions,
 }
@@ -32,6 +34,7 @@ impl AppState {
             networks: NetworkService::new(db.clone()),
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone(), config.enroll_token.expose()),
+            jobs: JobQueue::new(db.clone()),
             overview: OverviewService::new(db.clone()),
             config: Arc::new(config),
             db,

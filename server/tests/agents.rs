@@ -3,71 +3,9 @@
 
 mod common;
 
-use protocol::signing::AgentKey;
 use sea_orm::EntityTrait;
 use serde_json::{json, Value};
 use server::entities::{agent, component, enrollment_log};
-
-/// A simulated Agent with its own key.
-struct SimAgent {
-    key: AgentKey,
-    client: reqwest::Client,
-    base: String,
-}
-
-impl SimAgent {
-    fn new(c: &common::Control, seed: u8) -> Self {
-        Self {
-            key: AgentKey::from_seed([seed; 32]),
-            client: reqwest::Client::new(),
-            base: c.base.clone(),
-        }
-    }
-
-    fn id(&self) -> String {
-        self.key.public_key().agent_id().to_string()
-    }
-
-    async fn enroll(&self, token: &str, name: &str) -> reqwest::Response {
-        self.client
-            .post(format!("{}/api/v1/agents/enroll", self.base))
-            .json(&json!({"name": name, "public_key": self.key.public_key().to_wire(), "token": token, "tags": ["lab"]}))
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// A request signed now (or at `skew` seconds off), with the exact body bytes given.
-    fn signed(&self, path: &str, body: &[u8], skew: i64) -> reqwest::RequestBuilder {
-        self.signed_as(path, body, skew, "application/json")
-    }
-
-    fn signed_as(
-        &self,
-        path: &str,
-        body: &[u8],
-        skew: i64,
-        content_type: &str,
-    ) -> reqwest::RequestBuilder {
-        let ts = (chrono::Utc::now().timestamp() + skew).to_string();
-        let sig = self.key.sign("POST", path, &ts, body);
-        self.client
-            .post(format!("{}{}", self.base, path))
-            .header("content-type", content_type)
-            .header("x-knot-agent", self.id())
-            .header("x-knot-timestamp", ts)
-            .header("x-knot-signature", sig)
-            .body(body.to_vec())
-    }
-
-    async fn heartbeat(&self, body: Value) -> reqwest::Response {
-        let bytes = serde_json::to_vec(&body).unwrap();
-        self.signed("/api/v1/agents/heartbeat", &bytes, 0)
-            .send()
-            .await
-            .unwrap()
-    }
-}
 
 fn heartbeat_body(nonce: &str) -> Value {
     json!({"name": "prod-01", "hostname": "host-a", "version": "1.2.3", "docker_available": true,
@@ -82,7 +20,7 @@ on_both_databases!(
     an_agent_enrolls_with_the_shared_token_and_keeps_its_id,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 1);
+        let a = common::SimAgent::new(&c, 1);
         let r = a.enroll(common::ENROLL, "first-name").await;
         assert_eq!(r.status(), 201);
         let body: Value = r.json().await.unwrap();
@@ -106,7 +44,7 @@ on_both_databases!(
     refused_enrollments_say_why_and_are_logged,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 2);
+        let a = common::SimAgent::new(&c, 2);
         let r = a.enroll("wrong-token-wrong-token", "x").await;
         assert_eq!(r.status(), 401);
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "bad_token");
@@ -144,7 +82,7 @@ on_both_databases!(
     a_signed_heartbeat_is_stored_and_counts_the_agent_online,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 3);
+        let a = common::SimAgent::new(&c, 3);
         a.enroll(common::ENROLL, "prod-01").await;
         let r = a.heartbeat(heartbeat_body("n1")).await;
         assert_eq!(r.status(), 200);
@@ -193,11 +131,11 @@ on_both_databases!(
     unknown_agents_bad_signatures_and_stale_times_look_the_same,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 4);
+        let a = common::SimAgent::new(&c, 4);
         a.enroll(common::ENROLL, "a").await;
         let body = serde_json::to_vec(&heartbeat_body("n2")).unwrap();
         let path = "/api/v1/agents/heartbeat";
-        let stranger = SimAgent::new(&c, 5);
+        let stranger = common::SimAgent::new(&c, 5);
         // The enrolled Agent's ID, signed by another key.
         let ts = chrono::Utc::now().timestamp().to_string();
         let wrong_key = a
@@ -239,7 +177,7 @@ on_both_databases!(
     an_identical_request_is_refused_the_second_time,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 6);
+        let a = common::SimAgent::new(&c, 6);
         a.enroll(common::ENROLL, "a").await;
         let body = serde_json::to_vec(&heartbeat_body("once")).unwrap();
         let first = a.signed("/api/v1/agents/heartbeat", &body, 0);
@@ -255,7 +193,7 @@ on_both_databases!(
     hostile_heartbeats_are_bounded_not_stored_whole,
     |backend| async move {
         let c = common::start(backend).await;
-        let a = SimAgent::new(&c, 7);
+        let a = common::SimAgent::new(&c, 7);
         a.enroll(common::ENROLL, "a").await;
         let labels: serde_json::Map<String, Value> = (0..15_000)
             .map(|i| (format!("label-{i:05}"), json!("x".repeat(90))))

@@ -101,6 +101,14 @@ pub fn bounded(text: &str, max: usize) -> String {
     kept.trim_end().to_string()
 }
 
+/// Like [`bounded`] but keeps line breaks and tabs (command output).
+pub fn bounded_multiline(text: &str, max_chars: usize) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .take(max_chars)
+        .collect()
+}
+
 fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<String> {
     items
         .iter()

@@ -3,6 +3,7 @@
 
 pub mod agents;
 pub mod auth;
+pub mod jobs;
 pub mod networks;
 pub mod overview;
 pub mod secrets;

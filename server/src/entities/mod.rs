@@ -5,6 +5,7 @@ pub mod admin_session;
 pub mod agent;
 pub mod component;
 pub mod enrollment_log;
+pub mod job;
 pub mod login_failure;
 pub mod network;
 pub mod seen_signature;

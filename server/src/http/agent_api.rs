@@ -2,24 +2,29 @@
 //! then requests signed with the Agent's key.
 
 use super::error::ApiError;
-use super::extract::{client_address, ApiJson};
+use super::extract::{client_address, ApiJson, ApiQuery};
 use crate::domain::agents::SignedHeaders;
+use crate::domain::jobs::offer;
 use crate::entities::agent;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, OriginalUri, State};
 use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
-use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat};
+use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobResult};
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde::de::DeserializeOwned;
+use serde::Deserialize;
 use std::net::SocketAddr;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/agents/enroll", post(enroll))
         .route("/agents/heartbeat", post(heartbeat))
+        .route("/agents/jobs/next", post(next_job))
+        .route("/agents/jobs/result", post(job_result))
 }
 
 async fn enroll(
@@ -92,5 +97,44 @@ async fn heartbeat(
 ) -> Result<Json<Ack>, ApiError> {
     let (agent, heartbeat): (_, Heartbeat) = signed(&state, &method, &uri, &headers, &body).await?;
     state.agents.record_heartbeat(&agent, &heartbeat).await?;
+    Ok(Json(Ack { ok: true }))
+}
+
+#[derive(Deserialize)]
+struct WaitQuery {
+    /// Ours: hold the request up to this many seconds (at most 30) until a job exists.
+    wait: Option<u64>,
+}
+
+pub const MAX_WAIT_SECS: u64 = 30;
+
+/// `POST /api/v1/agents/jobs/next[?wait=N]`: 200 with the claimed job, or 204.
+async fn next_job(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    ApiQuery(query): ApiQuery<WaitQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let (agent, _): (_, JobNextRequest) = signed(&state, &method, &uri, &headers, &body).await?;
+    let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
+    let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
+    Ok(match claimed.as_ref().and_then(offer) {
+        Some(job) => Json(job).into_response(),
+        None => StatusCode::NO_CONTENT.into_response(),
+    })
+}
+
+/// `POST /api/v1/agents/jobs/result`.
+async fn job_result(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Ack>, ApiError> {
+    let (agent, result): (_, JobResult) = signed(&state, &method, &uri, &headers, &body).await?;
+    state.jobs.report_result(&agent.id, &result).await?;
     Ok(Json(Ack { ok: true }))
 }

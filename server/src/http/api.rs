@@ -29,6 +29,7 @@ pub fn routes() -> Router<AppState> {
             get(get_network).put(update_network).delete(delete_network),
         )
         .merge(super::agent_api::routes())
+        .merge(super::jobs_api::routes())
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
             ApiError::new(

@@ -4,6 +4,7 @@
 
 use crate::domain::agents::{AgentAuthError, EnrollError, EnrollRefusal};
 use crate::domain::auth::AuthError;
+use crate::domain::jobs::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::StoreError;
 use app::error::UiError;
@@ -175,6 +176,38 @@ impl From<AgentAuthError> for ApiError {
                 "This Agent is disabled in Control.",
             ),
             AgentAuthError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<JobError> for ApiError {
+    fn from(e: JobError) -> Self {
+        match e {
+            JobError::Invalid(field) => ApiError::field(&field),
+            JobError::AgentNotFound => {
+                let mut api = ApiError::new(
+                    StatusCode::NOT_FOUND,
+                    "agent_not_found",
+                    "No enrolled Agent has this ID.",
+                );
+                api.body.field = Some("agent_id".into());
+                api
+            }
+            JobError::AgentDisabled => ApiError::new(
+                StatusCode::CONFLICT,
+                "agent_disabled",
+                "The Agent is disabled; it takes no jobs until it is enabled again.",
+            ),
+            JobError::NoDocker => ApiError::new(
+                StatusCode::CONFLICT,
+                "agent_without_docker",
+                "The Agent reports that Docker is not available, so the job could only fail.",
+            )
+            .hint(
+                "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
+            ),
+            JobError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "not_found", "No such job."),
+            JobError::Store(e) => e.into(),
         }
     }
 }

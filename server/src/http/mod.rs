@@ -6,6 +6,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod health;
+pub mod jobs_api;
 pub mod lang;
 pub mod security;
 

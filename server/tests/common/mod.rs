@@ -4,6 +4,7 @@
 #![allow(dead_code)]
 
 use clap::Parser;
+use protocol::signing::AgentKey;
 use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
 use server::config::Cli;
 use server::AppState;
@@ -181,4 +182,86 @@ macro_rules! on_both_databases {
             }
         }
     };
+}
+
+/// A simulated Agent with its own key.
+pub struct SimAgent {
+    pub key: AgentKey,
+    pub client: reqwest::Client,
+    pub base: String,
+}
+
+impl SimAgent {
+    pub fn new(c: &Control, seed: u8) -> Self {
+        Self {
+            key: AgentKey::from_seed([seed; 32]),
+            client: reqwest::Client::new(),
+            base: c.base.clone(),
+        }
+    }
+
+    pub fn id(&self) -> String {
+        self.key.public_key().agent_id().to_string()
+    }
+
+    pub async fn enroll(&self, token: &str, name: &str) -> reqwest::Response {
+        self.client
+            .post(format!("{}/api/v1/agents/enroll", self.base))
+            .json(&serde_json::json!({"name": name, "public_key": self.key.public_key().to_wire(), "token": token, "tags": ["lab"]}))
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// A request signed now (or at `skew` seconds off), with the exact body bytes given.
+    pub fn signed(&self, path: &str, body: &[u8], skew: i64) -> reqwest::RequestBuilder {
+        self.signed_as(path, body, skew, "application/json")
+    }
+
+    pub fn signed_as(
+        &self,
+        path: &str,
+        body: &[u8],
+        skew: i64,
+        content_type: &str,
+    ) -> reqwest::RequestBuilder {
+        let ts = (chrono::Utc::now().timestamp() + skew).to_string();
+        // The signature covers the path only, never the query (PROTOCOL.md).
+        let signed_path = path.split('?').next().unwrap_or(path);
+        let sig = self.key.sign("POST", signed_path, &ts, body);
+        self.client
+            .post(format!("{}{}", self.base, path))
+            .header("content-type", content_type)
+            .header("x-knot-agent", self.id())
+            .header("x-knot-timestamp", ts)
+            .header("x-knot-signature", sig)
+            .body(body.to_vec())
+    }
+
+    pub async fn heartbeat(&self, body: serde_json::Value) -> reqwest::Response {
+        let bytes = serde_json::to_vec(&body).unwrap();
+        self.signed("/api/v1/agents/heartbeat", &bytes, 0)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    /// A signed request with a fresh nonce in its JSON body.
+    pub async fn post(&self, path: &str, mut body: serde_json::Value) -> reqwest::Response {
+        body["nonce"] = serde_json::json!(server::domain::secrets::new_token());
+        let bytes = serde_json::to_vec(&body).unwrap();
+        self.signed(path, &bytes, 0).send().await.unwrap()
+    }
+
+    /// Enrolls and sends one heartbeat saying Docker is available.
+    pub async fn enroll_with_docker(&self) {
+        assert_eq!(self.enroll(ENROLL, "docker-host").await.status(), 201);
+        let r = self
+            .post(
+                "/api/v1/agents/heartbeat",
+                serde_json::json!({"name": "docker-host", "docker_available": true}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+    }
 }

@@ -1,0 +1,279 @@
+//! The job queue: durable, claimed atomically (so two replicas never hand one
+//! job out twice), leased while running, and woken for long-polling Agents.
+
+use super::StoreError;
+use crate::entities::{agent, job};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use protocol::agent::{JobOffer, JobOutcome, JobResult};
+use protocol::api::JobView;
+use protocol::jobs::JobPayload;
+use protocol::{AgentId, FieldError, JobId};
+use rand::RngCore;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement,
+};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+
+pub const LEASE: Duration = Duration::minutes(10);
+/// Result text kept per job; the Agent bounds its output too.
+pub const RESULT_MAX: usize = 64 * 1024;
+/// How often a long-poll looks at the database, which is how a job created
+/// through another replica reaches a waiting Agent.
+pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
+
+pub mod status {
+    pub const PENDING: &str = "pending";
+    pub const RUNNING: &str = "running";
+    pub const SUCCEEDED: &str = "succeeded";
+    pub const FAILED: &str = "failed";
+    pub const CANCELLED: &str = "cancelled";
+    pub const EXPIRED: &str = "expired";
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("invalid job: {0}")]
+    Invalid(FieldError),
+    #[error("no such agent")]
+    AgentNotFound,
+    #[error("the agent is disabled")]
+    AgentDisabled,
+    #[error("the agent reported that Docker is not available")]
+    NoDocker,
+    #[error("no such job")]
+    NotFound,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for JobError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        JobError::Store(StoreError(e))
+    }
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+pub fn view(row: &job::Model) -> JobView {
+    JobView {
+        id: row.id.clone(),
+        agent_id: row.agent_id.clone(),
+        kind: row.kind.clone(),
+        payload: serde_json::from_str(&row.payload).unwrap_or(serde_json::Value::Null),
+        status: row.status.clone(),
+        result: row.result.clone(),
+        created_at: rfc3339(row.created_at),
+        started_at: row.started_at.map(rfc3339),
+        finished_at: row.finished_at.map(rfc3339),
+        retry_of: row.retry_of.clone(),
+    }
+}
+
+/// What a claimed job looks like to the Agent that claimed it.
+pub fn offer(row: &job::Model) -> Option<JobOffer> {
+    Some(JobOffer {
+        id: JobId::parse(&row.id).ok()?,
+        agent_id: AgentId::parse(&row.agent_id).ok()?,
+        kind: row.kind.clone(),
+        payload: serde_json::from_str(&row.payload).ok()?,
+        status: row.status.clone(),
+        created_at: rfc3339(row.created_at),
+        started_at: rfc3339(row.started_at.unwrap_or(row.created_at)),
+    })
+}
+
+#[derive(Clone)]
+pub struct JobQueue {
+    db: DatabaseConnection,
+    /// Wakes this replica's long-polls for an agent as soon as a job is queued here.
+    wakers: Arc<Mutex<HashMap<String, Arc<Notify>>>>,
+}
+
+impl JobQueue {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self {
+            db,
+            wakers: Arc::default(),
+        }
+    }
+
+    fn waker(&self, agent_id: &str) -> Arc<Notify> {
+        let mut wakers = self.wakers.lock().expect("waker map");
+        wakers.entry(agent_id.to_string()).or_default().clone()
+    }
+
+    /// Queues a job after validating its payload. Jobs for an offline Agent stay
+    /// pending until it returns; a disabled Agent, or one that reported Docker
+    /// as unavailable, is refused at once because the job could only fail.
+    pub async fn create(
+        &self,
+        agent_id: &str,
+        kind: &str,
+        payload: &serde_json::Value,
+    ) -> Result<job::Model, JobError> {
+        let payload = JobPayload::parse(kind, payload).map_err(JobError::Invalid)?;
+        let agent_id = AgentId::parse(agent_id).map_err(|_| JobError::AgentNotFound)?;
+        let agent = agent::Entity::find_by_id(agent_id.as_str())
+            .one(&self.db)
+            .await?
+            .ok_or(JobError::AgentNotFound)?;
+        if agent.disabled {
+            return Err(JobError::AgentDisabled);
+        }
+        if agent.last_heartbeat_at.is_some() && !agent.docker_available {
+            return Err(JobError::NoDocker);
+        }
+        self.insert(&agent.id, &payload, None).await
+    }
+
+    async fn insert(
+        &self,
+        agent_id: &str,
+        payload: &JobPayload,
+        retry_of: Option<String>,
+    ) -> Result<job::Model, JobError> {
+        let mut bytes = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let row = job::ActiveModel {
+            id: Set(JobId::from_random_bytes(bytes).to_string()),
+            agent_id: Set(agent_id.to_string()),
+            kind: Set(payload.kind().to_string()),
+            payload: Set(payload.to_value().to_string()),
+            status: Set(status::PENDING.to_string()),
+            result: Set(String::new()),
+            created_at: Set(Utc::now()),
+            started_at: Set(None),
+            finished_at: Set(None),
+            lease_expires_at: Set(None),
+            retry_of: Set(retry_of),
+        }
+        .insert(&self.db)
+        .await?;
+        tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
+        self.waker(agent_id).notify_waiters();
+        Ok(row)
+    }
+
+    /// Moves the agent's oldest pending job to `running` and returns it, or
+    /// `None`. Atomic on both databases: PostgreSQL skips rows another
+    /// transaction holds; elsewhere the conditional update lets one claimer win.
+    pub async fn claim_next(&self, agent_id: &str) -> Result<Option<job::Model>, StoreError> {
+        let now = Utc::now();
+        let lease = now + LEASE;
+        if self.db.get_database_backend() == DbBackend::Postgres {
+            let stmt = Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "UPDATE jobs SET status = 'running', started_at = $2, lease_expires_at = $3 \
+                 WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = 'pending' \
+                             ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+                 RETURNING *",
+                [agent_id.into(), now.into(), lease.into()],
+            );
+            return Ok(job::Entity::find().from_raw_sql(stmt).one(&self.db).await?);
+        }
+        for _ in 0..8 {
+            let Some(candidate) = job::Entity::find()
+                .filter(job::Column::AgentId.eq(agent_id))
+                .filter(job::Column::Status.eq(status::PENDING))
+                .order_by_asc(job::Column::CreatedAt)
+                .order_by_asc(job::Column::Id)
+                .limit(1)
+                .one(&self.db)
+                .await?
+            else {
+                return Ok(None);
+            };
+            let claimed = job::Entity::update_many()
+                .col_expr(job::Column::Status, status::RUNNING.into())
+                .col_expr(job::Column::StartedAt, now.into())
+                .col_expr(job::Column::LeaseExpiresAt, lease.into())
+                .filter(job::Column::Id.eq(candidate.id.as_str()))
+                .filter(job::Column::Status.eq(status::PENDING))
+                .exec(&self.db)
+                .await?;
+            if claimed.rows_affected == 1 {
+                return Ok(job::Entity::find_by_id(candidate.id).one(&self.db).await?);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Claims a job, waiting up to `wait` for one to be queued.
+    pub async fn claim_next_waiting(
+        &self,
+        agent_id: &str,
+        wait: std::time::Duration,
+    ) -> Result<Option<job::Model>, StoreError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let waker = self.waker(agent_id);
+        loop {
+            // Registered before the check, so a job queued in between still wakes us.
+            let notified = waker.notified();
+            if let Some(job) = self.claim_next(agent_id).await? {
+                return Ok(Some(job));
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let nap = (deadline - now).min(POLL_INTERVAL);
+            let _ = tokio::time::timeout(nap, notified).await;
+        }
+    }
+
+    /// Records an Agent's result. Only the Agent that holds the job may report;
+    /// the first result wins and a repeat is accepted without changing anything.
+    pub async fn report_result(&self, agent_id: &str, result: &JobResult) -> Result<(), JobError> {
+        let row = job::Entity::find_by_id(result.job_id.as_str())
+            .one(&self.db)
+            .await?
+            .filter(|j| j.agent_id == agent_id)
+            .ok_or(JobError::NotFound)?;
+        if row.status != status::RUNNING {
+            return Ok(());
+        }
+        let outcome = match result.status {
+            JobOutcome::Succeeded => status::SUCCEEDED,
+            JobOutcome::Failed => status::FAILED,
+        };
+        let text = super::agents::bounded_multiline(&result.result, RESULT_MAX);
+        job::Entity::update_many()
+            .col_expr(job::Column::Status, outcome.into())
+            .col_expr(job::Column::Result, text.into())
+            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .filter(job::Column::Id.eq(row.id.as_str()))
+            .filter(job::Column::Status.eq(status::RUNNING))
+            .exec(&self.db)
+            .await?;
+        tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
+        Ok(())
+    }
+
+    /// Running jobs whose lease passed at `now` become `expired`; returns how many.
+    pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let result = job::Entity::update_many()
+            .col_expr(job::Column::Status, status::EXPIRED.into())
+            .col_expr(
+                job::Column::Result,
+                "the Agent did not report a result within the 10-minute lease".into(),
+            )
+            .col_expr(job::Column::FinishedAt, now.into())
+            .filter(job::Column::Status.eq(status::RUNNING))
+            .filter(job::Column::LeaseExpiresAt.lt(now))
+            .exec(&self.db)
+            .await?;
+        Ok(result.rows_affected)
+    }
+
+    pub async fn get(&self, id: &str) -> Result<job::Model, JobError> {
+        job::Entity::find_by_id(id)
+            .one(&self.db)
+            .await?
+            .ok_or(JobError::NotFound)
+    }
+}

@@ -1,0 +1,301 @@
+//! The job queue end to end: an admin queues, a simulated Agent claims
+//! (long-polling), reports, and the rules around leases and ownership hold.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn sidecar_job(agent_id: &str) -> Value {
+    json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
+        "name": "Web", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
+        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net/"]}})
+}
+
+async fn queue(c: &common::Control, body: Value) -> reqwest::Response {
+    c.client
+        .post(c.url("/api/v1/jobs"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+on_both_databases!(
+    a_job_goes_from_pending_to_running_to_succeeded_once,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 11);
+        a.enroll_with_docker().await;
+        let r = queue(&c, sidecar_job(&a.id())).await;
+        assert_eq!(r.status(), 201);
+        let job: Value = r.json().await.unwrap();
+        assert_eq!(job["status"], "pending");
+        assert_eq!(
+            job["payload"]["name"], "web",
+            "the stored payload is normalised"
+        );
+
+        let r = a.post("/api/v1/agents/jobs/next", json!({})).await;
+        assert_eq!(r.status(), 200);
+        let offer: Value = r.json().await.unwrap();
+        assert_eq!(
+            (offer["id"].clone(), offer["status"].as_str()),
+            (job["id"].clone(), Some("running"))
+        );
+        assert_eq!(offer["agent_id"], a.id());
+        assert_eq!(
+            offer["payload"]["beacons"],
+            json!(["https://beacon.example.net"])
+        );
+        // Handed out once only.
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/next", json!({})).await.status(),
+            204
+        );
+
+        let id = job["id"].as_str().unwrap();
+        let result =
+            json!({"job_id": id, "status": "succeeded", "result": "started kr-sidecar-web"});
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/result", result.clone())
+                .await
+                .status(),
+            200
+        );
+        // The same result again, and a contradicting one, change nothing.
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/result", result).await.status(),
+            200
+        );
+        let late = json!({"job_id": id, "status": "failed", "result": "late"});
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/result", late).await.status(),
+            200
+        );
+        let stored: Value = c
+            .client
+            .get(c.url(&format!("/api/v1/jobs/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            (stored["status"].as_str(), stored["result"].as_str()),
+            (Some("succeeded"), Some("started kr-sidecar-web"))
+        );
+        assert!(stored["finished_at"].is_string());
+    }
+);
+
+on_both_databases!(
+    a_result_for_another_agents_job_is_not_found,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let (owner, other) = (common::SimAgent::new(&c, 12), common::SimAgent::new(&c, 13));
+        owner.enroll_with_docker().await;
+        other.enroll_with_docker().await;
+        let job: Value = queue(&c, sidecar_job(&owner.id()))
+            .await
+            .json()
+            .await
+            .unwrap();
+        owner.post("/api/v1/agents/jobs/next", json!({})).await;
+        let r = other
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": job["id"], "status": "failed", "result": "x"}),
+            )
+            .await;
+        assert_eq!(r.status(), 404);
+        // The other agent's queue is empty: jobs go only to their own agent.
+        assert_eq!(
+            other
+                .post("/api/v1/agents/jobs/next", json!({}))
+                .await
+                .status(),
+            204
+        );
+    }
+);
+
+on_both_databases!(
+    a_long_poll_wakes_within_a_second_of_the_job_being_queued,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 14);
+        a.enroll_with_docker().await;
+        let waiting = {
+            let a = common::SimAgent::new(&c, 14);
+            tokio::spawn(async move {
+                let r = a.post("/api/v1/agents/jobs/next?wait=10", json!({})).await;
+                (r.status(), Instant::now())
+            })
+        };
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        let queued_at = Instant::now();
+        assert_eq!(queue(&c, sidecar_job(&a.id())).await.status(), 201);
+        let (status, answered_at) = waiting.await.unwrap();
+        assert_eq!(status, 200);
+        let delay = answered_at.duration_since(queued_at);
+        assert!(delay < Duration::from_secs(1), "woke after {delay:?}");
+        // Without a job the wait ends with 204 after the requested time.
+        let start = Instant::now();
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/next?wait=1", json!({}))
+                .await
+                .status(),
+            204
+        );
+        assert!(start.elapsed() >= Duration::from_millis(900));
+    }
+);
+
+on_both_databases!(
+    a_running_job_without_a_result_expires_after_its_lease,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 15);
+        a.enroll_with_docker().await;
+        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        a.post("/api/v1/agents/jobs/next", json!({})).await;
+        assert_eq!(
+            c.state
+                .jobs
+                .expire_leases(chrono::Utc::now())
+                .await
+                .unwrap(),
+            0,
+            "still within its lease"
+        );
+        let later = chrono::Utc::now() + chrono::Duration::minutes(11);
+        assert_eq!(c.state.jobs.expire_leases(later).await.unwrap(), 1);
+        let id = job["id"].as_str().unwrap();
+        let stored: Value = c
+            .client
+            .get(c.url(&format!("/api/v1/jobs/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(stored["status"], "expired");
+        assert!(stored["result"].as_str().unwrap().contains("lease"));
+        // A result arriving after expiry does not resurrect the job.
+        a.post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": id, "status": "succeeded", "result": "late"}),
+        )
+        .await;
+        let stored: Value = c
+            .client
+            .get(c.url(&format!("/api/v1/jobs/{id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(stored["status"], "expired");
+    }
+);
+
+on_both_databases!(
+    jobs_that_could_only_fail_are_refused_with_the_reason,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 16);
+        a.enroll_with_docker().await;
+        let expect = |r: reqwest::Response,
+                      status: u16,
+                      field: Option<&'static str>,
+                      code: &'static str| async move {
+            assert_eq!(r.status(), status);
+            let body: Value = r.json().await.unwrap();
+            assert_eq!(body["code"], code, "{body}");
+            if let Some(f) = field {
+                assert_eq!(body["field"], f, "{body}");
+            }
+        };
+        expect(
+            queue(
+                &c,
+                json!({"agent_id": a.id(), "kind": "format_disk", "payload": {}}),
+            )
+            .await,
+            400,
+            Some("kind"),
+            "unknown_job_kind",
+        )
+        .await;
+        let mut no_beacon = sidecar_job(&a.id());
+        no_beacon["payload"]["beacons"] = json!([]);
+        expect(
+            queue(&c, no_beacon).await,
+            400,
+            Some("beacons"),
+            "sidecar_needs_beacon",
+        )
+        .await;
+        let mut injected = sidecar_job(&a.id());
+        injected["payload"]["target"] = json!("app:8080\n    privileged: true");
+        expect(
+            queue(&c, injected).await,
+            400,
+            Some("target"),
+            "invalid_target",
+        )
+        .await;
+        let stranger = common::SimAgent::new(&c, 17);
+        expect(
+            queue(&c, sidecar_job(&stranger.id())).await,
+            404,
+            Some("agent_id"),
+            "agent_not_found",
+        )
+        .await;
+        // An Agent that reported no Docker gets no Docker jobs.
+        let no_docker = common::SimAgent::new(&c, 18);
+        no_docker.enroll(common::ENROLL, "plain").await;
+        no_docker
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"docker_available": false}),
+            )
+            .await;
+        expect(
+            queue(&c, sidecar_job(&no_docker.id())).await,
+            409,
+            None,
+            "agent_without_docker",
+        )
+        .await;
+    }
+);
+
+on_both_databases!(
+    a_job_for_an_agent_that_never_checked_in_waits_for_it,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 19);
+        assert_eq!(a.enroll(common::ENROLL, "later").await.status(), 201);
+        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        assert_eq!(job["status"], "pending");
+        let offer: Value = a
+            .post("/api/v1/agents/jobs/next", json!({}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(offer["id"], job["id"]);
+    }
+);
