@@ -98,6 +98,43 @@ pub struct SessionStatus {
     pub expires_at: Option<String>,
 }
 
+/// An Agent as the admin API shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentView {
+    pub id: String,
+    pub name: String,
+    pub hostname: String,
+    pub version: String,
+    pub tags: Vec<String>,
+    pub docker_available: bool,
+    pub docker_version: String,
+    /// online, degraded, offline or disabled.
+    pub status: String,
+    /// A stable code for why it has that status.
+    pub reason: String,
+    /// The same in a sentence.
+    pub reason_text: String,
+    pub last_heartbeat_at: Option<String>,
+    pub components: Vec<ComponentView>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ComponentView {
+    pub id: String,
+    pub kind: String,
+    pub name: String,
+    pub network_id: Option<String>,
+    pub desired: bool,
+    /// Docker's state as last reported; empty when not reported.
+    pub status: String,
+    pub image: String,
+    pub version: String,
+    pub service: String,
+    pub restart_count: i32,
+    pub last_error: String,
+    pub warnings: Vec<String>,
+}
+
 /// A job as the admin API shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobView {

@@ -1,6 +1,7 @@
 //! What every request handler can reach.
 
 use crate::config::Config;
+use crate::domain::agent_inventory::AgentInventory;
 use crate::domain::jobs::JobQueue;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
@@ -17,6 +18,7 @@ pub struct AppState {
     pub networks: NetworkService,
     pub auth: AuthService,
     pub agents: AgentService,
+    pub inventory: AgentInventory,
     pub jobs: JobQueue,
     pub overview: OverviewService,
     pub leptos: LeptosOptions,
@@ -35,6 +37,7 @@ impl AppState {
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone(), config.enroll_token.expose()),
             jobs: JobQueue::new(db.clone()),
+            inventory: AgentInventory::new(db.clone()),
             overview: OverviewService::new(db.clone()),
             config: Arc::new(config),
             db,

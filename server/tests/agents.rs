@@ -245,3 +245,72 @@ on_both_databases!(
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "body_too_large");
     }
 );
+
+on_both_databases!(
+    the_admin_sees_agents_with_status_and_components,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let a = common::SimAgent::new(&c, 8);
+        a.enroll(common::ENROLL, "prod-01").await;
+        // The agent listing is for admins only, though it shares the /api/v1/agents prefix.
+        assert_eq!(
+            c.client
+                .get(c.url("/api/v1/agents"))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            401
+        );
+        assert_eq!(
+            c.client
+                .get(c.url(&format!("/api/v1/agents/{}", a.id())))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            401
+        );
+        c.sign_in().await;
+        let list: Vec<Value> = c
+            .client
+            .get(c.url("/api/v1/agents"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            (list[0]["status"].as_str(), list[0]["reason"].as_str()),
+            (Some("offline"), Some("no_heartbeat_yet"))
+        );
+        let mut hb = heartbeat_body("s1");
+        hb["components"][0]["status"] = json!("exited");
+        a.heartbeat(hb).await;
+        let one: Value = c
+            .client
+            .get(c.url(&format!("/api/v1/agents/{}", a.id())))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            (one["status"].as_str(), one["reason"].as_str()),
+            (Some("degraded"), Some("component_error"))
+        );
+        assert!(one["reason_text"].as_str().unwrap().contains("sidecar-web"));
+        assert_eq!(one["components"][0]["service"], "web-abc.knot");
+        assert_eq!(
+            c.client
+                .get(c.url("/api/v1/agents/ka_nope"))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            404
+        );
+    }
+);

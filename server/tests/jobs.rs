@@ -299,3 +299,163 @@ on_both_databases!(
         assert_eq!(offer["id"], job["id"]);
     }
 );
+
+on_both_databases!(
+    pending_jobs_can_be_cancelled_and_failed_ones_retried,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 20);
+        a.enroll_with_docker().await;
+        let first: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let id = first["id"].as_str().unwrap();
+        let r = c
+            .client
+            .post(c.url(&format!("/api/v1/jobs/{id}/cancel")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        assert_eq!(r.json::<Value>().await.unwrap()["status"], "cancelled");
+        assert_eq!(
+            a.post("/api/v1/agents/jobs/next", json!({})).await.status(),
+            204,
+            "a cancelled job is never handed out"
+        );
+        // Only pending jobs can be cancelled.
+        let again = c
+            .client
+            .post(c.url(&format!("/api/v1/jobs/{id}/cancel")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(again.status(), 409);
+
+        let second: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let id2 = second["id"].as_str().unwrap();
+        assert_eq!(
+            c.client
+                .post(c.url(&format!("/api/v1/jobs/{id2}/retry")))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            409,
+            "not failed yet"
+        );
+        a.post("/api/v1/agents/jobs/next", json!({})).await;
+        a.post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": id2, "status": "failed", "result": "pull denied"}),
+        )
+        .await;
+        let r = c
+            .client
+            .post(c.url(&format!("/api/v1/jobs/{id2}/retry")))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        let retry: Value = r.json().await.unwrap();
+        assert_eq!(
+            (retry["retry_of"].as_str(), retry["status"].as_str()),
+            (Some(id2), Some("pending"))
+        );
+        assert_eq!(retry["payload"], second["payload"]);
+    }
+);
+
+on_both_databases!(
+    the_job_list_filters_and_pages_newest_first,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let (a, b) = (common::SimAgent::new(&c, 21), common::SimAgent::new(&c, 22));
+        a.enroll_with_docker().await;
+        b.enroll_with_docker().await;
+        let mut created = Vec::new();
+        for i in 0..7 {
+            let agent = if i % 2 == 0 { &a } else { &b };
+            let job: Value = queue(&c, sidecar_job(&agent.id()))
+                .await
+                .json()
+                .await
+                .unwrap();
+            created.push(job["id"].as_str().unwrap().to_string());
+        }
+        let mut seen = Vec::new();
+        let mut after = String::new();
+        loop {
+            let r = c
+                .client
+                .get(c.url(&format!("/api/v1/jobs?limit=3{after}")))
+                .send()
+                .await
+                .unwrap();
+            let next = r
+                .headers()
+                .get("x-next-cursor")
+                .map(|v| v.to_str().unwrap().to_string());
+            let page: Vec<Value> = r.json().await.unwrap();
+            seen.extend(page.iter().map(|j| j["id"].as_str().unwrap().to_string()));
+            match next {
+                Some(n) => after = format!("&after={n}"),
+                None => break,
+            }
+        }
+        let mut expected = created.clone();
+        expected.reverse();
+        assert_eq!(seen, expected, "every job once, newest first");
+        let only_a: Vec<Value> = c
+            .client
+            .get(c.url(&format!("/api/v1/jobs?agent_id={}&status=pending", a.id())))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(only_a.len(), 4);
+        assert!(only_a.iter().all(|j| j["agent_id"] == a.id().as_str()));
+    }
+);
+
+on_both_databases!(
+    a_disabled_agent_gets_no_jobs_until_enabled,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 23);
+        a.enroll_with_docker().await;
+        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let r = c
+            .client
+            .post(c.url(&format!("/api/v1/agents/{}/disable", a.id())))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.json::<Value>().await.unwrap()["status"], "disabled");
+        let refused = a.post("/api/v1/agents/jobs/next", json!({})).await;
+        assert_eq!(refused.status(), 401);
+        assert_eq!(
+            refused.json::<Value>().await.unwrap()["code"],
+            "agent_disabled"
+        );
+        assert_eq!(queue(&c, sidecar_job(&a.id())).await.status(), 409);
+        c.client
+            .post(c.url(&format!("/api/v1/agents/{}/enable", a.id())))
+            .send()
+            .await
+            .unwrap();
+        let offer: Value = a
+            .post("/api/v1/agents/jobs/next", json!({}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            offer["id"], job["id"],
+            "the job queued before disabling is still delivered"
+        );
+    }
+);

@@ -45,6 +45,9 @@ pub enum JobError {
     NoDocker,
     #[error("no such job")]
     NotFound,
+    /// Cancel needs a pending job, retry a failed or expired one.
+    #[error("the job is {0}")]
+    WrongState(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -85,6 +88,20 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
         created_at: rfc3339(row.created_at),
         started_at: rfc3339(row.started_at.unwrap_or(row.created_at)),
     })
+}
+
+/// What `GET /api/v1/jobs` may filter on.
+#[derive(Clone, Debug, Default, serde::Deserialize)]
+pub struct JobFilter {
+    pub status: Option<String>,
+    pub agent_id: Option<String>,
+    pub after: Option<String>,
+    #[serde(default = "default_page")]
+    pub limit: u64,
+}
+
+fn default_page() -> u64 {
+    100
 }
 
 #[derive(Clone)]
@@ -268,6 +285,81 @@ impl JobQueue {
             .exec(&self.db)
             .await?;
         Ok(result.rows_affected)
+    }
+
+    /// Jobs newest first, optionally of one status and one agent; `after` is
+    /// the last ID of the previous page (keyset, so deep pages stay fast).
+    pub async fn list(
+        &self,
+        filter: &JobFilter,
+    ) -> Result<(Vec<job::Model>, Option<String>), JobError> {
+        let limit = filter.limit.clamp(1, 500);
+        let mut query = job::Entity::find()
+            .order_by_desc(job::Column::CreatedAt)
+            .order_by_desc(job::Column::Id)
+            .limit(limit + 1);
+        if let Some(s) = &filter.status {
+            query = query.filter(job::Column::Status.eq(s.as_str()));
+        }
+        if let Some(a) = &filter.agent_id {
+            query = query.filter(job::Column::AgentId.eq(a.as_str()));
+        }
+        if let Some(after) = &filter.after {
+            let anchor = job::Entity::find_by_id(after.as_str())
+                .one(&self.db)
+                .await?
+                .ok_or(JobError::NotFound)?;
+            query = query.filter(
+                sea_orm::Condition::any()
+                    .add(job::Column::CreatedAt.lt(anchor.created_at))
+                    .add(
+                        sea_orm::Condition::all()
+                            .add(job::Column::CreatedAt.eq(anchor.created_at))
+                            .add(job::Column::Id.lt(anchor.id)),
+                    ),
+            );
+        }
+        let mut rows = query.all(&self.db).await?;
+        let next = if rows.len() as u64 > limit {
+            rows.truncate(limit as usize);
+            rows.last().map(|r| r.id.clone())
+        } else {
+            None
+        };
+        Ok((rows, next))
+    }
+
+    /// Cancels a job that no Agent has claimed yet.
+    pub async fn cancel(&self, id: &str) -> Result<job::Model, JobError> {
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(
+                job::Column::Result,
+                "cancelled by an admin before an Agent took it".into(),
+            )
+            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .filter(job::Column::Id.eq(id))
+            .filter(job::Column::Status.eq(status::PENDING))
+            .exec(&self.db)
+            .await?;
+        let row = self.get(id).await?;
+        if done.rows_affected == 0 {
+            return Err(JobError::WrongState(row.status));
+        }
+        tracing::info!(job_id = id, "job cancelled");
+        Ok(row)
+    }
+
+    /// Queues a new job with the same payload as a failed or expired one, linked to it.
+    pub async fn retry(&self, id: &str) -> Result<job::Model, JobError> {
+        let old = self.get(id).await?;
+        if old.status != status::FAILED && old.status != status::EXPIRED {
+            return Err(JobError::WrongState(old.status));
+        }
+        let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
+        let payload = JobPayload::parse(&old.kind, &payload).map_err(JobError::Invalid)?;
+        self.insert(&old.agent_id, &payload, Some(old.id.clone()))
+            .await
     }
 
     pub async fn get(&self, id: &str) -> Result<job::Model, JobError> {

@@ -1,6 +1,8 @@
 //! Domain services: the rules of Control, independent of HTTP. The UI's server
 //! functions and the JSON API both call these, so each rule lives here once.
 
+pub mod agent_inventory;
+pub mod agent_status;
 pub mod agents;
 pub mod auth;
 pub mod jobs;

@@ -1,14 +1,12 @@
 //! The numbers on the Overview screen, counted in the database.
 
+use super::agent_status::ONLINE_WINDOW;
 use super::StoreError;
 use crate::entities::{agent, component, network};
-use chrono::{Duration, Utc};
+use chrono::Utc;
 use protocol::api::OverviewCounts;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter};
-
-/// An Agent is offline after three missed heartbeats at the default 15 s interval.
-pub const ONLINE_WINDOW: Duration = Duration::seconds(45);
 
 #[derive(Clone)]
 pub struct OverviewService {

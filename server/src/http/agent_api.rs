@@ -19,6 +19,20 @@ use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::net::SocketAddr;
 
+/// The paths Agents call. They authenticate by token or signature, so the
+/// admin session gate and the browser same-origin check do not apply to them
+/// (and only to them: the admin's /api/v1/agents/{id} needs a session).
+pub const AGENT_PROTOCOL_PATHS: [&str; 4] = [
+    "/api/v1/agents/enroll",
+    "/api/v1/agents/heartbeat",
+    "/api/v1/agents/jobs/next",
+    "/api/v1/agents/jobs/result",
+];
+
+pub fn is_agent_protocol_path(path: &str) -> bool {
+    AGENT_PROTOCOL_PATHS.contains(&path)
+}
+
 pub fn routes() -> Router<AppState> {
     Router::new()
         .route("/agents/enroll", post(enroll))

@@ -63,7 +63,7 @@ enum Access {
 }
 
 fn access_for(path: &str) -> Access {
-    const PUBLIC_PREFIXES: [&str; 4] = ["/pkg/", "/lang/", "/api/v1/agents/", "/join/"];
+    const PUBLIC_PREFIXES: [&str; 3] = ["/pkg/", "/lang/", "/join/"];
     const PUBLIC_PATHS: [&str; 6] = [
         "/login",
         "/healthz",
@@ -72,7 +72,10 @@ fn access_for(path: &str) -> Access {
         "/api/v1/session",
         app::api::SIGN_IN_PATH,
     ];
-    if PUBLIC_PATHS.contains(&path) || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p)) {
+    if PUBLIC_PATHS.contains(&path)
+        || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
+        || super::agent_api::is_agent_protocol_path(path)
+    {
         Access::Public
     } else if path.starts_with("/api/") {
         Access::Api

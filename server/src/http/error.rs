@@ -2,6 +2,7 @@
 //! `{"error","code","field","hint"}` for the API and `UiError` for server
 //! functions. Internal detail is logged here and never sent.
 
+use crate::domain::agent_inventory::InventoryError;
 use crate::domain::agents::{AgentAuthError, EnrollError, EnrollRefusal};
 use crate::domain::auth::AuthError;
 use crate::domain::jobs::JobError;
@@ -207,7 +208,25 @@ impl From<JobError> for ApiError {
                 "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
             ),
             JobError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "not_found", "No such job."),
+            JobError::WrongState(status) => ApiError::new(
+                StatusCode::CONFLICT,
+                "job_state",
+                format!("The job is {status}: only pending jobs can be cancelled, only failed or expired ones retried."),
+            ),
             JobError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<InventoryError> for ApiError {
+    fn from(e: InventoryError) -> Self {
+        match e {
+            InventoryError::NotFound => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No enrolled Agent has this ID.",
+            ),
+            InventoryError::Store(e) => e.into(),
         }
     }
 }

@@ -131,7 +131,7 @@ pub async fn same_origin_only(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let agent_api = request.uri().path().starts_with("/api/v1/agents/");
+    let agent_api = super::agent_api::is_agent_protocol_path(request.uri().path());
     let authority = request.uri().authority().map(|a| a.as_str().to_string());
     let config = &state.config;
     if safe

@@ -1,0 +1,155 @@
+//! Whether an Agent is online, degraded, offline or disabled, and why: decided
+//! here once, for every place that shows an Agent.
+
+use crate::entities::{agent, component};
+use chrono::{DateTime, Duration, Utc};
+
+/// Offline after three missed heartbeats at the default 15 s interval.
+pub const ONLINE_WINDOW: Duration = Duration::seconds(45);
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct AgentStatus {
+    pub status: &'static str,
+    pub reason: String,
+    pub reason_text: String,
+}
+
+/// A component is in error when it is reported but not running, or carries an error.
+pub fn component_error(c: &component::Model) -> Option<String> {
+    if !c.last_error.is_empty() {
+        return Some(c.last_error.clone());
+    }
+    match c.status.as_str() {
+        "running" => None,
+        "" if c.desired => Some("not reported by the Agent".into()),
+        "" => None,
+        other => Some(format!("container is {other}")),
+    }
+}
+
+pub fn agent_status(
+    agent: &agent::Model,
+    components: &[component::Model],
+    now: DateTime<Utc>,
+) -> AgentStatus {
+    let make = |status, reason: &str, text: String| AgentStatus {
+        status,
+        reason: reason.to_string(),
+        reason_text: text,
+    };
+    if agent.disabled {
+        return make(
+            "disabled",
+            "disabled_by_admin",
+            "Disabled by an admin: it gets no jobs.".into(),
+        );
+    }
+    let Some(seen) = agent.last_heartbeat_at else {
+        return make(
+            "offline",
+            "no_heartbeat_yet",
+            "Enrolled, but no heartbeat has arrived yet.".into(),
+        );
+    };
+    if now - seen > ONLINE_WINDOW {
+        return make(
+            "offline",
+            "heartbeat_missed",
+            format!("No heartbeat for {} s.", (now - seen).num_seconds()),
+        );
+    }
+    if let Some((c, error)) = components
+        .iter()
+        .find_map(|c| component_error(c).map(|e| (c, e)))
+    {
+        return make(
+            "degraded",
+            "component_error",
+            format!("{}: {error}", c.component_id),
+        );
+    }
+    make(
+        "online",
+        "heartbeat_recent",
+        "Heartbeats arrive on time.".into(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(last: Option<DateTime<Utc>>, disabled: bool) -> agent::Model {
+        let now = Utc::now();
+        agent::Model {
+            id: "ka_x".into(),
+            name: "a".into(),
+            public_key: String::new(),
+            hostname: String::new(),
+            version: String::new(),
+            tags: "[]".into(),
+            disabled,
+            docker_available: true,
+            docker_version: String::new(),
+            last_heartbeat_at: last,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
+    fn component(status: &str, last_error: &str) -> component::Model {
+        component::Model {
+            id: 1,
+            agent_id: "ka_x".into(),
+            component_id: "sidecar-web".into(),
+            kind: "sidecar".into(),
+            name: "web".into(),
+            network_id: None,
+            desired: true,
+            status: status.into(),
+            service: String::new(),
+            container: String::new(),
+            image: String::new(),
+            version: String::new(),
+            restart_count: 0,
+            last_error: last_error.into(),
+            warnings: "[]".into(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn status_follows_heartbeats_components_and_the_admin() {
+        let now = Utc::now();
+        let fresh = Some(now - Duration::seconds(5));
+        assert_eq!(
+            agent_status(&agent(fresh, false), &[component("running", "")], now).status,
+            "online"
+        );
+        assert_eq!(
+            agent_status(&agent(fresh, false), &[component("exited", "")], now).status,
+            "degraded"
+        );
+        assert_eq!(
+            agent_status(
+                &agent(fresh, false),
+                &[component("running", "pull failed")],
+                now
+            )
+            .reason,
+            "component_error"
+        );
+        assert_eq!(
+            agent_status(&agent(Some(now - Duration::seconds(46)), false), &[], now).reason,
+            "heartbeat_missed"
+        );
+        assert_eq!(
+            agent_status(&agent(None, false), &[], now).reason,
+            "no_heartbeat_yet"
+        );
+        assert_eq!(
+            agent_status(&agent(fresh, true), &[], now).status,
+            "disabled"
+        );
+    }
+}
