@@ -25,6 +25,8 @@ pub struct Control {
     /// A browser-like client: keeps cookies, sends our Origin.
     pub client: reqwest::Client,
     pub state: AppState,
+    /// The PostgreSQL database this Control uses, when on PostgreSQL.
+    pub database_url: Option<String>,
     _data: tempfile::TempDir,
 }
 
@@ -64,6 +66,8 @@ pub async fn fresh_postgres_database() -> String {
 pub struct Options {
     pub trust_proxy: bool,
     pub public_url: Option<String>,
+    /// Share this PostgreSQL database (a second replica) instead of a fresh one.
+    pub database_url: Option<String>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -83,9 +87,14 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         "--listen".into(),
         "127.0.0.1:0".into(),
     ];
-    if backend == Backend::Postgres {
+    let database_url = match (backend, options.database_url) {
+        (Backend::Postgres, Some(shared)) => Some(shared),
+        (Backend::Postgres, None) => Some(fresh_postgres_database().await),
+        (Backend::Sqlite, _) => None,
+    };
+    if let Some(url) = &database_url {
         args.push("--database-url".into());
-        args.push(fresh_postgres_database().await);
+        args.push(url.clone());
     }
     if options.trust_proxy {
         args.push("--trust-proxy".into());
@@ -125,6 +134,7 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         addr,
         state,
         _data: data,
+        database_url,
     }
 }
 
@@ -247,10 +257,24 @@ impl SimAgent {
     }
 
     /// A signed request with a fresh nonce in its JSON body.
-    pub async fn post(&self, path: &str, mut body: serde_json::Value) -> reqwest::Response {
+    pub async fn post(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        self.post_at(&self.base, path, body).await
+    }
+
+    /// The same, sent to another replica.
+    pub async fn post_at(
+        &self,
+        base: &str,
+        path: &str,
+        mut body: serde_json::Value,
+    ) -> reqwest::Response {
         body["nonce"] = serde_json::json!(server::domain::secrets::new_token());
         let bytes = serde_json::to_vec(&body).unwrap();
-        self.signed(path, &bytes, 0).send().await.unwrap()
+        let request = self.signed(path, &bytes, 0).build().unwrap();
+        let url = format!("{base}{path}");
+        let mut request = request;
+        *request.url_mut() = reqwest::Url::parse(&url).unwrap();
+        self.client.execute(request).await.unwrap()
     }
 
     /// Enrolls and sends one heartbeat saying Docker is available.
