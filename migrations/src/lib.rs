@@ -7,6 +7,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261130_000001_initial;
 mod m20261130_000002_agent_api;
 mod m20261130_000003_jobs;
+mod m20261130_000004_audit;
 
 pub struct Migrator;
 
@@ -17,6 +18,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_initial::Migration),
             Box::new(m20261130_000002_agent_api::Migration),
             Box::new(m20261130_000003_jobs::Migration),
+            Box::new(m20261130_000004_audit::Migration),
         ]
     }
 }

@@ -459,3 +459,81 @@ on_both_databases!(
         );
     }
 );
+
+on_both_databases!(
+    enrollments_state_changes_jobs_and_results_are_audited,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let a = common::SimAgent::new(&c, 24);
+        a.enroll_with_docker().await;
+        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let id = job["id"].as_str().unwrap();
+        a.post("/api/v1/agents/jobs/next", json!({})).await;
+        a.post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": id, "status": "failed", "result": "x"}),
+        )
+        .await;
+        c.client
+            .post(c.url(&format!("/api/v1/agents/{}/disable", a.id())))
+            .send()
+            .await
+            .unwrap();
+        c.create_network(json!({"name": "Audited"})).await;
+        let log: Vec<Value> = c
+            .client
+            .get(c.url("/api/v1/audit"))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let actions: Vec<&str> = log.iter().map(|l| l["action"].as_str().unwrap()).collect();
+        assert_eq!(
+            actions,
+            [
+                "network.created",
+                "agent.disabled",
+                "job.finished",
+                "job.created",
+                "agent.enrolled"
+            ]
+        );
+        let finished = &log[2];
+        assert_eq!(
+            (
+                finished["actor"].as_str().unwrap(),
+                finished["subject"].as_str(),
+                finished["detail"].as_str()
+            ),
+            (
+                format!("agent:{}", a.id()).as_str(),
+                Some(id),
+                Some("failed")
+            )
+        );
+        let only_jobs: Vec<Value> = c
+            .client
+            .get(c.url(&format!("/api/v1/audit?subject={id}")))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(only_jobs.len(), 2);
+        // Paging: the next page starts below the last id seen.
+        let older: Vec<Value> = c
+            .client
+            .get(c.url(&format!("/api/v1/audit?before={}", log[1]["id"])))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(older.len(), 3);
+    }
+);

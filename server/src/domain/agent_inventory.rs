@@ -2,7 +2,7 @@
 //! status, and disabling or enabling one.
 
 use super::agent_status::{agent_status, component_error};
-use super::StoreError;
+use super::{audit, StoreError};
 use crate::entities::{agent, component};
 use chrono::{SecondsFormat, Utc};
 use protocol::api::{AgentView, ComponentView};
@@ -114,6 +114,12 @@ impl AgentInventory {
         row.updated_at = Set(Utc::now());
         row.update(&self.db).await?;
         tracing::info!(agent_id = id, disabled, "agent state changed by admin");
+        let action = if disabled {
+            "agent.disabled"
+        } else {
+            "agent.enabled"
+        };
+        audit::record(&self.db, audit::ADMIN, action, id, "").await;
         self.get(id).await
     }
 }

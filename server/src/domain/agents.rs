@@ -2,7 +2,7 @@
 //! shared by every replica through the database) and heartbeats.
 
 use super::secrets::{secret_matches, token_hash};
-use super::StoreError;
+use super::{audit, StoreError};
 use crate::entities::{agent, component, enrollment_log, seen_signature};
 use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, EnrollRequest, Heartbeat};
@@ -171,6 +171,15 @@ impl AgentService {
         if let Some(refusal) = refusal {
             log(false, refusal.code()).insert(&self.db).await?;
             tracing::warn!(client, reason = refusal.code(), "enrollment refused");
+            let subject = logged_id.clone().unwrap_or_default();
+            audit::record(
+                &self.db,
+                client,
+                "agent.enroll_refused",
+                &subject,
+                refusal.code(),
+            )
+            .await;
             return Err(EnrollError::Refused(refusal));
         }
         let (key, agent_id) = (
@@ -213,6 +222,14 @@ impl AgentService {
             .await?;
         log(true, "accepted").insert(&self.db).await?;
         tracing::info!(client, agent_id = %agent_id, "agent enrolled");
+        audit::record(
+            &self.db,
+            &audit::agent_actor(agent_id.as_str()),
+            "agent.enrolled",
+            agent_id.as_str(),
+            &format!("from {client}"),
+        )
+        .await;
         Ok(agent_id)
     }
 

@@ -1,7 +1,7 @@
 //! The job queue: durable, claimed atomically (so two replicas never hand one
 //! job out twice), leased while running, and woken for long-polling Agents.
 
-use super::StoreError;
+use super::{audit, StoreError};
 use crate::entities::{agent, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobOutcome, JobResult};
@@ -172,6 +172,8 @@ impl JobQueue {
         .insert(&self.db)
         .await?;
         tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
+        let detail = format!("{} for {agent_id}", row.kind);
+        audit::record(&self.db, audit::ADMIN, "job.created", &row.id, &detail).await;
         self.waker(agent_id).notify_waiters();
         Ok(row)
     }
@@ -268,6 +270,14 @@ impl JobQueue {
             .exec(&self.db)
             .await?;
         tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
+        audit::record(
+            &self.db,
+            &audit::agent_actor(agent_id),
+            "job.finished",
+            &row.id,
+            outcome,
+        )
+        .await;
         Ok(())
     }
 
@@ -347,6 +357,7 @@ impl JobQueue {
             return Err(JobError::WrongState(row.status));
         }
         tracing::info!(job_id = id, "job cancelled");
+        audit::record(&self.db, audit::ADMIN, "job.cancelled", id, "").await;
         Ok(row)
     }
 

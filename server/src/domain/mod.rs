@@ -4,6 +4,7 @@
 pub mod agent_inventory;
 pub mod agent_status;
 pub mod agents;
+pub mod audit;
 pub mod auth;
 pub mod jobs;
 pub mod networks;

@@ -1,6 +1,6 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
-use super::StoreError;
+use super::{audit, StoreError};
 use crate::entities::network;
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::{NetworkInput, NetworkProfile};
@@ -156,6 +156,14 @@ impl NetworkService {
         match row.insert(&self.db).await {
             Ok(row) => {
                 tracing::info!(network_id = %row.id, "network profile created");
+                audit::record(
+                    &self.db,
+                    audit::ADMIN,
+                    "network.created",
+                    &row.id,
+                    &row.name,
+                )
+                .await;
                 to_profile(row).ok_or(NetworkError::NotFound)
             }
             Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
@@ -190,6 +198,14 @@ impl NetworkService {
         row.updated_at = Set(Utc::now());
         let row = row.update(&self.db).await?;
         tracing::info!(network_id = %row.id, "network profile updated");
+        audit::record(
+            &self.db,
+            audit::ADMIN,
+            "network.updated",
+            &row.id,
+            &row.name,
+        )
+        .await;
         to_profile(row).ok_or(NetworkError::NotFound)
     }
 
@@ -201,6 +217,7 @@ impl NetworkService {
             return Err(NetworkError::NotFound);
         }
         tracing::info!(network_id = %id, "network profile deleted");
+        audit::record(&self.db, audit::ADMIN, "network.deleted", id.as_str(), "").await;
         Ok(())
     }
 }

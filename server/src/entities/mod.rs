@@ -3,6 +3,7 @@
 
 pub mod admin_session;
 pub mod agent;
+pub mod audit_entry;
 pub mod component;
 pub mod enrollment_log;
 pub mod job;

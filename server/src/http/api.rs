@@ -4,6 +4,7 @@
 use super::auth::{cleared_session_cookie, current_session, session_cookie, session_token};
 use super::error::ApiError;
 use super::extract::{client_address, ApiJson, ApiQuery};
+use crate::domain::audit::{self, AuditFilter, AuditView};
 use crate::domain::networks::PAGE_MAX;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Path, State};
@@ -30,6 +31,7 @@ pub fn routes() -> Router<AppState> {
         )
         .merge(super::agent_api::routes())
         .merge(super::jobs_api::routes())
+        .route("/audit", get(list_audit))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -158,4 +160,12 @@ async fn delete_network(
     let id = parse_id(&id)?;
     state.networks.delete(&id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// `GET /api/v1/audit?action=&subject=&before=&limit=`: newest first.
+async fn list_audit(
+    State(state): State<AppState>,
+    ApiQuery(filter): ApiQuery<AuditFilter>,
+) -> Result<Json<Vec<AuditView>>, ApiError> {
+    Ok(Json(audit::list(&state.db, &filter).await?))
 }
