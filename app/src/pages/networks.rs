@@ -3,7 +3,7 @@
 use super::layout::Frame;
 use super::network_form::NetworkForm;
 use super::LoadError;
-use crate::api::{delete_network, get_network, list_networks, DeleteNetwork};
+use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
 use crate::use_lang;
 use leptos::html;
@@ -155,8 +155,6 @@ fn DeleteNetworkButton(id: String) -> impl IntoView {
             .map(|e| e.message(lang))
     };
     let id_for_dispatch = id.clone();
-    // Referenced so the server-function type is linked in both builds.
-    let _ = delete_network;
     view! {
         <section class="danger-zone">
             <button type="button" class="danger" id="delete-network" on:click=move |_| confirming.set(true)>

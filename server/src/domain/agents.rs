@@ -2,7 +2,7 @@
 //! shared by every replica through the database) and heartbeats.
 
 use super::secrets::{secret_matches, token_hash};
-use super::{audit, StoreError};
+use super::{audit, is_unique_violation, StoreError};
 use crate::entities::{agent, component, enrollment_log, seen_signature};
 use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, EnrollRequest, Heartbeat};
@@ -265,14 +265,7 @@ impl AgentService {
         };
         match seen.insert(&self.db).await {
             Ok(_) => Ok(row),
-            Err(e)
-                if matches!(
-                    e.sql_err(),
-                    Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
-                ) =>
-            {
-                Err(AgentAuthError::Replayed)
-            }
+            Err(e) if is_unique_violation(&e) => Err(AgentAuthError::Replayed),
             Err(e) => Err(e.into()),
         }
     }

@@ -1,7 +1,7 @@
 //! The job queue: durable, claimed atomically (so two replicas never hand one
 //! job out twice), leased while running, and woken for long-polling Agents.
 
-use super::{audit, StoreError};
+use super::{audit, split_page, StoreError};
 use crate::entities::{agent, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobOutcome, JobResult};
@@ -330,12 +330,7 @@ impl JobQueue {
             );
         }
         let mut rows = query.all(&self.db).await?;
-        let next = if rows.len() as u64 > limit {
-            rows.truncate(limit as usize);
-            rows.last().map(|r| r.id.clone())
-        } else {
-            None
-        };
+        let next = split_page(&mut rows, limit, |r| r.id.clone());
         Ok((rows, next))
     }
 

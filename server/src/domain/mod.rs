@@ -13,6 +13,25 @@ pub mod secrets;
 
 use sea_orm::DbErr;
 
+/// Whether a write failed because a unique key already holds that value.
+pub fn is_unique_violation(e: &DbErr) -> bool {
+    matches!(
+        e.sql_err(),
+        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+    )
+}
+
+/// Keyset paging: queries fetch `limit + 1` rows; this drops the extra one and
+/// returns the cursor (the last kept row's key) when there is a next page.
+pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) -> Option<String> {
+    if rows.len() as u64 > limit {
+        rows.truncate(limit as usize);
+        rows.last().map(key)
+    } else {
+        None
+    }
+}
+
 /// A database failure, logged in full where it happens and shown to clients only as "internal".
 #[derive(Debug, thiserror::Error)]
 #[error("database error: {0}")]

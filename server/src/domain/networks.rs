@@ -1,6 +1,6 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
-use super::{audit, StoreError};
+use super::{audit, is_unique_violation, split_page, StoreError};
 use crate::entities::network;
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::{NetworkInput, NetworkProfile};
@@ -99,12 +99,7 @@ impl NetworkService {
             );
         }
         let mut rows = query.all(&self.db).await?;
-        let next = if rows.len() as u64 > limit {
-            rows.truncate(limit as usize);
-            rows.last().map(|r| r.id.clone())
-        } else {
-            None
-        };
+        let next = split_page(&mut rows, limit, |r| r.id.clone());
         Ok(NetworkPage {
             items: rows.into_iter().filter_map(to_profile).collect(),
             next,
@@ -220,11 +215,4 @@ impl NetworkService {
         audit::record(&self.db, audit::ADMIN, "network.deleted", id.as_str(), "").await;
         Ok(())
     }
-}
-
-fn is_unique_violation(e: &sea_orm::DbErr) -> bool {
-    matches!(
-        e.sql_err(),
-        Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
-    )
 }
