@@ -272,15 +272,7 @@ on_both_databases!(
             401
         );
         c.sign_in().await;
-        let list: Vec<Value> = c
-            .client
-            .get(c.url("/api/v1/agents"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let list: Vec<Value> = c.get_json("/api/v1/agents").await;
         assert_eq!(
             (list[0]["status"].as_str(), list[0]["reason"].as_str()),
             (Some("offline"), Some("no_heartbeat_yet"))
@@ -288,15 +280,7 @@ on_both_databases!(
         let mut hb = heartbeat_body("s1");
         hb["components"][0]["status"] = json!("exited");
         a.heartbeat(hb).await;
-        let one: Value = c
-            .client
-            .get(c.url(&format!("/api/v1/agents/{}", a.id())))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let one: Value = c.get_json(&format!("/api/v1/agents/{}", a.id())).await;
         assert_eq!(
             (one["status"].as_str(), one["reason"].as_str()),
             (Some("degraded"), Some("component_error"))

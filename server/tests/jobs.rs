@@ -74,15 +74,7 @@ on_both_databases!(
             a.post("/api/v1/agents/jobs/result", late).await.status(),
             200
         );
-        let stored: Value = c
-            .client
-            .get(c.url(&format!("/api/v1/jobs/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let stored: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(
             (stored["status"].as_str(), stored["result"].as_str()),
             (Some("succeeded"), Some("started kr-sidecar-web"))
@@ -177,15 +169,7 @@ on_both_databases!(
         let later = chrono::Utc::now() + chrono::Duration::minutes(11);
         assert_eq!(c.state.jobs.expire_leases(later).await.unwrap(), 1);
         let id = job["id"].as_str().unwrap();
-        let stored: Value = c
-            .client
-            .get(c.url(&format!("/api/v1/jobs/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let stored: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(stored["status"], "expired");
         assert!(stored["result"].as_str().unwrap().contains("lease"));
         // A result arriving after expiry does not resurrect the job.
@@ -194,15 +178,7 @@ on_both_databases!(
             json!({"job_id": id, "status": "succeeded", "result": "late"}),
         )
         .await;
-        let stored: Value = c
-            .client
-            .get(c.url(&format!("/api/v1/jobs/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let stored: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(stored["status"], "expired");
     }
 );
@@ -407,14 +383,8 @@ on_both_databases!(
         expected.reverse();
         assert_eq!(seen, expected, "every job once, newest first");
         let only_a: Vec<Value> = c
-            .client
-            .get(c.url(&format!("/api/v1/jobs?agent_id={}&status=pending", a.id())))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+            .get_json(&format!("/api/v1/jobs?agent_id={}&status=pending", a.id()))
+            .await;
         assert_eq!(only_a.len(), 4);
         assert!(only_a.iter().all(|j| j["agent_id"] == a.id().as_str()));
     }
@@ -481,15 +451,7 @@ on_both_databases!(
             .await
             .unwrap();
         c.create_network(json!({"name": "Audited"})).await;
-        let log: Vec<Value> = c
-            .client
-            .get(c.url("/api/v1/audit"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let log: Vec<Value> = c.get_json("/api/v1/audit").await;
         let actions: Vec<&str> = log.iter().map(|l| l["action"].as_str().unwrap()).collect();
         assert_eq!(
             actions,
@@ -514,26 +476,12 @@ on_both_databases!(
                 Some("failed")
             )
         );
-        let only_jobs: Vec<Value> = c
-            .client
-            .get(c.url(&format!("/api/v1/audit?subject={id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let only_jobs: Vec<Value> = c.get_json(&format!("/api/v1/audit?subject={id}")).await;
         assert_eq!(only_jobs.len(), 2);
         // Paging: the next page starts below the last id seen.
         let older: Vec<Value> = c
-            .client
-            .get(c.url(&format!("/api/v1/audit?before={}", log[1]["id"])))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+            .get_json(&format!("/api/v1/audit?before={}", log[1]["id"]))
+            .await;
         assert_eq!(older.len(), 3);
     }
 );

@@ -21,15 +21,7 @@ on_both_databases!(
         assert_eq!(created["name"], "Office");
         assert_eq!(created["beacons"], json!(["https://beacon.example.net"]));
 
-        let got: Value = c
-            .client
-            .get(c.url(&format!("/api/v1/networks/{id}")))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let got: Value = c.get_json(&format!("/api/v1/networks/{id}")).await;
         assert_eq!(got, created);
 
         let r = c
@@ -45,15 +37,7 @@ on_both_databases!(
         assert_eq!(updated["beacons"], json!([]));
         assert_eq!(updated["id"], id.as_str());
 
-        let list: Value = c
-            .client
-            .get(c.url("/api/v1/networks"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let list: Value = c.get_json("/api/v1/networks").await;
         assert_eq!(list.as_array().unwrap().len(), 1);
         assert_eq!(list[0]["name"], "Head office");
 
@@ -104,15 +88,7 @@ on_both_databases!(
         );
         assert!(body["hint"].as_str().unwrap().contains("7447"), "{body}");
         // Nothing was stored.
-        let list: Value = c
-            .client
-            .get(c.url("/api/v1/networks"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let list: Value = c.get_json("/api/v1/networks").await;
         assert_eq!(list, json!([]));
     }
 );

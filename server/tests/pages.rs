@@ -219,15 +219,7 @@ on_both_databases!(
             .to_str()
             .unwrap()
             .starts_with("kr_session="));
-        let status: Value = c
-            .client
-            .get(c.url("/api/v1/session"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let status: Value = c.get_json("/api/v1/session").await;
         assert_eq!(status["authenticated"], true);
         // The sign-in page itself posts there rather than submitting a GET with the password.
         let html = reqwest::get(c.url("/login"))

@@ -103,27 +103,13 @@ async fn two_replicas_deliver_every_job_exactly_once() {
     }
     assert_eq!(all_delivered.len(), AGENTS * JOBS_PER_AGENT);
     let succeeded: Vec<Value> = one
-        .client
-        .get(one.url("/api/v1/jobs?status=succeeded&limit=500"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .get_json("/api/v1/jobs?status=succeeded&limit=500")
+        .await;
     assert_eq!(
         succeeded.len(),
         500,
         "the list caps a page at 500; there are more"
     );
-    let pending: Vec<Value> = two
-        .client
-        .get(two.url("/api/v1/jobs?status=pending"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let pending: Vec<Value> = two.get_json("/api/v1/jobs?status=pending").await;
     assert!(pending.is_empty(), "no job left behind: {pending:?}");
 }

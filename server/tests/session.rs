@@ -34,15 +34,7 @@ on_both_databases!(
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "unauthenticated");
         assert!(body["error"].is_string() && body["hint"].is_string());
-        let status: Value = c
-            .client
-            .get(c.url("/api/v1/session"))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let status: Value = c.get_json("/api/v1/session").await;
         assert_eq!(status["authenticated"], false);
     }
 );

@@ -166,6 +166,18 @@ impl Control {
         assert_eq!(r.status(), 200, "sign-in with the right password");
     }
 
+    /// GET with the harness client's cookies, parsed as JSON.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        self.client
+            .get(self.url(path))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url("/api/v1/networks"))
