@@ -8,6 +8,7 @@ mod m20261130_000001_initial;
 mod m20261130_000002_agent_api;
 mod m20261130_000003_jobs;
 mod m20261130_000004_audit;
+mod m20261130_000005_agent_lifecycle;
 
 pub struct Migrator;
 
@@ -19,6 +20,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_agent_api::Migration),
             Box::new(m20261130_000003_jobs::Migration),
             Box::new(m20261130_000004_audit::Migration),
+            Box::new(m20261130_000005_agent_lifecycle::Migration),
         ]
     }
 }

@@ -131,6 +131,36 @@ pub struct Ack {
     pub ok: bool,
 }
 
+/// What an enrollment-log reason code means and what to do about it, for the
+/// admin reading why a host will not enroll.
+pub fn enrollment_reason(code: &str, lang: crate::Lang) -> &'static str {
+    use crate::Lang::{En, Ru};
+    match (code, lang) {
+        ("accepted", En) => "Enrolled.",
+        ("accepted", Ru) => "Подключён.",
+        ("bad_token", En) => "The token matches neither the shared enrollment token nor any install token. Check KNOTROUTE_CONTROL_ENROLL_TOKEN on the host.",
+        ("bad_token", Ru) => "Токен не совпадает ни с общим токеном подключения, ни с одним токеном установки. Проверьте KNOTROUTE_CONTROL_ENROLL_TOKEN на хосте.",
+        ("install_token_expired", En) => "The install token has expired. Create a new one under Infrastructure → Add agent.",
+        ("install_token_expired", Ru) => "Срок токена установки истёк. Создайте новый: Инфраструктура → Добавить агента.",
+        ("install_token_used", En) => "The install token was already used by another Agent; each token enrolls one host. Create a new one.",
+        ("install_token_used", Ru) => "Токен установки уже использован другим агентом; один токен подключает один хост. Создайте новый.",
+        ("install_token_revoked", En) => "The install token was revoked by an admin. Create a new one.",
+        ("install_token_revoked", Ru) => "Токен установки отозван администратором. Создайте новый.",
+        ("malformed_key", En) => "The public key is not a 32-byte Ed25519 key in base64. The Agent's identity file may be damaged.",
+        ("malformed_key", Ru) => "Открытый ключ не является 32-байтовым ключом Ed25519 в base64. Возможно, файл идентичности агента повреждён.",
+        ("throttled", En) => "Too many refused attempts from this address: refused for 10 minutes without checking the token.",
+        ("throttled", Ru) => "Слишком много отклонённых попыток с этого адреса: 10 минут попытки отклоняются без проверки токена.",
+        ("agent_revoked", En) => "This key belongs to a revoked Agent. Delete the Agent in Control, or remove agent-identity.json on the host to enroll as a new Agent.",
+        ("agent_revoked", Ru) => "Этот ключ принадлежит отозванному агенту. Удалите агента в Control или удалите agent-identity.json на хосте, чтобы подключиться как новый агент.",
+        ("agent_moved", En) => "This key belongs to an Agent record that moved to another host. Remove agent-identity.json on this host to enroll it as a new Agent.",
+        ("agent_moved", Ru) => "Этот ключ принадлежит записи агента, перенесённой на другой хост. Удалите agent-identity.json на этом хосте, чтобы подключить его как нового агента.",
+        ("key_in_use", En) => "A move token was used by a host whose key is already enrolled as another Agent. Run the new host with a fresh data directory.",
+        ("key_in_use", Ru) => "Токен переноса использован хостом, ключ которого уже подключён как другой агент. Запустите новый хост с чистым каталогом данных.",
+        (_, En) => "Refused.",
+        (_, Ru) => "Отклонено.",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

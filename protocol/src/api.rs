@@ -108,13 +108,16 @@ pub struct AgentView {
     pub tags: Vec<String>,
     pub docker_available: bool,
     pub docker_version: String,
-    /// online, degraded, offline or disabled.
+    /// online, degraded, offline, disabled, revoked or moved.
     pub status: String,
     /// A stable code for why it has that status.
     pub reason: String,
     /// The same in a sentence.
     pub reason_text: String,
     pub last_heartbeat_at: Option<String>,
+    /// After a move: the Agent that took this record over.
+    #[serde(default)]
+    pub moved_to: Option<String>,
     pub components: Vec<ComponentView>,
 }
 
@@ -133,6 +136,9 @@ pub struct ComponentView {
     pub restart_count: i32,
     pub last_error: String,
     pub warnings: Vec<String>,
+    /// When a failed deployment of this desired component is tried again.
+    #[serde(default)]
+    pub next_retry_at: Option<String>,
 }
 
 /// A job as the admin API shows it.
@@ -159,6 +165,105 @@ pub struct NewJob {
     pub kind: String,
     #[serde(default)]
     pub payload: serde_json::Value,
+}
+
+/// `POST /api/v1/install-tokens`: a one-time token for one Agent.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct NewInstallToken {
+    /// Name for the Agent that enrolls with it; empty = the Agent's own.
+    #[serde(default)]
+    pub name: String,
+    #[serde(default)]
+    pub tags: Vec<String>,
+    /// Hours until it expires (1 to 720); 24 when absent.
+    #[serde(default)]
+    pub expires_in_hours: Option<u32>,
+}
+
+pub const INSTALL_TOKEN_DEFAULT_HOURS: u32 = 24;
+pub const INSTALL_TOKEN_MAX_HOURS: u32 = 720;
+
+/// A [`NewInstallToken`] that passed validation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValidInstallToken {
+    pub name: String,
+    pub tags: Vec<String>,
+    pub expires_in_hours: u32,
+}
+
+impl NewInstallToken {
+    pub fn validate(&self) -> Result<ValidInstallToken, Vec<crate::FieldError>> {
+        let mut errors = Vec::new();
+        let name = crate::validation::optional_name("name", &self.name)
+            .map_err(|e| errors.push(e))
+            .unwrap_or_default();
+        let tags = crate::validation::tags("tags", &self.tags)
+            .map_err(|e| errors.push(e))
+            .unwrap_or_default();
+        let hours = self.expires_in_hours.unwrap_or(INSTALL_TOKEN_DEFAULT_HOURS);
+        if !(1..=INSTALL_TOKEN_MAX_HOURS).contains(&hours) {
+            errors.push(crate::FieldError::new(
+                "expires_in_hours",
+                crate::validation::Problem::OutOfRange {
+                    min: 1,
+                    max: INSTALL_TOKEN_MAX_HOURS,
+                },
+            ));
+        }
+        if errors.is_empty() {
+            Ok(ValidInstallToken {
+                name,
+                tags,
+                expires_in_hours: hours,
+            })
+        } else {
+            Err(errors)
+        }
+    }
+}
+
+/// An install token as the admin sees it (never the token itself).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InstallTokenView {
+    pub id: String,
+    pub name: String,
+    pub tags: Vec<String>,
+    /// active, used, expired or revoked.
+    pub state: String,
+    pub created_at: String,
+    pub expires_at: String,
+    pub used_at: Option<String>,
+    /// The Agent that enrolled with it.
+    pub used_by: Option<String>,
+    /// For a move: the Agent record the new host takes over.
+    pub replaces_agent: Option<String>,
+}
+
+/// The answer to creating a token: the only time the token is shown.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CreatedInstallToken {
+    #[serde(flatten)]
+    pub view: InstallTokenView,
+    pub token: String,
+    /// Copy-ready commands for the Agent's host, built from PUBLIC_URL.
+    pub docker_run: String,
+    pub compose: String,
+    /// Set when PUBLIC_URL is unset, so the snippets hold a placeholder.
+    pub warning: Option<String>,
+}
+
+/// One enrollment attempt, accepted or refused.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct EnrollmentAttempt {
+    pub at: String,
+    pub client: String,
+    pub agent_id: Option<String>,
+    pub name: String,
+    pub accepted: bool,
+    /// `accepted` or the refusal code.
+    pub reason: String,
+    /// The reason in a sentence, with what to do.
+    pub reason_text: String,
 }
 
 /// The numbers on the Overview screen.

@@ -11,4 +11,4 @@ pub mod signing;
 pub mod validation;
 
 pub use ids::{AgentId, JobId, NetworkId};
-pub use validation::{FieldError, Problem};
+pub use validation::{FieldError, Lang, Problem};

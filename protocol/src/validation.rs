@@ -93,6 +93,7 @@ pub enum Problem {
     InvalidPayload,
     UnknownJobKind,
     SidecarNeedsBeacon,
+    OutOfRange { min: u32, max: u32 },
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -163,6 +164,7 @@ impl Problem {
             Problem::InvalidPayload => "invalid_payload",
             Problem::UnknownJobKind => "unknown_job_kind",
             Problem::SidecarNeedsBeacon => "sidecar_needs_beacon",
+            Problem::OutOfRange { .. } => "out_of_range",
         }
     }
 
@@ -250,6 +252,8 @@ impl Problem {
             (Problem::UnknownJobKind, Ru) => "Неизвестный вид задания: deploy_beacon, deploy_sidecar, restart_component или remove_component.".into(),
             (Problem::SidecarNeedsBeacon, En) => "A sidecar needs at least one Beacon URL: the sidecar template passes no static peers.".into(),
             (Problem::SidecarNeedsBeacon, Ru) => "Sidecar нужен хотя бы один Beacon URL: шаблон sidecar не передаёт статических пиров.".into(),
+            (Problem::OutOfRange { min, max }, En) => format!("Expected a whole number from {min} to {max}."),
+            (Problem::OutOfRange { min, max }, Ru) => format!("Ожидается целое число от {min} до {max}."),
         }
     }
 
@@ -292,6 +296,43 @@ pub fn profile_name(input: &str) -> Result<String, FieldError> {
         return Err(FieldError::new("name", Problem::ControlCharacters));
     }
     Ok(name.to_string())
+}
+
+/// An optional one-line label (a pre-set Agent name): trimmed, at most 80
+/// characters, no control characters; empty is allowed.
+pub fn optional_name(field: &str, input: &str) -> Result<String, FieldError> {
+    let name = input.trim();
+    if name.chars().count() > NAME_MAX {
+        return Err(FieldError::new(field, Problem::TooLong { max: NAME_MAX }));
+    }
+    if name.chars().any(char::is_control) {
+        return Err(FieldError::new(field, Problem::ControlCharacters));
+    }
+    Ok(name.to_string())
+}
+
+pub const TAG_MAX: usize = 64;
+pub const TAGS_MAX: usize = 32;
+
+/// Agent tags: each trimmed and non-empty, at most 64 characters, at most 32 of
+/// them, duplicates dropped (order kept).
+pub fn tags(field: &str, input: &[String]) -> Result<Vec<String>, FieldError> {
+    let mut kept: Vec<String> = Vec::new();
+    for tag in input.iter().map(|t| t.trim()).filter(|t| !t.is_empty()) {
+        if tag.chars().count() > TAG_MAX {
+            return Err(FieldError::new(field, Problem::TooLong { max: TAG_MAX }));
+        }
+        if tag.chars().any(char::is_control) {
+            return Err(FieldError::new(field, Problem::ControlCharacters));
+        }
+        if !kept.iter().any(|k| k == tag) {
+            kept.push(tag.to_string());
+        }
+    }
+    if kept.len() > TAGS_MAX {
+        return Err(FieldError::new(field, Problem::TooMany { max: TAGS_MAX }));
+    }
+    Ok(kept)
 }
 
 /// An optional description: trimmed, up to 500 characters; line breaks and tabs allowed.

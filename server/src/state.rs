@@ -2,6 +2,9 @@
 
 use crate::config::Config;
 use crate::domain::agent_inventory::AgentInventory;
+use crate::domain::desired::Reconciler;
+use crate::domain::enrollment::Enrollment;
+use crate::domain::install_tokens::InstallTokens;
 use crate::domain::jobs::JobQueue;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
@@ -18,8 +21,11 @@ pub struct AppState {
     pub networks: NetworkService,
     pub auth: AuthService,
     pub agents: AgentService,
+    pub enrollment: Enrollment,
+    pub install_tokens: InstallTokens,
     pub inventory: AgentInventory,
     pub jobs: JobQueue,
+    pub reconciler: Reconciler,
     pub overview: OverviewService,
     pub leptos: LeptosOptions,
 }
@@ -32,12 +38,18 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
+        let jobs = JobQueue::new(db.clone());
+        let reconciler = Reconciler::new(db.clone(), jobs.clone());
+        let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         Self {
             networks: NetworkService::new(db.clone()),
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
-            agents: AgentService::new(db.clone(), config.enroll_token.expose()),
-            jobs: JobQueue::new(db.clone()),
-            inventory: AgentInventory::new(db.clone()),
+            agents: AgentService::new(db.clone()),
+            enrollment: Enrollment::new(db.clone(), config.enroll_token.expose()),
+            inventory: AgentInventory::new(db.clone(), reconciler.clone(), install_tokens.clone()),
+            install_tokens,
+            jobs,
+            reconciler,
             overview: OverviewService::new(db.clone()),
             config: Arc::new(config),
             db,

@@ -172,6 +172,8 @@ on_both_databases!(
         let stored: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(stored["status"], "expired");
         assert!(stored["result"].as_str().unwrap().contains("lease"));
+        let audit: Value = c.get_json("/api/v1/audit?action=job.expired").await;
+        assert_eq!(audit[0]["subject"], id);
         // A result arriving after expiry does not resurrect the job.
         a.post(
             "/api/v1/agents/jobs/result",

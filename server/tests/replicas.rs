@@ -113,3 +113,40 @@ async fn two_replicas_deliver_every_job_exactly_once() {
     let pending: Vec<Value> = two.get_json("/api/v1/jobs?status=pending").await;
     assert!(pending.is_empty(), "no job left behind: {pending:?}");
 }
+
+/// A job queued through one replica wakes an Agent long-polling the other at
+/// once (LISTEN/NOTIFY), not at the next safety poll five seconds later.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_job_queued_on_one_replica_wakes_a_long_poll_on_the_other() {
+    let one = common::start(Backend::Postgres).await;
+    let two = common::start_with(
+        Backend::Postgres,
+        Options {
+            database_url: one.database_url.clone(),
+            ..Default::default()
+        },
+    )
+    .await;
+    one.sign_in().await;
+    let agent = common::SimAgent::new(&two, 7);
+    agent.enroll_with_docker().await;
+    for round in 0..3 {
+        let poll = agent.post_at(&two.base, "/api/v1/agents/jobs/next?wait=10", json!({}));
+        let queue = async {
+            // Let the long-poll start waiting first.
+            tokio::time::sleep(Duration::from_millis(300)).await;
+            let started = Instant::now();
+            let job = json!({"agent_id": agent.id(), "kind": "restart_component",
+                "payload": {"component_id": format!("sidecar-w{round}")}});
+            assert_eq!(one.post_json("/api/v1/jobs", job).await.status(), 201);
+            started
+        };
+        let (response, started) = tokio::join!(poll, queue);
+        let waited = started.elapsed();
+        assert_eq!(response.status(), 200);
+        assert!(
+            waited < Duration::from_secs(1),
+            "round {round}: the other replica's Agent got the job after {waited:?}"
+        );
+    }
+}

@@ -1,22 +1,37 @@
-//! The admin's view of Agents: listing them with their components and
-//! status, and disabling or enabling one.
+//! The admin's view of Agents and the lifecycle actions on them: listing with
+//! components and status, disable/enable, revoke, delete, and move to another host.
 
 use super::agent_status::{agent_status, component_error};
+use super::desired::Reconciler;
+use super::install_tokens::{InstallTokenError, InstallTokens};
+use super::jobs::JobQueue;
 use super::{audit, StoreError};
 use crate::entities::{agent, component};
-use chrono::{SecondsFormat, Utc};
-use protocol::api::{AgentView, ComponentView};
+use chrono::{Duration, SecondsFormat, Utc};
+use protocol::api::{AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
-    QueryOrder, Set,
+    QueryOrder, Set, TransactionTrait,
 };
 
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryError {
     #[error("no such agent")]
     NotFound,
+    /// Revoked or moved Agents cannot be enabled, disabled or moved again.
+    #[error("the agent is {0}")]
+    Retired(String),
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+impl From<InstallTokenError> for InventoryError {
+    fn from(e: InstallTokenError) -> Self {
+        match e {
+            InstallTokenError::Store(s) => InventoryError::Store(s),
+            other => InventoryError::Store(StoreError(sea_orm::DbErr::Custom(other.to_string()))),
+        }
+    }
 }
 
 impl From<sea_orm::DbErr> for InventoryError {
@@ -41,6 +56,7 @@ fn view(agent: &agent::Model, components: &[component::Model]) -> AgentView {
         last_heartbeat_at: agent
             .last_heartbeat_at
             .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+        moved_to: agent.moved_to.clone(),
         components: components
             .iter()
             .map(|c| ComponentView {
@@ -56,6 +72,10 @@ fn view(agent: &agent::Model, components: &[component::Model]) -> AgentView {
                 restart_count: c.restart_count,
                 last_error: component_error(c).unwrap_or_default(),
                 warnings: serde_json::from_str(&c.warnings).unwrap_or_default(),
+                next_retry_at: c
+                    .next_deploy_at
+                    .filter(|_| c.desired && !c.deploy_error.is_empty())
+                    .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
             })
             .collect(),
     }
@@ -64,11 +84,28 @@ fn view(agent: &agent::Model, components: &[component::Model]) -> AgentView {
 #[derive(Clone)]
 pub struct AgentInventory {
     db: DatabaseConnection,
+    reconciler: Reconciler,
+    install_tokens: InstallTokens,
 }
 
 impl AgentInventory {
-    pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+    pub fn new(
+        db: DatabaseConnection,
+        reconciler: Reconciler,
+        install_tokens: InstallTokens,
+    ) -> Self {
+        Self {
+            db,
+            reconciler,
+            install_tokens,
+        }
+    }
+
+    async fn find(&self, id: &str) -> Result<agent::Model, InventoryError> {
+        agent::Entity::find_by_id(id)
+            .one(&self.db)
+            .await?
+            .ok_or(InventoryError::NotFound)
     }
 
     /// Every Agent with its components, by name. (Two queries, whatever the count.)
@@ -87,10 +124,7 @@ impl AgentInventory {
     }
 
     pub async fn get(&self, id: &str) -> Result<AgentView, InventoryError> {
-        let agent = agent::Entity::find_by_id(id)
-            .one(&self.db)
-            .await?
-            .ok_or(InventoryError::NotFound)?;
+        let agent = self.find(id).await?;
         let components = component::Entity::find()
             .filter(component::Column::AgentId.eq(agent.id.as_str()))
             .order_by_asc(component::Column::ComponentId)
@@ -99,16 +133,17 @@ impl AgentInventory {
         Ok(view(&agent, &components))
     }
 
-    /// A disabled Agent gets no jobs and its heartbeats do not count as connected.
+    /// A disabled Agent gets no jobs and its heartbeats do not count as
+    /// connected; enabling it re-sends its whole desired state.
     pub async fn set_disabled(
         &self,
         id: &str,
         disabled: bool,
     ) -> Result<AgentView, InventoryError> {
-        let agent = agent::Entity::find_by_id(id)
-            .one(&self.db)
-            .await?
-            .ok_or(InventoryError::NotFound)?;
+        let agent = self.find(id).await?;
+        if !agent.retired.is_empty() {
+            return Err(InventoryError::Retired(agent.retired));
+        }
         let mut row: agent::ActiveModel = agent.into();
         row.disabled = Set(disabled);
         row.updated_at = Set(Utc::now());
@@ -120,6 +155,102 @@ impl AgentInventory {
             "agent.enabled"
         };
         audit::record(&self.db, audit::ADMIN, action, id, "").await;
+        if !disabled {
+            self.reconciler.resend(id).await?;
+        }
         self.get(id).await
+    }
+
+    /// Revokes an Agent: its key stops working at once and its queued jobs
+    /// are cancelled. The record stays, so the host is told why it is refused.
+    pub async fn revoke(&self, id: &str) -> Result<AgentView, InventoryError> {
+        let agent = self.find(id).await?;
+        if !agent.retired.is_empty() {
+            return Err(InventoryError::Retired(agent.retired));
+        }
+        let txn = self.db.begin().await?;
+        self.retire(&txn, id, "revoked").await?;
+        let cancelled =
+            JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was revoked").await?;
+        txn.commit().await?;
+        tracing::info!(agent_id = id, cancelled, "agent revoked by admin");
+        let detail = format!("{cancelled} pending jobs cancelled");
+        audit::record(&self.db, audit::ADMIN, "agent.revoked", id, &detail).await;
+        self.get(id).await
+    }
+
+    /// Deletes an Agent record and its components; pending jobs are
+    /// cancelled, finished ones stay as history. The key becomes unknown, so
+    /// the host could enroll again as a new Agent with a valid token.
+    pub async fn delete(&self, id: &str) -> Result<(), InventoryError> {
+        self.find(id).await?;
+        let txn = self.db.begin().await?;
+        let cancelled =
+            JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was deleted").await?;
+        component::Entity::delete_many()
+            .filter(component::Column::AgentId.eq(id))
+            .exec(&txn)
+            .await?;
+        agent::Entity::delete_by_id(id).exec(&txn).await?;
+        txn.commit().await?;
+        tracing::info!(agent_id = id, cancelled, "agent deleted by admin");
+        let detail = format!("{cancelled} pending jobs cancelled");
+        audit::record(&self.db, audit::ADMIN, "agent.deleted", id, &detail).await;
+        Ok(())
+    }
+
+    /// Starts moving an Agent to another host: the current key stops working,
+    /// pending jobs are cancelled, and a one-time install token (24 h) is
+    /// issued for the record. The host that enrolls with it takes over the
+    /// desired components, which are then deployed there. Asking again while
+    /// no host has taken over issues a fresh token.
+    pub async fn move_to_new_host(&self, id: &str) -> Result<CreatedInstallToken, InventoryError> {
+        let agent = self.find(id).await?;
+        match agent.retired.as_str() {
+            "" => {}
+            "moved" if agent.moved_to.is_none() => {}
+            other => return Err(InventoryError::Retired(other.to_string())),
+        }
+        let txn = self.db.begin().await?;
+        self.retire(&txn, id, "moved").await?;
+        let cancelled = JobQueue::cancel_all_pending(
+            &txn,
+            id,
+            "cancelled: the Agent is moving to a new host; its desired components are deployed there",
+        )
+        .await?;
+        let created = self
+            .install_tokens
+            .issue(
+                &txn,
+                &agent.name,
+                &agent.tags,
+                Duration::hours(INSTALL_TOKEN_DEFAULT_HOURS.into()),
+                Some(id),
+            )
+            .await?;
+        txn.commit().await?;
+        tracing::info!(agent_id = id, cancelled, "agent move started by admin");
+        let detail = format!(
+            "install token {}; {cancelled} pending jobs cancelled",
+            created.view.id
+        );
+        audit::record(&self.db, audit::ADMIN, "agent.moving", id, &detail).await;
+        Ok(created)
+    }
+
+    async fn retire(
+        &self,
+        db: &impl sea_orm::ConnectionTrait,
+        id: &str,
+        how: &str,
+    ) -> Result<(), StoreError> {
+        agent::Entity::update_many()
+            .col_expr(agent::Column::Retired, how.into())
+            .col_expr(agent::Column::UpdatedAt, Utc::now().into())
+            .filter(agent::Column::Id.eq(id))
+            .exec(db)
+            .await?;
+        Ok(())
     }
 }

@@ -14,8 +14,12 @@ pub struct AgentStatus {
     pub reason_text: String,
 }
 
-/// A component is in error when it is reported but not running, or carries an error.
+/// A component is in error when its deployment failed, it is reported but
+/// not running, or it carries an error.
 pub fn component_error(c: &component::Model) -> Option<String> {
+    if c.desired && !c.deploy_error.is_empty() {
+        return Some(c.deploy_error.clone());
+    }
     if !c.last_error.is_empty() {
         return Some(c.last_error.clone());
     }
@@ -37,6 +41,30 @@ pub fn agent_status(
         reason: reason.to_string(),
         reason_text: text,
     };
+    match (agent.retired.as_str(), &agent.moved_to) {
+        ("", _) => {}
+        ("moved", Some(to)) => {
+            return make(
+                "moved",
+                "moved_to_new_host",
+                format!("Moved to a new host, now Agent {to}; this key no longer works."),
+            )
+        }
+        ("moved", None) => {
+            return make(
+                "moved",
+                "awaiting_new_host",
+                "Moving: this key no longer works; waiting for the new host to enroll with the move token.".into(),
+            )
+        }
+        _ => {
+            return make(
+                "revoked",
+                "revoked_by_admin",
+                "Revoked by an admin: its key no longer works.".into(),
+            )
+        }
+    }
     if agent.disabled {
         return make(
             "disabled",
@@ -94,6 +122,8 @@ mod tests {
             last_heartbeat_at: last,
             created_at: now,
             updated_at: now,
+            retired: String::new(),
+            moved_to: None,
         }
     }
 
@@ -115,6 +145,10 @@ mod tests {
             last_error: last_error.into(),
             warnings: "[]".into(),
             updated_at: Utc::now(),
+            spec: String::new(),
+            deploy_failures: 0,
+            next_deploy_at: None,
+            deploy_error: String::new(),
         }
     }
 
@@ -151,5 +185,13 @@ mod tests {
             agent_status(&agent(fresh, true), &[], now).status,
             "disabled"
         );
+        let mut failed = component("", "");
+        failed.deploy_error = "deployment failed (job_x): pull denied".into();
+        let degraded = agent_status(&agent(fresh, false), &[failed], now);
+        assert_eq!(degraded.status, "degraded");
+        assert!(degraded.reason_text.contains("pull denied"));
+        let mut revoked = agent(fresh, true);
+        revoked.retired = "revoked".into();
+        assert_eq!(agent_status(&revoked, &[], now).status, "revoked");
     }
 }

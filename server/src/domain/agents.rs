@@ -1,22 +1,18 @@
-//! Agents: enrollment, verification of signed requests (with replay refusal
-//! shared by every replica through the database) and heartbeats.
+//! Agents after enrollment: verification of signed requests (with replay
+//! refusal shared by every replica through the database) and heartbeats.
 
-use super::secrets::{secret_matches, token_hash};
-use super::{audit, is_unique_violation, StoreError};
-use crate::entities::{agent, component, enrollment_log, seen_signature};
+use super::secrets::token_hash;
+use super::{is_unique_violation, StoreError};
+use crate::entities::{agent, component, seen_signature};
 use chrono::{Duration, Utc};
-use protocol::agent::{ComponentReport, EnrollRequest, Heartbeat};
+use protocol::agent::{ComponentReport, Heartbeat};
 use protocol::signing::{check_timestamp, AgentPublicKey, TIMESTAMP_WINDOW_SECS};
 use protocol::AgentId;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
-    Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
+    TransactionTrait,
 };
-
-/// Refused enrollments from one client within this window before it is throttled.
-pub const ENROLL_REFUSALS_MAX: u64 = 20;
-pub const ENROLL_WINDOW: Duration = Duration::minutes(10);
 
 /// Storage bounds for what Agents send: a hostile heartbeat cannot grow the database.
 pub mod limits {
@@ -30,38 +26,6 @@ pub mod limits {
     pub const WARNING: usize = 256;
 }
 
-/// Why an enrollment was refused; the code is what the enrollment log shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EnrollRefusal {
-    BadToken,
-    MalformedKey,
-    Throttled,
-}
-
-impl EnrollRefusal {
-    pub fn code(self) -> &'static str {
-        match self {
-            EnrollRefusal::BadToken => "bad_token",
-            EnrollRefusal::MalformedKey => "malformed_key",
-            EnrollRefusal::Throttled => "throttled",
-        }
-    }
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum EnrollError {
-    #[error("enrollment refused: {}", .0.code())]
-    Refused(EnrollRefusal),
-    #[error(transparent)]
-    Store(#[from] StoreError),
-}
-
-impl From<sea_orm::DbErr> for EnrollError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        EnrollError::Store(StoreError(e))
-    }
-}
-
 /// Why a signed request was refused. The first three get the same answer on
 /// the wire so nobody can probe which Agent IDs exist; the log keeps the reason.
 #[derive(Debug, thiserror::Error)]
@@ -72,6 +36,10 @@ pub enum AgentAuthError {
     Replayed,
     #[error("agent is disabled")]
     Disabled,
+    #[error("agent is revoked")]
+    Revoked,
+    #[error("agent moved to another host")]
+    Moved,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -109,7 +77,7 @@ pub fn bounded_multiline(text: &str, max_chars: usize) -> String {
         .collect()
 }
 
-fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<String> {
+pub(crate) fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<String> {
     items
         .iter()
         .map(|t| bounded(t, each))
@@ -121,116 +89,11 @@ fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<String> {
 #[derive(Clone)]
 pub struct AgentService {
     db: DatabaseConnection,
-    enroll_token: std::sync::Arc<str>,
 }
 
 impl AgentService {
-    pub fn new(db: DatabaseConnection, enroll_token: &str) -> Self {
-        Self {
-            db,
-            enroll_token: enroll_token.into(),
-        }
-    }
-
-    /// Enrolls (or re-enrolls) the key in `request`. The same key always gets
-    /// the same Agent ID; its name and tags are refreshed.
-    pub async fn enroll(
-        &self,
-        request: &EnrollRequest,
-        client: &str,
-    ) -> Result<AgentId, EnrollError> {
-        let now = Utc::now();
-        let name = bounded(&request.name, limits::NAME);
-        let key = AgentPublicKey::parse(&request.public_key).ok();
-        let agent_id = key.as_ref().map(AgentPublicKey::agent_id);
-        let logged_id = agent_id.as_ref().map(ToString::to_string);
-        let log = |accepted: bool, reason: &'static str| enrollment_log::ActiveModel {
-            at: Set(now),
-            client: Set(client.to_string()),
-            agent_id: Set(logged_id.clone()),
-            name: Set(name.clone()),
-            accepted: Set(accepted),
-            reason: Set(reason.to_string()),
-            ..Default::default()
-        };
-        let refusals = enrollment_log::Entity::find()
-            .filter(enrollment_log::Column::Client.eq(client))
-            .filter(enrollment_log::Column::Accepted.eq(false))
-            .filter(enrollment_log::Column::At.gt(now - ENROLL_WINDOW))
-            .count(&self.db)
-            .await?;
-        let refusal = if refusals >= ENROLL_REFUSALS_MAX {
-            Some(EnrollRefusal::Throttled)
-        } else if !secret_matches(&request.token, &self.enroll_token) {
-            Some(EnrollRefusal::BadToken)
-        } else if key.is_none() {
-            Some(EnrollRefusal::MalformedKey)
-        } else {
-            None
-        };
-        if let Some(refusal) = refusal {
-            log(false, refusal.code()).insert(&self.db).await?;
-            tracing::warn!(client, reason = refusal.code(), "enrollment refused");
-            let subject = logged_id.clone().unwrap_or_default();
-            audit::record(
-                &self.db,
-                client,
-                "agent.enroll_refused",
-                &subject,
-                refusal.code(),
-            )
-            .await;
-            return Err(EnrollError::Refused(refusal));
-        }
-        let (key, agent_id) = (
-            key.expect("checked above"),
-            agent_id.expect("checked above"),
-        );
-        let tags = serde_json::to_string(&bounded_list(&request.tags, limits::TAGS, limits::TAG))
-            .expect("strings serialise");
-        let display_name = if name.is_empty() {
-            agent_id.to_string()
-        } else {
-            name.clone()
-        };
-        let row = agent::ActiveModel {
-            id: Set(agent_id.to_string()),
-            name: Set(display_name),
-            public_key: Set(key.to_wire()),
-            hostname: Set(String::new()),
-            version: Set(String::new()),
-            tags: Set(tags),
-            disabled: Set(false),
-            docker_available: Set(false),
-            docker_version: Set(String::new()),
-            last_heartbeat_at: Set(None),
-            created_at: Set(now),
-            updated_at: Set(now),
-        };
-        // Re-enrolling refreshes name and tags and keeps everything else.
-        agent::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(agent::Column::Id)
-                    .update_columns([
-                        agent::Column::Name,
-                        agent::Column::Tags,
-                        agent::Column::UpdatedAt,
-                    ])
-                    .to_owned(),
-            )
-            .exec(&self.db)
-            .await?;
-        log(true, "accepted").insert(&self.db).await?;
-        tracing::info!(client, agent_id = %agent_id, "agent enrolled");
-        audit::record(
-            &self.db,
-            &audit::agent_actor(agent_id.as_str()),
-            "agent.enrolled",
-            agent_id.as_str(),
-            &format!("from {client}"),
-        )
-        .await;
-        Ok(agent_id)
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
     }
 
     /// Verifies a signed request and records it, so the same request cannot be
@@ -255,8 +118,11 @@ impl AgentService {
             .map_err(|_| AgentAuthError::Unauthorized("no_pinned_key"))?;
         key.verify(method, path, headers.timestamp, body, headers.signature)
             .map_err(|_| AgentAuthError::Unauthorized("bad_signature"))?;
-        if row.disabled {
-            return Err(AgentAuthError::Disabled);
+        match row.retired.as_str() {
+            "" if row.disabled => return Err(AgentAuthError::Disabled),
+            "" => {}
+            "moved" => return Err(AgentAuthError::Moved),
+            _ => return Err(AgentAuthError::Revoked),
         }
         let seen = seen_signature::ActiveModel {
             signature_hash: Set(token_hash(headers.signature.trim())),

@@ -1,7 +1,8 @@
 //! The job queue: durable, claimed atomically (so two replicas never hand one
 //! job out twice), leased while running, and woken for long-polling Agents.
 
-use super::{audit, split_page, StoreError};
+use super::job_wakeup::JobWakeup;
+use super::{audit, desired, split_page, StoreError};
 use crate::entities::{agent, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobOutcome, JobResult};
@@ -11,18 +12,15 @@ use protocol::{AgentId, FieldError, JobId};
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, Statement,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait,
 };
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use tokio::sync::Notify;
 
 pub const LEASE: Duration = Duration::minutes(10);
 /// Result text kept per job; the Agent bounds its output too.
 pub const RESULT_MAX: usize = 64 * 1024;
-/// How often a long-poll looks at the database, which is how a job created
-/// through another replica reaches a waiting Agent.
-pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_millis(250);
+/// How often a long-poll looks at the database even without a wake-up: the
+/// safety net should a NOTIFY be lost (a listener reconnecting).
+pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 
 pub mod status {
     pub const PENDING: &str = "pending";
@@ -41,6 +39,9 @@ pub enum JobError {
     AgentNotFound,
     #[error("the agent is disabled")]
     AgentDisabled,
+    /// Revoked or moved: its key no longer works.
+    #[error("the agent is {0}")]
+    AgentRetired(String),
     #[error("the agent reported that Docker is not available")]
     NoDocker,
     #[error("no such job")]
@@ -107,21 +108,16 @@ fn default_page() -> u64 {
 #[derive(Clone)]
 pub struct JobQueue {
     db: DatabaseConnection,
-    /// Wakes this replica's long-polls for an agent as soon as a job is queued here.
-    wakers: Arc<Mutex<HashMap<String, Arc<Notify>>>>,
+    wakeup: JobWakeup,
 }
 
 impl JobQueue {
+    /// Also starts, on PostgreSQL, the listener that wakes this replica's
+    /// long-polls for jobs queued through another replica.
     pub fn new(db: DatabaseConnection) -> Self {
-        Self {
-            db,
-            wakers: Arc::default(),
-        }
-    }
-
-    fn waker(&self, agent_id: &str) -> Arc<Notify> {
-        let mut wakers = self.wakers.lock().expect("waker map");
-        wakers.entry(agent_id.to_string()).or_default().clone()
+        let wakeup = JobWakeup::default();
+        wakeup.spawn_listener(&db);
+        Self { db, wakeup }
     }
 
     /// Queues a job after validating its payload. Jobs for an offline Agent stay
@@ -139,20 +135,27 @@ impl JobQueue {
             .one(&self.db)
             .await?
             .ok_or(JobError::AgentNotFound)?;
+        if !agent.retired.is_empty() {
+            return Err(JobError::AgentRetired(agent.retired));
+        }
         if agent.disabled {
             return Err(JobError::AgentDisabled);
         }
         if agent.last_heartbeat_at.is_some() && !agent.docker_available {
             return Err(JobError::NoDocker);
         }
-        self.insert(&agent.id, &payload, None).await
+        desired::record_intent(&self.db, &agent.id, &payload).await?;
+        self.insert(&agent.id, &payload, None, audit::ADMIN).await
     }
 
-    async fn insert(
+    /// Stores a pending job and wakes the Agent's long-poll on every replica.
+    /// `actor` is who asked: the admin, or Control's reconciliation.
+    pub(crate) async fn insert(
         &self,
         agent_id: &str,
         payload: &JobPayload,
         retry_of: Option<String>,
+        actor: &str,
     ) -> Result<job::Model, JobError> {
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
@@ -168,13 +171,14 @@ impl JobQueue {
             finished_at: Set(None),
             lease_expires_at: Set(None),
             retry_of: Set(retry_of),
+            component_id: Set(Some(payload.component_id())),
         }
         .insert(&self.db)
         .await?;
         tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
-        let detail = format!("{} for {agent_id}", row.kind);
-        audit::record(&self.db, audit::ADMIN, "job.created", &row.id, &detail).await;
-        self.waker(agent_id).notify_waiters();
+        let detail = format!("{} {} for {agent_id}", row.kind, payload.component_id());
+        audit::record(&self.db, actor, "job.created", &row.id, &detail).await;
+        self.wakeup.announce(&self.db, agent_id).await;
         Ok(row)
     }
 
@@ -229,7 +233,7 @@ impl JobQueue {
         wait: std::time::Duration,
     ) -> Result<Option<job::Model>, StoreError> {
         let deadline = tokio::time::Instant::now() + wait;
-        let waker = self.waker(agent_id);
+        let waker = self.wakeup.waiter(agent_id);
         loop {
             // Registered before the check, so a job queued in between still wakes us.
             let notified = waker.notified();
@@ -261,14 +265,26 @@ impl JobQueue {
             JobOutcome::Failed => status::FAILED,
         };
         let text = super::agents::bounded_multiline(&result.result, RESULT_MAX);
-        job::Entity::update_many()
+        let now = Utc::now();
+        let txn = self.db.begin().await?;
+        let done = job::Entity::update_many()
             .col_expr(job::Column::Status, outcome.into())
-            .col_expr(job::Column::Result, text.into())
-            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .col_expr(job::Column::Result, text.clone().into())
+            .col_expr(job::Column::FinishedAt, now.into())
             .filter(job::Column::Id.eq(row.id.as_str()))
             .filter(job::Column::Status.eq(status::RUNNING))
-            .exec(&self.db)
+            .exec(&txn)
             .await?;
+        if done.rows_affected == 0 {
+            // Another replica recorded the same result first.
+            return Ok(());
+        }
+        let finished = job::Model {
+            status: outcome.to_string(),
+            ..row.clone()
+        };
+        desired::record_outcome(&txn, &finished, outcome == status::SUCCEEDED, &text, now).await?;
+        txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
         audit::record(
             &self.db,
@@ -281,20 +297,59 @@ impl JobQueue {
         Ok(())
     }
 
-    /// Running jobs whose lease passed at `now` become `expired`; returns how many.
+    /// Running jobs whose lease passed at `now` become `expired`, each audited
+    /// and counted as a failed deployment; returns how many.
     pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        let result = job::Entity::update_many()
-            .col_expr(job::Column::Status, status::EXPIRED.into())
-            .col_expr(
-                job::Column::Result,
-                "the Agent did not report a result within the 10-minute lease".into(),
-            )
-            .col_expr(job::Column::FinishedAt, now.into())
+        const REASON: &str = "the Agent did not report a result within the 10-minute lease";
+        let overdue = job::Entity::find()
             .filter(job::Column::Status.eq(status::RUNNING))
             .filter(job::Column::LeaseExpiresAt.lt(now))
-            .exec(&self.db)
+            .limit(500)
+            .all(&self.db)
             .await?;
-        Ok(result.rows_affected)
+        let mut expired = 0;
+        for row in overdue {
+            let txn = self.db.begin().await?;
+            let done = job::Entity::update_many()
+                .col_expr(job::Column::Status, status::EXPIRED.into())
+                .col_expr(job::Column::Result, REASON.into())
+                .col_expr(job::Column::FinishedAt, now.into())
+                .filter(job::Column::Id.eq(row.id.as_str()))
+                .filter(job::Column::Status.eq(status::RUNNING))
+                .exec(&txn)
+                .await?;
+            if done.rows_affected == 0 {
+                continue; // a result (or another replica) got there first
+            }
+            let finished = job::Model {
+                status: status::EXPIRED.to_string(),
+                ..row.clone()
+            };
+            desired::record_outcome(&txn, &finished, false, REASON, now).await?;
+            txn.commit().await?;
+            tracing::warn!(job_id = %row.id, agent_id = %row.agent_id, "job lease expired");
+            audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, REASON).await;
+            expired += 1;
+        }
+        Ok(expired)
+    }
+
+    /// Cancels every pending job of an Agent (revoked, moved or deleted), in
+    /// the caller's transaction; returns how many.
+    pub async fn cancel_all_pending(
+        db: &impl ConnectionTrait,
+        agent_id: &str,
+        why: &str,
+    ) -> Result<u64, StoreError> {
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(job::Column::Result, why.into())
+            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .filter(job::Column::AgentId.eq(agent_id))
+            .filter(job::Column::Status.eq(status::PENDING))
+            .exec(db)
+            .await?;
+        Ok(done.rows_affected)
     }
 
     /// Jobs newest first, optionally of one status and one agent; `after` is
@@ -364,7 +419,16 @@ impl JobQueue {
         }
         let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
         let payload = JobPayload::parse(&old.kind, &payload).map_err(JobError::Invalid)?;
-        self.insert(&old.agent_id, &payload, Some(old.id.clone()))
+        if let Some(agent) = agent::Entity::find_by_id(old.agent_id.as_str())
+            .one(&self.db)
+            .await?
+        {
+            if !agent.retired.is_empty() {
+                return Err(JobError::AgentRetired(agent.retired));
+            }
+        }
+        desired::record_intent(&self.db, &old.agent_id, &payload).await?;
+        self.insert(&old.agent_id, &payload, Some(old.id.clone()), audit::ADMIN)
             .await
     }
 

@@ -25,6 +25,11 @@ pub struct Model {
     pub last_heartbeat_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// '' while the key works; `revoked` or `moved` once it no longer does.
+    /// The row (and its key) stays so the old host's requests get a clear answer.
+    pub retired: String,
+    /// The Agent that took this record over after a move.
+    pub moved_to: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -31,6 +31,14 @@ pub struct Model {
     /// JSON array of warning strings.
     pub warnings: String,
     pub updated_at: DateTimeUtc,
+    /// The deploy payload (JSON) the admin asked for; empty when not desired.
+    pub spec: String,
+    /// Failed deployments in a row; drives the retry backoff.
+    pub deploy_failures: i32,
+    /// When reconciliation may queue the next deployment after a failure.
+    pub next_deploy_at: Option<DateTimeUtc>,
+    /// Why the last deployment failed; empty once one succeeds.
+    pub deploy_error: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

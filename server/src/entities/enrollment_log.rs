@@ -16,7 +16,7 @@ pub struct Model {
     /// The name the Agent sent (bounded).
     pub name: String,
     pub accepted: bool,
-    /// `accepted`, `bad_token`, `malformed_key` or `throttled`.
+    /// `accepted` or the refusal code (see `EnrollRefusal`).
     pub reason: String,
 }
 

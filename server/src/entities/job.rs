@@ -25,6 +25,8 @@ pub struct Model {
     pub lease_expires_at: Option<DateTimeUtc>,
     /// The failed or expired job this one retries.
     pub retry_of: Option<String>,
+    /// The component the job acts on (`beacon-…`/`sidecar-…`).
+    pub component_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -6,6 +6,7 @@ pub mod agent;
 pub mod audit_entry;
 pub mod component;
 pub mod enrollment_log;
+pub mod install_token;
 pub mod job;
 pub mod login_failure;
 pub mod network;

@@ -48,7 +48,7 @@ async fn enroll(
     ApiJson(request): ApiJson<EnrollRequest>,
 ) -> Result<(StatusCode, Json<EnrollResponse>), ApiError> {
     let client = client_address(&headers, Some(peer), state.config.trust_proxy);
-    let agent_id = state.agents.enroll(&request, &client).await?;
+    let agent_id = state.enrollment.enroll(&request, &client).await?;
     Ok((StatusCode::CREATED, Json(EnrollResponse { agent_id })))
 }
 
@@ -111,6 +111,10 @@ async fn heartbeat(
 ) -> Result<Json<Ack>, ApiError> {
     let (agent, heartbeat): (_, Heartbeat) = signed(&state, &method, &uri, &headers, &body).await?;
     state.agents.record_heartbeat(&agent, &heartbeat).await?;
+    // The heartbeat is stored; failing to queue a redeployment must not refuse it.
+    if let Err(e) = state.reconciler.after_heartbeat(&agent.id).await {
+        tracing::error!(error = %e, agent_id = %agent.id, "reconciliation failed");
+    }
     Ok(Json(Ack { ok: true }))
 }
 

@@ -31,6 +31,7 @@ pub fn routes() -> Router<AppState> {
         )
         .merge(super::agent_api::routes())
         .merge(super::jobs_api::routes())
+        .merge(super::agents_api::routes())
         .route("/audit", get(list_audit))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
@@ -112,11 +113,7 @@ async fn list_networks(
         .networks
         .list(q.after.as_deref(), q.limit.unwrap_or(PAGE_MAX))
         .await?;
-    let mut response = Json(page.items).into_response();
-    if let Some(next) = page.next.and_then(|n| HeaderValue::from_str(&n).ok()) {
-        response.headers_mut().insert("x-next-cursor", next);
-    }
-    Ok(response)
+    Ok(super::extract::page(page.items, page.next))
 }
 
 fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {

@@ -3,8 +3,10 @@
 //! functions. Internal detail is logged here and never sent.
 
 use crate::domain::agent_inventory::InventoryError;
-use crate::domain::agents::{AgentAuthError, EnrollError, EnrollRefusal};
+use crate::domain::agents::AgentAuthError;
 use crate::domain::auth::AuthError;
+use crate::domain::enrollment::{EnrollError, EnrollRefusal};
+use crate::domain::install_tokens::InstallTokenError;
 use crate::domain::jobs::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::StoreError;
@@ -123,29 +125,40 @@ impl From<NetworkError> for ApiError {
 
 impl From<EnrollError> for ApiError {
     fn from(e: EnrollError) -> Self {
-        match e {
-            EnrollError::Refused(EnrollRefusal::BadToken) => ApiError::new(
-                StatusCode::UNAUTHORIZED,
-                "bad_token",
-                "The enrollment token was not accepted.",
-            )
-            .hint("Use KNOTROUTE_CONTROL_ENROLL_TOKEN of this Control."),
-            EnrollError::Refused(EnrollRefusal::MalformedKey) => {
-                let mut api = ApiError::new(
-                    StatusCode::BAD_REQUEST,
-                    "malformed_key",
-                    "The public key is not 32 bytes of base64 without padding.",
-                );
-                api.body.field = Some("public_key".into());
-                api
-            }
-            EnrollError::Refused(EnrollRefusal::Throttled) => ApiError::new(
+        let refusal = match e {
+            EnrollError::Refused(refusal) => refusal,
+            EnrollError::Store(e) => return e.into(),
+        };
+        let (status, field, message) = match refusal {
+            EnrollRefusal::MalformedKey => (
+                StatusCode::BAD_REQUEST,
+                Some("public_key"),
+                "The public key is not 32 bytes of base64 without padding.",
+            ),
+            EnrollRefusal::Throttled => (
                 StatusCode::TOO_MANY_REQUESTS,
-                "throttled",
+                None,
                 "Too many refused enrollments from this address. Try again in 10 minutes.",
             ),
-            EnrollError::Store(e) => e.into(),
-        }
+            EnrollRefusal::AgentRevoked | EnrollRefusal::AgentMoved | EnrollRefusal::KeyInUse => (
+                StatusCode::FORBIDDEN,
+                Some("public_key"),
+                "This key cannot enroll.",
+            ),
+            EnrollRefusal::BadToken
+            | EnrollRefusal::InstallTokenExpired
+            | EnrollRefusal::InstallTokenUsed
+            | EnrollRefusal::InstallTokenRevoked => (
+                StatusCode::UNAUTHORIZED,
+                Some("token"),
+                "The enrollment token was not accepted.",
+            ),
+        };
+        let mut api = ApiError::new(status, refusal.code(), message).hint(
+            protocol::agent::enrollment_reason(refusal.code(), protocol::Lang::En),
+        );
+        api.body.field = field.map(str::to_string);
+        api
     }
 }
 
@@ -175,6 +188,16 @@ impl From<AgentAuthError> for ApiError {
                 StatusCode::UNAUTHORIZED,
                 "agent_disabled",
                 "This Agent is disabled in Control.",
+            ),
+            AgentAuthError::Revoked => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "agent_revoked",
+                "This Agent was revoked in Control; its key no longer works.",
+            ),
+            AgentAuthError::Moved => ApiError::new(
+                StatusCode::UNAUTHORIZED,
+                "agent_moved",
+                "This Agent record moved to another host; this key no longer works.",
             ),
             AgentAuthError::Store(e) => e.into(),
         }
@@ -207,6 +230,11 @@ impl From<JobError> for ApiError {
             .hint(
                 "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
             ),
+            JobError::AgentRetired(how) => ApiError::new(
+                StatusCode::CONFLICT,
+                "agent_retired",
+                format!("The Agent is {how}: its key no longer works, so it takes no jobs."),
+            ),
             JobError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "not_found", "No such job."),
             JobError::WrongState(status) => ApiError::new(
                 StatusCode::CONFLICT,
@@ -226,7 +254,29 @@ impl From<InventoryError> for ApiError {
                 "not_found",
                 "No enrolled Agent has this ID.",
             ),
+            InventoryError::Retired(how) => ApiError::new(
+                StatusCode::CONFLICT,
+                "agent_retired",
+                format!("The Agent is {how}; only deleting it is still possible."),
+            ),
             InventoryError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<InstallTokenError> for ApiError {
+    fn from(e: InstallTokenError) -> Self {
+        match e {
+            InstallTokenError::Invalid(errors) => match errors.first() {
+                Some(first) => ApiError::field(first),
+                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
+            },
+            InstallTokenError::NotFound => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No install token has this ID.",
+            ),
+            InstallTokenError::Store(e) => e.into(),
         }
     }
 }

@@ -73,6 +73,16 @@ pub fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy
     }
 }
 
+/// A page of a list, with the cursor for the next page in `X-Next-Cursor`.
+pub fn page<T: serde::Serialize>(rows: Vec<T>, next: Option<String>) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    let mut response = axum::Json(rows).into_response();
+    if let Some(next) = next.and_then(|n| axum::http::HeaderValue::from_str(&n).ok()) {
+        response.headers_mut().insert("x-next-cursor", next);
+    }
+    response
+}
+
 /// The value of the named cookie among the request's Cookie headers.
 pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
     headers

@@ -1,16 +1,15 @@
-//! Admin side of the agent API: jobs (queue, list, read, cancel, retry) and
-//! Agents (list, read, disable, enable).
+//! Admin side of the job queue: queue, list, read, cancel, retry.
 
 use super::error::ApiError;
-use super::extract::{ApiJson, ApiQuery};
+use super::extract::{page, ApiJson, ApiQuery};
 use crate::domain::jobs::{view, JobFilter};
 use crate::state::AppState;
 use axum::extract::{Path, State};
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use protocol::api::{AgentView, JobView, NewJob};
+use protocol::api::{JobView, NewJob};
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -18,10 +17,6 @@ pub fn routes() -> Router<AppState> {
         .route("/jobs/{id}", get(get_job))
         .route("/jobs/{id}/cancel", post(cancel_job))
         .route("/jobs/{id}/retry", post(retry_job))
-        .route("/agents", get(list_agents))
-        .route("/agents/{id}", get(get_agent))
-        .route("/agents/{id}/disable", post(disable_agent))
-        .route("/agents/{id}/enable", post(enable_agent))
 }
 
 /// `GET /api/v1/jobs?status=&agent_id=&after=&limit=`: newest first;
@@ -31,11 +26,7 @@ async fn list_jobs(
     ApiQuery(filter): ApiQuery<JobFilter>,
 ) -> Result<Response, ApiError> {
     let (rows, next) = state.jobs.list(&filter).await?;
-    let mut response = Json(rows.iter().map(view).collect::<Vec<_>>()).into_response();
-    if let Some(next) = next.and_then(|n| HeaderValue::from_str(&n).ok()) {
-        response.headers_mut().insert("x-next-cursor", next);
-    }
-    Ok(response)
+    Ok(page(rows.iter().map(view).collect(), next))
 }
 
 async fn cancel_job(
@@ -54,31 +45,6 @@ async fn retry_job(
         StatusCode::CREATED,
         Json(view(&state.jobs.retry(&id).await?)),
     ))
-}
-
-async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
-    Ok(Json(state.inventory.list().await?))
-}
-
-async fn get_agent(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.get(&id).await?))
-}
-
-async fn disable_agent(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.set_disabled(&id, true).await?))
-}
-
-async fn enable_agent(
-    State(state): State<AppState>,
-    Path(id): Path<String>,
-) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.set_disabled(&id, false).await?))
 }
 
 /// `POST /api/v1/jobs` → 201 with the job, as the first Control answers.

@@ -1,6 +1,7 @@
 //! HTTP adapters: the router, middleware, the JSON API and the Leptos pages.
 
 pub mod agent_api;
+pub mod agents_api;
 pub mod api;
 pub mod auth;
 pub mod error;

@@ -178,6 +178,16 @@ impl Control {
             .unwrap()
     }
 
+    /// POSTs JSON as the signed-in browser does.
+    pub async fn post_json(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        self.client
+            .post(self.url(path))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
     pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url("/api/v1/networks"))
@@ -287,6 +297,29 @@ impl SimAgent {
         let mut request = request;
         *request.url_mut() = reqwest::Url::parse(&url).unwrap();
         self.client.execute(request).await.unwrap()
+    }
+
+    /// Claims the next job without waiting, if there is one.
+    pub async fn claim(&self) -> Option<serde_json::Value> {
+        let r = self
+            .post("/api/v1/agents/jobs/next", serde_json::json!({}))
+            .await;
+        match r.status().as_u16() {
+            200 => Some(r.json().await.unwrap()),
+            204 => None,
+            other => panic!("jobs/next answered {other}: {}", r.text().await.unwrap()),
+        }
+    }
+
+    /// Reports a job's result and expects it accepted.
+    pub async fn finish(&self, job_id: &str, status: &str, result: &str) {
+        let r = self
+            .post(
+                "/api/v1/agents/jobs/result",
+                serde_json::json!({"job_id": job_id, "status": status, "result": result}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
     }
 
     /// Enrolls and sends one heartbeat saying Docker is available.

@@ -1,0 +1,290 @@
+//! Desired components and reconciliation (DESIGN.md, Agent and Job
+//! lifecycles): what the admin asked an Agent to run, compared with what its
+//! heartbeats report. A missing component is deployed again; a failed
+//! deployment is retried with backoff from 30 s doubling to 10 min until it
+//! succeeds or the admin changes or removes it.
+
+use super::jobs::{status, JobQueue};
+use super::{audit, StoreError};
+use crate::entities::{agent, component, job};
+use chrono::{DateTime, Duration, Utc};
+use protocol::jobs::JobPayload;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set,
+};
+use std::collections::HashMap;
+
+pub const FIRST_RETRY: Duration = Duration::seconds(30);
+pub const MAX_RETRY: Duration = Duration::minutes(10);
+/// A heartbeat sent before a deployment finished may still omit the
+/// component; it is only redeployed once it stays missing this long after.
+pub const SETTLE: Duration = Duration::seconds(60);
+
+/// The wait before retrying after `failures` failed deployments in a row.
+pub fn retry_delay(failures: i32) -> Duration {
+    let doublings = failures.clamp(1, 16) - 1;
+    (FIRST_RETRY * 2i32.pow(doublings as u32)).min(MAX_RETRY)
+}
+
+/// Records what an admin's job means for the desired state: a deployment
+/// makes (or updates) a desired component, a removal ends it.
+pub async fn record_intent(
+    db: &impl ConnectionTrait,
+    agent_id: &str,
+    payload: &JobPayload,
+) -> Result<(), StoreError> {
+    let component_id = payload.component_id();
+    let (kind, name, network_id) = match payload {
+        JobPayload::DeployBeacon(b) => ("beacon", &b.name, &b.network_id),
+        JobPayload::DeploySidecar(s) => ("sidecar", &s.name, &s.network_id),
+        JobPayload::RemoveComponent { .. } => {
+            component::Entity::update_many()
+                .col_expr(component::Column::Desired, false.into())
+                .col_expr(component::Column::Spec, "".into())
+                .col_expr(component::Column::DeployFailures, 0.into())
+                .col_expr(
+                    component::Column::NextDeployAt,
+                    Option::<DateTime<Utc>>::None.into(),
+                )
+                .col_expr(component::Column::DeployError, "".into())
+                .filter(component::Column::AgentId.eq(agent_id))
+                .filter(component::Column::ComponentId.eq(component_id))
+                .exec(db)
+                .await?;
+            return Ok(());
+        }
+        JobPayload::RestartComponent { .. } => return Ok(()),
+    };
+    let row = component::ActiveModel {
+        agent_id: Set(agent_id.to_string()),
+        component_id: Set(component_id),
+        kind: Set(kind.to_string()),
+        name: Set(name.clone()),
+        network_id: Set(Some(network_id.to_string())),
+        desired: Set(true),
+        status: Set(String::new()),
+        service: Set(String::new()),
+        container: Set(String::new()),
+        image: Set(String::new()),
+        version: Set(String::new()),
+        restart_count: Set(0),
+        last_error: Set(String::new()),
+        warnings: Set("[]".into()),
+        updated_at: Set(Utc::now()),
+        spec: Set(payload.to_value().to_string()),
+        deploy_failures: Set(0),
+        next_deploy_at: Set(None),
+        deploy_error: Set(String::new()),
+        ..Default::default()
+    };
+    component::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([component::Column::AgentId, component::Column::ComponentId])
+                .update_columns([
+                    component::Column::Kind,
+                    component::Column::Name,
+                    component::Column::NetworkId,
+                    component::Column::Desired,
+                    component::Column::Spec,
+                    component::Column::DeployFailures,
+                    component::Column::NextDeployAt,
+                    component::Column::DeployError,
+                ])
+                .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Records how a deployment of a desired component ended: success clears the
+/// backoff, failure (or an expired lease) schedules the next attempt.
+pub async fn record_outcome(
+    db: &impl ConnectionTrait,
+    finished: &job::Model,
+    succeeded: bool,
+    reason: &str,
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    if !finished.kind.starts_with("deploy_") {
+        return Ok(());
+    }
+    let Some(component_id) = finished.component_id.as_deref() else {
+        return Ok(());
+    };
+    let Some(row) = component::Entity::find()
+        .filter(component::Column::AgentId.eq(finished.agent_id.as_str()))
+        .filter(component::Column::ComponentId.eq(component_id))
+        .filter(component::Column::Desired.eq(true))
+        .one(db)
+        .await?
+    else {
+        return Ok(());
+    };
+    let mut update = component::Entity::update_many().filter(component::Column::Id.eq(row.id));
+    if succeeded {
+        update = update
+            .col_expr(component::Column::DeployFailures, 0.into())
+            .col_expr(
+                component::Column::NextDeployAt,
+                Option::<DateTime<Utc>>::None.into(),
+            )
+            .col_expr(component::Column::DeployError, "".into());
+    } else {
+        let failures = row.deploy_failures.saturating_add(1);
+        let next = now + retry_delay(failures);
+        let first_line = reason.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+        let error = super::agents::bounded(
+            &format!(
+                "deployment {} ({}): {first_line}",
+                finished.status, finished.id
+            ),
+            super::agents::limits::LONG_TEXT,
+        );
+        update = update
+            .col_expr(component::Column::DeployFailures, failures.into())
+            .col_expr(component::Column::NextDeployAt, Some(next).into())
+            .col_expr(component::Column::DeployError, error.into());
+    }
+    update.exec(db).await?;
+    Ok(())
+}
+
+/// Queues the deployments an Agent's desired state calls for.
+#[derive(Clone)]
+pub struct Reconciler {
+    db: DatabaseConnection,
+    jobs: JobQueue,
+}
+
+impl Reconciler {
+    pub fn new(db: DatabaseConnection, jobs: JobQueue) -> Self {
+        Self { db, jobs }
+    }
+
+    /// After a heartbeat: redeploys desired components the Agent no longer
+    /// reports and retries failed deployments whose backoff has passed.
+    /// Returns the jobs it queued.
+    pub async fn after_heartbeat(&self, agent_id: &str) -> Result<Vec<job::Model>, StoreError> {
+        self.reconcile(agent_id, false, Utc::now()).await
+    }
+
+    /// After the admin enables an Agent: its whole desired state is sent again.
+    pub async fn resend(&self, agent_id: &str) -> Result<Vec<job::Model>, StoreError> {
+        self.reconcile(agent_id, true, Utc::now()).await
+    }
+
+    /// Compares the desired state with the last report at `now` and queues
+    /// what is due; `everything` re-sends every desired component.
+    pub async fn reconcile(
+        &self,
+        agent_id: &str,
+        everything: bool,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<job::Model>, StoreError> {
+        let desired = component::Entity::find()
+            .filter(component::Column::AgentId.eq(agent_id))
+            .filter(component::Column::Desired.eq(true))
+            .all(&self.db)
+            .await?;
+        if desired.is_empty() {
+            return Ok(Vec::new());
+        }
+        let Some(agent) = agent::Entity::find_by_id(agent_id).one(&self.db).await? else {
+            return Ok(Vec::new());
+        };
+        if agent.disabled || !agent.retired.is_empty() || !agent.docker_available {
+            return Ok(Vec::new());
+        }
+        // The newest job per desired component decides what happens next.
+        let ids: Vec<&str> = desired.iter().map(|c| c.component_id.as_str()).collect();
+        let mut latest: HashMap<String, job::Model> = HashMap::new();
+        for row in job::Entity::find()
+            .filter(job::Column::AgentId.eq(agent_id))
+            .filter(job::Column::ComponentId.is_in(ids))
+            .order_by_asc(job::Column::CreatedAt)
+            .all(&self.db)
+            .await?
+        {
+            if let Some(c) = row.component_id.clone() {
+                latest.insert(c, row);
+            }
+        }
+        let mut queued = Vec::new();
+        for c in &desired {
+            let last = latest.get(&c.component_id);
+            if let Some(last) = last {
+                if last.status == status::PENDING || last.status == status::RUNNING {
+                    continue;
+                }
+            }
+            let why = if everything {
+                Some("desired state re-sent after the Agent was enabled")
+            } else {
+                due(c, last, now)
+            };
+            let Some(why) = why else { continue };
+            let Ok(spec) = serde_json::from_str::<serde_json::Value>(&c.spec) else {
+                continue;
+            };
+            let kind = if c.kind == "beacon" {
+                "deploy_beacon"
+            } else {
+                "deploy_sidecar"
+            };
+            let Ok(payload) = JobPayload::parse(kind, &spec) else {
+                tracing::warn!(agent_id, component = %c.component_id, "stored desired spec no longer validates");
+                continue;
+            };
+            let row = self
+                .jobs
+                .insert(agent_id, &payload, None, audit::CONTROL)
+                .await
+                .map_err(|e| match e {
+                    super::jobs::JobError::Store(s) => s,
+                    other => StoreError(sea_orm::DbErr::Custom(other.to_string())),
+                })?;
+            tracing::info!(agent_id, component = %c.component_id, job_id = %row.id, why, "reconciliation queued a deployment");
+            queued.push(row);
+        }
+        Ok(queued)
+    }
+}
+
+/// Why a desired component needs a deployment now, if it does.
+fn due(
+    c: &component::Model,
+    last: Option<&job::Model>,
+    now: DateTime<Utc>,
+) -> Option<&'static str> {
+    let Some(last) = last else {
+        // Desired but never deployed here (e.g. the record moved to a new host).
+        return Some("desired component not deployed on this host yet");
+    };
+    match last.status.as_str() {
+        status::FAILED | status::EXPIRED => match c.next_deploy_at {
+            Some(at) if at > now => None,
+            _ => Some("retrying a failed deployment after its backoff"),
+        },
+        // The admin stopped it; they deploy again by hand.
+        status::CANCELLED => None,
+        _ => {
+            let finished = last.finished_at.unwrap_or(last.created_at);
+            (c.status.is_empty() && now - finished > SETTLE)
+                .then_some("desired component missing from the Agent's report")
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retries_back_off_from_30_seconds_doubling_to_10_minutes() {
+        let secs: Vec<i64> = (1..=7).map(|n| retry_delay(n).num_seconds()).collect();
+        assert_eq!(secs, [30, 60, 120, 240, 480, 600, 600]);
+        assert_eq!(retry_delay(1000).num_seconds(), 600);
+    }
+}

@@ -1,0 +1,396 @@
+//! Enrollment: an Agent presents its public key with the shared token or a
+//! one-time install token and gets its Agent ID. Every attempt, accepted or
+//! refused, goes to the enrollment log with its reason and client address.
+
+use super::agents::{bounded, bounded_list, limits};
+use super::install_tokens;
+use super::secrets::{secret_matches, token_hash};
+use super::{audit, split_page, StoreError};
+use crate::entities::{agent, component, enrollment_log, install_token};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use protocol::agent::EnrollRequest;
+use protocol::api::EnrollmentAttempt;
+use protocol::signing::AgentPublicKey;
+use protocol::{AgentId, Lang};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+};
+
+/// Refused enrollments from one client within this window before it is throttled.
+pub const ENROLL_REFUSALS_MAX: u64 = 20;
+pub const ENROLL_WINDOW: Duration = Duration::minutes(10);
+
+/// Why an enrollment was refused; the code is what the enrollment log shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EnrollRefusal {
+    BadToken,
+    InstallTokenExpired,
+    InstallTokenUsed,
+    InstallTokenRevoked,
+    MalformedKey,
+    Throttled,
+    /// The key belongs to a revoked Agent record.
+    AgentRevoked,
+    /// The key belongs to a record that moved to another host.
+    AgentMoved,
+    /// A move token was used with a key that is already enrolled.
+    KeyInUse,
+}
+
+impl EnrollRefusal {
+    pub fn code(self) -> &'static str {
+        match self {
+            EnrollRefusal::BadToken => "bad_token",
+            EnrollRefusal::InstallTokenExpired => "install_token_expired",
+            EnrollRefusal::InstallTokenUsed => "install_token_used",
+            EnrollRefusal::InstallTokenRevoked => "install_token_revoked",
+            EnrollRefusal::MalformedKey => "malformed_key",
+            EnrollRefusal::Throttled => "throttled",
+            EnrollRefusal::AgentRevoked => "agent_revoked",
+            EnrollRefusal::AgentMoved => "agent_moved",
+            EnrollRefusal::KeyInUse => "key_in_use",
+        }
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum EnrollError {
+    #[error("enrollment refused: {}", .0.code())]
+    Refused(EnrollRefusal),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for EnrollError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        EnrollError::Store(StoreError(e))
+    }
+}
+
+/// What let a request enroll.
+enum Grant {
+    Shared,
+    Install(install_token::Model),
+}
+
+#[derive(Clone)]
+pub struct Enrollment {
+    db: DatabaseConnection,
+    enroll_token: std::sync::Arc<str>,
+}
+
+impl Enrollment {
+    pub fn new(db: DatabaseConnection, enroll_token: &str) -> Self {
+        Self {
+            db,
+            enroll_token: enroll_token.into(),
+        }
+    }
+
+    /// Enrolls (or re-enrolls) the key in `request`. The same key always gets
+    /// the same Agent ID; its name and tags are refreshed. An install token is
+    /// used up by the enrollment it allows (the same key may repeat it, so a
+    /// lost answer can be retried); a move token hands the old record's
+    /// desired components to the new Agent.
+    pub async fn enroll(
+        &self,
+        request: &EnrollRequest,
+        client: &str,
+    ) -> Result<AgentId, EnrollError> {
+        let now = Utc::now();
+        let name = bounded(&request.name, limits::NAME);
+        let key = AgentPublicKey::parse(&request.public_key).ok();
+        let agent_id = key.as_ref().map(AgentPublicKey::agent_id);
+        let log = LogLine {
+            at: now,
+            client,
+            agent_id: agent_id.as_ref().map(ToString::to_string),
+            name: name.clone(),
+        };
+        let outcome = self
+            .admit(request, key.is_some(), agent_id.as_ref(), client, now)
+            .await?;
+        let grant = match outcome {
+            Ok(grant) => grant,
+            Err(refusal) => return Err(self.refuse(&log, refusal).await),
+        };
+        let (key, agent_id) = (
+            key.expect("admit checked the key"),
+            agent_id.expect("admit checked the key"),
+        );
+        let txn = self.db.begin().await?;
+        let (mut name, mut tags) = (name, bounded_list(&request.tags, limits::TAGS, limits::TAG));
+        let mut replaces = None;
+        if let Grant::Install(token) = &grant {
+            // Conditional, so two hosts racing with one token cannot both win.
+            let used = install_token::Entity::update_many()
+                .col_expr(install_token::Column::UsedAt, Some(now).into())
+                .col_expr(
+                    install_token::Column::UsedBy,
+                    Some(agent_id.to_string()).into(),
+                )
+                .filter(install_token::Column::Id.eq(token.id.as_str()))
+                .filter(install_token::Column::UsedAt.is_null())
+                .filter(install_token::Column::RevokedAt.is_null())
+                .exec(&txn)
+                .await?;
+            let repeat = token.used_by.as_deref() == Some(agent_id.as_str());
+            if used.rows_affected == 0 && !repeat {
+                drop(txn);
+                return Err(self.refuse(&log, EnrollRefusal::InstallTokenUsed).await);
+            }
+            if !token.name.is_empty() {
+                name = token.name.clone();
+            }
+            let token_tags: Vec<String> = serde_json::from_str(&token.tags).unwrap_or_default();
+            if !token_tags.is_empty() {
+                tags = token_tags;
+            }
+            replaces = token.replaces_agent.clone();
+        }
+        let display_name = if name.is_empty() {
+            agent_id.to_string()
+        } else {
+            name.clone()
+        };
+        upsert_agent(&txn, &agent_id, &key, &display_name, &tags, now).await?;
+        if let Some(old) = &replaces {
+            take_over(&txn, old, agent_id.as_str()).await?;
+        }
+        log.write(&txn, true, "accepted").await?;
+        txn.commit().await?;
+        tracing::info!(client, agent_id = %agent_id, "agent enrolled");
+        let how = match (&grant, &replaces) {
+            (Grant::Shared, _) => "shared enrollment token".to_string(),
+            (Grant::Install(t), None) => format!("install token {}", t.id),
+            (Grant::Install(t), Some(old)) => format!("install token {} (moved from {old})", t.id),
+        };
+        audit::record(
+            &self.db,
+            &audit::agent_actor(agent_id.as_str()),
+            "agent.enrolled",
+            agent_id.as_str(),
+            &format!("from {client} with {how}"),
+        )
+        .await;
+        Ok(agent_id)
+    }
+
+    /// Decides whether the request may enroll, in the order an operator
+    /// would want the reason: throttling, token, key, then the key's record.
+    async fn admit(
+        &self,
+        request: &EnrollRequest,
+        key_ok: bool,
+        agent_id: Option<&AgentId>,
+        client: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Result<Grant, EnrollRefusal>, StoreError> {
+        let refusals = enrollment_log::Entity::find()
+            .filter(enrollment_log::Column::Client.eq(client))
+            .filter(enrollment_log::Column::Accepted.eq(false))
+            .filter(enrollment_log::Column::At.gt(now - ENROLL_WINDOW))
+            .count(&self.db)
+            .await?;
+        if refusals >= ENROLL_REFUSALS_MAX {
+            return Ok(Err(EnrollRefusal::Throttled));
+        }
+        let grant = if secret_matches(&request.token, &self.enroll_token) {
+            Grant::Shared
+        } else {
+            let token = request.token.trim();
+            let found = if token.starts_with(install_tokens::TOKEN_PREFIX) {
+                install_token::Entity::find()
+                    .filter(install_token::Column::TokenHash.eq(token_hash(token)))
+                    .one(&self.db)
+                    .await?
+            } else {
+                None
+            };
+            let Some(found) = found else {
+                return Ok(Err(EnrollRefusal::BadToken));
+            };
+            let repeat = found.used_by.is_some()
+                && found.used_by.as_deref() == agent_id.map(AgentId::as_str);
+            match install_tokens::state(&found, now) {
+                "revoked" => return Ok(Err(EnrollRefusal::InstallTokenRevoked)),
+                "used" if !repeat => return Ok(Err(EnrollRefusal::InstallTokenUsed)),
+                "expired" => return Ok(Err(EnrollRefusal::InstallTokenExpired)),
+                _ => Grant::Install(found),
+            }
+        };
+        let Some(agent_id) = agent_id.filter(|_| key_ok) else {
+            return Ok(Err(EnrollRefusal::MalformedKey));
+        };
+        let existing = agent::Entity::find_by_id(agent_id.as_str())
+            .one(&self.db)
+            .await?;
+        match existing.as_ref().map(|a| a.retired.as_str()) {
+            Some("revoked") => return Ok(Err(EnrollRefusal::AgentRevoked)),
+            Some("moved") => return Ok(Err(EnrollRefusal::AgentMoved)),
+            _ => {}
+        }
+        if let Grant::Install(token) = &grant {
+            let moving_onto_other_record = token.replaces_agent.is_some()
+                && existing.is_some()
+                && token.used_by.as_deref() != Some(agent_id.as_str());
+            if moving_onto_other_record {
+                return Ok(Err(EnrollRefusal::KeyInUse));
+            }
+        }
+        Ok(Ok(grant))
+    }
+
+    async fn refuse(&self, log: &LogLine<'_>, refusal: EnrollRefusal) -> EnrollError {
+        if let Err(e) = log.write(&self.db, false, refusal.code()).await {
+            return e.into();
+        }
+        tracing::warn!(
+            client = log.client,
+            reason = refusal.code(),
+            "enrollment refused"
+        );
+        let subject = log.agent_id.clone().unwrap_or_default();
+        audit::record(
+            &self.db,
+            log.client,
+            "agent.enroll_refused",
+            &subject,
+            refusal.code(),
+        )
+        .await;
+        EnrollError::Refused(refusal)
+    }
+
+    /// The enrollment log, newest first; `before` is the last `id` of the previous page.
+    pub async fn log(
+        &self,
+        before: Option<i64>,
+        limit: u64,
+        lang: Lang,
+    ) -> Result<(Vec<EnrollmentAttempt>, Option<String>), StoreError> {
+        let limit = limit.clamp(1, 500);
+        let mut query = enrollment_log::Entity::find()
+            .order_by_desc(enrollment_log::Column::Id)
+            .limit(limit + 1);
+        if let Some(before) = before {
+            query = query.filter(enrollment_log::Column::Id.lt(before));
+        }
+        let mut rows = query.all(&self.db).await?;
+        let next = split_page(&mut rows, limit, |r| r.id.to_string());
+        Ok((
+            rows.iter()
+                .map(|r| EnrollmentAttempt {
+                    at: r.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    client: r.client.clone(),
+                    agent_id: r.agent_id.clone(),
+                    name: r.name.clone(),
+                    accepted: r.accepted,
+                    reason: r.reason.clone(),
+                    reason_text: protocol::agent::enrollment_reason(&r.reason, lang).to_string(),
+                })
+                .collect(),
+            next,
+        ))
+    }
+}
+
+struct LogLine<'a> {
+    at: DateTime<Utc>,
+    client: &'a str,
+    agent_id: Option<String>,
+    name: String,
+}
+
+impl LogLine<'_> {
+    async fn write(
+        &self,
+        db: &impl ConnectionTrait,
+        accepted: bool,
+        reason: &str,
+    ) -> Result<(), StoreError> {
+        enrollment_log::ActiveModel {
+            at: Set(self.at),
+            client: Set(self.client.to_string()),
+            agent_id: Set(self.agent_id.clone()),
+            name: Set(self.name.clone()),
+            accepted: Set(accepted),
+            reason: Set(reason.to_string()),
+            ..Default::default()
+        }
+        .insert(db)
+        .await?;
+        Ok(())
+    }
+}
+
+/// Inserts the Agent, or refreshes name and tags when the key is enrolled already.
+async fn upsert_agent(
+    db: &impl ConnectionTrait,
+    agent_id: &AgentId,
+    key: &AgentPublicKey,
+    name: &str,
+    tags: &[String],
+    now: DateTime<Utc>,
+) -> Result<(), StoreError> {
+    let row = agent::ActiveModel {
+        id: Set(agent_id.to_string()),
+        name: Set(name.to_string()),
+        public_key: Set(key.to_wire()),
+        hostname: Set(String::new()),
+        version: Set(String::new()),
+        tags: Set(serde_json::to_string(tags).expect("strings serialise")),
+        disabled: Set(false),
+        docker_available: Set(false),
+        docker_version: Set(String::new()),
+        last_heartbeat_at: Set(None),
+        created_at: Set(now),
+        updated_at: Set(now),
+        retired: Set(String::new()),
+        moved_to: Set(None),
+    };
+    agent::Entity::insert(row)
+        .on_conflict(
+            OnConflict::column(agent::Column::Id)
+                .update_columns([
+                    agent::Column::Name,
+                    agent::Column::Tags,
+                    agent::Column::UpdatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// A move completes: the new Agent takes the old record's desired components
+/// (reconciliation deploys them once it heartbeats) and the old record points to it.
+async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<(), StoreError> {
+    component::Entity::delete_many()
+        .filter(component::Column::AgentId.eq(old))
+        .filter(component::Column::Desired.eq(false))
+        .exec(db)
+        .await?;
+    component::Entity::update_many()
+        .col_expr(component::Column::AgentId, new.into())
+        .col_expr(component::Column::Status, "".into())
+        .col_expr(component::Column::DeployFailures, 0.into())
+        .col_expr(
+            component::Column::NextDeployAt,
+            Option::<DateTime<Utc>>::None.into(),
+        )
+        .col_expr(component::Column::DeployError, "".into())
+        .filter(component::Column::AgentId.eq(old))
+        .exec(db)
+        .await?;
+    agent::Entity::update_many()
+        .col_expr(agent::Column::MovedTo, Some(new.to_string()).into())
+        .col_expr(agent::Column::UpdatedAt, Utc::now().into())
+        .filter(agent::Column::Id.eq(old))
+        .exec(db)
+        .await?;
+    Ok(())
+}

@@ -1,0 +1,140 @@
+//! Admin side of the Agent lifecycle: Agents (list, read, disable, enable,
+//! revoke, move, delete), install tokens and the enrollment log.
+
+use super::error::ApiError;
+use super::extract::{page, ApiJson, ApiQuery};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::api::{AgentView, CreatedInstallToken, InstallTokenView, NewInstallToken};
+use serde::Deserialize;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/agents", get(list_agents))
+        .route("/agents/{id}", get(get_agent).delete(delete_agent))
+        .route("/agents/{id}/disable", post(disable_agent))
+        .route("/agents/{id}/enable", post(enable_agent))
+        .route("/agents/{id}/revoke", post(revoke_agent))
+        .route("/agents/{id}/move", post(move_agent))
+        .route(
+            "/install-tokens",
+            post(create_install_token).get(list_install_tokens),
+        )
+        .route("/install-tokens/{id}/revoke", post(revoke_install_token))
+        .route("/enrollments", get(enrollment_log))
+}
+
+async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
+    Ok(Json(state.inventory.list().await?))
+}
+
+async fn get_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.get(&id).await?))
+}
+
+async fn disable_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.set_disabled(&id, true).await?))
+}
+
+async fn enable_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.set_disabled(&id, false).await?))
+}
+
+async fn revoke_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.revoke(&id).await?))
+}
+
+/// 201 with the move token and its snippets (shown once).
+async fn move_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        Json(state.inventory.move_to_new_host(&id).await?),
+    ))
+}
+
+async fn delete_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.inventory.delete(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// 201 with the token and its snippets: the only time the token is shown.
+async fn create_install_token(
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<NewInstallToken>,
+) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        Json(state.install_tokens.create(&input).await?),
+    ))
+}
+
+#[derive(Deserialize)]
+struct TokenPage {
+    after: Option<String>,
+    #[serde(default = "default_limit")]
+    limit: u64,
+}
+
+#[derive(Deserialize)]
+struct LogPage {
+    before: Option<i64>,
+    #[serde(default = "default_limit")]
+    limit: u64,
+}
+
+fn default_limit() -> u64 {
+    100
+}
+
+/// Newest first; `X-Next-Cursor` carries `after` for the next page.
+async fn list_install_tokens(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<TokenPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .install_tokens
+        .list(query.after.as_deref(), query.limit)
+        .await?;
+    Ok(page(rows, next))
+}
+
+async fn revoke_install_token(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<InstallTokenView>, ApiError> {
+    Ok(Json(state.install_tokens.revoke(&id).await?))
+}
+
+/// Newest first; `X-Next-Cursor` carries `before` for the next page.
+async fn enrollment_log(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<LogPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .enrollment
+        .log(query.before, query.limit, protocol::Lang::En)
+        .await?;
+    Ok(page(rows, next))
+}
