@@ -23,7 +23,7 @@ pub struct NetworkListPage {
 /// Gives a refused call the HTTP status that fits it, so logs and monitoring
 /// tell a validation refusal (400/404/409) from a server fault (500).
 #[cfg(feature = "ssr")]
-fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
+pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
     use http::StatusCode;
     if let Err(e) = &result {
         let status = match e {
@@ -36,6 +36,7 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             }
             UiError::Invalid(_) => StatusCode::BAD_REQUEST,
             UiError::NotFound => StatusCode::NOT_FOUND,
+            UiError::Refused(_) => StatusCode::CONFLICT,
             UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,

@@ -4,7 +4,10 @@
 
 use crate::error::UiError;
 use async_trait::async_trait;
-use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+use protocol::api::{
+    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NetworkInput,
+    NetworkProfile, NewInstallToken, OverviewCounts,
+};
 use protocol::NetworkId;
 use std::sync::Arc;
 
@@ -23,6 +26,24 @@ pub trait AdminBackend: Send + Sync + 'static {
         input: NetworkInput,
     ) -> Result<NetworkProfile, UiError>;
     async fn delete_network(&self, id: NetworkId) -> Result<(), UiError>;
+    async fn list_agents(&self) -> Result<Vec<AgentView>, UiError>;
+    async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
+    async fn agent_action(
+        &self,
+        id: String,
+        action: crate::infra_api::AgentAction,
+    ) -> Result<(), UiError>;
+    async fn move_agent(&self, id: String) -> Result<CreatedInstallToken, UiError>;
+    async fn create_install_token(
+        &self,
+        input: NewInstallToken,
+    ) -> Result<CreatedInstallToken, UiError>;
+    /// The newest install tokens (one screenful).
+    async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError>;
+    async fn revoke_install_token(&self, id: String) -> Result<(), UiError>;
+    /// The newest enrollment attempts (one screenful), in the request's language.
+    async fn enrollment_log(&self, lang: protocol::Lang)
+        -> Result<Vec<EnrollmentAttempt>, UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` value.
     async fn sign_in(
         &self,

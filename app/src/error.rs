@@ -20,6 +20,10 @@ pub enum UiError {
     WrongPassword,
     #[error("too many failed sign-in attempts")]
     Throttled { retry_after_minutes: u32 },
+    /// The action does not fit the current state (e.g. enabling a revoked
+    /// Agent); the server's sentence says why.
+    #[error("{0}")]
+    Refused(String),
     /// Detail is in the server's log only.
     #[error("internal error")]
     Internal,
@@ -49,6 +53,7 @@ impl UiError {
             UiError::Throttled {
                 retry_after_minutes,
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
+            UiError::Refused(message) => message.clone(),
             UiError::Internal | UiError::ServerFn(_) => t.internal_error.to_string(),
         }
     }

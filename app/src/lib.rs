@@ -6,6 +6,8 @@ pub mod api;
 pub mod backend;
 pub mod error;
 pub mod i18n;
+pub mod i18n_infra;
+pub mod infra_api;
 mod pages;
 
 pub use pages::login::safe_next;
@@ -82,7 +84,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks") view=pages::networks::NetworksPage />
                 <Route path=path!("/networks/new") view=pages::networks::NewNetworkPage />
                 <Route path=path!("/networks/:id") view=pages::networks::NetworkPage />
-                <Route path=path!("/infrastructure") view=pages::NotBuiltPage />
+                <Route path=path!("/infrastructure") view=pages::infrastructure::InfrastructurePage />
+                <Route path=path!("/infrastructure/agents/:id") view=pages::agent::AgentPage />
                 <Route path=path!("/services") view=pages::NotBuiltPage />
                 <Route path=path!("/onboarding") view=pages::NotBuiltPage />
                 <Route path=path!("/jobs") view=pages::NotBuiltPage />

@@ -4,7 +4,9 @@
 
 use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
-use crate::http::error::{ui_auth_error, ui_network_error, ui_store_error};
+use crate::http::error::{
+    ui_auth_error, ui_install_token_error, ui_inventory_error, ui_network_error, ui_store_error,
+};
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
@@ -12,15 +14,19 @@ use crate::state::AppState;
 use app::api::NetworkListPage;
 use app::backend::{AdminBackend, SharedBackend};
 use app::error::UiError;
+use app::infra_api::AgentAction;
 use async_trait::async_trait;
 use axum::extract::ConnectInfo;
 use leptos::prelude::*;
-use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+use protocol::api::{
+    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NetworkInput,
+    NetworkProfile, NewInstallToken, OverviewCounts,
+};
 use protocol::NetworkId;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-/// Profiles per page in the UI list.
+/// Rows per page in the UI lists.
 pub const UI_PAGE_SIZE: u64 = 50;
 
 struct Backend {
@@ -83,6 +89,84 @@ impl AdminBackend for Backend {
             .await
             .map_err(ui_network_error)?;
         Ok(())
+    }
+
+    async fn list_agents(&self) -> Result<Vec<AgentView>, UiError> {
+        self.state
+            .inventory
+            .list()
+            .await
+            .map_err(ui_inventory_error)
+    }
+
+    async fn get_agent(&self, id: String) -> Result<AgentView, UiError> {
+        self.state
+            .inventory
+            .get(&id)
+            .await
+            .map_err(ui_inventory_error)
+    }
+
+    async fn agent_action(&self, id: String, action: AgentAction) -> Result<(), UiError> {
+        let inventory = &self.state.inventory;
+        match action {
+            AgentAction::Disable => inventory.set_disabled(&id, true).await.map(drop),
+            AgentAction::Enable => inventory.set_disabled(&id, false).await.map(drop),
+            AgentAction::Revoke => inventory.revoke(&id).await.map(drop),
+            AgentAction::Delete => inventory.delete(&id).await,
+        }
+        .map_err(ui_inventory_error)
+    }
+
+    async fn move_agent(&self, id: String) -> Result<CreatedInstallToken, UiError> {
+        self.state
+            .inventory
+            .move_to_new_host(&id)
+            .await
+            .map_err(ui_inventory_error)
+    }
+
+    async fn create_install_token(
+        &self,
+        input: NewInstallToken,
+    ) -> Result<CreatedInstallToken, UiError> {
+        self.state
+            .install_tokens
+            .create(&input)
+            .await
+            .map_err(ui_install_token_error)
+    }
+
+    async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError> {
+        let (rows, _) = self
+            .state
+            .install_tokens
+            .list(None, UI_PAGE_SIZE)
+            .await
+            .map_err(ui_install_token_error)?;
+        Ok(rows)
+    }
+
+    async fn revoke_install_token(&self, id: String) -> Result<(), UiError> {
+        self.state
+            .install_tokens
+            .revoke(&id)
+            .await
+            .map(drop)
+            .map_err(ui_install_token_error)
+    }
+
+    async fn enrollment_log(
+        &self,
+        lang: protocol::Lang,
+    ) -> Result<Vec<EnrollmentAttempt>, UiError> {
+        let (rows, _) = self
+            .state
+            .enrollment
+            .log(None, UI_PAGE_SIZE, lang)
+            .await
+            .map_err(ui_store_error)?;
+        Ok(rows)
     }
 
     async fn sign_in(

@@ -1,5 +1,8 @@
 //! Screens, one module each, and the frame they share.
 
+pub mod agent;
+pub mod confirm;
+pub mod infrastructure;
 pub mod layout;
 pub mod login;
 pub mod network_form;

@@ -136,120 +136,115 @@ impl AgentService {
         }
     }
 
-    /// Stores what a heartbeat reports, bounded, and marks the Agent as seen now.
+    /// Stores what a heartbeat reports, bounded, and marks the Agent as seen
+    /// now. Only what changed is written, so a steady heartbeat costs one read
+    /// and one update however many Agents, components and jobs are stored.
+    /// Returns the Agent's components as they now stand.
     pub async fn record_heartbeat(
         &self,
         agent: &agent::Model,
         heartbeat: &Heartbeat,
-    ) -> Result<(), StoreError> {
+    ) -> Result<Vec<component::Model>, StoreError> {
         let now = Utc::now();
-        let txn = self.db.begin().await?;
-        let mut row: agent::ActiveModel = agent.clone().into();
-        let name = bounded(&heartbeat.name, limits::NAME);
-        if !name.is_empty() {
-            row.name = Set(name);
+        let mut agent_update = agent::Entity::update_many()
+            .col_expr(agent::Column::LastHeartbeatAt, Some(now).into())
+            .filter(agent::Column::Id.eq(agent.id.as_str()));
+        let reported_agent = reported_agent_fields(agent, heartbeat);
+        if reported_agent != current_agent_fields(agent) {
+            let AgentFields(name, hostname, version, docker_available, docker_version, tags) =
+                reported_agent;
+            agent_update = agent_update
+                .col_expr(agent::Column::Name, name.into())
+                .col_expr(agent::Column::Hostname, hostname.into())
+                .col_expr(agent::Column::Version, version.into())
+                .col_expr(agent::Column::DockerAvailable, docker_available.into())
+                .col_expr(agent::Column::DockerVersion, docker_version.into())
+                .col_expr(agent::Column::Tags, tags.into())
+                .col_expr(agent::Column::UpdatedAt, now.into());
         }
-        row.hostname = Set(bounded(&heartbeat.hostname, limits::NAME));
-        row.version = Set(bounded(&heartbeat.version, limits::SHORT_TEXT));
-        row.docker_available = Set(heartbeat.docker_available);
-        row.docker_version = Set(bounded(&heartbeat.docker_version, limits::SHORT_TEXT));
-        row.tags =
-            Set(
-                serde_json::to_string(&bounded_list(&heartbeat.tags, limits::TAGS, limits::TAG))
-                    .expect("strings serialise"),
-            );
-        row.last_heartbeat_at = Set(Some(now));
-        row.updated_at = Set(now);
-        row.update(&txn).await?;
 
-        let reported: Vec<&ComponentReport> = heartbeat
+        let mut stored = component::Entity::find()
+            .filter(component::Column::AgentId.eq(agent.id.as_str()))
+            .all(&self.db)
+            .await?;
+        let reported: Vec<component::Model> = heartbeat
             .components
             .iter()
             .filter(|c| protocol::jobs::component_id(&c.id).is_ok())
             .take(limits::COMPONENTS)
+            .map(|r| reported_component(&agent.id, r, now))
             .collect();
-        let reported_ids: Vec<String> = reported
-            .iter()
-            .map(|c| c.id.trim().to_ascii_lowercase())
-            .collect();
+        let is_reported = |id: &str| reported.iter().any(|r| r.component_id == id);
         // What the Agent no longer reports and nobody asked for is gone; desired
         // components stay (reconciliation redeploys them) but lose their status.
-        component::Entity::delete_many()
-            .filter(component::Column::AgentId.eq(agent.id.as_str()))
-            .filter(component::Column::Desired.eq(false))
-            .filter(component::Column::ComponentId.is_not_in(reported_ids.clone()))
-            .exec(&txn)
-            .await?;
-        component::Entity::update_many()
-            .col_expr(
-                component::Column::Status,
-                sea_orm::sea_query::Expr::value(""),
-            )
-            .filter(component::Column::AgentId.eq(agent.id.as_str()))
-            .filter(component::Column::ComponentId.is_not_in(reported_ids.clone()))
-            .exec(&txn)
-            .await?;
-        for (report, component_id) in reported.iter().zip(reported_ids) {
-            let kind = if component_id.starts_with("beacon-") {
-                "beacon"
-            } else {
-                "sidecar"
-            };
-            let warnings = bounded_list(&report.warnings, limits::WARNINGS, limits::WARNING);
-            let network_id = report
-                .labels
-                .get("io.knotroute.network-id")
-                .and_then(|n| protocol::NetworkId::parse(n).ok())
-                .map(|n| n.to_string());
-            let row = component::ActiveModel {
-                agent_id: Set(agent.id.clone()),
-                component_id: Set(component_id),
-                kind: Set(kind.to_string()),
-                name: Set(bounded(&report.name, limits::NAME)),
-                network_id: Set(network_id),
-                desired: Set(false),
-                status: Set(bounded(&report.status, 32)),
-                service: Set(bounded(&report.service, limits::NAME * 4)),
-                container: Set(bounded(&report.container, limits::NAME * 4)),
-                image: Set(bounded(&report.image, limits::NAME * 4)),
-                version: Set(bounded(&report.version, 64)),
-                restart_count: Set(report.restart_count.unwrap_or(0).min(i32::MAX as u32) as i32),
-                last_error: Set(bounded(
-                    report.last_error.as_deref().unwrap_or(""),
-                    limits::LONG_TEXT,
-                )),
-                warnings: Set(serde_json::to_string(&warnings).expect("strings serialise")),
-                updated_at: Set(now),
-                ..Default::default()
-            };
-            // `desired` is the admin's, never the heartbeat's: not in the update list.
-            component::Entity::insert(row)
-                .on_conflict(
-                    OnConflict::columns([
-                        component::Column::AgentId,
-                        component::Column::ComponentId,
-                    ])
-                    .update_columns([
-                        component::Column::Kind,
-                        component::Column::Name,
-                        component::Column::NetworkId,
-                        component::Column::Status,
-                        component::Column::Service,
-                        component::Column::Container,
-                        component::Column::Image,
-                        component::Column::Version,
-                        component::Column::RestartCount,
-                        component::Column::LastError,
-                        component::Column::Warnings,
-                        component::Column::UpdatedAt,
-                    ])
-                    .to_owned(),
-                )
+        let gone: Vec<i64> = stored
+            .iter()
+            .filter(|s| !s.desired && !is_reported(&s.component_id))
+            .map(|s| s.id)
+            .collect();
+        let blanked: Vec<i64> = stored
+            .iter()
+            .filter(|s| s.desired && !s.status.is_empty() && !is_reported(&s.component_id))
+            .map(|s| s.id)
+            .collect();
+        let changed: Vec<&component::Model> = reported
+            .iter()
+            .filter(|r| {
+                !stored
+                    .iter()
+                    .any(|s| s.component_id == r.component_id && same_report(s, r))
+            })
+            .collect();
+
+        if gone.is_empty() && blanked.is_empty() && changed.is_empty() {
+            agent_update.exec(&self.db).await?;
+            return Ok(stored);
+        }
+        let txn = self.db.begin().await?;
+        agent_update.exec(&txn).await?;
+        if !gone.is_empty() {
+            component::Entity::delete_many()
+                .filter(component::Column::Id.is_in(gone.clone()))
                 .exec(&txn)
                 .await?;
         }
+        if !blanked.is_empty() {
+            component::Entity::update_many()
+                .col_expr(component::Column::Status, "".into())
+                .filter(component::Column::Id.is_in(blanked.clone()))
+                .exec(&txn)
+                .await?;
+        }
+        for row in &changed {
+            upsert_reported(&txn, row).await?;
+        }
         txn.commit().await?;
-        Ok(())
+
+        // The same picture in memory, for reconciliation.
+        stored.retain(|s| !gone.contains(&s.id));
+        for s in stored.iter_mut().filter(|s| blanked.contains(&s.id)) {
+            s.status.clear();
+        }
+        for row in changed {
+            match stored
+                .iter_mut()
+                .find(|s| s.component_id == row.component_id)
+            {
+                Some(s) => {
+                    *s = component::Model {
+                        id: s.id,
+                        desired: s.desired,
+                        spec: std::mem::take(&mut s.spec),
+                        deploy_failures: s.deploy_failures,
+                        next_deploy_at: s.next_deploy_at,
+                        deploy_error: std::mem::take(&mut s.deploy_error),
+                        ..row.clone()
+                    }
+                }
+                None => stored.push(row.clone()),
+            }
+        }
+        Ok(stored)
     }
 
     /// Forgets accepted signatures older than the timestamp window (they fail that check anyway).
@@ -261,6 +256,130 @@ impl AgentService {
             .await?;
         Ok(())
     }
+}
+
+/// The Agent columns a heartbeat sets: name, hostname, version, Docker
+/// availability and version, tags (JSON).
+#[derive(PartialEq)]
+struct AgentFields(String, String, String, bool, String, String);
+
+fn current_agent_fields(a: &agent::Model) -> AgentFields {
+    AgentFields(
+        a.name.clone(),
+        a.hostname.clone(),
+        a.version.clone(),
+        a.docker_available,
+        a.docker_version.clone(),
+        a.tags.clone(),
+    )
+}
+
+fn reported_agent_fields(a: &agent::Model, hb: &Heartbeat) -> AgentFields {
+    let name = bounded(&hb.name, limits::NAME);
+    AgentFields(
+        if name.is_empty() {
+            a.name.clone()
+        } else {
+            name
+        },
+        bounded(&hb.hostname, limits::NAME),
+        bounded(&hb.version, limits::SHORT_TEXT),
+        hb.docker_available,
+        bounded(&hb.docker_version, limits::SHORT_TEXT),
+        serde_json::to_string(&bounded_list(&hb.tags, limits::TAGS, limits::TAG))
+            .expect("strings serialise"),
+    )
+}
+
+/// A reported component as it is stored, bounded.
+fn reported_component(
+    agent_id: &str,
+    report: &ComponentReport,
+    now: chrono::DateTime<Utc>,
+) -> component::Model {
+    let component_id = report.id.trim().to_ascii_lowercase();
+    let kind = if component_id.starts_with("beacon-") {
+        "beacon"
+    } else {
+        "sidecar"
+    };
+    let warnings = bounded_list(&report.warnings, limits::WARNINGS, limits::WARNING);
+    component::Model {
+        id: 0,
+        agent_id: agent_id.to_string(),
+        component_id,
+        kind: kind.to_string(),
+        name: bounded(&report.name, limits::NAME),
+        network_id: report
+            .labels
+            .get("io.knotroute.network-id")
+            .and_then(|n| protocol::NetworkId::parse(n).ok())
+            .map(|n| n.to_string()),
+        desired: false,
+        status: bounded(&report.status, 32),
+        service: bounded(&report.service, limits::NAME * 4),
+        container: bounded(&report.container, limits::NAME * 4),
+        image: bounded(&report.image, limits::NAME * 4),
+        version: bounded(&report.version, 64),
+        restart_count: report.restart_count.unwrap_or(0).min(i32::MAX as u32) as i32,
+        last_error: bounded(
+            report.last_error.as_deref().unwrap_or(""),
+            limits::LONG_TEXT,
+        ),
+        warnings: serde_json::to_string(&warnings).expect("strings serialise"),
+        updated_at: now,
+        spec: String::new(),
+        deploy_failures: 0,
+        next_deploy_at: None,
+        deploy_error: String::new(),
+    }
+}
+
+/// Whether the stored row already says what the Agent reports.
+fn same_report(stored: &component::Model, reported: &component::Model) -> bool {
+    stored.kind == reported.kind
+        && stored.name == reported.name
+        && stored.network_id == reported.network_id
+        && stored.status == reported.status
+        && stored.service == reported.service
+        && stored.container == reported.container
+        && stored.image == reported.image
+        && stored.version == reported.version
+        && stored.restart_count == reported.restart_count
+        && stored.last_error == reported.last_error
+        && stored.warnings == reported.warnings
+}
+
+/// Inserts or updates a reported component. `desired`, the spec and the
+/// deployment backoff are the admin's and reconciliation's, never the heartbeat's.
+async fn upsert_reported(
+    db: &impl sea_orm::ConnectionTrait,
+    row: &component::Model,
+) -> Result<(), StoreError> {
+    let mut active: component::ActiveModel = row.clone().into();
+    active.id = sea_orm::ActiveValue::NotSet;
+    component::Entity::insert(active)
+        .on_conflict(
+            OnConflict::columns([component::Column::AgentId, component::Column::ComponentId])
+                .update_columns([
+                    component::Column::Kind,
+                    component::Column::Name,
+                    component::Column::NetworkId,
+                    component::Column::Status,
+                    component::Column::Service,
+                    component::Column::Container,
+                    component::Column::Image,
+                    component::Column::Version,
+                    component::Column::RestartCount,
+                    component::Column::LastError,
+                    component::Column::Warnings,
+                    component::Column::UpdatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
 }
 
 #[cfg(test)]

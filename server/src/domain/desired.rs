@@ -165,8 +165,20 @@ impl Reconciler {
 
     /// After a heartbeat: redeploys desired components the Agent no longer
     /// reports and retries failed deployments whose backoff has passed.
+    /// `components` is the state the heartbeat left; when every desired one
+    /// runs without a failed deployment, nothing is read or written.
     /// Returns the jobs it queued.
-    pub async fn after_heartbeat(&self, agent_id: &str) -> Result<Vec<job::Model>, StoreError> {
+    pub async fn after_heartbeat(
+        &self,
+        agent_id: &str,
+        components: &[component::Model],
+    ) -> Result<Vec<job::Model>, StoreError> {
+        let may_be_due = components
+            .iter()
+            .any(|c| c.desired && (c.status.is_empty() || c.deploy_failures > 0));
+        if !may_be_due {
+            return Ok(Vec::new());
+        }
         self.reconcile(agent_id, false, Utc::now()).await
     }
 

@@ -110,9 +110,13 @@ async fn heartbeat(
     body: Bytes,
 ) -> Result<Json<Ack>, ApiError> {
     let (agent, heartbeat): (_, Heartbeat) = signed(&state, &method, &uri, &headers, &body).await?;
-    state.agents.record_heartbeat(&agent, &heartbeat).await?;
+    let components = state.agents.record_heartbeat(&agent, &heartbeat).await?;
     // The heartbeat is stored; failing to queue a redeployment must not refuse it.
-    if let Err(e) = state.reconciler.after_heartbeat(&agent.id).await {
+    if let Err(e) = state
+        .reconciler
+        .after_heartbeat(&agent.id, &components)
+        .await
+    {
         tracing::error!(error = %e, agent_id = %agent.id, "reconciliation failed");
     }
     Ok(Json(Ack { ok: true }))

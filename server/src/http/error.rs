@@ -374,6 +374,22 @@ pub fn ui_network_error(e: NetworkError) -> UiError {
     }
 }
 
+pub fn ui_inventory_error(e: InventoryError) -> UiError {
+    match e {
+        InventoryError::NotFound => UiError::NotFound,
+        InventoryError::Retired(_) => UiError::Refused(ApiError::from(e).body.error),
+        InventoryError::Store(e) => ui_store_error(e),
+    }
+}
+
+pub fn ui_install_token_error(e: InstallTokenError) -> UiError {
+    match e {
+        InstallTokenError::Invalid(errors) => UiError::Invalid(errors),
+        InstallTokenError::NotFound => UiError::NotFound,
+        InstallTokenError::Store(e) => ui_store_error(e),
+    }
+}
+
 pub fn ui_auth_error(e: AuthError) -> UiError {
     match e {
         AuthError::WrongPassword => UiError::WrongPassword,

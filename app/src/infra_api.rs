@@ -1,0 +1,66 @@
+//! Server functions of the Infrastructure screens: Agents and their lifecycle,
+//! install tokens and the enrollment log. Thin adapters over the backend port.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::api::{
+    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NewInstallToken,
+};
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "ssr")]
+use crate::api::with_status;
+#[cfg(feature = "ssr")]
+use crate::backend::backend;
+
+/// What an admin can do to an Agent from its page (moving has its own call:
+/// it answers with the new install token).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AgentAction {
+    Disable,
+    Enable,
+    Revoke,
+    Delete,
+}
+
+#[server(prefix = "/ui", endpoint = "list_agents")]
+pub async fn list_agents() -> Result<Vec<AgentView>, UiError> {
+    with_status(async { backend()?.list_agents().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "get_agent")]
+pub async fn get_agent(id: String) -> Result<AgentView, UiError> {
+    with_status(async { backend()?.get_agent(id).await }.await)
+}
+
+#[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]
+pub async fn agent_action(id: String, action: AgentAction) -> Result<(), UiError> {
+    with_status(async { backend()?.agent_action(id, action).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "move_agent")]
+pub async fn move_agent(id: String) -> Result<CreatedInstallToken, UiError> {
+    with_status(async { backend()?.move_agent(id).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "create_install_token", input = leptos::server_fn::codec::Json)]
+pub async fn create_install_token(input: NewInstallToken) -> Result<CreatedInstallToken, UiError> {
+    with_status(async { backend()?.create_install_token(input).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "list_install_tokens")]
+pub async fn list_install_tokens() -> Result<Vec<InstallTokenView>, UiError> {
+    with_status(async { backend()?.list_install_tokens().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "revoke_install_token")]
+pub async fn revoke_install_token(id: String) -> Result<(), UiError> {
+    with_status(async { backend()?.revoke_install_token(id).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "enrollment_log")]
+pub async fn enrollment_log() -> Result<Vec<EnrollmentAttempt>, UiError> {
+    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
+    with_status(async { backend()?.enrollment_log(lang).await }.await)
+}

@@ -1,0 +1,209 @@
+//! One Agent: its status and why, its components with their errors and
+//! warnings, and the lifecycle actions (disable/enable, move, revoke, delete),
+//! each destructive one behind a confirmation that says what it does.
+
+use super::confirm::ConfirmDialog;
+use super::infrastructure::{status_class, when, TokenSnippets};
+use super::layout::Frame;
+use super::LoadError;
+use crate::i18n::texts;
+use crate::i18n_infra::infra_texts;
+use crate::infra_api::{get_agent, AgentAction, AgentActionCall, MoveAgent};
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_navigate, use_params_map};
+use protocol::api::{AgentView, ComponentView};
+
+#[component]
+pub fn AgentPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = infra_texts(lang);
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let act = ServerAction::<AgentActionCall>::new();
+    let moving = ServerAction::<MoveAgent>::new();
+    let agent = Resource::new(
+        move || (id(), act.version().get(), moving.version().get()),
+        |(id, _, _)| get_agent(id),
+    );
+    view! {
+        <Title text=format!("{} · {}", it.agent_title, t.product) />
+        <Frame>
+            <p><a href="/infrastructure">{"← "}{it.back_to_infra}</a></p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match agent.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(a) => view! { <AgentDetails agent=a act moving /> }.into_any(),
+                    }
+                })}
+            </Transition>
+            {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
+        </Frame>
+    }
+}
+
+#[component]
+fn AgentDetails(
+    agent: AgentView,
+    act: ServerAction<AgentActionCall>,
+    moving: ServerAction<MoveAgent>,
+) -> impl IntoView {
+    let it = infra_texts(use_lang());
+    let retired = agent.status == "revoked" || agent.status == "moved";
+    let disabled = agent.status == "disabled";
+    let components = agent.components.clone();
+    let id = agent.id.clone();
+    view! {
+        <h1>{agent.name.clone()}</h1>
+        <p>
+            <span class=status_class(&agent.status) id="agent-status">{agent.status.clone()}</span>
+            " "<span id="agent-reason">{agent.reason_text.clone()}</span>
+        </p>
+        <dl class="facts">
+            <dt>"Agent ID"</dt><dd><code class="id">{agent.id.clone()}</code></dd>
+            <dt>{it.hostname}</dt><dd>{agent.hostname.clone()}</dd>
+            <dt>{it.col_version}</dt><dd>{agent.version.clone()}</dd>
+            <dt>{it.docker}</dt>
+            <dd>{if agent.docker_available { agent.docker_version.clone() } else { it.docker_missing.to_string() }}</dd>
+            <dt>{it.tags}</dt><dd>{agent.tags.join(", ")}</dd>
+            <dt>{it.col_last_heartbeat}</dt>
+            <dd>{agent.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}</dd>
+            {agent.moved_to.clone().map(|to| view! {
+                <dt>{it.moved_to}</dt>
+                <dd><a href=format!("/infrastructure/agents/{to}")><code class="id">{to.clone()}</code></a></dd>
+            })}
+        </dl>
+
+        <h2>{it.col_components}</h2>
+        {if components.is_empty() {
+            view! { <p class="empty">{it.components_empty}</p> }.into_any()
+        } else {
+            view! {
+                <table class="list" id="components-table">
+                    <thead><tr>
+                        <th scope="col">{it.col_component}</th>
+                        <th scope="col">{it.col_status}</th>
+                        <th scope="col">{it.col_image}</th>
+                        <th scope="col">{it.col_service}</th>
+                        <th scope="col">{it.col_problems}</th>
+                    </tr></thead>
+                    <tbody>{components.into_iter().map(|c| view! { <ComponentRow c /> }).collect_view()}</tbody>
+                </table>
+            }
+                .into_any()
+        }}
+
+        <section class="danger-zone" id="agent-actions">
+            <AgentActions id disabled retired act moving />
+        </section>
+    }
+}
+
+#[component]
+fn ComponentRow(c: ComponentView) -> impl IntoView {
+    let it = infra_texts(use_lang());
+    let status = if c.status.is_empty() {
+        it.not_reported.to_string()
+    } else {
+        c.status.clone()
+    };
+    let class = if c.last_error.is_empty() {
+        "badge ok"
+    } else {
+        "badge bad"
+    };
+    view! {
+        <tr class="component-row">
+            <td data-label=it.col_component>
+                <code>{c.id.clone()}</code>
+                {c.desired.then(|| view! { " "<span class="badge">{it.desired}</span> })}
+            </td>
+            <td data-label=it.col_status><span class=class>{status}</span></td>
+            <td data-label=it.col_image>{c.image.clone()}</td>
+            <td data-label=it.col_service>{c.service.clone()}</td>
+            <td data-label=it.col_problems class="problems">
+                {(!c.last_error.is_empty()).then(|| view! { <p class="field-error">{c.last_error.clone()}</p> })}
+                {c.next_retry_at.as_deref().map(|at| view! { <p class="muted">{it.retry_at}": "{when(at)}</p> })}
+                {c.warnings.iter().map(|w| view! { <p class="warn-text">{w.clone()}</p> }).collect_view()}
+            </td>
+        </tr>
+    }
+}
+
+/// The buttons, and one confirmation dialog per destructive action.
+#[component]
+fn AgentActions(
+    id: String,
+    disabled: bool,
+    retired: bool,
+    act: ServerAction<AgentActionCall>,
+    moving: ServerAction<MoveAgent>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let it = infra_texts(lang);
+    let navigate = use_navigate();
+    let confirm_disable = RwSignal::new(false);
+    let confirm_move = RwSignal::new(false);
+    let confirm_revoke = RwSignal::new(false);
+    let confirm_delete = RwSignal::new(false);
+    let last = RwSignal::new(None::<AgentAction>);
+    let error = Signal::derive(move || {
+        act.value()
+            .get()
+            .and_then(|r| r.err())
+            .or_else(|| moving.value().get().and_then(|r| r.err()))
+            .map(|e| e.message(lang))
+    });
+    let pending = Signal::derive(move || act.pending().get() || moving.pending().get());
+    // Close the dialog once its action succeeded; leave the deleted Agent's page.
+    Effect::new(move |_| {
+        if let Some(Ok(())) = act.value().get() {
+            confirm_disable.set(false);
+            confirm_revoke.set(false);
+            if last.get_untracked() == Some(AgentAction::Delete) {
+                navigate("/infrastructure", Default::default());
+            }
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = moving.value().get() {
+            confirm_move.set(false);
+        }
+    });
+    let dispatch = move |id: String, action: AgentAction| {
+        last.set(Some(action));
+        act.dispatch(AgentActionCall { id, action });
+    };
+    let (id1, id2, id3, id4, id5) = (id.clone(), id.clone(), id.clone(), id.clone(), id);
+    view! {
+        <p class="field-error" role="alert">{move || error.get()}</p>
+        <div class="actions">
+            {(!retired && !disabled).then(|| view! {
+                <button type="button" id="disable-agent" on:click=move |_| confirm_disable.set(true)>{it.disable}</button>
+            })}
+            {(!retired && disabled).then(|| {
+                let id = id1.clone();
+                view! {
+                    <button type="button" id="enable-agent" disabled=move || pending.get()
+                        on:click=move |_| dispatch(id.clone(), AgentAction::Enable)>{it.enable}</button>
+                }
+            })}
+            <button type="button" id="move-agent" on:click=move |_| confirm_move.set(true)>{it.move_agent}</button>
+            {(!retired).then(|| view! {
+                <button type="button" class="danger" id="revoke-agent" on:click=move |_| confirm_revoke.set(true)>{it.revoke}</button>
+            })}
+            <button type="button" class="danger" id="delete-agent" on:click=move |_| confirm_delete.set(true)>{it.delete_agent}</button>
+        </div>
+        <ConfirmDialog open=confirm_disable title={it.disable} explain={it.disable_explain} confirm_label={it.disable}
+            error pending on_confirm=move || dispatch(id2.clone(), AgentAction::Disable) />
+        <ConfirmDialog open=confirm_move title={it.move_agent} explain={it.move_explain} confirm_label={it.move_agent}
+            error pending on_confirm=move || { moving.dispatch(MoveAgent { id: id3.clone() }); } />
+        <ConfirmDialog open=confirm_revoke title={it.revoke} explain={it.revoke_explain} confirm_label={it.revoke}
+            error pending on_confirm=move || dispatch(id4.clone(), AgentAction::Revoke) />
+        <ConfirmDialog open=confirm_delete title={it.delete_agent} explain={it.delete_agent_explain} confirm_label={it.delete_agent}
+            error pending on_confirm=move || dispatch(id5.clone(), AgentAction::Delete) />
+    }
+}

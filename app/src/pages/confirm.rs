@@ -1,0 +1,71 @@
+//! A confirmation dialog for destructive actions: says what will happen,
+//! focuses Cancel, and Escape backs out.
+
+use crate::i18n::texts;
+use crate::use_lang;
+use leptos::html;
+use leptos::prelude::*;
+
+#[component]
+pub fn ConfirmDialog(
+    /// Shown while set; cleared by Cancel or Escape.
+    open: RwSignal<bool>,
+    title: &'static str,
+    explain: &'static str,
+    confirm_label: &'static str,
+    /// The refusal to show, if the action failed.
+    #[prop(into)]
+    error: Signal<Option<String>>,
+    #[prop(into)] pending: Signal<bool>,
+    on_confirm: impl Fn() + Send + Sync + 'static,
+) -> impl IntoView {
+    let t = texts(use_lang());
+    let cancel_ref = NodeRef::<html::Button>::new();
+    Effect::new(move |_| {
+        if open.get() {
+            if let Some(button) = cancel_ref.get() {
+                let _ = button.focus();
+            }
+        }
+    });
+    let on_confirm = std::sync::Arc::new(on_confirm);
+    view! {
+        <Show when=move || open.get()>
+            <div class="modal-backdrop">
+                <div
+                    class="modal card"
+                    role="alertdialog"
+                    aria-modal="true"
+                    aria-labelledby="confirm-title"
+                    aria-describedby="confirm-explain"
+                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
+                        if ev.key() == "Escape" {
+                            open.set(false);
+                        }
+                    }
+                >
+                    <h2 id="confirm-title">{title}</h2>
+                    <p id="confirm-explain">{explain}</p>
+                    <p class="field-error" role="alert">{move || error.get()}</p>
+                    <div class="actions">
+                        <button type="button" node_ref=cancel_ref on:click=move |_| open.set(false)>
+                            {t.cancel}
+                        </button>
+                        <button
+                            type="button"
+                            class="danger"
+                            id="confirm-action"
+                            disabled=move || pending.get()
+                            on:click={
+                                let on_confirm = on_confirm.clone();
+                                move |_| on_confirm()
+                            }
+                        >
+                            {confirm_label}
+                        </button>
+                    </div>
+                </div>
+            </div>
+        </Show>
+    }
+}

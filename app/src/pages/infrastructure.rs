@@ -1,0 +1,284 @@
+//! Infrastructure: the Agents with their status, Add agent (one-time install
+//! tokens with copy-ready snippets), the tokens and the enrollment log.
+
+use super::layout::Frame;
+use super::LoadError;
+use crate::error::UiError;
+use crate::i18n::texts;
+use crate::i18n_infra::infra_texts;
+use crate::infra_api::{
+    enrollment_log, list_agents, list_install_tokens, CreateInstallToken, RevokeInstallToken,
+};
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use protocol::api::{CreatedInstallToken, NewInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
+
+/// The badge class for an Agent status.
+pub fn status_class(status: &str) -> &'static str {
+    match status {
+        "online" => "badge ok",
+        "degraded" => "badge warn",
+        _ => "badge bad",
+    }
+}
+
+/// "2026-11-30T04:21:41Z" → "2026-11-30 04:21:41 UTC": readable without JavaScript.
+pub fn when(rfc3339: &str) -> String {
+    rfc3339.replacen('T', " ", 1).replace('Z', " UTC")
+}
+
+#[component]
+pub fn InfrastructurePage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = infra_texts(lang);
+    let agents = Resource::new(|| (), |_| list_agents());
+    let revoke = ServerAction::<RevokeInstallToken>::new();
+    let create = ServerAction::<CreateInstallToken>::new();
+    // Both change the token list; reload it after either.
+    let tokens = Resource::new(
+        move || (revoke.version().get(), create.version().get()),
+        |_| list_install_tokens(),
+    );
+    let log = Resource::new(|| (), |_| enrollment_log());
+    view! {
+        <Title text=format!("{} · {}", it.infra_title, t.product) />
+        <Frame>
+            <h1>{it.infra_title}</h1>
+            <p class="muted">{it.infra_intro}</p>
+
+            <h2 id="agents">{it.agents_title}</h2>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match agents.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(list) if list.is_empty() => {
+                            view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
+                        }
+                        Ok(list) => {
+                            let rows = list
+                                .into_iter()
+                                .map(|a| {
+                                    let href = format!("/infrastructure/agents/{}", a.id);
+                                    view! {
+                                        <tr>
+                                            <td data-label=t.col_name><a href=href class="agent-name">{a.name}</a></td>
+                                            <td data-label=it.col_status>
+                                                <span class=status_class(&a.status)>{a.status.clone()}</span>
+                                                " "<span class="muted reason">{a.reason_text}</span>
+                                            </td>
+                                            <td data-label=it.col_last_heartbeat>
+                                                {a.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}
+                                            </td>
+                                            <td data-label=it.col_version>{a.version}</td>
+                                            <td data-label=it.col_components>{a.components.len()}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <table class="list" id="agents-table">
+                                    <thead><tr>
+                                        <th scope="col">{t.col_name}</th>
+                                        <th scope="col">{it.col_status}</th>
+                                        <th scope="col">{it.col_last_heartbeat}</th>
+                                        <th scope="col">{it.col_version}</th>
+                                        <th scope="col">{it.col_components}</th>
+                                    </tr></thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+
+            <AddAgentForm create />
+
+            <h2 id="install-tokens">{it.tokens_title}</h2>
+            <p class="field-error" role="alert">
+                {move || revoke.value().get().and_then(|r| r.err()).map(|e| e.message(lang))}
+            </p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match tokens.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
+                        Ok(list) => {
+                            let rows = list
+                                .into_iter()
+                                .map(|tok| {
+                                    let id = tok.id.clone();
+                                    let active = tok.state == "active";
+                                    let label = match &tok.replaces_agent {
+                                        Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
+                                        None => tok.name.clone(),
+                                    };
+                                    view! {
+                                        <tr class="token-row">
+                                            <td data-label=it.col_token><code>{tok.id.clone()}</code></td>
+                                            <td data-label=t.col_name>{label}</td>
+                                            <td data-label=it.col_status class="token-state">{it.token_state(&tok.state)}</td>
+                                            <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
+                                            <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
+                                            <td>
+                                                {active.then(|| view! {
+                                                    <button type="button" class="revoke-token"
+                                                        disabled=move || revoke.pending().get()
+                                                        on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
+                                                        {it.revoke}
+                                                    </button>
+                                                })}
+                                            </td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <table class="list" id="tokens-table">
+                                    <thead><tr>
+                                        <th scope="col">{it.col_token}</th>
+                                        <th scope="col">{t.col_name}</th>
+                                        <th scope="col">{it.col_status}</th>
+                                        <th scope="col">{it.col_expires}</th>
+                                        <th scope="col">{it.col_used_by}</th>
+                                        <th scope="col"></th>
+                                    </tr></thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                                <p class="muted">{it.shows_latest}</p>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+
+            <h2 id="enrollment-log">{it.log_title}</h2>
+            <p class="muted">{it.log_intro}</p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match log.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(list) if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
+                        Ok(list) => {
+                            let rows = list
+                                .into_iter()
+                                .map(|e| {
+                                    let class = if e.accepted { "badge ok" } else { "badge bad" };
+                                    view! {
+                                        <tr class="log-row">
+                                            <td data-label=it.col_time>{when(&e.at)}</td>
+                                            <td data-label=it.col_client>{e.client}</td>
+                                            <td data-label=it.col_agent>{e.name}" "<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
+                                            <td data-label=it.col_result>
+                                                <span class=class>{e.reason}</span>" "{e.reason_text}
+                                            </td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <table class="list" id="enrollment-table">
+                                    <thead><tr>
+                                        <th scope="col">{it.col_time}</th>
+                                        <th scope="col">{it.col_client}</th>
+                                        <th scope="col">{it.col_agent}</th>
+                                        <th scope="col">{it.col_result}</th>
+                                    </tr></thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                                <p class="muted">{it.shows_latest}</p>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+/// Add agent: creates an install token and shows its snippets once.
+#[component]
+fn AddAgentForm(create: ServerAction<CreateInstallToken>) -> impl IntoView {
+    let lang = use_lang();
+    let it = infra_texts(lang);
+    let name = RwSignal::new(String::new());
+    let tags = RwSignal::new(String::new());
+    let hours = RwSignal::new(INSTALL_TOKEN_DEFAULT_HOURS.to_string());
+    let local_error = RwSignal::new(None::<UiError>);
+    let input = move || NewInstallToken {
+        name: name.get_untracked(),
+        tags: tags
+            .get_untracked()
+            .split(',')
+            .map(str::trim)
+            .filter(|t| !t.is_empty())
+            .map(String::from)
+            .collect(),
+        // An unparsable number is refused by the same rule as an out-of-range one.
+        expires_in_hours: Some(hours.get_untracked().trim().parse().unwrap_or(0)),
+    };
+    let error = move || {
+        local_error
+            .get()
+            .or_else(|| create.value().get().and_then(|r| r.err()))
+    };
+    let message_for = move |field: &'static str| {
+        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
+    };
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let input = input();
+        match input.validate() {
+            Err(errors) => local_error.set(Some(UiError::Invalid(errors))),
+            Ok(_) => {
+                local_error.set(None);
+                create.dispatch(CreateInstallToken { input });
+            }
+        }
+    };
+    view! {
+        <section class="card" id="add-agent">
+            <h2>{it.add_agent}</h2>
+            <p class="muted">{it.add_agent_intro}</p>
+            <form on:submit=on_submit novalidate>
+                <label for="token-name">{it.field_agent_name}</label>
+                <input id="token-name" name="name" maxlength="80"
+                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+                <p class="field-error" id="token-name-error">{move || message_for("name")}</p>
+                <label for="token-tags">{it.field_tags}</label>
+                <input id="token-tags" name="tags"
+                    prop:value=move || tags.get() on:input=move |ev| tags.set(event_target_value(&ev)) />
+                <p class="field-error" id="token-tags-error">{move || message_for("tags")}</p>
+                <label for="token-hours">{it.field_hours}</label>
+                <input id="token-hours" name="expires_in_hours" inputmode="numeric"
+                    prop:value=move || hours.get() on:input=move |ev| hours.set(event_target_value(&ev)) />
+                <p class="field-error" id="token-hours-error">{move || message_for("expires_in_hours")}</p>
+                <button type="submit" class="primary" id="create-token" disabled=move || create.pending().get()>
+                    {it.create_token}
+                </button>
+            </form>
+            {move || create.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
+        </section>
+    }
+}
+
+/// The one-time display of a new token: the warning, then both snippets.
+#[component]
+pub fn TokenSnippets(created: CreatedInstallToken) -> impl IntoView {
+    let it = infra_texts(use_lang());
+    view! {
+        <div class="snippets" id="token-snippets">
+            {created.warning.map(|w| view! { <p class="alert warn" role="status">{w}</p> })}
+            <p><strong>{it.token_once}</strong></p>
+            <h3>{it.docker_run}</h3>
+            <pre class="snippet" id="snippet-docker-run">{created.docker_run}</pre>
+            <h3>{it.compose}</h3>
+            <pre class="snippet" id="snippet-compose">{created.compose}</pre>
+        </div>
+    }
+}

@@ -1,0 +1,109 @@
+//! Infrastructure in a real browser: Add agent refuses a bad expiry beside the
+//! field, creates an install token and shows its snippet once (with the
+//! PUBLIC_URL warning); a host enrolls with it; the Agent and the accepted
+//! attempt appear; revoking the Agent asks first, then says so.
+
+mod common;
+
+use playwright_rs::expect;
+use protocol::signing::AgentKey;
+use std::time::Duration;
+
+#[tokio::test]
+async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
+    let control = common::start_control().await;
+    let b = common::open_browser("infrastructure", 1280, 900, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/infrastructure", control.base)).await;
+    b.wait_visible("#agents-empty").await;
+
+    page.locator("#token-hours").fill("0", None).await.unwrap();
+    page.locator("#create-token").click(None).await.unwrap();
+    expect(page.locator("#token-hours-error"))
+        .with_timeout(wait)
+        .to_contain_text("from 1 to 720")
+        .await
+        .unwrap();
+    page.locator("#token-hours").fill("24", None).await.unwrap();
+    page.locator("#token-name")
+        .fill("edge-1", None)
+        .await
+        .unwrap();
+    page.locator("#create-token").click(None).await.unwrap();
+    b.wait_visible("#snippet-docker-run").await;
+    expect(page.locator("#token-snippets"))
+        .with_timeout(wait)
+        .to_contain_text("PUBLIC_URL is not set")
+        .await
+        .unwrap();
+    expect(page.locator(".token-state").first())
+        .with_timeout(wait)
+        .to_have_text("active")
+        .await
+        .unwrap();
+    b.screenshot("1-token-created").await;
+    let snippet = page
+        .locator("#snippet-docker-run")
+        .text_content()
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    let token = snippet
+        .split("KNOTROUTE_CONTROL_ENROLL_TOKEN='")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("the snippet carries the token")
+        .to_string();
+    assert!(token.starts_with("krit_"), "{snippet}");
+
+    // The host enrolls with it, as an Agent would.
+    let key = AgentKey::from_seed([9; 32]);
+    let r = reqwest::Client::new()
+        .post(format!("{}/api/v1/agents/enroll", control.base))
+        .json(
+            &serde_json::json!({"name": "host-name", "public_key": key.public_key().to_wire(),
+            "token": token, "tags": []}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+
+    b.goto(&format!("{}/infrastructure", control.base)).await;
+    expect(page.locator("#agents-table"))
+        .with_timeout(wait)
+        .to_contain_text("edge-1")
+        .await
+        .unwrap();
+    expect(page.locator(".token-state").first())
+        .with_timeout(wait)
+        .to_have_text("used")
+        .await
+        .unwrap();
+    expect(page.locator("#enrollment-table"))
+        .with_timeout(wait)
+        .to_contain_text("accepted")
+        .await
+        .unwrap();
+    b.screenshot("2-agent-enrolled").await;
+
+    page.locator(".agent-name")
+        .first()
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible("#agent-status").await;
+    b.hydrated().await;
+    page.locator("#revoke-agent").click(None).await.unwrap();
+    b.wait_visible("#confirm-explain").await;
+    b.screenshot("3-revoke-confirmation").await;
+    page.locator("#confirm-action").click(None).await.unwrap();
+    expect(page.locator("#agent-status"))
+        .with_timeout(wait)
+        .to_have_text("revoked")
+        .await
+        .unwrap();
+    b.close().await;
+}

@@ -1,0 +1,291 @@
+//! Load benchmark for the agent API (BENCHMARKS.md): signed heartbeats per
+//! second with their p50/p99 latency, and job dispatch latency (queued by the
+//! admin API → received by a long-polling Agent). Control runs in this
+//! process on a loopback port; the load comes over real HTTP.
+//!
+//! cargo run --release -p knotroute-server --example agent_load -- \
+//!     --agents 10000 [--database-url postgres://…] [--stored-jobs 100000]
+//!
+//! Without --database-url it uses a fresh SQLite file. scripts/bench-agents.sh
+//! runs the matrix recorded in BENCHMARKS.md.
+
+use clap::Parser;
+use futures_util::stream::{self, StreamExt};
+use protocol::signing::AgentKey;
+use sea_orm::{EntityTrait, Set};
+use serde_json::json;
+use server::config::Cli;
+use server::entities::job;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+struct Args {
+    /// Enrolled Agents; heartbeats go round-robin over all of them.
+    #[arg(long, default_value_t = 1000)]
+    agents: usize,
+    /// PostgreSQL database to use (it must be empty); SQLite when absent.
+    #[arg(long)]
+    database_url: Option<String>,
+    /// Finished jobs stored before measuring, to show their cost does not leak into heartbeats.
+    #[arg(long, default_value_t = 0)]
+    stored_jobs: usize,
+    /// Concurrent heartbeat senders.
+    #[arg(long, default_value_t = 64)]
+    concurrency: usize,
+    /// Seconds of heartbeat load.
+    #[arg(long, default_value_t = 10)]
+    seconds: u64,
+    /// Jobs dispatched one by one for the dispatch-latency figure.
+    #[arg(long, default_value_t = 300)]
+    dispatches: usize,
+}
+
+fn key(i: usize) -> AgentKey {
+    let mut seed = [7u8; 32];
+    seed[..8].copy_from_slice(&(i as u64).to_le_bytes());
+    AgentKey::from_seed(seed)
+}
+
+fn percentile(sorted: &[Duration], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
+    sorted[i].as_secs_f64() * 1000.0
+}
+
+struct Bench {
+    base: String,
+    client: reqwest::Client,
+}
+
+impl Bench {
+    async fn signed(
+        &self,
+        key: &AgentKey,
+        path: &str,
+        body: serde_json::Value,
+    ) -> reqwest::Response {
+        let bytes = serde_json::to_vec(&body).unwrap();
+        let ts = chrono::Utc::now().timestamp().to_string();
+        let signed_path = path.split('?').next().unwrap();
+        let sig = key.sign("POST", signed_path, &ts, &bytes);
+        self.client
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .header("x-knot-agent", key.public_key().agent_id().to_string())
+            .header("x-knot-timestamp", ts)
+            .header("x-knot-signature", sig)
+            .body(bytes)
+            .send()
+            .await
+            .expect("request")
+    }
+}
+
+fn heartbeat(n: usize) -> serde_json::Value {
+    json!({"name": "bench", "hostname": "bench-host", "version": "1.0.0",
+        "docker_available": true, "docker_version": "27.1.1/27.1.1", "tags": ["bench"],
+        "nonce": format!("{n}-{}", rand::random::<u64>()),
+        "components": [
+            {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
+             "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0", "service": "web-abc.knot"},
+            {"id": "beacon-main", "kind": "beacon", "name": "main", "status": "running"}]})
+}
+
+#[tokio::main]
+async fn main() {
+    let args = Args::parse();
+    let data = tempfile::tempdir().unwrap();
+    let mut cli = vec![
+        "knotroute-control".to_string(),
+        "--admin-password".into(),
+        "bench-admin-password-0001".into(),
+        "--enroll-token".into(),
+        "bench-enroll-token-00001".into(),
+        "--data".into(),
+        data.path().display().to_string(),
+    ];
+    if let Some(url) = &args.database_url {
+        cli.extend(["--database-url".into(), url.clone()]);
+    }
+    let config = Cli::try_parse_from(cli)
+        .unwrap()
+        .settings
+        .validate()
+        .unwrap();
+    let db = server::db::connect(&config.database).await.unwrap();
+    server::db::migrate(&db).await.unwrap();
+    let state = server::AppState::new(config, db.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        let _ = tcp.set_nodelay(true);
+    });
+    let app = server::http::router(state.clone());
+    tokio::spawn(async move {
+        axum::serve(
+            listener,
+            app.into_make_service_with_connect_info::<SocketAddr>(),
+        )
+        .await
+        .unwrap()
+    });
+    let bench = Arc::new(Bench {
+        base: format!("http://{addr}"),
+        client: reqwest::Client::builder()
+            .tcp_nodelay(true)
+            .pool_max_idle_per_host(256)
+            .build()
+            .unwrap(),
+    });
+    let backend = if args.database_url.is_some() {
+        "PostgreSQL"
+    } else {
+        "SQLite"
+    };
+    println!(
+        "backend {backend}, {} agents, {} stored jobs, {} senders",
+        args.agents, args.stored_jobs, args.concurrency
+    );
+
+    // Enroll every Agent (over HTTP, as in the field).
+    let keys: Arc<Vec<AgentKey>> = Arc::new((0..args.agents).map(key).collect());
+    let started = Instant::now();
+    stream::iter(0..args.agents)
+        .for_each_concurrent(32, |i| {
+            let (bench, keys) = (bench.clone(), keys.clone());
+            async move {
+                let r = bench
+                    .client
+                    .post(format!("{}/api/v1/agents/enroll", bench.base))
+                    .json(&json!({"name": format!("agent-{i}"), "public_key": keys[i].public_key().to_wire(),
+                        "token": "bench-enroll-token-00001", "tags": ["bench"]}))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(r.status(), 201);
+            }
+        })
+        .await;
+    println!("enrolled in {:.1} s", started.elapsed().as_secs_f64());
+
+    if args.stored_jobs > 0 {
+        let now = chrono::Utc::now();
+        for chunk in (0..args.stored_jobs).collect::<Vec<_>>().chunks(1000) {
+            let rows = chunk.iter().map(|&n| job::ActiveModel {
+                id: Set(protocol::JobId::from_random_bytes(rand::random()).to_string()),
+                agent_id: Set(keys[n % args.agents].public_key().agent_id().to_string()),
+                kind: Set("restart_component".into()),
+                payload: Set(r#"{"component_id":"sidecar-web"}"#.into()),
+                status: Set("succeeded".into()),
+                result: Set("restarted".into()),
+                created_at: Set(now),
+                started_at: Set(Some(now)),
+                finished_at: Set(Some(now)),
+                lease_expires_at: Set(None),
+                retry_of: Set(None),
+                component_id: Set(Some("sidecar-web".into())),
+            });
+            job::Entity::insert_many(rows).exec(&db).await.unwrap();
+        }
+        println!("stored {} finished jobs", args.stored_jobs);
+    }
+
+    // Heartbeats: every sender takes the next Agent round-robin.
+    let next = Arc::new(AtomicUsize::new(0));
+    let deadline = Instant::now() + Duration::from_secs(args.seconds);
+    let warmup = Instant::now() + Duration::from_secs(1);
+    let workers: Vec<_> = (0..args.concurrency)
+        .map(|_| {
+            let (bench, keys, next) = (bench.clone(), keys.clone(), next.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while Instant::now() < deadline {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let t0 = Instant::now();
+                    let r = bench
+                        .signed(
+                            &keys[n % keys.len()],
+                            "/api/v1/agents/heartbeat",
+                            heartbeat(n),
+                        )
+                        .await;
+                    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
+                    if t0 >= warmup {
+                        latencies.push(t0.elapsed());
+                    }
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies: Vec<Duration> = Vec::new();
+    for w in workers {
+        latencies.extend(w.await.unwrap());
+    }
+    latencies.sort();
+    let measured = args.seconds.saturating_sub(1).max(1) as f64;
+    println!(
+        "heartbeats: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms (n={})",
+        latencies.len() as f64 / measured,
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies.len()
+    );
+
+    // Dispatch: 50 Agents long-poll; the admin queues jobs one at a time.
+    let admin = reqwest::Client::builder()
+        .cookie_store(true)
+        .build()
+        .unwrap();
+    let origin = bench.base.clone();
+    let r = admin
+        .post(format!("{origin}/api/v1/session"))
+        .header("origin", &origin)
+        .json(&json!({"password": "bench-admin-password-0001"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let pollers = args.agents.min(50);
+    let mut latencies = Vec::new();
+    for n in 0..args.dispatches {
+        let agent = &keys[n % pollers];
+        let poll = async {
+            let r = bench
+                .signed(
+                    agent,
+                    "/api/v1/agents/jobs/next?wait=30",
+                    json!({"nonce": format!("d{n}")}),
+                )
+                .await;
+            (r, Instant::now())
+        };
+        let queue = async {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+            let t0 = Instant::now();
+            let job = json!({"agent_id": agent.public_key().agent_id().to_string(), "kind": "restart_component",
+                "payload": {"component_id": "sidecar-web"}});
+            let r = admin
+                .post(format!("{origin}/api/v1/jobs"))
+                .header("origin", &origin)
+                .json(&job)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
+            t0
+        };
+        let ((response, received), t0) = tokio::join!(poll, queue);
+        latencies.push(received.saturating_duration_since(t0));
+        assert_eq!(response.status(), 200);
+    }
+    latencies.sort();
+    println!(
+        "dispatch (queued → received by long-poll): p50 {:.2} ms, p99 {:.2} ms (n={})",
+        percentile(&latencies, 0.50),
+        percentile(&latencies, 0.99),
+        latencies.len()
+    );
+}
