@@ -44,6 +44,18 @@ pub trait AdminBackend: Send + Sync + 'static {
     /// The newest enrollment attempts (one screenful), in the request's language.
     async fn enrollment_log(&self, lang: protocol::Lang)
         -> Result<Vec<EnrollmentAttempt>, UiError>;
+    async fn list_jobs(
+        &self,
+        status: Option<String>,
+        agent_id: Option<String>,
+        after: Option<String>,
+    ) -> Result<crate::jobs_api::JobListPage, UiError>;
+    async fn create_job(
+        &self,
+        job: protocol::api::NewJob,
+    ) -> Result<protocol::api::JobView, UiError>;
+    async fn cancel_job(&self, id: String) -> Result<(), UiError>;
+    async fn retry_job(&self, id: String) -> Result<(), UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` value.
     async fn sign_in(
         &self,

@@ -7,7 +7,9 @@ pub mod backend;
 pub mod error;
 pub mod i18n;
 pub mod i18n_infra;
+pub mod i18n_jobs;
 pub mod infra_api;
+pub mod jobs_api;
 mod pages;
 
 pub use pages::login::safe_next;
@@ -88,7 +90,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/infrastructure/agents/:id") view=pages::agent::AgentPage />
                 <Route path=path!("/services") view=pages::NotBuiltPage />
                 <Route path=path!("/onboarding") view=pages::NotBuiltPage />
-                <Route path=path!("/jobs") view=pages::NotBuiltPage />
+                <Route path=path!("/jobs") view=pages::jobs::JobsPage />
             </Routes>
         </Router>
     }

@@ -1,7 +1,8 @@
 //! Infrastructure in a real browser: Add agent refuses a bad expiry beside the
 //! field, creates an install token and shows its snippet once (with the
 //! PUBLIC_URL warning); a host enrolls with it; the Agent and the accepted
-//! attempt appear; revoking the Agent asks first, then says so.
+//! attempt appear; a job is queued for it and cancelled on the Jobs screen;
+//! revoking the Agent asks first, then says so.
 
 mod common;
 
@@ -98,7 +99,7 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     b.hydrated().await;
     page.locator("#revoke-agent").click(None).await.unwrap();
     b.wait_visible("#confirm-explain").await;
-    b.screenshot("3-revoke-confirmation").await;
+    b.screenshot("4-revoke-confirmation").await;
     page.locator("#confirm-action").click(None).await.unwrap();
     expect(page.locator("#agent-status"))
         .with_timeout(wait)

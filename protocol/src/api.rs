@@ -156,6 +156,9 @@ pub struct JobView {
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
     pub retry_of: Option<String>,
+    /// The component the job acts on (`beacon-…`/`sidecar-…`).
+    #[serde(default)]
+    pub component_id: Option<String>,
 }
 
 /// `POST /api/v1/jobs`.

@@ -2,10 +2,12 @@
 //! services, and the per-request context (language, nonce, backend) for pages
 //! and server functions.
 
+use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
-    ui_auth_error, ui_install_token_error, ui_inventory_error, ui_network_error, ui_store_error,
+    ui_auth_error, ui_install_token_error, ui_inventory_error, ui_job_error, ui_network_error,
+    ui_store_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -15,12 +17,13 @@ use app::api::NetworkListPage;
 use app::backend::{AdminBackend, SharedBackend};
 use app::error::UiError;
 use app::infra_api::AgentAction;
+use app::jobs_api::JobListPage;
 use async_trait::async_trait;
 use axum::extract::ConnectInfo;
 use leptos::prelude::*;
 use protocol::api::{
-    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NetworkInput,
-    NetworkProfile, NewInstallToken, OverviewCounts,
+    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, JobView, NetworkInput,
+    NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
 };
 use protocol::NetworkId;
 use std::net::SocketAddr;
@@ -167,6 +170,53 @@ impl AdminBackend for Backend {
             .await
             .map_err(ui_store_error)?;
         Ok(rows)
+    }
+
+    async fn list_jobs(
+        &self,
+        status: Option<String>,
+        agent_id: Option<String>,
+        after: Option<String>,
+    ) -> Result<JobListPage, UiError> {
+        let filter = JobFilter {
+            status,
+            agent_id,
+            after,
+            limit: UI_PAGE_SIZE,
+        };
+        let (rows, next) = self.state.jobs.list(&filter).await.map_err(ui_job_error)?;
+        Ok(JobListPage {
+            items: rows.iter().map(job_view).collect(),
+            next,
+        })
+    }
+
+    async fn create_job(&self, job: NewJob) -> Result<JobView, UiError> {
+        let row = self
+            .state
+            .jobs
+            .create(&job.agent_id, &job.kind, &job.payload)
+            .await
+            .map_err(ui_job_error)?;
+        Ok(job_view(&row))
+    }
+
+    async fn cancel_job(&self, id: String) -> Result<(), UiError> {
+        self.state
+            .jobs
+            .cancel(&id)
+            .await
+            .map(drop)
+            .map_err(ui_job_error)
+    }
+
+    async fn retry_job(&self, id: String) -> Result<(), UiError> {
+        self.state
+            .jobs
+            .retry(&id)
+            .await
+            .map(drop)
+            .map_err(ui_job_error)
     }
 
     async fn sign_in(

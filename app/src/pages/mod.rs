@@ -3,6 +3,8 @@
 pub mod agent;
 pub mod confirm;
 pub mod infrastructure;
+pub mod job_form;
+pub mod jobs;
 pub mod layout;
 pub mod login;
 pub mod network_form;

@@ -75,6 +75,7 @@ pub fn view(row: &job::Model) -> JobView {
         started_at: row.started_at.map(rfc3339),
         finished_at: row.finished_at.map(rfc3339),
         retry_of: row.retry_of.clone(),
+        component_id: row.component_id.clone(),
     }
 }
 

@@ -382,6 +382,15 @@ pub fn ui_inventory_error(e: InventoryError) -> UiError {
     }
 }
 
+pub fn ui_job_error(e: JobError) -> UiError {
+    match e {
+        JobError::Invalid(field) => UiError::Invalid(vec![field]),
+        JobError::NotFound => UiError::NotFound,
+        JobError::Store(e) => ui_store_error(e),
+        other => UiError::Refused(ApiError::from(other).body.error),
+    }
+}
+
 pub fn ui_install_token_error(e: InstallTokenError) -> UiError {
     match e {
         InstallTokenError::Invalid(errors) => UiError::Invalid(errors),

@@ -1,0 +1,194 @@
+//! Jobs: queue a job for an Agent, and the job list (newest first, filtered by
+//! status and Agent, paged) with cancel for pending and retry for failed or
+//! expired jobs.
+
+use super::infrastructure::when;
+use super::job_form::JobForm;
+use super::layout::Frame;
+use super::LoadError;
+use crate::api::list_networks;
+use crate::i18n::texts;
+use crate::i18n_jobs::jobs_texts;
+use crate::infra_api::list_agents;
+use crate::jobs_api::{list_jobs, CancelJob, CreateJob, RetryJob};
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+use protocol::api::JobView;
+
+pub const STATUSES: [&str; 6] = [
+    "pending",
+    "running",
+    "succeeded",
+    "failed",
+    "cancelled",
+    "expired",
+];
+
+fn status_class(status: &str) -> &'static str {
+    match status {
+        "succeeded" => "badge ok",
+        "failed" | "expired" => "badge bad",
+        "pending" | "running" => "badge warn",
+        _ => "badge",
+    }
+}
+
+#[component]
+pub fn JobsPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let jt = jobs_texts(lang);
+    let query = use_query_map();
+    let status = move || query.read().get("status").filter(|s| !s.is_empty());
+    let agent = move || query.read().get("agent_id").filter(|s| !s.is_empty());
+    let after = move || query.read().get("after").filter(|s| !s.is_empty());
+    let cancel = ServerAction::<CancelJob>::new();
+    let retry = ServerAction::<RetryJob>::new();
+    let create = ServerAction::<CreateJob>::new();
+    let jobs = Resource::new(
+        move || {
+            (
+                (status(), agent(), after()),
+                (
+                    cancel.version().get(),
+                    retry.version().get(),
+                    create.version().get(),
+                ),
+            )
+        },
+        |((s, a, after), _)| list_jobs(s, a, after),
+    );
+    let agents = Resource::new(|| (), |_| list_agents());
+    let networks = Resource::new(|| (), |_| list_networks(None));
+    let action_error = move || {
+        cancel
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .or_else(|| retry.value().get().and_then(|r| r.err()))
+            .map(|e| e.message(lang))
+    };
+    view! {
+        <Title text=format!("{} · {}", jt.jobs_title, t.product) />
+        <Frame>
+            <h1>{jt.jobs_title}</h1>
+            <p class="muted">{jt.jobs_intro}</p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match (agents.await, networks.await) {
+                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
+                        (Ok(agents), Ok(networks)) => {
+                            view! { <JobForm agents networks=networks.items create /> }.into_any()
+                        }
+                    }
+                })}
+            </Transition>
+
+            <form method="get" action="/jobs" class="filters" id="job-filters">
+                <label for="filter-status">{jt.filter_status}</label>
+                <select id="filter-status" name="status">
+                    <option value="" selected=move || status().is_none()>{jt.any}</option>
+                    {STATUSES
+                        .iter()
+                        .map(|s| view! { <option value=*s selected=move || status().as_deref() == Some(*s)>{*s}</option> })
+                        .collect_view()}
+                </select>
+                <label for="filter-agent">{jt.filter_agent}</label>
+                <input id="filter-agent" name="agent_id" placeholder="ka_…" prop:value=move || agent().unwrap_or_default() />
+                <button type="submit">{jt.apply_filter}</button>
+            </form>
+            <p class="field-error" role="alert">{action_error}</p>
+
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    let filtered = status().is_some() || agent().is_some();
+                    match jobs.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(page) if page.items.is_empty() && after().is_none() => {
+                            let text = if filtered { jt.jobs_empty_filtered } else { jt.jobs_empty };
+                            view! { <p class="empty" id="jobs-empty">{text}</p> }.into_any()
+                        }
+                        Ok(page) => {
+                            let rows = page
+                                .items
+                                .into_iter()
+                                .map(|job| view! { <JobRow job cancel retry /> })
+                                .collect_view();
+                            let mut filter = String::new();
+                            if let Some(s) = status() {
+                                filter.push_str(&format!("status={s}&"));
+                            }
+                            if let Some(a) = agent() {
+                                filter.push_str(&format!("agent_id={a}&"));
+                            }
+                            let first = format!("/jobs?{filter}");
+                            view! {
+                                <table class="list" id="jobs-table">
+                                    <thead><tr>
+                                        <th scope="col">{jt.col_created}</th>
+                                        <th scope="col">{jt.filter_agent}</th>
+                                        <th scope="col">{jt.col_kind}</th>
+                                        <th scope="col">{jt.filter_status}</th>
+                                        <th scope="col">{jt.col_result}</th>
+                                        <th scope="col"></th>
+                                    </tr></thead>
+                                    <tbody>{rows}</tbody>
+                                </table>
+                                <nav class="pager" aria-label="Pages">
+                                    {after().map(|_| view! { <a href=first.clone()>{t.first_page}</a> })}
+                                    {page.next.map(|c| view! { <a href=format!("/jobs?{filter}after={c}") rel="next">{t.next_page}</a> })}
+                                </nav>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </Frame>
+    }
+}
+
+#[component]
+fn JobRow(
+    job: JobView,
+    cancel: ServerAction<CancelJob>,
+    retry: ServerAction<RetryJob>,
+) -> impl IntoView {
+    let jt = jobs_texts(use_lang());
+    let first_line = job.result.lines().next().unwrap_or("").to_string();
+    let id = job.id.clone();
+    let can_cancel = job.status == "pending";
+    let can_retry = job.status == "failed" || job.status == "expired";
+    view! {
+        <tr class="job-row" data-job=job.id.clone()>
+            <td data-label=jt.col_created>{when(&job.created_at)}</td>
+            <td data-label=jt.filter_agent>
+                <a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.clone()}</code></a>
+            </td>
+            <td data-label=jt.col_kind>
+                {jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
+                {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r}</span> })}
+            </td>
+            <td data-label=jt.filter_status><span class=status_class(&job.status)>{job.status.clone()}</span></td>
+            <td data-label=jt.col_result class="result" title=job.result.clone()>{first_line}</td>
+            <td>
+                {can_cancel.then(|| {
+                    let id = id.clone();
+                    view! {
+                        <button type="button" class="cancel-job" disabled=move || cancel.pending().get()
+                            on:click=move |_| { cancel.dispatch(CancelJob { id: id.clone() }); }>{jt.cancel_job}</button>
+                    }
+                })}
+                {can_retry.then(|| {
+                    let id = id.clone();
+                    view! {
+                        <button type="button" class="retry-job" disabled=move || retry.pending().get()
+                            on:click=move |_| { retry.dispatch(RetryJob { id: id.clone() }); }>{jt.retry_job}</button>
+                    }
+                })}
+            </td>
+        </tr>
+    }
+}
