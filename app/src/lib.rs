@@ -1,6 +1,9 @@
 //! The pages and components of Control's web UI. Rendered on the server, then
 //! hydrated in the browser by `frontend`.
 
+// Leptos view types nest deeply; the Agent page exceeds the default 128.
+#![recursion_limit = "256"]
+
 pub mod api;
 #[cfg(feature = "ssr")]
 pub mod backend;

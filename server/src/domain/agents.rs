@@ -10,9 +10,11 @@ use protocol::signing::{check_timestamp, AgentPublicKey, TIMESTAMP_WINDOW_SECS};
 use protocol::AgentId;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
-    TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, Set, Statement, TransactionTrait,
 };
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 
 /// Storage bounds for what Agents send: a hostile heartbeat cannot grow the database.
 pub mod limits {
@@ -86,59 +88,141 @@ pub(crate) fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<S
         .collect()
 }
 
+/// What a signed request is for: a heartbeat also marks the Agent as seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Purpose {
+    Heartbeat,
+    Jobs,
+}
+
+/// Pinned keys kept in memory per replica; cleared when this many are held.
+const KEY_CACHE_MAX: usize = 200_000;
+
 #[derive(Clone)]
 pub struct AgentService {
     db: DatabaseConnection,
+    keys: Arc<Mutex<HashMap<String, AgentPublicKey>>>,
 }
 
 impl AgentService {
     pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+        Self {
+            db,
+            keys: Arc::default(),
+        }
     }
 
     /// Verifies a signed request and records it, so the same request cannot be
-    /// accepted twice by any replica.
+    /// accepted twice by any replica. A heartbeat also marks the Agent as seen.
     pub async fn authenticate(
         &self,
         method: &str,
         path: &str,
         headers: SignedHeaders<'_>,
         body: &[u8],
+        purpose: Purpose,
     ) -> Result<agent::Model, AgentAuthError> {
         let now = Utc::now();
         let id = AgentId::parse(headers.agent)
             .map_err(|_| AgentAuthError::Unauthorized("malformed_agent_id"))?;
         check_timestamp(headers.timestamp, now.timestamp())
             .map_err(|_| AgentAuthError::Unauthorized("stale_timestamp"))?;
+        let key = self.pinned_key(&id).await?;
+        key.verify(method, path, headers.timestamp, body, headers.signature)
+            .map_err(|_| AgentAuthError::Unauthorized("bad_signature"))?;
+        let signature_hash = token_hash(headers.signature.trim());
+        if purpose == Purpose::Heartbeat && self.db.get_database_backend() == DbBackend::Postgres {
+            // One round trip in the usual case; the slow path below says why not.
+            if let Some(row) = self.claim_and_mark_seen(&id, &signature_hash, now).await? {
+                return Ok(row);
+            }
+            return Err(match self.usable_agent(&id).await {
+                Ok(_) => AgentAuthError::Replayed,
+                Err(refusal) => refusal,
+            });
+        }
+        let mut row = self.usable_agent(&id).await?;
+        let seen = seen_signature::ActiveModel {
+            signature_hash: Set(signature_hash),
+            agent_id: Set(row.id.clone()),
+            seen_at: Set(now),
+        };
+        match seen.insert(&self.db).await {
+            Ok(_) => {}
+            Err(e) if is_unique_violation(&e) => return Err(AgentAuthError::Replayed),
+            Err(e) => return Err(e.into()),
+        }
+        if purpose == Purpose::Heartbeat {
+            agent::Entity::update_many()
+                .col_expr(agent::Column::LastHeartbeatAt, Some(now).into())
+                .filter(agent::Column::Id.eq(id.as_str()))
+                .exec(&self.db)
+                .await?;
+            row.last_heartbeat_at = Some(now);
+        }
+        Ok(row)
+    }
+
+    /// The Agent's pinned key. An Agent ID is derived from its key, so a key
+    /// once read never changes and is kept in memory.
+    async fn pinned_key(&self, id: &AgentId) -> Result<AgentPublicKey, AgentAuthError> {
+        if let Some(key) = self.keys.lock().expect("key cache").get(id.as_str()) {
+            return Ok(key.clone());
+        }
         let row = agent::Entity::find_by_id(id.as_str())
             .one(&self.db)
             .await?
             .ok_or(AgentAuthError::Unauthorized("unknown_agent"))?;
         let key = AgentPublicKey::parse(&row.public_key)
             .map_err(|_| AgentAuthError::Unauthorized("no_pinned_key"))?;
-        key.verify(method, path, headers.timestamp, body, headers.signature)
-            .map_err(|_| AgentAuthError::Unauthorized("bad_signature"))?;
-        match row.retired.as_str() {
-            "" if row.disabled => return Err(AgentAuthError::Disabled),
-            "" => {}
-            "moved" => return Err(AgentAuthError::Moved),
-            _ => return Err(AgentAuthError::Revoked),
+        let mut keys = self.keys.lock().expect("key cache");
+        if keys.len() >= KEY_CACHE_MAX {
+            keys.clear();
         }
-        let seen = seen_signature::ActiveModel {
-            signature_hash: Set(token_hash(headers.signature.trim())),
-            agent_id: Set(row.id.clone()),
-            seen_at: Set(now),
-        };
-        match seen.insert(&self.db).await {
-            Ok(_) => Ok(row),
-            Err(e) if is_unique_violation(&e) => Err(AgentAuthError::Replayed),
-            Err(e) => Err(e.into()),
+        keys.insert(id.to_string(), key.clone());
+        Ok(key)
+    }
+
+    /// The Agent's row, or why its (valid) signature is refused.
+    async fn usable_agent(&self, id: &AgentId) -> Result<agent::Model, AgentAuthError> {
+        let row = agent::Entity::find_by_id(id.as_str())
+            .one(&self.db)
+            .await?
+            .ok_or(AgentAuthError::Unauthorized("unknown_agent"))?;
+        match row.retired.as_str() {
+            "" if row.disabled => Err(AgentAuthError::Disabled),
+            "" => Ok(row),
+            "moved" => Err(AgentAuthError::Moved),
+            _ => Err(AgentAuthError::Revoked),
         }
     }
 
-    /// Stores what a heartbeat reports, bounded, and marks the Agent as seen
-    /// now. Only what changed is written, so a steady heartbeat costs one read
-    /// and one update however many Agents, components and jobs are stored.
+    /// PostgreSQL: records the signature and, when it is new and the Agent is
+    /// usable, marks the Agent as seen and returns its row, in one statement.
+    async fn claim_and_mark_seen(
+        &self,
+        id: &AgentId,
+        signature_hash: &str,
+        now: chrono::DateTime<Utc>,
+    ) -> Result<Option<agent::Model>, StoreError> {
+        let stmt = Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "WITH seen AS (INSERT INTO seen_signatures (signature_hash, agent_id, seen_at) \
+                           VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING agent_id) \
+             UPDATE agents SET last_heartbeat_at = $3 \
+             WHERE id = (SELECT agent_id FROM seen) AND retired = '' AND NOT disabled \
+             RETURNING *",
+            [signature_hash.into(), id.as_str().into(), now.into()],
+        );
+        Ok(agent::Entity::find()
+            .from_raw_sql(stmt)
+            .one(&self.db)
+            .await?)
+    }
+
+    /// Stores what a heartbeat reports, bounded. Only what changed is written,
+    /// so a steady heartbeat costs one read here (after `authenticate` marked
+    /// the Agent as seen) however many Agents, components and jobs are stored.
     /// Returns the Agent's components as they now stand.
     pub async fn record_heartbeat(
         &self,
@@ -146,14 +230,14 @@ impl AgentService {
         heartbeat: &Heartbeat,
     ) -> Result<Vec<component::Model>, StoreError> {
         let now = Utc::now();
-        let mut agent_update = agent::Entity::update_many()
-            .col_expr(agent::Column::LastHeartbeatAt, Some(now).into())
-            .filter(agent::Column::Id.eq(agent.id.as_str()));
+        // `authenticate` already marked the Agent as seen; write its details only when they changed.
+        let mut agent_update = None;
         let reported_agent = reported_agent_fields(agent, heartbeat);
         if reported_agent != current_agent_fields(agent) {
             let AgentFields(name, hostname, version, docker_available, docker_version, tags) =
                 reported_agent;
-            agent_update = agent_update
+            let update = agent::Entity::update_many()
+                .filter(agent::Column::Id.eq(agent.id.as_str()))
                 .col_expr(agent::Column::Name, name.into())
                 .col_expr(agent::Column::Hostname, hostname.into())
                 .col_expr(agent::Column::Version, version.into())
@@ -161,6 +245,7 @@ impl AgentService {
                 .col_expr(agent::Column::DockerVersion, docker_version.into())
                 .col_expr(agent::Column::Tags, tags.into())
                 .col_expr(agent::Column::UpdatedAt, now.into());
+            agent_update = Some(update);
         }
 
         let mut stored = component::Entity::find()
@@ -197,11 +282,15 @@ impl AgentService {
             .collect();
 
         if gone.is_empty() && blanked.is_empty() && changed.is_empty() {
-            agent_update.exec(&self.db).await?;
+            if let Some(update) = agent_update {
+                update.exec(&self.db).await?;
+            }
             return Ok(stored);
         }
         let txn = self.db.begin().await?;
-        agent_update.exec(&txn).await?;
+        if let Some(update) = agent_update {
+            update.exec(&txn).await?;
+        }
         if !gone.is_empty() {
             component::Entity::delete_many()
                 .filter(component::Column::Id.is_in(gone.clone()))

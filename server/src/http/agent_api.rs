@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::extract::{client_address, ApiJson, ApiQuery};
-use crate::domain::agents::SignedHeaders;
+use crate::domain::agents::{Purpose, SignedHeaders};
 use crate::domain::jobs::offer;
 use crate::entities::agent;
 use crate::state::AppState;
@@ -56,6 +56,7 @@ async fn enroll(
 /// order in which a hostile request is turned away most cheaply.
 async fn signed<T: DeserializeOwned>(
     state: &AppState,
+    purpose: Purpose,
     method: &Method,
     uri: &OriginalUri,
     headers: &HeaderMap,
@@ -90,7 +91,7 @@ async fn signed<T: DeserializeOwned>(
     };
     let agent = state
         .agents
-        .authenticate(method.as_str(), uri.0.path(), signed, body)
+        .authenticate(method.as_str(), uri.0.path(), signed, body, purpose)
         .await?;
     let parsed = serde_json::from_slice(body).map_err(|e| {
         ApiError::new(
@@ -109,7 +110,8 @@ async fn heartbeat(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Ack>, ApiError> {
-    let (agent, heartbeat): (_, Heartbeat) = signed(&state, &method, &uri, &headers, &body).await?;
+    let (agent, heartbeat): (_, Heartbeat) =
+        signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
     let components = state.agents.record_heartbeat(&agent, &heartbeat).await?;
     // The heartbeat is stored; failing to queue a redeployment must not refuse it.
     if let Err(e) = state
@@ -139,7 +141,8 @@ async fn next_job(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let (agent, _): (_, JobNextRequest) = signed(&state, &method, &uri, &headers, &body).await?;
+    let (agent, _): (_, JobNextRequest) =
+        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
     let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
     Ok(match claimed.as_ref().and_then(offer) {
@@ -156,7 +159,8 @@ async fn job_result(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<Ack>, ApiError> {
-    let (agent, result): (_, JobResult) = signed(&state, &method, &uri, &headers, &body).await?;
+    let (agent, result): (_, JobResult) =
+        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
     state.jobs.report_result(&agent.id, &result).await?;
     Ok(Json(Ack { ok: true }))
 }
