@@ -7,7 +7,7 @@ mod common;
 use chrono::{Duration, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
-use server::entities::install_token;
+use server::entities::{component, install_token};
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
@@ -359,13 +359,22 @@ on_both_databases!(
         // Not before the backoff has passed…
         a.post("/api/v1/agents/heartbeat", report(&[])).await;
         assert!(a.claim().await.is_none());
-        let reconciler = &c.state.reconciler;
-        let queued = reconciler
-            .reconcile(&a.id(), false, Utc::now() + Duration::seconds(31))
+        // …then the same, unchanged report brings the retry, once. (The backoff
+        // is moved into the past here rather than waited for.)
+        component::Entity::update_many()
+            .col_expr(
+                component::Column::NextDeployAt,
+                Some(Utc::now() - Duration::seconds(1)).into(),
+            )
+            .filter(component::Column::AgentId.eq(a.id()))
+            .exec(&c.state.db)
             .await
             .unwrap();
-        assert_eq!(queued.len(), 1, "…then once");
-        let retry = a.claim().await.unwrap();
+        a.post("/api/v1/agents/heartbeat", report(&[])).await;
+        a.post("/api/v1/agents/heartbeat", report(&[])).await;
+        let reconciler = &c.state.reconciler;
+        let retry = a.claim().await.expect("the retry");
+        assert!(a.claim().await.is_none(), "queued once");
         a.finish(retry["id"].as_str().unwrap(), "failed", "still denied")
             .await;
         let view: Value = c.get_json(&format!("/api/v1/agents/{}", a.id())).await;

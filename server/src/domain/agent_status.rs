@@ -124,6 +124,8 @@ mod tests {
             updated_at: now,
             retired: String::new(),
             moved_to: None,
+            report_hash: String::new(),
+            reconcile_pending: false,
         }
     }
 

@@ -220,38 +220,17 @@ impl AgentService {
             .await?)
     }
 
-    /// Stores what a heartbeat reports, bounded. Only what changed is written,
-    /// so a steady heartbeat costs one read here (after `authenticate` marked
-    /// the Agent as seen) however many Agents, components and jobs are stored.
-    /// Returns the Agent's components as they now stand.
+    /// Stores what a heartbeat reports, bounded, writing only what changed.
+    /// A report identical to the last one (by hash) costs nothing more unless
+    /// a desired component awaits reconciliation. Returns the Agent's
+    /// components as they now stand, or `None` when nothing was re-read.
     pub async fn record_heartbeat(
         &self,
         agent: &agent::Model,
         heartbeat: &Heartbeat,
-    ) -> Result<Vec<component::Model>, StoreError> {
+    ) -> Result<Option<Vec<component::Model>>, StoreError> {
         let now = Utc::now();
-        // `authenticate` already marked the Agent as seen; write its details only when they changed.
-        let mut agent_update = None;
         let reported_agent = reported_agent_fields(agent, heartbeat);
-        if reported_agent != current_agent_fields(agent) {
-            let AgentFields(name, hostname, version, docker_available, docker_version, tags) =
-                reported_agent;
-            let update = agent::Entity::update_many()
-                .filter(agent::Column::Id.eq(agent.id.as_str()))
-                .col_expr(agent::Column::Name, name.into())
-                .col_expr(agent::Column::Hostname, hostname.into())
-                .col_expr(agent::Column::Version, version.into())
-                .col_expr(agent::Column::DockerAvailable, docker_available.into())
-                .col_expr(agent::Column::DockerVersion, docker_version.into())
-                .col_expr(agent::Column::Tags, tags.into())
-                .col_expr(agent::Column::UpdatedAt, now.into());
-            agent_update = Some(update);
-        }
-
-        let mut stored = component::Entity::find()
-            .filter(component::Column::AgentId.eq(agent.id.as_str()))
-            .all(&self.db)
-            .await?;
         let reported: Vec<component::Model> = heartbeat
             .components
             .iter()
@@ -259,6 +238,31 @@ impl AgentService {
             .take(limits::COMPONENTS)
             .map(|r| reported_component(&agent.id, r, now))
             .collect();
+        let hash = report_hash(&reported_agent, &reported);
+        if hash == agent.report_hash && !agent.reconcile_pending {
+            return Ok(None);
+        }
+        // `authenticate` already marked the Agent as seen.
+        let mut agent_update = agent::Entity::update_many()
+            .filter(agent::Column::Id.eq(agent.id.as_str()))
+            .col_expr(agent::Column::ReportHash, hash.into());
+        if reported_agent != current_agent_fields(agent) {
+            let AgentFields(name, hostname, version, docker_available, docker_version, tags) =
+                reported_agent;
+            agent_update = agent_update
+                .col_expr(agent::Column::Name, name.into())
+                .col_expr(agent::Column::Hostname, hostname.into())
+                .col_expr(agent::Column::Version, version.into())
+                .col_expr(agent::Column::DockerAvailable, docker_available.into())
+                .col_expr(agent::Column::DockerVersion, docker_version.into())
+                .col_expr(agent::Column::Tags, tags.into())
+                .col_expr(agent::Column::UpdatedAt, now.into());
+        }
+
+        let stored = component::Entity::find()
+            .filter(component::Column::AgentId.eq(agent.id.as_str()))
+            .all(&self.db)
+            .await?;
         let is_reported = |id: &str| reported.iter().any(|r| r.component_id == id);
         // What the Agent no longer reports and nobody asked for is gone; desired
         // components stay (reconciliation redeploys them) but lose their status.
@@ -280,27 +284,26 @@ impl AgentService {
                     .any(|s| s.component_id == r.component_id && same_report(s, r))
             })
             .collect();
+        let now_standing = apply_report(stored, &gone, &blanked, &changed);
+        let pending = super::desired::needs_reconciliation(&now_standing);
+        agent_update = agent_update.col_expr(agent::Column::ReconcilePending, pending.into());
 
         if gone.is_empty() && blanked.is_empty() && changed.is_empty() {
-            if let Some(update) = agent_update {
-                update.exec(&self.db).await?;
-            }
-            return Ok(stored);
+            agent_update.exec(&self.db).await?;
+            return Ok(Some(now_standing));
         }
         let txn = self.db.begin().await?;
-        if let Some(update) = agent_update {
-            update.exec(&txn).await?;
-        }
+        agent_update.exec(&txn).await?;
         if !gone.is_empty() {
             component::Entity::delete_many()
-                .filter(component::Column::Id.is_in(gone.clone()))
+                .filter(component::Column::Id.is_in(gone))
                 .exec(&txn)
                 .await?;
         }
         if !blanked.is_empty() {
             component::Entity::update_many()
                 .col_expr(component::Column::Status, "".into())
-                .filter(component::Column::Id.is_in(blanked.clone()))
+                .filter(component::Column::Id.is_in(blanked))
                 .exec(&txn)
                 .await?;
         }
@@ -308,32 +311,7 @@ impl AgentService {
             upsert_reported(&txn, row).await?;
         }
         txn.commit().await?;
-
-        // The same picture in memory, for reconciliation.
-        stored.retain(|s| !gone.contains(&s.id));
-        for s in stored.iter_mut().filter(|s| blanked.contains(&s.id)) {
-            s.status.clear();
-        }
-        for row in changed {
-            match stored
-                .iter_mut()
-                .find(|s| s.component_id == row.component_id)
-            {
-                Some(s) => {
-                    *s = component::Model {
-                        id: s.id,
-                        desired: s.desired,
-                        spec: std::mem::take(&mut s.spec),
-                        deploy_failures: s.deploy_failures,
-                        next_deploy_at: s.next_deploy_at,
-                        deploy_error: std::mem::take(&mut s.deploy_error),
-                        ..row.clone()
-                    }
-                }
-                None => stored.push(row.clone()),
-            }
-        }
-        Ok(stored)
+        Ok(Some(now_standing))
     }
 
     /// Forgets accepted signatures older than the timestamp window (they fail that check anyway).
@@ -422,6 +400,75 @@ fn reported_component(
         next_deploy_at: None,
         deploy_error: String::new(),
     }
+}
+
+/// The components as they stand once a report is applied to the stored rows.
+fn apply_report(
+    mut stored: Vec<component::Model>,
+    gone: &[i64],
+    blanked: &[i64],
+    changed: &[&component::Model],
+) -> Vec<component::Model> {
+    stored.retain(|s| !gone.contains(&s.id));
+    for s in stored.iter_mut().filter(|s| blanked.contains(&s.id)) {
+        s.status.clear();
+    }
+    for row in changed {
+        match stored
+            .iter_mut()
+            .find(|s| s.component_id == row.component_id)
+        {
+            // Desired state and deployment backoff are not the heartbeat's.
+            Some(s) => {
+                *s = component::Model {
+                    id: s.id,
+                    desired: s.desired,
+                    spec: std::mem::take(&mut s.spec),
+                    deploy_failures: s.deploy_failures,
+                    next_deploy_at: s.next_deploy_at,
+                    deploy_error: std::mem::take(&mut s.deploy_error),
+                    ..(*row).clone()
+                }
+            }
+            None => stored.push((*row).clone()),
+        }
+    }
+    stored
+}
+
+/// A digest of everything a heartbeat stores, to recognise an unchanged report.
+fn report_hash(agent: &AgentFields, components: &[component::Model]) -> String {
+    let AgentFields(name, hostname, version, docker, docker_version, tags) = agent;
+    let components: Vec<_> = components
+        .iter()
+        .map(|c| {
+            (
+                &c.component_id,
+                &c.kind,
+                &c.name,
+                &c.network_id,
+                &c.status,
+                &c.service,
+                &c.container,
+                &c.image,
+                &c.version,
+                c.restart_count,
+                &c.last_error,
+                &c.warnings,
+            )
+        })
+        .collect();
+    let text = serde_json::to_string(&(
+        name,
+        hostname,
+        version,
+        docker,
+        docker_version,
+        tags,
+        components,
+    ))
+    .expect("strings serialise");
+    token_hash(&text)
 }
 
 /// Whether the stored row already says what the Agent reports.

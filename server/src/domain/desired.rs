@@ -27,6 +27,23 @@ pub fn retry_delay(failures: i32) -> Duration {
     (FIRST_RETRY * 2i32.pow(doublings as u32)).min(MAX_RETRY)
 }
 
+/// Makes the Agent's next heartbeat compare its components with the desired state.
+pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(), StoreError> {
+    agent::Entity::update_many()
+        .col_expr(agent::Column::ReconcilePending, true.into())
+        .filter(agent::Column::Id.eq(agent_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Whether these components (as a heartbeat left them) may need reconciliation.
+pub fn needs_reconciliation(components: &[component::Model]) -> bool {
+    components
+        .iter()
+        .any(|c| c.desired && (c.status.is_empty() || c.deploy_failures > 0))
+}
+
 /// Records what an admin's job means for the desired state: a deployment
 /// makes (or updates) a desired component, a removal ends it.
 pub async fn record_intent(
@@ -34,6 +51,7 @@ pub async fn record_intent(
     agent_id: &str,
     payload: &JobPayload,
 ) -> Result<(), StoreError> {
+    mark_pending(db, agent_id).await?;
     let component_id = payload.component_id();
     let (kind, name, network_id) = match payload {
         JobPayload::DeployBeacon(b) => ("beacon", &b.name, &b.network_id),
@@ -146,6 +164,7 @@ pub async fn record_outcome(
             .col_expr(component::Column::DeployFailures, failures.into())
             .col_expr(component::Column::NextDeployAt, Some(next).into())
             .col_expr(component::Column::DeployError, error.into());
+        mark_pending(db, &finished.agent_id).await?;
     }
     update.exec(db).await?;
     Ok(())
@@ -173,10 +192,7 @@ impl Reconciler {
         agent_id: &str,
         components: &[component::Model],
     ) -> Result<Vec<job::Model>, StoreError> {
-        let may_be_due = components
-            .iter()
-            .any(|c| c.desired && (c.status.is_empty() || c.deploy_failures > 0));
-        if !may_be_due {
+        if !needs_reconciliation(components) {
             return Ok(Vec::new());
         }
         self.reconcile(agent_id, false, Utc::now()).await

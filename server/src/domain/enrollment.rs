@@ -350,6 +350,8 @@ async fn upsert_agent(
         updated_at: Set(now),
         retired: Set(String::new()),
         moved_to: Set(None),
+        report_hash: Set(String::new()),
+        reconcile_pending: Set(false),
     };
     agent::Entity::insert(row)
         .on_conflict(

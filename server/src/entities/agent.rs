@@ -30,6 +30,11 @@ pub struct Model {
     pub retired: String,
     /// The Agent that took this record over after a move.
     pub moved_to: Option<String>,
+    /// SHA-256 of the last heartbeat's content (agent fields and components).
+    pub report_hash: String,
+    /// Set while a desired component may need a deployment, so heartbeats
+    /// read the components even when the report did not change.
+    pub reconcile_pending: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

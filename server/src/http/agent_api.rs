@@ -112,7 +112,10 @@ async fn heartbeat(
 ) -> Result<Json<Ack>, ApiError> {
     let (agent, heartbeat): (_, Heartbeat) =
         signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
-    let components = state.agents.record_heartbeat(&agent, &heartbeat).await?;
+    // `None`: the report is unchanged and nothing awaits reconciliation.
+    let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? else {
+        return Ok(Json(Ack { ok: true }));
+    };
     // The heartbeat is stored; failing to queue a redeployment must not refuse it.
     if let Err(e) = state
         .reconciler
