@@ -19,6 +19,7 @@ pub struct JobListPage {
 }
 
 /// Empty filter fields (as a plain GET form sends them) mean "any".
+#[cfg(feature = "ssr")]
 fn any_if_blank(value: Option<String>) -> Option<String> {
     value.filter(|v| !v.trim().is_empty())
 }

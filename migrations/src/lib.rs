@@ -9,6 +9,7 @@ mod m20261130_000002_agent_api;
 mod m20261130_000003_jobs;
 mod m20261130_000004_audit;
 mod m20261130_000005_agent_lifecycle;
+mod m20261130_000006_heartbeat_state;
 
 pub struct Migrator;
 
@@ -21,6 +22,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000003_jobs::Migration),
             Box::new(m20261130_000004_audit::Migration),
             Box::new(m20261130_000005_agent_lifecycle::Migration),
+            Box::new(m20261130_000006_heartbeat_state::Migration),
         ]
     }
 }

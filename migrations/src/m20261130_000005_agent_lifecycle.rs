@@ -26,8 +26,6 @@ enum Agents {
     Table,
     Retired,
     MovedTo,
-    ReportHash,
-    ReconcilePending,
 }
 
 #[derive(DeriveIden)]
@@ -146,18 +144,6 @@ impl MigrationTrait for Migration {
                     .string_len(64)
                     .null()
                     .to_owned(),
-                // Hash of the last heartbeat's content: an unchanged report is not re-read.
-                ColumnDef::new(Agents::ReportHash)
-                    .string_len(64)
-                    .not_null()
-                    .default("")
-                    .to_owned(),
-                // A desired component may need a deployment: heartbeats take the full path.
-                ColumnDef::new(Agents::ReconcilePending)
-                    .boolean()
-                    .not_null()
-                    .default(false)
-                    .to_owned(),
             ],
         )
         .await?;
@@ -227,12 +213,7 @@ impl MigrationTrait for Migration {
             ),
             (
                 Agents::Table.into_iden(),
-                vec![
-                    Agents::Retired.into_iden(),
-                    Agents::MovedTo.into_iden(),
-                    Agents::ReportHash.into_iden(),
-                    Agents::ReconcilePending.into_iden(),
-                ],
+                vec![Agents::Retired.into_iden(), Agents::MovedTo.into_iden()],
             ),
         ];
         for (table, cols) in drops {

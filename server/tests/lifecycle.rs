@@ -83,6 +83,20 @@ on_both_databases!(
         let agent: Value = c.get_json(&format!("/api/v1/agents/{}", first.id())).await;
         assert_eq!(agent["name"], "edge-7");
         assert_eq!(agent["tags"], json!(["edge", "eu"]));
+        // The admin's name and tags outlive the Agent's own in its heartbeats.
+        let r = first
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"name": "host-name", "tags": ["own"], "docker_available": true}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let agent: Value = c.get_json(&format!("/api/v1/agents/{}", first.id())).await;
+        assert_eq!(
+            (agent["name"].as_str(), &agent["tags"]),
+            (Some("edge-7"), &json!(["edge", "eu"]))
+        );
+        assert_eq!(agent["status"], "online");
         // The same host may repeat (its answer may have been lost); another may not.
         assert_eq!(first.enroll(token, "ignored").await.status(), 201);
         let second = common::SimAgent::new(&c, 32);
@@ -253,8 +267,20 @@ on_both_databases!(
         let view: Value = c.get_json(&format!("/api/v1/agents/{}", old.id())).await;
         assert_eq!(view["reason"], "awaiting_new_host");
 
+        // Asking again (say the first snippet leaked) makes the earlier token useless.
+        let again: Value = c
+            .post_json(&format!("/api/v1/agents/{}/move", old.id()), json!({}))
+            .await
+            .json()
+            .await
+            .unwrap();
         let new = common::SimAgent::new(&c, 36);
-        let token = moved["token"].as_str().unwrap();
+        let stale = moved["token"].as_str().unwrap();
+        assert_eq!(
+            error_code(new.enroll(stale, "fresh-host").await).await,
+            (401, "install_token_revoked".into())
+        );
+        let token = again["token"].as_str().unwrap();
         assert_eq!(new.enroll(token, "fresh-host").await.status(), 201);
         let view: Value = c.get_json(&format!("/api/v1/agents/{}", old.id())).await;
         assert_eq!(
@@ -266,8 +292,13 @@ on_both_databases!(
         assert_eq!(taken["components"][0]["id"], "sidecar-web");
         assert_eq!(taken["components"][0]["desired"], true);
 
-        // Its first heartbeat (Docker available, nothing running) brings the deployment.
-        new.post("/api/v1/agents/heartbeat", report(&[])).await;
+        // Its first heartbeat (Docker available, nothing running) brings the
+        // deployment, and does not rename the record.
+        let first_report =
+            json!({"name": "fresh-host", "docker_available": true, "components": []});
+        new.post("/api/v1/agents/heartbeat", first_report).await;
+        let taken: Value = c.get_json(&format!("/api/v1/agents/{}", new.id())).await;
+        assert_eq!(taken["name"], "host");
         let job = new
             .claim()
             .await

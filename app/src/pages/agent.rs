@@ -53,6 +53,8 @@ fn AgentDetails(
 ) -> impl IntoView {
     let it = infra_texts(use_lang());
     let retired = agent.status == "revoked" || agent.status == "moved";
+    // A move can be asked again while no new host has taken the record over.
+    let movable = !retired || (agent.status == "moved" && agent.moved_to.is_none());
     let disabled = agent.status == "disabled";
     let components = agent.components.clone();
     let id = agent.id.clone();
@@ -97,7 +99,7 @@ fn AgentDetails(
         }}
 
         <section class="danger-zone" id="agent-actions">
-            <AgentActions id disabled retired act moving />
+            <AgentActions id disabled retired movable act moving />
         </section>
     }
 }
@@ -139,6 +141,7 @@ fn AgentActions(
     id: String,
     disabled: bool,
     retired: bool,
+    movable: bool,
     act: ServerAction<AgentActionCall>,
     moving: ServerAction<MoveAgent>,
 ) -> impl IntoView {
@@ -191,7 +194,9 @@ fn AgentActions(
                         on:click=move |_| dispatch(id.clone(), AgentAction::Enable)>{it.enable}</button>
                 }
             })}
-            <button type="button" id="move-agent" on:click=move |_| confirm_move.set(true)>{it.move_agent}</button>
+            {movable.then(|| view! {
+                <button type="button" id="move-agent" on:click=move |_| confirm_move.set(true)>{it.move_agent}</button>
+            })}
             {(!retired).then(|| view! {
                 <button type="button" class="danger" id="revoke-agent" on:click=move |_| confirm_revoke.set(true)>{it.revoke}</button>
             })}

@@ -194,7 +194,7 @@ pub fn JobForm(
                 <Show when=deploy>
                     {input("job-name", jt.field_slug, "name", |f| f.name.clone(), |f, v| f.name = v)}
                     <label for="job-network">{jt.field_network}</label>
-                    <select id="job-network" on:change=on_network.clone()>
+                    <select id="job-network" prop:value=move || fields.with(|f| f.network_id.clone()) on:change=on_network.clone()>
                         <option value="">{jt.select_network}</option>
                         {networks.iter().map(|n| view! { <option value=n.id.to_string()>{n.name.clone()}</option> }).collect_view()}
                     </select>

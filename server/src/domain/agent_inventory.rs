@@ -144,6 +144,7 @@ impl AgentInventory {
         if !agent.retired.is_empty() {
             return Err(InventoryError::Retired(agent.retired));
         }
+        let was_disabled = agent.disabled;
         let mut row: agent::ActiveModel = agent.into();
         row.disabled = Set(disabled);
         row.updated_at = Set(Utc::now());
@@ -155,8 +156,11 @@ impl AgentInventory {
             "agent.enabled"
         };
         audit::record(&self.db, audit::ADMIN, action, id, "").await;
-        if !disabled {
-            self.reconciler.resend(id).await?;
+        // Only a real enable re-sends: redeploying restarts containers.
+        if was_disabled && !disabled {
+            if let Err(e) = self.reconciler.resend(id).await {
+                tracing::error!(error = %e, agent_id = id, "re-sending the desired state failed");
+            }
         }
         self.get(id).await
     }
@@ -170,6 +174,7 @@ impl AgentInventory {
         }
         let txn = self.db.begin().await?;
         self.retire(&txn, id, "revoked").await?;
+        InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was revoked").await?;
         txn.commit().await?;
@@ -187,6 +192,7 @@ impl AgentInventory {
         let txn = self.db.begin().await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was deleted").await?;
+        InstallTokens::revoke_move_tokens(&txn, id).await?;
         component::Entity::delete_many()
             .filter(component::Column::AgentId.eq(id))
             .exec(&txn)
@@ -213,6 +219,8 @@ impl AgentInventory {
         }
         let txn = self.db.begin().await?;
         self.retire(&txn, id, "moved").await?;
+        // Only the newest move token works: asking again kills a leaked snippet.
+        InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled = JobQueue::cancel_all_pending(
             &txn,
             id,

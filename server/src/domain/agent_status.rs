@@ -126,6 +126,7 @@ mod tests {
             moved_to: None,
             report_hash: String::new(),
             reconcile_pending: false,
+            named_by_admin: false,
         }
     }
 

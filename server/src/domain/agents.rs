@@ -8,7 +8,7 @@ use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
 use protocol::signing::{check_timestamp, AgentPublicKey, TIMESTAMP_WINDOW_SECS};
 use protocol::AgentId;
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
     QueryFilter, Set, Statement, TransactionTrait,
@@ -285,15 +285,18 @@ impl AgentService {
             })
             .collect();
         let now_standing = apply_report(stored, &gone, &blanked, &changed);
-        let pending = super::desired::needs_reconciliation(&now_standing);
-        agent_update = agent_update.col_expr(agent::Column::ReconcilePending, pending.into());
+        // Decided by the database after this report's writes, so a failed
+        // deployment recorded meanwhile by another replica is not overwritten.
+        agent_update = agent_update.col_expr(
+            agent::Column::ReconcilePending,
+            Expr::cust(super::desired::RECONCILE_PENDING_SQL),
+        );
 
         if gone.is_empty() && blanked.is_empty() && changed.is_empty() {
             agent_update.exec(&self.db).await?;
             return Ok(Some(now_standing));
         }
         let txn = self.db.begin().await?;
-        agent_update.exec(&txn).await?;
         if !gone.is_empty() {
             component::Entity::delete_many()
                 .filter(component::Column::Id.is_in(gone))
@@ -310,6 +313,7 @@ impl AgentService {
         for row in &changed {
             upsert_reported(&txn, row).await?;
         }
+        agent_update.exec(&txn).await?;
         txn.commit().await?;
         Ok(Some(now_standing))
     }
@@ -341,20 +345,30 @@ fn current_agent_fields(a: &agent::Model) -> AgentFields {
     )
 }
 
+/// What the heartbeat says about the Agent. A name and tags an admin gave
+/// through an install token stay; otherwise the Agent's own are taken.
 fn reported_agent_fields(a: &agent::Model, hb: &Heartbeat) -> AgentFields {
     let name = bounded(&hb.name, limits::NAME);
+    let (name, tags) = if a.named_by_admin {
+        (a.name.clone(), a.tags.clone())
+    } else {
+        (
+            if name.is_empty() {
+                a.name.clone()
+            } else {
+                name
+            },
+            serde_json::to_string(&bounded_list(&hb.tags, limits::TAGS, limits::TAG))
+                .expect("strings serialise"),
+        )
+    };
     AgentFields(
-        if name.is_empty() {
-            a.name.clone()
-        } else {
-            name
-        },
+        name,
         bounded(&hb.hostname, limits::NAME),
         bounded(&hb.version, limits::SHORT_TEXT),
         hb.docker_available,
         bounded(&hb.docker_version, limits::SHORT_TEXT),
-        serde_json::to_string(&bounded_list(&hb.tags, limits::TAGS, limits::TAG))
-            .expect("strings serialise"),
+        tags,
     )
 }
 

@@ -37,6 +37,11 @@ pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(
     Ok(())
 }
 
+/// The same rule as [`needs_reconciliation`], as SQL over an Agent's stored
+/// components, for `agents.reconcile_pending`.
+pub const RECONCILE_PENDING_SQL: &str = "EXISTS (SELECT 1 FROM components c \
+     WHERE c.agent_id = agents.id AND c.desired AND (c.status = '' OR c.deploy_failures > 0))";
+
 /// Whether these components (as a heartbeat left them) may need reconciliation.
 pub fn needs_reconciliation(components: &[component::Model]) -> bool {
     components
@@ -225,18 +230,18 @@ impl Reconciler {
         if agent.disabled || !agent.retired.is_empty() || !agent.docker_available {
             return Ok(Vec::new());
         }
-        // The newest job per desired component decides what happens next.
-        let ids: Vec<&str> = desired.iter().map(|c| c.component_id.as_str()).collect();
+        // The newest job per desired component decides what happens next
+        // (one indexed lookup each: an Agent has a handful of components).
         let mut latest: HashMap<String, job::Model> = HashMap::new();
-        for row in job::Entity::find()
-            .filter(job::Column::AgentId.eq(agent_id))
-            .filter(job::Column::ComponentId.is_in(ids))
-            .order_by_asc(job::Column::CreatedAt)
-            .all(&self.db)
-            .await?
-        {
-            if let Some(c) = row.component_id.clone() {
-                latest.insert(c, row);
+        for c in &desired {
+            if let Some(row) = job::Entity::find()
+                .filter(job::Column::AgentId.eq(agent_id))
+                .filter(job::Column::ComponentId.eq(c.component_id.as_str()))
+                .order_by_desc(job::Column::CreatedAt)
+                .one(&self.db)
+                .await?
+            {
+                latest.insert(c.component_id.clone(), row);
             }
         }
         let mut queued = Vec::new();
@@ -267,7 +272,7 @@ impl Reconciler {
             };
             let row = self
                 .jobs
-                .insert(agent_id, &payload, None, audit::CONTROL)
+                .insert(agent_id, &payload, None, audit::CONTROL, false)
                 .await
                 .map_err(|e| match e {
                     super::jobs::JobError::Store(s) => s,

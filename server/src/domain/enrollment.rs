@@ -123,6 +123,7 @@ impl Enrollment {
         let txn = self.db.begin().await?;
         let (mut name, mut tags) = (name, bounded_list(&request.tags, limits::TAGS, limits::TAG));
         let mut replaces = None;
+        let mut named_by_admin = false;
         if let Grant::Install(token) = &grant {
             // Conditional, so two hosts racing with one token cannot both win.
             let used = install_token::Entity::update_many()
@@ -143,10 +144,12 @@ impl Enrollment {
             }
             if !token.name.is_empty() {
                 name = token.name.clone();
+                named_by_admin = true;
             }
             let token_tags: Vec<String> = serde_json::from_str(&token.tags).unwrap_or_default();
             if !token_tags.is_empty() {
                 tags = token_tags;
+                named_by_admin = true;
             }
             replaces = token.replaces_agent.clone();
         }
@@ -155,9 +158,22 @@ impl Enrollment {
         } else {
             name.clone()
         };
-        upsert_agent(&txn, &agent_id, &key, &display_name, &tags, now).await?;
+        upsert_agent(
+            &txn,
+            &agent_id,
+            &key,
+            &display_name,
+            &tags,
+            named_by_admin,
+            now,
+        )
+        .await?;
         if let Some(old) = &replaces {
-            take_over(&txn, old, agent_id.as_str()).await?;
+            if !take_over(&txn, old, agent_id.as_str()).await? {
+                // The record was taken over, revoked or deleted meanwhile.
+                drop(txn);
+                return Err(self.refuse(&log, EnrollRefusal::InstallTokenRevoked).await);
+            }
         }
         log.write(&txn, true, "accepted").await?;
         txn.commit().await?;
@@ -333,6 +349,7 @@ async fn upsert_agent(
     key: &AgentPublicKey,
     name: &str,
     tags: &[String],
+    named_by_admin: bool,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
     let row = agent::ActiveModel {
@@ -352,6 +369,7 @@ async fn upsert_agent(
         moved_to: Set(None),
         report_hash: Set(String::new()),
         reconcile_pending: Set(false),
+        named_by_admin: Set(named_by_admin),
     };
     agent::Entity::insert(row)
         .on_conflict(
@@ -359,6 +377,7 @@ async fn upsert_agent(
                 .update_columns([
                     agent::Column::Name,
                     agent::Column::Tags,
+                    agent::Column::NamedByAdmin,
                     agent::Column::UpdatedAt,
                 ])
                 .to_owned(),
@@ -369,8 +388,20 @@ async fn upsert_agent(
 }
 
 /// A move completes: the new Agent takes the old record's desired components
-/// (reconciliation deploys them once it heartbeats) and the old record points to it.
-async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<(), StoreError> {
+/// (reconciliation deploys them once it heartbeats) and the old record points
+/// to it. False when the record is no longer waiting for a new host.
+async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<bool, StoreError> {
+    let claimed = agent::Entity::update_many()
+        .col_expr(agent::Column::MovedTo, Some(new.to_string()).into())
+        .col_expr(agent::Column::UpdatedAt, Utc::now().into())
+        .filter(agent::Column::Id.eq(old))
+        .filter(agent::Column::Retired.eq("moved"))
+        .filter(agent::Column::MovedTo.is_null())
+        .exec(db)
+        .await?;
+    if claimed.rows_affected != 1 {
+        return Ok(false);
+    }
     component::Entity::delete_many()
         .filter(component::Column::AgentId.eq(old))
         .filter(component::Column::Desired.eq(false))
@@ -388,11 +419,5 @@ async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<()
         .filter(component::Column::AgentId.eq(old))
         .exec(db)
         .await?;
-    agent::Entity::update_many()
-        .col_expr(agent::Column::MovedTo, Some(new.to_string()).into())
-        .col_expr(agent::Column::UpdatedAt, Utc::now().into())
-        .filter(agent::Column::Id.eq(old))
-        .exec(db)
-        .await?;
-    Ok(())
+    Ok(true)
 }

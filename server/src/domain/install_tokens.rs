@@ -224,6 +224,22 @@ impl InstallTokens {
         Ok((rows.iter().map(|r| view(r, now)).collect(), next))
     }
 
+    /// Revokes the unused move tokens of an Agent record (moved again, revoked
+    /// or deleted), in the caller's transaction.
+    pub async fn revoke_move_tokens(
+        db: &impl ConnectionTrait,
+        agent_id: &str,
+    ) -> Result<u64, StoreError> {
+        let done = install_token::Entity::update_many()
+            .col_expr(install_token::Column::RevokedAt, Some(Utc::now()).into())
+            .filter(install_token::Column::ReplacesAgent.eq(agent_id))
+            .filter(install_token::Column::UsedAt.is_null())
+            .filter(install_token::Column::RevokedAt.is_null())
+            .exec(db)
+            .await?;
+        Ok(done.rows_affected)
+    }
+
     /// Revokes a token that has not been used; revoking twice is harmless.
     pub async fn revoke(&self, id: &str) -> Result<InstallTokenView, InstallTokenError> {
         let now = Utc::now();

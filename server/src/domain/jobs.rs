@@ -131,6 +131,13 @@ impl JobQueue {
         payload: &serde_json::Value,
     ) -> Result<job::Model, JobError> {
         let payload = JobPayload::parse(kind, payload).map_err(JobError::Invalid)?;
+        let agent = self.agent_taking_jobs(agent_id).await?;
+        self.insert(&agent.id, &payload, None, audit::ADMIN, true)
+            .await
+    }
+
+    /// The Agent a new job is for, or why it would only fail there.
+    async fn agent_taking_jobs(&self, agent_id: &str) -> Result<agent::Model, JobError> {
         let agent_id = AgentId::parse(agent_id).map_err(|_| JobError::AgentNotFound)?;
         let agent = agent::Entity::find_by_id(agent_id.as_str())
             .one(&self.db)
@@ -145,19 +152,25 @@ impl JobQueue {
         if agent.last_heartbeat_at.is_some() && !agent.docker_available {
             return Err(JobError::NoDocker);
         }
-        desired::record_intent(&self.db, &agent.id, &payload).await?;
-        self.insert(&agent.id, &payload, None, audit::ADMIN).await
+        Ok(agent)
     }
 
     /// Stores a pending job and wakes the Agent's long-poll on every replica.
-    /// `actor` is who asked: the admin, or Control's reconciliation.
+    /// `actor` is who asked: the admin, or Control's reconciliation. An
+    /// admin's job also records what it means for the desired state, in the
+    /// same transaction, so reconciliation never sees the intent without its job.
     pub(crate) async fn insert(
         &self,
         agent_id: &str,
         payload: &JobPayload,
         retry_of: Option<String>,
         actor: &str,
+        records_intent: bool,
     ) -> Result<job::Model, JobError> {
+        let txn = self.db.begin().await?;
+        if records_intent {
+            desired::record_intent(&txn, agent_id, payload).await?;
+        }
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let row = job::ActiveModel {
@@ -174,8 +187,9 @@ impl JobQueue {
             retry_of: Set(retry_of),
             component_id: Set(Some(payload.component_id())),
         }
-        .insert(&self.db)
+        .insert(&txn)
         .await?;
+        txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
         let detail = format!("{} {} for {agent_id}", row.kind, payload.component_id());
         audit::record(&self.db, actor, "job.created", &row.id, &detail).await;
@@ -420,17 +434,15 @@ impl JobQueue {
         }
         let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
         let payload = JobPayload::parse(&old.kind, &payload).map_err(JobError::Invalid)?;
-        if let Some(agent) = agent::Entity::find_by_id(old.agent_id.as_str())
-            .one(&self.db)
-            .await?
-        {
-            if !agent.retired.is_empty() {
-                return Err(JobError::AgentRetired(agent.retired));
-            }
-        }
-        desired::record_intent(&self.db, &old.agent_id, &payload).await?;
-        self.insert(&old.agent_id, &payload, Some(old.id.clone()), audit::ADMIN)
-            .await
+        let agent = self.agent_taking_jobs(&old.agent_id).await?;
+        self.insert(
+            &agent.id,
+            &payload,
+            Some(old.id.clone()),
+            audit::ADMIN,
+            true,
+        )
+        .await
     }
 
     pub async fn get(&self, id: &str) -> Result<job::Model, JobError> {

@@ -35,6 +35,9 @@ pub struct Model {
     /// Set while a desired component may need a deployment, so heartbeats
     /// read the components even when the report did not change.
     pub reconcile_pending: bool,
+    /// Named (and tagged) by an admin through an install token: heartbeats
+    /// do not overwrite the name and tags.
+    pub named_by_admin: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
