@@ -90,6 +90,51 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
         .unwrap();
     b.screenshot("2-agent-enrolled").await;
 
+    // Jobs: a bad component is refused at its field; a good job is queued, then cancelled.
+    b.goto(&format!("{}/jobs", control.base)).await;
+    b.wait_visible("#jobs-empty").await;
+    page.locator("#job-agent")
+        .select_option(&key.public_key().agent_id().to_string(), None)
+        .await
+        .unwrap();
+    page.locator("#job-kind")
+        .select_option("restart_component", None)
+        .await
+        .unwrap();
+    page.locator("#job-component")
+        .fill("nginx", None)
+        .await
+        .unwrap();
+    page.locator("#queue-job").click(None).await.unwrap();
+    expect(page.locator("#job-component-error"))
+        .with_timeout(wait)
+        .to_contain_text("Expected beacon-<name> or sidecar-<name>.")
+        .await
+        .unwrap();
+    page.locator("#job-component")
+        .fill("sidecar-web", None)
+        .await
+        .unwrap();
+    page.locator("#queue-job").click(None).await.unwrap();
+    b.wait_visible("#job-queued").await;
+    expect(page.locator("#jobs-table .badge").first())
+        .with_timeout(wait)
+        .to_have_text("pending")
+        .await
+        .unwrap();
+    b.screenshot("3-job-queued").await;
+    page.locator(".cancel-job")
+        .first()
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator("#jobs-table .badge").first())
+        .with_timeout(wait)
+        .to_have_text("cancelled")
+        .await
+        .unwrap();
+
+    b.goto(&format!("{}/infrastructure", control.base)).await;
     page.locator(".agent-name")
         .first()
         .click(None)

@@ -60,6 +60,15 @@ pub struct Settings {
     /// Take the client address from the last X-Forwarded-For entry (only behind a reverse proxy you run).
     #[arg(long, env = "KNOTROUTE_CONTROL_TRUST_PROXY", default_value_t = false)]
     pub trust_proxy: bool,
+    /// Seconds without a verified heartbeat after which an Agent counts as offline
+    /// (default 45: three missed heartbeats at the Agent's default 15 s interval).
+    #[arg(
+        long,
+        env = "KNOTROUTE_CONTROL_AGENT_OFFLINE_AFTER",
+        default_value_t = crate::domain::agent_status::DEFAULT_OFFLINE_AFTER_SECS,
+        value_parser = clap::value_parser!(u32).range(15..=86_400)
+    )]
+    pub agent_offline_after: u32,
     /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
     #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
@@ -98,6 +107,7 @@ pub struct Config {
     pub database: DatabaseTarget,
     pub trust_proxy: bool,
     pub site_root: PathBuf,
+    pub agent_offline_after: chrono::Duration,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -219,6 +229,7 @@ impl Settings {
             database: self.database()?,
             trust_proxy: self.trust_proxy,
             site_root: self.site_root.clone().unwrap_or_else(default_site_root),
+            agent_offline_after: chrono::Duration::seconds(self.agent_offline_after.into()),
         })
     }
 }
@@ -341,5 +352,31 @@ mod tests {
         let shown = format!("{cfg:?}");
         assert!(!shown.contains("admin-password-0123"), "{shown}");
         assert!(!shown.contains("enroll-token-0123456789"), "{shown}");
+    }
+
+    #[test]
+    fn the_offline_window_is_configurable_within_sane_bounds() {
+        let with = |secs: &str| {
+            Cli::try_parse_from([
+                "knotroute-control",
+                "--admin-password",
+                "admin-password-0001",
+                "--enroll-token",
+                "enroll-token-00001",
+                "--agent-offline-after",
+                secs,
+            ])
+        };
+        let config = with("120").unwrap().settings.validate().unwrap();
+        assert_eq!(config.agent_offline_after.num_seconds(), 120);
+        let refused = match with("5") {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("5 s is refused"),
+        };
+        assert!(refused.contains("agent-offline-after"), "{refused}");
+        let default = settings("admin-password-0001", "enroll-token-00001")
+            .validate()
+            .unwrap();
+        assert_eq!(default.agent_offline_after.num_seconds(), 45);
     }
 }

@@ -69,7 +69,11 @@ fn AgentDetails(
             <dt>{it.hostname}</dt><dd>{agent.hostname.clone()}</dd>
             <dt>{it.col_version}</dt><dd>{agent.version.clone()}</dd>
             <dt>{it.docker}</dt>
-            <dd>{if agent.docker_available { agent.docker_version.clone() } else { it.docker_missing.to_string() }}</dd>
+            <dd>{match (agent.last_heartbeat_at.is_some(), agent.docker_available) {
+                (false, _) => "—".to_string(),
+                (true, true) => agent.docker_version.clone(),
+                (true, false) => it.docker_missing.to_string(),
+            }}</dd>
             <dt>{it.tags}</dt><dd>{agent.tags.join(", ")}</dd>
             <dt>{it.col_last_heartbeat}</dt>
             <dd>{agent.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}</dd>

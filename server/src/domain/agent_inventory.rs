@@ -40,8 +40,12 @@ impl From<sea_orm::DbErr> for InventoryError {
     }
 }
 
-fn view(agent: &agent::Model, components: &[component::Model]) -> AgentView {
-    let status = agent_status(agent, components, Utc::now());
+fn view(
+    agent: &agent::Model,
+    components: &[component::Model],
+    offline_after: Duration,
+) -> AgentView {
+    let status = agent_status(agent, components, Utc::now(), offline_after);
     AgentView {
         id: agent.id.clone(),
         name: agent.name.clone(),
@@ -86,6 +90,7 @@ pub struct AgentInventory {
     db: DatabaseConnection,
     reconciler: Reconciler,
     install_tokens: InstallTokens,
+    offline_after: Duration,
 }
 
 impl AgentInventory {
@@ -93,11 +98,13 @@ impl AgentInventory {
         db: DatabaseConnection,
         reconciler: Reconciler,
         install_tokens: InstallTokens,
+        offline_after: Duration,
     ) -> Self {
         Self {
             db,
             reconciler,
             install_tokens,
+            offline_after,
         }
     }
 
@@ -119,7 +126,7 @@ impl AgentInventory {
         Ok(agents
             .iter()
             .zip(components)
-            .map(|(a, c)| view(a, &c))
+            .map(|(a, c)| view(a, &c, self.offline_after))
             .collect())
     }
 
@@ -130,7 +137,7 @@ impl AgentInventory {
             .order_by_asc(component::Column::ComponentId)
             .all(&self.db)
             .await?;
-        Ok(view(&agent, &components))
+        Ok(view(&agent, &components, self.offline_after))
     }
 
     /// A disabled Agent gets no jobs and its heartbeats do not count as

@@ -4,8 +4,9 @@
 use crate::entities::{agent, component};
 use chrono::{DateTime, Duration, Utc};
 
-/// Offline after three missed heartbeats at the default 15 s interval.
-pub const ONLINE_WINDOW: Duration = Duration::seconds(45);
+/// Offline after three missed heartbeats at the default 15 s interval
+/// (KNOTROUTE_CONTROL_AGENT_OFFLINE_AFTER changes it).
+pub const DEFAULT_OFFLINE_AFTER_SECS: u32 = 45;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AgentStatus {
@@ -31,10 +32,13 @@ pub fn component_error(c: &component::Model) -> Option<String> {
     }
 }
 
+/// `now` is this replica's clock; replicas are expected to keep time with
+/// NTP, and a skew of seconds is well inside the offline window.
 pub fn agent_status(
     agent: &agent::Model,
     components: &[component::Model],
     now: DateTime<Utc>,
+    offline_after: Duration,
 ) -> AgentStatus {
     let make = |status, reason: &str, text: String| AgentStatus {
         status,
@@ -79,7 +83,7 @@ pub fn agent_status(
             "Enrolled, but no heartbeat has arrived yet.".into(),
         );
     };
-    if now - seen > ONLINE_WINDOW {
+    if now - seen > offline_after {
         return make(
             "offline",
             "heartbeat_missed",
@@ -155,46 +159,62 @@ mod tests {
         }
     }
 
+    const W: Duration = Duration::seconds(DEFAULT_OFFLINE_AFTER_SECS as i64);
+
     #[test]
     fn status_follows_heartbeats_components_and_the_admin() {
         let now = Utc::now();
         let fresh = Some(now - Duration::seconds(5));
         assert_eq!(
-            agent_status(&agent(fresh, false), &[component("running", "")], now).status,
+            agent_status(&agent(fresh, false), &[component("running", "")], now, W).status,
             "online"
         );
         assert_eq!(
-            agent_status(&agent(fresh, false), &[component("exited", "")], now).status,
+            agent_status(&agent(fresh, false), &[component("exited", "")], now, W).status,
             "degraded"
         );
         assert_eq!(
             agent_status(
                 &agent(fresh, false),
                 &[component("running", "pull failed")],
-                now
+                now,
+                W
             )
             .reason,
             "component_error"
         );
         assert_eq!(
-            agent_status(&agent(Some(now - Duration::seconds(46)), false), &[], now).reason,
+            agent_status(
+                &agent(Some(now - Duration::seconds(46)), false),
+                &[],
+                now,
+                W
+            )
+            .reason,
             "heartbeat_missed"
         );
         assert_eq!(
-            agent_status(&agent(None, false), &[], now).reason,
+            agent_status(&agent(None, false), &[], now, W).reason,
             "no_heartbeat_yet"
         );
         assert_eq!(
-            agent_status(&agent(fresh, true), &[], now).status,
+            agent_status(&agent(fresh, true), &[], now, W).status,
             "disabled"
         );
         let mut failed = component("", "");
         failed.deploy_error = "deployment failed (job_x): pull denied".into();
-        let degraded = agent_status(&agent(fresh, false), &[failed], now);
+        let degraded = agent_status(&agent(fresh, false), &[failed], now, W);
         assert_eq!(degraded.status, "degraded");
         assert!(degraded.reason_text.contains("pull denied"));
         let mut revoked = agent(fresh, true);
         revoked.retired = "revoked".into();
-        assert_eq!(agent_status(&revoked, &[], now).status, "revoked");
+        assert_eq!(agent_status(&revoked, &[], now, W).status, "revoked");
+        // The window is the operator's: a minute-old heartbeat is fine with two minutes.
+        let minute_old = agent(Some(now - Duration::seconds(60)), false);
+        assert_eq!(agent_status(&minute_old, &[], now, W).status, "offline");
+        assert_eq!(
+            agent_status(&minute_old, &[], now, Duration::seconds(120)).status,
+            "online"
+        );
     }
 }

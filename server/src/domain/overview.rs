@@ -1,9 +1,8 @@
 //! The numbers on the Overview screen, counted in the database.
 
-use super::agent_status::ONLINE_WINDOW;
 use super::StoreError;
 use crate::entities::{agent, component, network};
-use chrono::Utc;
+use chrono::{Duration, Utc};
 use protocol::api::OverviewCounts;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter};
@@ -11,11 +10,12 @@ use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, Quer
 #[derive(Clone)]
 pub struct OverviewService {
     db: DatabaseConnection,
+    offline_after: Duration,
 }
 
 impl OverviewService {
-    pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+    pub fn new(db: DatabaseConnection, offline_after: Duration) -> Self {
+        Self { db, offline_after }
     }
 
     pub async fn counts(&self) -> Result<OverviewCounts, StoreError> {
@@ -25,10 +25,15 @@ impl OverviewService {
             .filter(Expr::col(network::Column::Beacons).eq("[]"))
             .count(db)
             .await?;
-        let agents_total = agent::Entity::find().count(db).await?;
+        // Revoked and moved records are history, not part of the fleet.
+        let agents_total = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(""))
+            .count(db)
+            .await?;
         let agents_online = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(""))
             .filter(agent::Column::Disabled.eq(false))
-            .filter(agent::Column::LastHeartbeatAt.gt(Utc::now() - ONLINE_WINDOW))
+            .filter(agent::Column::LastHeartbeatAt.gt(Utc::now() - self.offline_after))
             .count(db)
             .await?;
         let managed_components = component::Entity::find()
