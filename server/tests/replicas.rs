@@ -1,9 +1,10 @@
-//! Two Control replicas on one PostgreSQL, many Agents long-polling both:
-//! every job is delivered exactly once and none is lost.
+//! Two Control processes on one PostgreSQL, many Agents long-polling both:
+//! every job is delivered exactly once and none is lost, and a job queued on
+//! one wakes a long-poll on the other at once. Each replica is the real
+//! binary in its own OS process; they share nothing but the database.
 
 mod common;
 
-use common::{Backend, Options};
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 use std::collections::{HashMap, HashSet};
@@ -14,21 +15,18 @@ const JOBS_PER_AGENT: usize = 10;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn two_replicas_deliver_every_job_exactly_once() {
-    let one = common::start(Backend::Postgres).await;
-    let two = common::start_with(
-        Backend::Postgres,
-        Options {
-            database_url: one.database_url.clone(),
-            ..Default::default()
-        },
-    )
-    .await;
+    let database = common::fresh_postgres_database().await;
+    // Started together: the migration lock makes them take turns.
+    let (one, two) = tokio::join!(
+        common::spawn_control(&database),
+        common::spawn_control(&database)
+    );
     one.sign_in().await;
     two.sign_in().await;
     let replicas = [&one, &two];
 
     let agents: Vec<common::SimAgent> = (0..AGENTS)
-        .map(|i| common::SimAgent::new(replicas[i % 2], (i + 30) as u8))
+        .map(|i| common::SimAgent::at(&replicas[i % 2].base, (i + 30) as u8))
         .collect();
     // Seeds wrap at 256; keep every key distinct.
     assert_eq!(
@@ -73,7 +71,7 @@ async fn two_replicas_deliver_every_job_exactly_once() {
                 let via = replicas[(i + round) % 2];
                 let body = json!({"agent_id": a.id(), "kind": "restart_component", "payload": {"component_id": format!("sidecar-s{round}")}});
                 async move {
-                    let r = via.client.post(via.url("/api/v1/jobs")).json(&body).send().await.unwrap();
+                    let r = via.post_json("/api/v1/jobs", body).await;
                     assert_eq!(r.status(), 201);
                     let job: Value = r.json().await.unwrap();
                     (a.id(), job["id"].as_str().unwrap().to_string())
@@ -118,17 +116,11 @@ async fn two_replicas_deliver_every_job_exactly_once() {
 /// once (LISTEN/NOTIFY), not at the next safety poll five seconds later.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_job_queued_on_one_replica_wakes_a_long_poll_on_the_other() {
-    let one = common::start(Backend::Postgres).await;
-    let two = common::start_with(
-        Backend::Postgres,
-        Options {
-            database_url: one.database_url.clone(),
-            ..Default::default()
-        },
-    )
-    .await;
+    let database = common::fresh_postgres_database().await;
+    let one = common::spawn_control(&database).await;
+    let two = common::spawn_control(&database).await;
     one.sign_in().await;
-    let agent = common::SimAgent::new(&two, 7);
+    let agent = common::SimAgent::at(&two.base, 7);
     agent.enroll_with_docker().await;
     for round in 0..3 {
         let poll = agent.post_at(&two.base, "/api/v1/agents/jobs/next?wait=10", json!({}));

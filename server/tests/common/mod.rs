@@ -198,6 +198,98 @@ impl Control {
     }
 }
 
+/// A Control running as its own OS process (the binary cargo built for these
+/// tests), for replica tests: nothing is shared with another replica but the
+/// database.
+pub struct ControlProcess {
+    pub base: String,
+    pub client: reqwest::Client,
+    child: std::process::Child,
+    _data: tempfile::TempDir,
+}
+
+impl Drop for ControlProcess {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `knotroute-control` on a free loopback port against `database_url`
+/// and waits until it answers /readyz (it migrates first, under the lock).
+pub async fn spawn_control(database_url: &str) -> ControlProcess {
+    let data = tempfile::tempdir().expect("temp dir");
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("free port")
+        .port();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_knotroute-control"))
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("KNOTROUTE_CONTROL_ADMIN_PASSWORD", PASSWORD)
+        .env("KNOTROUTE_CONTROL_ENROLL_TOKEN", ENROLL)
+        .env("KNOTROUTE_CONTROL_DATA", data.path())
+        .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
+        .env("KNOTROUTE_CONTROL_DATABASE_URL", database_url)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("start knotroute-control");
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        if let Ok(r) = reqwest::get(format!("{base}/readyz")).await {
+            if r.status().is_success() {
+                break;
+            }
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "knotroute-control did not become ready"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    ControlProcess {
+        client: browser_like_client(&base),
+        base,
+        child,
+        _data: data,
+    }
+}
+
+impl ControlProcess {
+    pub async fn sign_in(&self) {
+        let r = self
+            .client
+            .post(format!("{}/api/v1/session", self.base))
+            .json(&serde_json::json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200, "sign-in with the right password");
+    }
+
+    pub async fn post_json(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+}
+
 /// Runs one async test body against SQLite and against PostgreSQL.
 #[macro_export]
 macro_rules! on_both_databases {
@@ -225,10 +317,15 @@ pub struct SimAgent {
 
 impl SimAgent {
     pub fn new(c: &Control, seed: u8) -> Self {
+        Self::at(&c.base, seed)
+    }
+
+    /// An Agent talking to the Control at `base`.
+    pub fn at(base: &str, seed: u8) -> Self {
         Self {
             key: AgentKey::from_seed([seed; 32]),
             client: reqwest::Client::new(),
-            base: c.base.clone(),
+            base: base.to_string(),
         }
     }
 
