@@ -7,7 +7,7 @@ use super::install_tokens::{InstallTokenError, InstallTokens};
 use super::jobs::JobQueue;
 use super::{audit, StoreError};
 use crate::entities::{agent, component};
-use chrono::{Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
@@ -43,9 +43,10 @@ impl From<sea_orm::DbErr> for InventoryError {
 fn view(
     agent: &agent::Model,
     components: &[component::Model],
+    now: DateTime<Utc>,
     offline_after: Duration,
 ) -> AgentView {
-    let status = agent_status(agent, components, Utc::now(), offline_after);
+    let status = agent_status(agent, components, now, offline_after);
     AgentView {
         id: agent.id.clone(),
         name: agent.name.clone(),
@@ -123,10 +124,11 @@ impl AgentInventory {
             .all(&self.db)
             .await?;
         let components = agents.load_many(component::Entity, &self.db).await?;
+        let now = super::database_now(&self.db).await;
         Ok(agents
             .iter()
             .zip(components)
-            .map(|(a, c)| view(a, &c, self.offline_after))
+            .map(|(a, c)| view(a, &c, now, self.offline_after))
             .collect())
     }
 
@@ -137,7 +139,8 @@ impl AgentInventory {
             .order_by_asc(component::Column::ComponentId)
             .all(&self.db)
             .await?;
-        Ok(view(&agent, &components, self.offline_after))
+        let now = super::database_now(&self.db).await;
+        Ok(view(&agent, &components, now, self.offline_after))
     }
 
     /// A disabled Agent gets no jobs and its heartbeats do not count as

@@ -32,8 +32,8 @@ pub fn component_error(c: &component::Model) -> Option<String> {
     }
 }
 
-/// `now` is this replica's clock; replicas are expected to keep time with
-/// NTP, and a skew of seconds is well inside the offline window.
+/// `now` comes from the same clock the heartbeat times were written with
+/// (`database_now`), so every replica judges an Agent alike.
 pub fn agent_status(
     agent: &agent::Model,
     components: &[component::Model],

@@ -209,7 +209,7 @@ impl AgentService {
             DbBackend::Postgres,
             "WITH seen AS (INSERT INTO seen_signatures (signature_hash, agent_id, seen_at) \
                            VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING agent_id) \
-             UPDATE agents SET last_heartbeat_at = $3 \
+             UPDATE agents SET last_heartbeat_at = now() \
              WHERE id = (SELECT agent_id FROM seen) AND retired = '' AND NOT disabled \
              RETURNING *",
             [signature_hash.into(), id.as_str().into(), now.into()],

@@ -15,7 +15,8 @@ pub mod networks;
 pub mod overview;
 pub mod secrets;
 
-use sea_orm::DbErr;
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
 
 /// Whether a write failed because a unique key already holds that value.
 pub fn is_unique_violation(e: &DbErr) -> bool {
@@ -33,6 +34,26 @@ pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) 
         rows.last().map(key)
     } else {
         None
+    }
+}
+
+/// The clock Agent liveness is judged by. On PostgreSQL it is the database's,
+/// so every replica writes and reads heartbeat times against one clock; the
+/// embedded SQLite has one process, whose clock it uses.
+pub async fn database_now(db: &DatabaseConnection) -> DateTime<Utc> {
+    if db.get_database_backend() != DbBackend::Postgres {
+        return Utc::now();
+    }
+    let stmt = Statement::from_string(DbBackend::Postgres, "SELECT now() AS now");
+    match db.query_one(stmt).await {
+        Ok(Some(row)) => row
+            .try_get::<DateTime<Utc>>("", "now")
+            .unwrap_or_else(|_| Utc::now()),
+        Ok(None) => Utc::now(),
+        Err(e) => {
+            tracing::warn!(error = %e, "reading the database clock failed; using this replica's");
+            Utc::now()
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::StoreError;
 use crate::entities::{agent, component, network};
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use protocol::api::OverviewCounts;
 use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter};
@@ -20,6 +20,7 @@ impl OverviewService {
 
     pub async fn counts(&self) -> Result<OverviewCounts, StoreError> {
         let db = &self.db;
+        let now = super::database_now(db).await;
         let networks = network::Entity::find().count(db).await?;
         let networks_without_beacon = network::Entity::find()
             .filter(Expr::col(network::Column::Beacons).eq("[]"))
@@ -33,7 +34,7 @@ impl OverviewService {
         let agents_online = agent::Entity::find()
             .filter(agent::Column::Retired.eq(""))
             .filter(agent::Column::Disabled.eq(false))
-            .filter(agent::Column::LastHeartbeatAt.gt(Utc::now() - self.offline_after))
+            .filter(agent::Column::LastHeartbeatAt.gt(now - self.offline_after))
             .count(db)
             .await?;
         let managed_components = component::Entity::find()
