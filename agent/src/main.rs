@@ -1,15 +1,55 @@
-//! knotroute-agent. The protocol client is tracked in its own issue; until then
-//! this binary only reports its version so images and packaging can be built.
+//! knotroute-agent: reads its settings, loads or enrolls its identity, then
+//! runs until SIGTERM or SIGINT.
 
-fn main() {
-    let arg = std::env::args().nth(1);
-    match arg.as_deref() {
-        None | Some("--version") | Some("-V") | Some("version") => {
-            println!("knotroute-agent {}", env!("CARGO_PKG_VERSION"));
+use agent::client::ControlClient;
+use agent::config::Settings;
+use clap::Parser;
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
+        )
+        .init();
+    let config = match Settings::parse().validate() {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("knotroute-agent: {e}");
+            return ExitCode::from(2);
         }
-        Some(other) => {
-            eprintln!("knotroute-agent {}: unknown argument {other:?}; this build only supports --version", env!("CARGO_PKG_VERSION"));
-            std::process::exit(2);
+    };
+    let client = match ControlClient::new(&config) {
+        Ok(client) => client,
+        Err(e) => {
+            eprintln!("knotroute-agent: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let identity = match agent::run::identity(&config, &client).await {
+        Ok(identity) => identity,
+        Err(e) => {
+            eprintln!("knotroute-agent: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    tracing::info!(agent_id = %identity.agent_id, control = %config.control_url, "running");
+    agent::run::run(config, identity, client, shutdown_signal()).await;
+    ExitCode::SUCCESS
+}
+
+async fn shutdown_signal() {
+    let interrupt = tokio::signal::ctrl_c();
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .expect("SIGTERM handler");
+        tokio::select! {
+            _ = interrupt => {}
+            _ = term.recv() => {}
         }
     }
+    #[cfg(not(unix))]
+    let _ = interrupt.await;
 }

@@ -1,0 +1,143 @@
+//! Talking to Control: enrollment, and signed requests carrying a fresh nonce.
+
+use crate::config::Config;
+use crate::identity::Identity;
+use protocol::agent::{EnrollRequest, EnrollResponse};
+use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use protocol::AgentId;
+use rand::RngCore;
+use std::time::Duration;
+
+/// Why a call to Control did not succeed.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// Network failure or a 5xx: try again later, with backoff.
+    #[error("Control is unreachable or failing: {0}")]
+    Unavailable(String),
+    /// Control answered and refused (4xx); `code` is its machine slug.
+    #[error("Control refused the request ({status}, {code}): {message}")]
+    Refused {
+        status: u16,
+        code: String,
+        message: String,
+    },
+}
+
+#[derive(Clone)]
+pub struct ControlClient {
+    http: reqwest::Client,
+    config: Config,
+}
+
+fn nonce() -> String {
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+async fn refusal(response: reqwest::Response) -> CallError {
+    let status = response.status().as_u16();
+    let body: serde_json::Value = response.json().await.unwrap_or_default();
+    let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
+    if status >= 500 {
+        return CallError::Unavailable(format!("{status} {}", text("error")));
+    }
+    CallError::Refused {
+        status,
+        code: text("code"),
+        message: text("error"),
+    }
+}
+
+impl ControlClient {
+    /// A client over rustls with the bundled web roots, plus the PEM roots in
+    /// KNOTROUTE_AGENT_CA_FILE when set.
+    pub fn new(config: &Config) -> Result<Self, String> {
+        let mut builder = reqwest::Client::builder()
+            .user_agent(concat!("knotroute-agent/", env!("CARGO_PKG_VERSION")))
+            .connect_timeout(Duration::from_secs(10))
+            .timeout(Duration::from_secs(60));
+        if let Some(path) = &config.ca_file {
+            let pem = std::fs::read(path)
+                .map_err(|e| format!("KNOTROUTE_AGENT_CA_FILE {}: {e}", path.display()))?;
+            let roots = reqwest::Certificate::from_pem_bundle(&pem).map_err(|e| {
+                format!(
+                    "KNOTROUTE_AGENT_CA_FILE {} holds no PEM certificate: {e}",
+                    path.display()
+                )
+            })?;
+            for root in roots {
+                builder = builder.add_root_certificate(root);
+            }
+        }
+        let http = builder.build().map_err(|e| e.to_string())?;
+        Ok(Self {
+            http,
+            config: config.clone(),
+        })
+    }
+
+    /// Enrolls `identity`'s key; Control must answer with the ID the key derives.
+    pub async fn enroll(&self, identity: &Identity, token: &str) -> Result<AgentId, CallError> {
+        let request = EnrollRequest {
+            name: self.config.name.clone(),
+            public_key: identity.key.public_key().to_wire(),
+            token: token.to_string(),
+            tags: self.config.tags.clone(),
+        };
+        let response = self
+            .http
+            .post(self.config.endpoint("/api/v1/agents/enroll"))
+            .json(&request)
+            .send()
+            .await
+            .map_err(|e| CallError::Unavailable(e.to_string()))?;
+        if !response.status().is_success() {
+            return Err(refusal(response).await);
+        }
+        let answer: EnrollResponse = response
+            .json()
+            .await
+            .map_err(|e| CallError::Unavailable(format!("unreadable answer: {e}")))?;
+        Ok(answer.agent_id)
+    }
+
+    /// POSTs `body` (with a fresh `nonce`) signed with the Agent's key. The
+    /// signature covers the path without the query, as PROTOCOL.md says.
+    pub async fn signed(
+        &self,
+        identity: &Identity,
+        path_and_query: &str,
+        mut body: serde_json::Value,
+    ) -> Result<reqwest::Response, CallError> {
+        body["nonce"] = serde_json::Value::String(nonce());
+        let bytes = serde_json::to_vec(&body).expect("JSON serialises");
+        let (path, query) = path_and_query
+            .split_once('?')
+            .map_or((path_and_query, None), |(p, q)| (p, Some(q)));
+        let mut url = self.config.endpoint(path);
+        url.set_query(query);
+        let timestamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(0)
+            .to_string();
+        let signature = identity.key.sign("POST", url.path(), &timestamp, &bytes);
+        let response = self
+            .http
+            .post(url)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(HEADER_AGENT, identity.agent_id.as_str())
+            .header(HEADER_TIMESTAMP, timestamp)
+            .header(HEADER_SIGNATURE, signature)
+            .body(bytes)
+            .send()
+            .await
+            .map_err(|e| CallError::Unavailable(e.to_string()))?;
+        if response.status().is_success() {
+            Ok(response)
+        } else {
+            Err(refusal(response).await)
+        }
+    }
+}

@@ -1,0 +1,229 @@
+//! The Agent's settings, from the environment exactly as PROTOCOL.md lists
+//! them (each also a flag), plus our KNOTROUTE_AGENT_PULL and _CA_FILE.
+
+use clap::{Parser, ValueEnum};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "knotroute-agent",
+    version,
+    about = "KnotRoute Agent: enrolls with Control, sends signed heartbeats and takes jobs."
+)]
+pub struct Settings {
+    /// Control's URL, e.g. https://control.example.net (plain http only when written so).
+    #[arg(long, env = "KNOTROUTE_CONTROL_URL")]
+    pub control_url: String,
+    /// Enrollment token (shared or one-time); needed only while no identity is stored.
+    #[arg(long, env = "KNOTROUTE_CONTROL_ENROLL_TOKEN", hide_env_values = true)]
+    pub enroll_token: Option<String>,
+    /// Data directory: agent-identity.json and the Compose stacks live here.
+    #[arg(long, env = "KNOTROUTE_AGENT_DATA", default_value = "/data")]
+    pub data: PathBuf,
+    /// Name shown in Control (default: this host's name).
+    #[arg(long, env = "KNOTROUTE_AGENT_NAME")]
+    pub name: Option<String>,
+    /// Tags, comma-separated.
+    #[arg(long, env = "KNOTROUTE_AGENT_TAGS", default_value = "")]
+    pub tags: String,
+    /// Heartbeat and job-poll interval, Go-style (10s, 1m30s, 500ms).
+    #[arg(long, env = "KNOTROUTE_AGENT_POLL", default_value = "10s", value_parser = parse_duration)]
+    pub poll: Duration,
+    /// `true` to allow Docker jobs (the Agent then needs the Docker socket).
+    #[arg(long, env = "KNOTROUTE_AGENT_DOCKER", default_value_t = false, action = clap::ArgAction::Set)]
+    pub docker: bool,
+    /// Image tag for Beacons and sidecars when a job names none (default: this Agent's release channel).
+    #[arg(long, env = "KNOTROUTE_AGENT_IMAGE_TAG")]
+    pub image_tag: Option<String>,
+    /// When to pull images before deploying.
+    #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
+    pub pull: PullPolicy,
+    /// Extra PEM root certificates, for a Control behind a private CA.
+    #[arg(long, env = "KNOTROUTE_AGENT_CA_FILE")]
+    pub ca_file: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PullPolicy {
+    Always,
+    Missing,
+    Never,
+}
+
+/// Validated settings.
+#[derive(Clone, Debug)]
+pub struct Config {
+    pub control_url: url::Url,
+    pub enroll_token: Option<String>,
+    pub data: PathBuf,
+    pub name: String,
+    pub tags: Vec<String>,
+    pub poll: Duration,
+    pub docker: bool,
+    pub image_tag: Option<String>,
+    pub pull: PullPolicy,
+    pub ca_file: Option<PathBuf>,
+}
+
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum ConfigError {
+    #[error("KNOTROUTE_CONTROL_URL {0:?} is not a URL; write it like https://control.example.net")]
+    BadUrl(String),
+    #[error("KNOTROUTE_CONTROL_URL must start with https:// (or http:// for a Control on a trusted network)")]
+    BadScheme,
+    #[error("KNOTROUTE_AGENT_POLL must be between 1s and 10m")]
+    PollOutOfRange,
+}
+
+/// Parses a Go-style duration: a sequence of number+unit (h, m, s, ms), e.g. `1m30s`.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    let bad = || format!("{text:?} is not a duration; write e.g. 10s, 1m30s or 500ms");
+    if text.is_empty() {
+        return Err(bad());
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest.find(|c: char| !c.is_ascii_digit()).ok_or_else(bad)?;
+        if digits == 0 {
+            return Err(bad());
+        }
+        let value: u64 = rest[..digits].parse().map_err(|_| bad())?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let unit = match &rest[..unit_len] {
+            "h" => Duration::from_secs(3600),
+            "m" => Duration::from_secs(60),
+            "s" => Duration::from_secs(1),
+            "ms" => Duration::from_millis(1),
+            _ => return Err(bad()),
+        };
+        total += unit * u32::try_from(value).map_err(|_| bad())?;
+        rest = &rest[unit_len..];
+    }
+    Ok(total)
+}
+
+fn host_name() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_string())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "agent".into())
+}
+
+impl Settings {
+    pub fn validate(&self) -> Result<Config, ConfigError> {
+        let url = url::Url::parse(self.control_url.trim())
+            .map_err(|_| ConfigError::BadUrl(self.control_url.clone()))?;
+        if !matches!(url.scheme(), "https" | "http") {
+            return Err(ConfigError::BadScheme);
+        }
+        if self.poll < Duration::from_secs(1) || self.poll > Duration::from_secs(600) {
+            return Err(ConfigError::PollOutOfRange);
+        }
+        Ok(Config {
+            control_url: url,
+            enroll_token: self
+                .enroll_token
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string),
+            data: self.data.clone(),
+            name: self
+                .name
+                .as_deref()
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .unwrap_or_else(host_name),
+            tags: self
+                .tags
+                .split(',')
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect(),
+            poll: self.poll,
+            docker: self.docker,
+            image_tag: self.image_tag.clone().filter(|t| !t.trim().is_empty()),
+            pull: self.pull,
+            ca_file: self.ca_file.clone(),
+        })
+    }
+}
+
+impl Config {
+    /// The URL of a Control path, keeping any prefix Control is served under.
+    pub fn endpoint(&self, path: &str) -> url::Url {
+        let mut url = self.control_url.clone();
+        let base = url.path().trim_end_matches('/').to_string();
+        url.set_path(&format!("{base}{path}"));
+        url
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<Config, String> {
+        let mut all = vec!["knotroute-agent"];
+        all.extend_from_slice(args);
+        let settings = Settings::try_parse_from(all).map_err(|e| e.to_string())?;
+        settings.validate().map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn go_style_durations_parse() {
+        assert_eq!(parse_duration("10s"), Ok(Duration::from_secs(10)));
+        assert_eq!(parse_duration("1m30s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("500ms"), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2h"), Ok(Duration::from_secs(7200)));
+        for bad in ["", "10", "s", "10x", "-5s", "1.5s"] {
+            assert!(parse_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn settings_have_the_documented_defaults_and_are_checked() {
+        let config = parse(&["--control-url", "https://control.example.net"]).unwrap();
+        assert_eq!(config.poll, Duration::from_secs(10));
+        assert_eq!(config.data, PathBuf::from("/data"));
+        assert!(!config.docker);
+        assert_eq!(config.pull, PullPolicy::Always);
+        assert!(!config.name.is_empty());
+        let config = parse(&[
+            "--control-url",
+            "http://10.0.0.5:8080/control/",
+            "--tags",
+            " edge, eu ,,",
+            "--docker",
+            "true",
+            "--pull",
+            "missing",
+        ])
+        .unwrap();
+        assert_eq!(config.tags, ["edge", "eu"]);
+        assert!(config.docker);
+        assert_eq!(
+            config.endpoint("/api/v1/agents/heartbeat").as_str(),
+            "http://10.0.0.5:8080/control/api/v1/agents/heartbeat"
+        );
+        assert!(parse(&["--control-url", "ftp://x"])
+            .unwrap_err()
+            .contains("https://"));
+        assert!(parse(&["--control-url", "https://c", "--poll", "0s"])
+            .unwrap_err()
+            .contains("between"));
+        assert!(parse(&["--control-url", "https://c", "--poll", "ten"])
+            .unwrap_err()
+            .contains("not a duration"));
+    }
+}

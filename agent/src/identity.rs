@@ -1,0 +1,169 @@
+//! `<data>/agent-identity.json` (PROTOCOL.md): the keypair and the Agent ID,
+//! mode 0600, written atomically. Losing it means a new identity and a new
+//! enrollment, so it is only ever created when absent.
+
+use protocol::signing::AgentKey;
+use protocol::AgentId;
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+pub const FILE_NAME: &str = "agent-identity.json";
+
+#[derive(Serialize, Deserialize)]
+struct IdentityFile {
+    private_key: String,
+    agent_id: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum IdentityError {
+    #[error("cannot read {path}: {reason}")]
+    Read { path: String, reason: String },
+    #[error("{path} is not a valid identity file ({reason}); restore it from a backup, or delete it to enroll as a new Agent")]
+    Malformed { path: String, reason: String },
+    #[error("cannot write {path}: {reason}")]
+    Write { path: String, reason: String },
+}
+
+/// The Agent's key and ID.
+pub struct Identity {
+    pub key: AgentKey,
+    pub agent_id: AgentId,
+    /// Whether Control has confirmed this identity (it has an `agent_id` on disk).
+    pub enrolled: bool,
+}
+
+pub fn path(data: &Path) -> PathBuf {
+    data.join(FILE_NAME)
+}
+
+/// Reads the stored identity, if there is one.
+pub fn load(data: &Path) -> Result<Option<Identity>, IdentityError> {
+    let file = path(data);
+    let text = match std::fs::read_to_string(&file) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => {
+            return Err(IdentityError::Read {
+                path: file.display().to_string(),
+                reason: e.to_string(),
+            })
+        }
+    };
+    let malformed = |reason: &str| IdentityError::Malformed {
+        path: file.display().to_string(),
+        reason: reason.to_string(),
+    };
+    let stored: IdentityFile =
+        serde_json::from_str(&text).map_err(|e| malformed(&e.to_string()))?;
+    let key = AgentKey::from_identity(&stored.private_key)
+        .map_err(|_| malformed("private_key is not a base64 Ed25519 keypair"))?;
+    let agent_id = key.public_key().agent_id();
+    if stored.agent_id != agent_id.as_str() {
+        return Err(malformed("agent_id does not belong to private_key"));
+    }
+    Ok(Some(Identity {
+        key,
+        agent_id,
+        enrolled: true,
+    }))
+}
+
+/// A fresh keypair, not yet enrolled (nothing is written until Control accepts it).
+pub fn generate() -> Identity {
+    let mut seed = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut seed);
+    let key = AgentKey::from_seed(seed);
+    let agent_id = key.public_key().agent_id();
+    Identity {
+        key,
+        agent_id,
+        enrolled: false,
+    }
+}
+
+/// Writes the identity atomically (temporary file, fsync, rename) with mode 0600.
+pub fn store(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
+    let file = path(data);
+    let failed = |e: std::io::Error| IdentityError::Write {
+        path: file.display().to_string(),
+        reason: e.to_string(),
+    };
+    std::fs::create_dir_all(data).map_err(failed)?;
+    let body = serde_json::to_string_pretty(&IdentityFile {
+        private_key: identity.key.to_identity(),
+        agent_id: identity.agent_id.to_string(),
+    })
+    .expect("strings serialise");
+    let temporary = data.join(format!(".{FILE_NAME}.tmp"));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut out = options.open(&temporary).map_err(failed)?;
+    out.write_all(body.as_bytes()).map_err(failed)?;
+    out.sync_all().map_err(failed)?;
+    drop(out);
+    std::fs::rename(&temporary, &file).map_err(failed)?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_identity_survives_a_round_trip_with_mode_0600() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(load(dir.path()).unwrap().is_none());
+        let fresh = generate();
+        store(dir.path(), &fresh).unwrap();
+        let loaded = load(dir.path()).unwrap().unwrap();
+        assert_eq!(loaded.agent_id, fresh.agent_id);
+        assert!(loaded.enrolled);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(path(dir.path()))
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+
+    #[test]
+    fn a_file_in_the_documented_format_is_read() {
+        // Written the way another implementation would, from the independently
+        // generated test vectors (protocol/test-vectors/agent-v1.json).
+        let vectors: serde_json::Value =
+            serde_json::from_str(include_str!("../../protocol/test-vectors/agent-v1.json"))
+                .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let text = format!(
+            "{{\"private_key\": \"{}\", \"agent_id\": \"{}\"}}",
+            vectors["identity_private_key"].as_str().unwrap(),
+            vectors["agent_id"].as_str().unwrap()
+        );
+        std::fs::write(path(dir.path()), text).unwrap();
+        let loaded = load(dir.path()).unwrap().unwrap();
+        assert_eq!(loaded.agent_id.as_str(), vectors["agent_id"]);
+        let key = loaded.key;
+        // A file whose agent_id does not match its key is refused, saying so.
+        std::fs::write(
+            path(dir.path()),
+            format!(
+                "{{\"private_key\": \"{}\", \"agent_id\": \"ka_other\"}}",
+                key.to_identity()
+            ),
+        )
+        .unwrap();
+        let refused = load(dir.path()).err().unwrap().to_string();
+        assert!(refused.contains("does not belong"), "{refused}");
+    }
+}

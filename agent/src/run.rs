@@ -1,0 +1,222 @@
+//! The Agent's loop: enroll once, then a signed heartbeat every interval and,
+//! between heartbeats, a job long-poll (a version-1 Control answers at once and
+//! the Agent then waits out the interval). When Control is unreachable or
+//! failing the Agent backs off with jitter, up to 60 s, forever; nothing it
+//! runs is touched because Control is away.
+
+use crate::client::{CallError, ControlClient};
+use crate::config::Config;
+use crate::identity::{self, Identity, IdentityError};
+use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
+use protocol::jobs::JobPayload;
+use rand::Rng;
+use std::future::Future;
+use std::time::Duration;
+use tokio::time::Instant;
+
+pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
+/// Our Control holds a long-poll at most this long.
+pub const MAX_WAIT: Duration = Duration::from_secs(30);
+
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    #[error(transparent)]
+    Identity(#[from] IdentityError),
+    #[error("no identity is stored in {0} and KNOTROUTE_CONTROL_ENROLL_TOKEN is not set: set it to the enrollment or install token shown in Control")]
+    TokenNeeded(String),
+    #[error("Control refused the enrollment ({code}): {message}")]
+    EnrollRefused { code: String, message: String },
+    #[error("Control answered Agent ID {answered}, but this key is {expected}: refusing to continue with a Control that does not derive IDs as PROTOCOL.md says")]
+    WrongAgentId { expected: String, answered: String },
+    #[error("{0}")]
+    Client(String),
+}
+
+/// The wait before the next try after `failures` failures in a row: doubling
+/// from 1 s to 60 s, each with up to 50 % jitter so Agents do not return in step.
+pub fn backoff(failures: u32) -> Duration {
+    let base = Duration::from_secs(1u64 << failures.min(6)).min(MAX_BACKOFF);
+    base.mul_f64(rand::thread_rng().gen_range(0.5..=1.0))
+}
+
+/// Loads the identity or enrolls a new one, retrying while Control is unreachable.
+pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identity, StartError> {
+    if let Some(stored) = identity::load(&config.data)? {
+        return Ok(stored);
+    }
+    let token = config
+        .enroll_token
+        .clone()
+        .ok_or_else(|| StartError::TokenNeeded(config.data.display().to_string()))?;
+    let mut fresh = identity::generate();
+    let mut failures = 0;
+    loop {
+        match client.enroll(&fresh, &token).await {
+            Ok(answered) if answered == fresh.agent_id => break,
+            Ok(answered) => {
+                return Err(StartError::WrongAgentId {
+                    expected: fresh.agent_id.to_string(),
+                    answered: answered.to_string(),
+                })
+            }
+            Err(CallError::Refused { code, message, .. }) => {
+                return Err(StartError::EnrollRefused { code, message })
+            }
+            Err(CallError::Unavailable(why)) => {
+                let wait = backoff(failures);
+                failures += 1;
+                tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "enrollment: Control unavailable; retrying");
+                tokio::time::sleep(wait).await;
+            }
+        }
+    }
+    identity::store(&config.data, &fresh)?;
+    fresh.enrolled = true;
+    tracing::info!(agent_id = %fresh.agent_id, "enrolled with Control");
+    Ok(fresh)
+}
+
+fn heartbeat_body(config: &Config) -> Heartbeat {
+    Heartbeat {
+        name: config.name.clone(),
+        hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .map(|h| h.trim().to_string())
+            .unwrap_or_default(),
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        // Deployment through Docker is not built into this Agent yet, so it
+        // never claims Docker, and Control refuses Docker jobs with that reason.
+        docker_available: false,
+        docker_version: String::new(),
+        tags: config.tags.clone(),
+        components: Vec::new(),
+        nonce: None,
+    }
+}
+
+/// What the Agent makes of a job, as (outcome, result text).
+pub fn handle_job(config: &Config, job: &JobOffer) -> (JobOutcome, String) {
+    if let Err(field) = JobPayload::parse(&job.kind, &job.payload) {
+        return (JobOutcome::Failed, format!("invalid job payload: {field}"));
+    }
+    let reason = if config.docker {
+        "this knotroute-agent build cannot deploy with Docker yet (KNOTROUTE_AGENT_DOCKER=true is accepted, but deployment is not implemented)"
+    } else {
+        "Docker jobs are disabled on this Agent: start it with KNOTROUTE_AGENT_DOCKER=true and the Docker socket mounted"
+    };
+    (JobOutcome::Failed, reason.to_string())
+}
+
+/// Runs until `shutdown` completes. A job being reported is finished first.
+pub async fn run(
+    config: Config,
+    identity: Identity,
+    client: ControlClient,
+    shutdown: impl Future<Output = ()>,
+) {
+    tokio::pin!(shutdown);
+    let mut failures: u32 = 0;
+    let mut next_heartbeat = Instant::now();
+    loop {
+        let step = async {
+            if Instant::now() >= next_heartbeat {
+                let body = serde_json::to_value(heartbeat_body(&config)).expect("serialises");
+                client
+                    .signed(&identity, "/api/v1/agents/heartbeat", body)
+                    .await?;
+                next_heartbeat = Instant::now() + config.poll;
+            }
+            let wait = next_heartbeat
+                .saturating_duration_since(Instant::now())
+                .min(MAX_WAIT);
+            let path = format!("/api/v1/agents/jobs/next?wait={}", wait.as_secs().max(1));
+            let started = Instant::now();
+            let response = client
+                .signed(&identity, &path, serde_json::json!({}))
+                .await?;
+            if response.status() == reqwest::StatusCode::NO_CONTENT {
+                // A version-1 Control answers at once: wait out the interval here.
+                let remaining = wait.saturating_sub(started.elapsed());
+                tokio::time::sleep(remaining).await;
+                return Ok(None);
+            }
+            let job: JobOffer = response
+                .json()
+                .await
+                .map_err(|e| CallError::Unavailable(format!("unreadable job: {e}")))?;
+            Ok::<_, CallError>(Some(job))
+        };
+        let outcome = tokio::select! {
+            _ = &mut shutdown => break,
+            outcome = step => outcome,
+        };
+        match outcome {
+            Ok(None) => failures = 0,
+            Ok(Some(job)) => {
+                failures = 0;
+                // Not raced against shutdown: a taken job is always reported.
+                report(&config, &identity, &client, &job).await;
+            }
+            Err(CallError::Refused { code, message, .. }) => {
+                tracing::error!(%code, %message, "Control refused this Agent; trying again next interval");
+                let pause = tokio::time::sleep(config.poll);
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    _ = pause => {}
+                }
+                next_heartbeat = Instant::now();
+            }
+            Err(CallError::Unavailable(why)) => {
+                let wait = backoff(failures);
+                failures = failures.saturating_add(1);
+                tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "Control unavailable; backing off");
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    _ = tokio::time::sleep(wait) => {}
+                }
+            }
+        }
+    }
+    tracing::info!("stopped");
+}
+
+async fn report(config: &Config, identity: &Identity, client: &ControlClient, job: &JobOffer) {
+    let (outcome, result) = handle_job(config, job);
+    let status = match outcome {
+        JobOutcome::Succeeded => "succeeded",
+        JobOutcome::Failed => "failed",
+    };
+    tracing::info!(job_id = %job.id, kind = %job.kind, outcome = status, "job done");
+    let body = serde_json::json!({"job_id": job.id, "status": status, "result": result});
+    let mut failures = 0;
+    // The result is retried until Control takes it (a repeat is harmless there).
+    while let Err(e) = client
+        .signed(identity, "/api/v1/agents/jobs/result", body.clone())
+        .await
+    {
+        if let CallError::Refused { code, .. } = &e {
+            tracing::error!(job_id = %job.id, %code, "Control refused the job result");
+            return;
+        }
+        let wait = backoff(failures);
+        failures += 1;
+        tracing::warn!(job_id = %job.id, error = %e, "could not report; retrying");
+        tokio::time::sleep(wait).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_to_a_minute_with_jitter() {
+        for (failures, max) in [(0, 1), (1, 2), (3, 8), (6, 60), (30, 60)] {
+            let wait = backoff(failures);
+            assert!(wait <= Duration::from_secs(max), "{failures}: {wait:?}");
+            assert!(
+                wait >= Duration::from_secs(max).mul_f64(0.5),
+                "{failures}: {wait:?}"
+            );
+        }
+    }
+}
