@@ -19,27 +19,8 @@ struct Control {
 
 async fn start_control() -> Control {
     let data = tempfile::tempdir().unwrap();
-    let cli = server::config::Cli::try_parse_from([
-        "knotroute-control",
-        "--admin-password",
-        PASSWORD,
-        "--enroll-token",
-        ENROLL,
-        "--data",
-        &data.path().display().to_string(),
-    ])
-    .unwrap();
-    let config = cli.settings.validate().unwrap();
-    let db = server::db::connect(&config.database).await.unwrap();
-    server::db::migrate(&db).await.unwrap();
-    let state = server::AppState::new(config, db);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let app = server::http::router(state);
-    tokio::spawn(async move {
-        axum_serve(listener, app).await;
-    });
-    let base = format!("http://{addr}");
+    let (base, _) = serve_control(data.path(), listener).await;
     let admin = server_client(&base);
     let r = admin
         .post(format!("{base}/api/v1/session"))
@@ -53,6 +34,34 @@ async fn start_control() -> Control {
         admin,
         _data: data,
     }
+}
+
+/// Serves a Control on `listener` with its SQLite file in `data`; aborting the
+/// returned task stops it (the file stays, as after a restart).
+async fn serve_control(
+    data: &std::path::Path,
+    listener: tokio::net::TcpListener,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let cli = server::config::Cli::try_parse_from([
+        "knotroute-control",
+        "--admin-password",
+        PASSWORD,
+        "--enroll-token",
+        ENROLL,
+        "--data",
+        &data.display().to_string(),
+    ])
+    .unwrap();
+    let config = cli.settings.validate().unwrap();
+    let db = server::db::connect(&config.database).await.unwrap();
+    server::db::migrate(&db).await.unwrap();
+    let state = server::AppState::new(config, db);
+    let addr = listener.local_addr().unwrap();
+    let app = server::http::router(state);
+    let task = tokio::spawn(async move {
+        axum_serve(listener, app).await;
+    });
+    (format!("http://{addr}"), task)
 }
 
 async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
@@ -291,4 +300,104 @@ async fn a_queued_job_is_long_polled_and_reported_with_the_reason() {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Last heartbeat time of the only Agent, as Control shows it.
+async fn last_heartbeat(admin: &reqwest::Client, base: &str) -> Option<String> {
+    let agents: Value = admin
+        .get(format!("{base}/api/v1/agents"))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    agents[0]["last_heartbeat_at"].as_str().map(str::to_string)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_agent_waits_out_a_control_restart_and_resumes_by_itself() {
+    let data = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (base, serving) = serve_control(data.path(), listener).await;
+    let admin = server_client(&base);
+    let sign_in = |admin: reqwest::Client, base: String| async move {
+        let r = admin
+            .post(format!("{base}/api/v1/session"))
+            .json(&json!({"password": PASSWORD}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+    };
+    sign_in(admin.clone(), base.clone()).await;
+    let agent_data = tempfile::tempdir().unwrap();
+    let mut running = Running(
+        agent(&base, agent_data.path(), Some(ENROLL))
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while last_heartbeat(&admin, &base).await.is_none() {
+        assert!(Instant::now() < deadline, "no first heartbeat");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Control goes away for a few seconds; the Agent keeps running.
+    serving.abort();
+    let _ = serving.await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert!(
+        running.0.try_wait().unwrap().is_none(),
+        "the Agent must not exit while Control is away"
+    );
+    let before = last_heartbeat(&admin, &base).await;
+    assert!(before.is_none(), "Control is really down");
+    // Nothing reaches the database meanwhile (no lingering connection serves it).
+    let stored = || async {
+        let db = server::db::connect(&server::config::DatabaseTarget::Sqlite(
+            data.path().join("knotroute-control.sqlite3"),
+        ))
+        .await
+        .unwrap();
+        use sea_orm::EntityTrait;
+        server::entities::agent::Entity::find()
+            .one(&db)
+            .await
+            .unwrap()
+            .and_then(|a| a.last_heartbeat_at)
+    };
+    let first = stored().await;
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert_eq!(
+        stored().await,
+        first,
+        "heartbeats were still accepted while Control was down"
+    );
+
+    // Control comes back on the same address with the same database.
+    let listener = tokio::net::TcpListener::bind(addr).await.unwrap();
+    let (_, _serving) = serve_control(data.path(), listener).await;
+    sign_in(admin.clone(), base.clone()).await;
+    let stopped_at = chrono_now_rfc3339();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(seen) = last_heartbeat(&admin, &base).await {
+            if seen > stopped_at {
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the Agent did not resume after Control returned"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Now as RFC 3339 UTC seconds, comparable as text with Control's times.
+fn chrono_now_rfc3339() -> String {
+    chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
