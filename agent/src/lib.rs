@@ -3,6 +3,7 @@
 //! fail with that reason and heartbeats report Docker as unavailable.
 
 pub mod client;
+pub mod compose;
 pub mod config;
 pub mod identity;
 pub mod run;

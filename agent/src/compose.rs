@@ -1,0 +1,151 @@
+//! Compose files for Beacons and sidecars, as PROTOCOL.md describes them,
+//! built from typed structs and written by a YAML serializer: nothing from a
+//! job is ever pasted into YAML text, so no value can add keys or services.
+
+use protocol::jobs::{DeployBeacon, DeploySidecar, BEACON_IMAGE, SIDECAR_IMAGE};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// The service's name inside every stack: containers are `kr-<component>-knotroute-1`.
+pub const SERVICE: &str = "knotroute";
+const DATA_VOLUME: &str = "data";
+
+#[derive(Debug, Serialize, PartialEq)]
+pub struct ComposeFile {
+    pub services: BTreeMap<String, Service>,
+    pub volumes: BTreeMap<String, Volume>,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub networks: BTreeMap<String, Network>,
+}
+
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Service {
+    pub image: String,
+    pub restart: String,
+    pub labels: BTreeMap<String, String>,
+    pub environment: BTreeMap<String, String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<String>,
+    pub volumes: Vec<String>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub networks: Vec<String>,
+}
+
+#[derive(Debug, Serialize, PartialEq, Default)]
+pub struct Volume {}
+
+#[derive(Debug, Serialize, PartialEq)]
+pub struct Network {
+    pub external: bool,
+}
+
+/// `kr-<component_id>`, the explicit Compose project name.
+pub fn project_name(component_id: &str) -> String {
+    format!("kr-{component_id}")
+}
+
+fn port_of(host_port: &str) -> Option<u16> {
+    host_port.rsplit_once(':').and_then(|(_, p)| p.parse().ok())
+}
+
+fn labels(kind: &str, component_id: &str, network_id: &str) -> BTreeMap<String, String> {
+    BTreeMap::from([
+        ("io.knotroute.managed".into(), "true".into()),
+        ("io.knotroute.component".into(), kind.into()),
+        ("io.knotroute.component-id".into(), component_id.into()),
+        ("io.knotroute.network-id".into(), network_id.into()),
+    ])
+}
+
+fn stack(service: Service, networks: BTreeMap<String, Network>) -> ComposeFile {
+    ComposeFile {
+        services: BTreeMap::from([(SERVICE.to_string(), service)]),
+        volumes: BTreeMap::from([(DATA_VOLUME.to_string(), Volume::default())]),
+        networks,
+    }
+}
+
+/// A Beacon: HTTP API on `<http_port>:8080`, relay on `<advertised port>:7447`.
+pub fn beacon(job: &DeployBeacon, image_tag: &str) -> ComposeFile {
+    let component_id = format!("beacon-{}", job.name);
+    let network_id = job.network_id.to_string();
+    let mut labels = labels("beacon", &component_id, &network_id);
+    labels.insert("io.knotroute.public-url".into(), job.beacon_url.clone());
+    let relay_port = port_of(&job.advertise).unwrap_or(protocol::validation::RELAY_PORT);
+    stack(
+        Service {
+            image: job
+                .image
+                .clone()
+                .unwrap_or_else(|| format!("{BEACON_IMAGE}:{image_tag}")),
+            restart: "unless-stopped".into(),
+            labels,
+            environment: BTreeMap::from([
+                ("KNOTROUTE_NETWORK_ID".into(), network_id),
+                ("KNOTROUTE_BEACON_LISTEN".into(), "0.0.0.0:8080".into()),
+                ("KNOTROUTE_BEACON_RELAY".into(), "true".into()),
+                (
+                    "KNOTROUTE_BEACON_RELAY_LISTEN".into(),
+                    "0.0.0.0:7447".into(),
+                ),
+                (
+                    "KNOTROUTE_BEACON_RELAY_ADVERTISE".into(),
+                    job.advertise.clone(),
+                ),
+                ("KNOTROUTE_BEACON_DATA".into(), "/data".into()),
+            ]),
+            ports: vec![
+                format!("{}:8080", job.http_port),
+                format!("{relay_port}:7447"),
+            ],
+            volumes: vec![format!("{DATA_VOLUME}:/data")],
+            networks: Vec::new(),
+        },
+        BTreeMap::new(),
+    )
+}
+
+/// A sidecar: joins the target's Docker network; with `advertise`, relays on `<port>:7447`.
+pub fn sidecar(job: &DeploySidecar, image_tag: &str) -> ComposeFile {
+    let component_id = format!("sidecar-{}", job.name);
+    let network_id = job.network_id.to_string();
+    let mut labels = labels("sidecar", &component_id, &network_id);
+    labels.insert("io.knotroute.service-name".into(), job.name.clone());
+    labels.insert("io.knotroute.target".into(), job.target.clone());
+    let mut environment = BTreeMap::from([
+        ("KNOTROUTE_CONFIG_FROM_ENV".into(), "true".into()),
+        ("KNOTROUTE_NETWORK_ID".into(), network_id),
+        ("KNOTROUTE_BEACONS".into(), job.beacons.join(",")),
+        ("KNOTROUTE_SERVICE_NAME".into(), job.name.clone()),
+        ("KNOTROUTE_SERVICE_TARGET".into(), job.target.clone()),
+    ]);
+    if let Some(advertise) = &job.advertise {
+        environment.insert("KNOTROUTE_ADVERTISE".into(), advertise.clone());
+    }
+    let ports = job
+        .advertise
+        .as_deref()
+        .and_then(port_of)
+        .map(|port| vec![format!("{port}:7447")])
+        .unwrap_or_default();
+    stack(
+        Service {
+            image: job
+                .image
+                .clone()
+                .unwrap_or_else(|| format!("{SIDECAR_IMAGE}:{image_tag}")),
+            restart: "unless-stopped".into(),
+            labels,
+            environment,
+            ports,
+            volumes: vec![format!("{DATA_VOLUME}:/data")],
+            networks: vec![job.docker_network.clone()],
+        },
+        BTreeMap::from([(job.docker_network.clone(), Network { external: true })]),
+    )
+}
+
+/// The YAML text of a compose file.
+pub fn to_yaml(file: &ComposeFile) -> String {
+    serde_yaml_ng::to_string(file).expect("compose structs serialise")
+}
