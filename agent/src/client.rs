@@ -39,7 +39,8 @@ async fn refusal(response: reqwest::Response) -> CallError {
     let status = response.status().as_u16();
     let body: serde_json::Value = response.json().await.unwrap_or_default();
     let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
-    if status >= 500 {
+    // Throttling and proxy timeouts pass: back off and try again.
+    if status >= 500 || status == 408 || status == 429 {
         return CallError::Unavailable(format!("{status} {}", text("error")));
     }
     CallError::Refused {
@@ -56,6 +57,8 @@ impl ControlClient {
         let mut builder = reqwest::Client::builder()
             .user_agent(concat!("knotroute-agent/", env!("CARGO_PKG_VERSION")))
             .connect_timeout(Duration::from_secs(10))
+            // A redirect would re-send signed bodies (and the enrollment token) elsewhere.
+            .redirect(reqwest::redirect::Policy::none())
             .timeout(Duration::from_secs(60));
         if let Some(path) = &config.ca_file {
             let pem = std::fs::read(path)

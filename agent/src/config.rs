@@ -27,7 +27,7 @@ pub struct Settings {
     /// Tags, comma-separated.
     #[arg(long, env = "KNOTROUTE_AGENT_TAGS", default_value = "")]
     pub tags: String,
-    /// Heartbeat and job-poll interval, Go-style (10s, 1m30s, 500ms).
+    /// Heartbeat and job-poll interval, Go-style (10s, 1500ms), 1s to 30s.
     #[arg(long, env = "KNOTROUTE_AGENT_POLL", default_value = "10s", value_parser = parse_duration)]
     pub poll: Duration,
     /// `true` to allow Docker jobs (the Agent then needs the Docker socket).
@@ -72,8 +72,10 @@ pub enum ConfigError {
     BadUrl(String),
     #[error("KNOTROUTE_CONTROL_URL must start with https:// (or http:// for a Control on a trusted network)")]
     BadScheme,
-    #[error("KNOTROUTE_AGENT_POLL must be between 1s and 10m")]
+    #[error("KNOTROUTE_AGENT_POLL must be between 1s and 30s: Control counts an Agent offline after 45 s without a heartbeat")]
     PollOutOfRange,
+    #[error("KNOTROUTE_CONTROL_URL must be Control's root (no path, query or credentials), e.g. https://control.example.net")]
+    NotRoot,
 }
 
 /// Parses a Go-style duration: a sequence of number+unit (h, m, s, ms), e.g. `1m30s`.
@@ -124,7 +126,14 @@ impl Settings {
         if !matches!(url.scheme(), "https" | "http") {
             return Err(ConfigError::BadScheme);
         }
-        if self.poll < Duration::from_secs(1) || self.poll > Duration::from_secs(600) {
+        // Requests are signed over their path (PROTOCOL.md), which Control sees as
+        // /api/v1/…; credentials would end up in logs.
+        let root = url.path() == "/" || url.path().is_empty();
+        if !root || url.query().is_some() || !url.username().is_empty() || url.password().is_some()
+        {
+            return Err(ConfigError::NotRoot);
+        }
+        if self.poll < Duration::from_secs(1) || self.poll > Duration::from_secs(30) {
             return Err(ConfigError::PollOutOfRange);
         }
         Ok(Config {
@@ -160,11 +169,10 @@ impl Settings {
 }
 
 impl Config {
-    /// The URL of a Control path, keeping any prefix Control is served under.
+    /// The URL of a Control path (`/api/v1/…`).
     pub fn endpoint(&self, path: &str) -> url::Url {
         let mut url = self.control_url.clone();
-        let base = url.path().trim_end_matches('/').to_string();
-        url.set_path(&format!("{base}{path}"));
+        url.set_path(path);
         url
     }
 }
@@ -201,7 +209,7 @@ mod tests {
         assert!(!config.name.is_empty());
         let config = parse(&[
             "--control-url",
-            "http://10.0.0.5:8080/control/",
+            "http://10.0.0.5:8080/",
             "--tags",
             " edge, eu ,,",
             "--docker",
@@ -214,8 +222,23 @@ mod tests {
         assert!(config.docker);
         assert_eq!(
             config.endpoint("/api/v1/agents/heartbeat").as_str(),
-            "http://10.0.0.5:8080/control/api/v1/agents/heartbeat"
+            "http://10.0.0.5:8080/api/v1/agents/heartbeat"
         );
+        for not_root in [
+            "https://c.example/control",
+            "https://user:pw@c.example",
+            "https://c.example/?a=1",
+        ] {
+            assert!(
+                parse(&["--control-url", not_root])
+                    .unwrap_err()
+                    .contains("root"),
+                "{not_root}"
+            );
+        }
+        assert!(parse(&["--control-url", "https://c", "--poll", "1m"])
+            .unwrap_err()
+            .contains("between"));
         assert!(parse(&["--control-url", "ftp://x"])
             .unwrap_err()
             .contains("https://"));

@@ -10,6 +10,10 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAME: &str = "agent-identity.json";
+/// A key offered to Control but not yet confirmed: kept so that a restart
+/// during enrollment repeats it (Control accepts the same key again) instead
+/// of spending a one-time token on a key that is then lost.
+pub const PENDING_FILE_NAME: &str = ".agent-identity.pending.json";
 
 #[derive(Serialize, Deserialize)]
 struct IdentityFile {
@@ -41,8 +45,16 @@ pub fn path(data: &Path) -> PathBuf {
 
 /// Reads the stored identity, if there is one.
 pub fn load(data: &Path) -> Result<Option<Identity>, IdentityError> {
-    let file = path(data);
-    let text = match std::fs::read_to_string(&file) {
+    read(&path(data), true)
+}
+
+/// Reads a key offered to Control before a restart, if there is one.
+pub fn load_pending(data: &Path) -> Result<Option<Identity>, IdentityError> {
+    read(&data.join(PENDING_FILE_NAME), false)
+}
+
+fn read(file: &Path, enrolled: bool) -> Result<Option<Identity>, IdentityError> {
+    let text = match std::fs::read_to_string(file) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => {
@@ -67,7 +79,7 @@ pub fn load(data: &Path) -> Result<Option<Identity>, IdentityError> {
     Ok(Some(Identity {
         key,
         agent_id,
-        enrolled: true,
+        enrolled,
     }))
 }
 
@@ -86,7 +98,33 @@ pub fn generate() -> Identity {
 
 /// Writes the identity atomically (temporary file, fsync, rename) with mode 0600.
 pub fn store(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
+    write_atomically(data, &path(data), identity)
+}
+
+/// Keeps a key about to be offered to Control (see [`PENDING_FILE_NAME`]).
+pub fn store_pending(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
+    write_atomically(data, &data.join(PENDING_FILE_NAME), identity)
+}
+
+/// Control accepted the pending key: it becomes the identity.
+pub fn promote_pending(data: &Path) -> Result<(), IdentityError> {
     let file = path(data);
+    std::fs::rename(data.join(PENDING_FILE_NAME), &file).map_err(|e| IdentityError::Write {
+        path: file.display().to_string(),
+        reason: e.to_string(),
+    })?;
+    sync_dir(data);
+    Ok(())
+}
+
+/// Makes a rename in `dir` durable (best effort: not every filesystem allows it).
+fn sync_dir(dir: &Path) {
+    if let Ok(handle) = std::fs::File::open(dir) {
+        let _ = handle.sync_all();
+    }
+}
+
+fn write_atomically(data: &Path, file: &Path, identity: &Identity) -> Result<(), IdentityError> {
     let failed = |e: std::io::Error| IdentityError::Write {
         path: file.display().to_string(),
         reason: e.to_string(),
@@ -109,7 +147,8 @@ pub fn store(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
     out.write_all(body.as_bytes()).map_err(failed)?;
     out.sync_all().map_err(failed)?;
     drop(out);
-    std::fs::rename(&temporary, &file).map_err(failed)?;
+    std::fs::rename(&temporary, file).map_err(failed)?;
+    sync_dir(data);
     Ok(())
 }
 
@@ -165,5 +204,25 @@ mod tests {
         .unwrap();
         let refused = load(dir.path()).err().unwrap().to_string();
         assert!(refused.contains("does not belong"), "{refused}");
+    }
+
+    #[test]
+    fn a_key_offered_before_a_restart_is_offered_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let offered = generate();
+        store_pending(dir.path(), &offered).unwrap();
+        assert!(
+            load(dir.path()).unwrap().is_none(),
+            "not an identity until Control accepts it"
+        );
+        let again = load_pending(dir.path()).unwrap().unwrap();
+        assert_eq!(again.agent_id, offered.agent_id);
+        assert!(!again.enrolled);
+        promote_pending(dir.path()).unwrap();
+        assert_eq!(
+            load(dir.path()).unwrap().unwrap().agent_id,
+            offered.agent_id
+        );
+        assert!(load_pending(dir.path()).unwrap().is_none());
     }
 }

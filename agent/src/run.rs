@@ -48,7 +48,16 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
         .enroll_token
         .clone()
         .ok_or_else(|| StartError::TokenNeeded(config.data.display().to_string()))?;
-    let mut fresh = identity::generate();
+    // A key offered before a restart is offered again: Control accepts the same
+    // key twice, while a one-time token would refuse a new one.
+    let mut fresh = match identity::load_pending(&config.data)? {
+        Some(pending) => pending,
+        None => {
+            let generated = identity::generate();
+            identity::store_pending(&config.data, &generated)?;
+            generated
+        }
+    };
     let mut failures = 0;
     loop {
         match client.enroll(&fresh, &token).await {
@@ -70,7 +79,7 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
             }
         }
     }
-    identity::store(&config.data, &fresh)?;
+    identity::promote_pending(&config.data)?;
     fresh.enrolled = true;
     tracing::info!(agent_id = %fresh.agent_id, "enrolled with Control");
     Ok(fresh)
@@ -139,11 +148,12 @@ pub async fn run(
                 tokio::time::sleep(remaining).await;
                 return Ok(None);
             }
-            let job: JobOffer = response
+            // Read loosely: an offer that does not parse is still reported, by its id.
+            let offer: serde_json::Value = response
                 .json()
                 .await
                 .map_err(|e| CallError::Unavailable(format!("unreadable job: {e}")))?;
-            Ok::<_, CallError>(Some(job))
+            Ok::<_, CallError>(Some(offer))
         };
         let outcome = tokio::select! {
             _ = &mut shutdown => break,
@@ -151,10 +161,32 @@ pub async fn run(
         };
         match outcome {
             Ok(None) => failures = 0,
-            Ok(Some(job)) => {
+            Ok(Some(offer)) => {
                 failures = 0;
-                // Not raced against shutdown: a taken job is always reported.
-                report(&config, &identity, &client, &job).await;
+                let Some(result) = job_result(&config, &identity, &offer) else {
+                    // Not ours or without an id: nothing to report; do not ask again at once.
+                    tokio::select! {
+                        _ = &mut shutdown => break,
+                        _ = tokio::time::sleep(config.poll) => {}
+                    }
+                    continue;
+                };
+                // A taken job is always reported: on shutdown, one last attempt.
+                let refused = tokio::select! {
+                    refused = send_result(&client, &identity, &result) => refused,
+                    _ = &mut shutdown => {
+                        let _ = client
+                            .signed(&identity, "/api/v1/agents/jobs/result", result)
+                            .await;
+                        break;
+                    }
+                };
+                if refused {
+                    tokio::select! {
+                        _ = &mut shutdown => break,
+                        _ = tokio::time::sleep(config.poll) => {}
+                    }
+                }
             }
             Err(CallError::Refused { code, message, .. }) => {
                 tracing::error!(%code, %message, "Control refused this Agent; trying again next interval");
@@ -179,28 +211,67 @@ pub async fn run(
     tracing::info!("stopped");
 }
 
-async fn report(config: &Config, identity: &Identity, client: &ControlClient, job: &JobOffer) {
-    let (outcome, result) = handle_job(config, job);
+/// The result body for an offered job, or `None` when it is not ours to report.
+fn job_result(
+    config: &Config,
+    identity: &Identity,
+    offer: &serde_json::Value,
+) -> Option<serde_json::Value> {
+    let Some(id) = offer["id"].as_str() else {
+        tracing::warn!("Control handed out a job without an id; ignoring it");
+        return None;
+    };
+    let (outcome, result, kind) = match serde_json::from_value::<JobOffer>(offer.clone()) {
+        Err(e) => (
+            JobOutcome::Failed,
+            format!("unreadable job: {e}"),
+            String::new(),
+        ),
+        Ok(job) if job.agent_id != identity.agent_id => {
+            tracing::warn!(
+                job_id = id,
+                "Control handed out another Agent's job; ignoring it"
+            );
+            return None;
+        }
+        Ok(job) => {
+            let (outcome, result) = handle_job(config, &job);
+            (outcome, result, job.kind)
+        }
+    };
     let status = match outcome {
         JobOutcome::Succeeded => "succeeded",
         JobOutcome::Failed => "failed",
     };
-    tracing::info!(job_id = %job.id, kind = %job.kind, outcome = status, "job done");
-    let body = serde_json::json!({"job_id": job.id, "status": status, "result": result});
+    tracing::info!(job_id = id, kind = %kind, outcome = status, "job done");
+    Some(serde_json::json!({"job_id": id, "status": status, "result": result}))
+}
+
+/// Sends a job result until Control takes it (a repeat is harmless there);
+/// true when Control refused it.
+async fn send_result(
+    client: &ControlClient,
+    identity: &Identity,
+    result: &serde_json::Value,
+) -> bool {
     let mut failures = 0;
-    // The result is retried until Control takes it (a repeat is harmless there).
-    while let Err(e) = client
-        .signed(identity, "/api/v1/agents/jobs/result", body.clone())
-        .await
-    {
-        if let CallError::Refused { code, .. } = &e {
-            tracing::error!(job_id = %job.id, %code, "Control refused the job result");
-            return;
+    loop {
+        match client
+            .signed(identity, "/api/v1/agents/jobs/result", result.clone())
+            .await
+        {
+            Ok(_) => return false,
+            Err(CallError::Refused { code, .. }) => {
+                tracing::error!(job_id = %result["job_id"], %code, "Control refused the job result");
+                return true;
+            }
+            Err(e) => {
+                let wait = backoff(failures);
+                failures += 1;
+                tracing::warn!(job_id = %result["job_id"], error = %e, "could not report; retrying");
+                tokio::time::sleep(wait).await;
+            }
         }
-        let wait = backoff(failures);
-        failures += 1;
-        tracing::warn!(job_id = %job.id, error = %e, "could not report; retrying");
-        tokio::time::sleep(wait).await;
     }
 }
 

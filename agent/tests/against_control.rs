@@ -212,13 +212,26 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
     .await
     .unwrap();
     assert!(status.success(), "exit on SIGTERM: {status:?}");
-    let _again = Running(
-        agent(&control.base, data.path(), None)
+    // With the token still set (as in a compose file), it must not enroll again.
+    let before = last_heartbeat(&control.admin, &control.base).await;
+    let mut again = Running(
+        agent(&control.base, data.path(), Some(ENROLL))
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),
     );
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while last_heartbeat(&control.admin, &control.base).await == before {
+        assert!(
+            again.0.try_wait().unwrap().is_none(),
+            "the restarted Agent exited"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "the restarted Agent sent no heartbeat"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     let agents: Value = control
         .admin
         .get(format!("{}/api/v1/agents", control.base))
@@ -233,6 +246,7 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
         1,
         "no second enrollment: {agents}"
     );
+    assert_eq!(agents[0]["id"], agent_id.as_str());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -382,7 +396,9 @@ async fn the_agent_waits_out_a_control_restart_and_resumes_by_itself() {
     let (_, _serving) = serve_control(data.path(), listener).await;
     sign_in(admin.clone(), base.clone()).await;
     let stopped_at = chrono_now_rfc3339();
-    let deadline = Instant::now() + Duration::from_secs(30);
+    // Control was away long enough for the backoff to grow; allow a full
+    // backoff (60 s) plus margin on a slow machine.
+    let deadline = Instant::now() + Duration::from_secs(90);
     loop {
         if let Some(seen) = last_heartbeat(&admin, &base).await {
             if seen > stopped_at {

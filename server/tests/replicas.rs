@@ -137,7 +137,10 @@ async fn a_job_queued_on_one_replica_wakes_a_long_poll_on_the_other() {
         let waited = started.elapsed();
         assert_eq!(response.status(), 200);
         assert!(
-            waited < Duration::from_secs(1),
+            // Under the 5 s safety poll with a wide margin for a busy CI machine:
+            // only NOTIFY can deliver it this fast (the in-process wake is pinned
+            // under 1 s in jobs.rs).
+            waited < Duration::from_secs(3),
             "round {round}: the other replica's Agent got the job after {waited:?}"
         );
     }

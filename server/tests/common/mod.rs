@@ -236,8 +236,18 @@ pub async fn spawn_control(database_url: &str) -> ControlProcess {
         .spawn()
         .expect("start knotroute-control");
     let base = format!("http://127.0.0.1:{port}");
+    // Killed on drop from here on, even if waiting for it fails.
+    let mut process = ControlProcess {
+        client: browser_like_client(&base),
+        base: base.clone(),
+        child,
+        _data: data,
+    };
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
     loop {
+        if let Some(status) = process.child.try_wait().expect("child status") {
+            panic!("knotroute-control exited during start-up: {status}");
+        }
         if let Ok(r) = reqwest::get(format!("{base}/readyz")).await {
             if r.status().is_success() {
                 break;
@@ -249,12 +259,7 @@ pub async fn spawn_control(database_url: &str) -> ControlProcess {
         );
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    ControlProcess {
-        client: browser_like_client(&base),
-        base,
-        child,
-        _data: data,
-    }
+    process
 }
 
 impl ControlProcess {
