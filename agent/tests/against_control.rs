@@ -64,6 +64,30 @@ async fn serve_control(
     (format!("http://{addr}"), task)
 }
 
+impl Control {
+    /// GET as the signed-in admin, parsed as JSON.
+    async fn get(&self, path: &str) -> Value {
+        self.admin
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// POST JSON as the signed-in admin.
+    async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.admin
+            .post(format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
 async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
     axum::serve(
         listener,
@@ -158,15 +182,7 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
     // It enrolls, stores its identity, and its heartbeats make it online.
     let deadline = Instant::now() + Duration::from_secs(20);
     let agent_id = loop {
-        let agents: Value = control
-            .admin
-            .get(format!("{}/api/v1/agents", control.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let agents: Value = control.get("/api/v1/agents").await;
         if let Some(a) = agents.as_array().and_then(|l| l.first()) {
             if a["status"] == "online" {
                 assert_eq!(a["name"], "test-agent");
@@ -186,13 +202,7 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
     // Control refuses Docker jobs for it, naming the reason the Agent reported.
     let job = json!({"agent_id": agent_id, "kind": "restart_component",
         "payload": {"component_id": "sidecar-web"}});
-    let r = control
-        .admin
-        .post(format!("{}/api/v1/jobs", control.base))
-        .json(&job)
-        .send()
-        .await
-        .unwrap();
+    let r = control.post("/api/v1/jobs", &job).await;
     assert_eq!(r.status(), 409);
     let body: Value = r.json().await.unwrap();
     assert_eq!(body["code"], "agent_without_docker");
@@ -232,15 +242,7 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
         );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let agents: Value = control
-        .admin
-        .get(format!("{}/api/v1/agents", control.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let agents: Value = control.get("/api/v1/agents").await;
     assert_eq!(
         agents.as_array().unwrap().len(),
         1,
@@ -269,13 +271,7 @@ async fn a_queued_job_is_long_polled_and_reported_with_the_reason() {
     agent::identity::store(data.path(), &identity).unwrap();
     let job = json!({"agent_id": identity.agent_id.to_string(), "kind": "restart_component",
         "payload": {"component_id": "sidecar-web"}});
-    let r = control
-        .admin
-        .post(format!("{}/api/v1/jobs", control.base))
-        .json(&job)
-        .send()
-        .await
-        .unwrap();
+    let r = control.post("/api/v1/jobs", &job).await;
     assert_eq!(r.status(), 201);
     let job: Value = r.json().await.unwrap();
     let id = job["id"].as_str().unwrap().to_string();
@@ -289,15 +285,7 @@ async fn a_queued_job_is_long_polled_and_reported_with_the_reason() {
     );
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
-        let stored: Value = control
-            .admin
-            .get(format!("{}/api/v1/jobs/{id}", control.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let stored: Value = control.get(&format!("/api/v1/jobs/{id}")).await;
         if stored["status"] == "failed" {
             assert!(
                 stored["result"]

@@ -13,6 +13,9 @@ pub fn ConfirmDialog(
     title: &'static str,
     explain: &'static str,
     confirm_label: &'static str,
+    /// The confirm button's id (for tests and links); `confirm-action` by default.
+    #[prop(optional)]
+    confirm_id: Option<&'static str>,
     /// The refusal to show, if the action failed.
     #[prop(into)]
     error: Signal<Option<String>>,
@@ -54,7 +57,7 @@ pub fn ConfirmDialog(
                         <button
                             type="button"
                             class="danger"
-                            id="confirm-action"
+                            id=confirm_id.unwrap_or("confirm-action")
                             disabled=move || pending.get()
                             on:click={
                                 let on_confirm = on_confirm.clone();

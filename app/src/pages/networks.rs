@@ -1,12 +1,12 @@
 //! Networks: the list of profiles, the new-profile screen and a profile's own page.
 
+use super::confirm::ConfirmDialog;
 use super::layout::Frame;
 use super::network_form::NetworkForm;
 use super::LoadError;
 use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
 use crate::use_lang;
-use leptos::html;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
@@ -134,71 +134,36 @@ fn DeleteNetworkButton(id: String) -> impl IntoView {
     let confirming = RwSignal::new(false);
     let delete = ServerAction::<DeleteNetwork>::new();
     let navigate = use_navigate();
-    let cancel_ref = NodeRef::<html::Button>::new();
-    Effect::new(move |_| {
-        if confirming.get() {
-            if let Some(button) = cancel_ref.get() {
-                let _ = button.focus();
-            }
-        }
-    });
     Effect::new(move |_| {
         if let Some(Ok(())) = delete.value().get() {
             navigate("/networks", Default::default());
         }
     });
-    let error = move || {
+    let error = Signal::derive(move || {
         delete
             .value()
             .get()
             .and_then(|r| r.err())
             .map(|e| e.message(lang))
-    };
-    let id_for_dispatch = id.clone();
+    });
+    let pending = Signal::derive(move || delete.pending().get());
     view! {
         <section class="danger-zone">
             <button type="button" class="danger" id="delete-network" on:click=move |_| confirming.set(true)>
                 {t.delete}
             </button>
         </section>
-        <Show when=move || confirming.get()>
-            <div class="modal-backdrop">
-                <div
-                    class="modal card"
-                    role="alertdialog"
-                    aria-modal="true"
-                    aria-labelledby="delete-title"
-                    aria-describedby="delete-explain"
-                    on:keydown=move |ev: leptos::ev::KeyboardEvent| {
-                        if ev.key() == "Escape" {
-                            confirming.set(false);
-                        }
-                    }
-                >
-                    <h2 id="delete-title">{t.delete_title}</h2>
-                    <p id="delete-explain">{t.delete_explain}</p>
-                    <p class="field-error" role="alert">{error}</p>
-                    <div class="actions">
-                        <button type="button" node_ref=cancel_ref on:click=move |_| confirming.set(false)>
-                            {t.cancel}
-                        </button>
-                        <button
-                            type="button"
-                            class="danger"
-                            id="confirm-delete"
-                            disabled=move || delete.pending().get()
-                            on:click={
-                                let id = id_for_dispatch.clone();
-                                move |_| {
-                                    delete.dispatch(DeleteNetwork { id: id.clone() });
-                                }
-                            }
-                        >
-                            {t.delete}
-                        </button>
-                    </div>
-                </div>
-            </div>
-        </Show>
+        <ConfirmDialog
+            open=confirming
+            title={t.delete_title}
+            explain={t.delete_explain}
+            confirm_label={t.delete}
+            confirm_id="confirm-delete"
+            error
+            pending
+            on_confirm=move || {
+                delete.dispatch(DeleteNetwork { id: id.clone() });
+            }
+        />
     }
 }

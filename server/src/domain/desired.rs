@@ -27,6 +27,20 @@ pub fn retry_delay(failures: i32) -> Duration {
     (FIRST_RETRY * 2i32.pow(doublings as u32)).min(MAX_RETRY)
 }
 
+/// Clears a component's deployment backoff and error: what a successful
+/// deployment, a removal or a move to a new host leaves behind.
+pub fn without_backoff(
+    update: sea_orm::UpdateMany<component::Entity>,
+) -> sea_orm::UpdateMany<component::Entity> {
+    update
+        .col_expr(component::Column::DeployFailures, 0.into())
+        .col_expr(
+            component::Column::NextDeployAt,
+            Option::<DateTime<Utc>>::None.into(),
+        )
+        .col_expr(component::Column::DeployError, "".into())
+}
+
 /// Makes the Agent's next heartbeat compare its components with the desired state.
 pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(), StoreError> {
     agent::Entity::update_many()
@@ -62,15 +76,9 @@ pub async fn record_intent(
         JobPayload::DeployBeacon(b) => ("beacon", &b.name, &b.network_id),
         JobPayload::DeploySidecar(s) => ("sidecar", &s.name, &s.network_id),
         JobPayload::RemoveComponent { .. } => {
-            component::Entity::update_many()
+            without_backoff(component::Entity::update_many())
                 .col_expr(component::Column::Desired, false.into())
                 .col_expr(component::Column::Spec, "".into())
-                .col_expr(component::Column::DeployFailures, 0.into())
-                .col_expr(
-                    component::Column::NextDeployAt,
-                    Option::<DateTime<Utc>>::None.into(),
-                )
-                .col_expr(component::Column::DeployError, "".into())
                 .filter(component::Column::AgentId.eq(agent_id))
                 .filter(component::Column::ComponentId.eq(component_id))
                 .exec(db)
@@ -147,13 +155,7 @@ pub async fn record_outcome(
     };
     let mut update = component::Entity::update_many().filter(component::Column::Id.eq(row.id));
     if succeeded {
-        update = update
-            .col_expr(component::Column::DeployFailures, 0.into())
-            .col_expr(
-                component::Column::NextDeployAt,
-                Option::<DateTime<Utc>>::None.into(),
-            )
-            .col_expr(component::Column::DeployError, "".into());
+        update = without_backoff(update);
     } else {
         let failures = row.deploy_failures.saturating_add(1);
         let next = now + retry_delay(failures);

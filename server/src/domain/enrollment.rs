@@ -407,15 +407,9 @@ async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<bo
         .filter(component::Column::Desired.eq(false))
         .exec(db)
         .await?;
-    component::Entity::update_many()
+    super::desired::without_backoff(component::Entity::update_many())
         .col_expr(component::Column::AgentId, new.into())
         .col_expr(component::Column::Status, "".into())
-        .col_expr(component::Column::DeployFailures, 0.into())
-        .col_expr(
-            component::Column::NextDeployAt,
-            Option::<DateTime<Utc>>::None.into(),
-        )
-        .col_expr(component::Column::DeployError, "".into())
         .filter(component::Column::AgentId.eq(old))
         .exec(db)
         .await?;

@@ -208,15 +208,12 @@ impl InstallTokens {
                 .one(&self.db)
                 .await?
                 .ok_or(InstallTokenError::NotFound)?;
-            query = query.filter(
-                sea_orm::Condition::any()
-                    .add(install_token::Column::CreatedAt.lt(anchor.created_at))
-                    .add(
-                        sea_orm::Condition::all()
-                            .add(install_token::Column::CreatedAt.eq(anchor.created_at))
-                            .add(install_token::Column::Id.lt(anchor.id)),
-                    ),
-            );
+            query = query.filter(super::older_than(
+                install_token::Column::CreatedAt,
+                install_token::Column::Id,
+                anchor.created_at,
+                anchor.id,
+            ));
         }
         let mut rows = query.all(&self.db).await?;
         let next = split_page(&mut rows, limit, |r| r.id.clone());

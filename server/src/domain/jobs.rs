@@ -389,15 +389,12 @@ impl JobQueue {
                 .one(&self.db)
                 .await?
                 .ok_or(JobError::NotFound)?;
-            query = query.filter(
-                sea_orm::Condition::any()
-                    .add(job::Column::CreatedAt.lt(anchor.created_at))
-                    .add(
-                        sea_orm::Condition::all()
-                            .add(job::Column::CreatedAt.eq(anchor.created_at))
-                            .add(job::Column::Id.lt(anchor.id)),
-                    ),
-            );
+            query = query.filter(super::older_than(
+                job::Column::CreatedAt,
+                job::Column::Id,
+                anchor.created_at,
+                anchor.id,
+            ));
         }
         let mut rows = query.all(&self.db).await?;
         let next = split_page(&mut rows, limit, |r| r.id.clone());

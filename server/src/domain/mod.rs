@@ -37,6 +37,23 @@ pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) 
     }
 }
 
+/// Keyset paging for lists ordered newest first by `(created_at, id)`: the
+/// rows that come after the anchor row (the last one of the previous page).
+pub fn older_than<C: sea_orm::ColumnTrait>(
+    created_at: C,
+    id: C,
+    anchor_created_at: DateTime<Utc>,
+    anchor_id: String,
+) -> sea_orm::Condition {
+    sea_orm::Condition::any()
+        .add(created_at.lt(anchor_created_at))
+        .add(
+            sea_orm::Condition::all()
+                .add(created_at.eq(anchor_created_at))
+                .add(id.lt(anchor_id)),
+        )
+}
+
 /// The clock Agent liveness is judged by. On PostgreSQL it is the database's,
 /// so every replica writes and reads heartbeat times against one clock; the
 /// embedded SQLite has one process, whose clock it uses.
