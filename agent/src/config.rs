@@ -36,6 +36,9 @@ pub struct Settings {
     /// Image tag for Beacons and sidecars when a job names none (default: this Agent's release channel).
     #[arg(long, env = "KNOTROUTE_AGENT_IMAGE_TAG")]
     pub image_tag: Option<String>,
+    /// How long a deployed container must keep running, without restarts, before the deploy counts as done (0s–120s).
+    #[arg(long, env = "KNOTROUTE_AGENT_SETTLE", default_value = "5s", value_parser = parse_duration)]
+    pub settle: Duration,
     /// When to pull images before deploying.
     #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
     pub pull: PullPolicy,
@@ -63,6 +66,7 @@ pub struct Config {
     pub docker: bool,
     pub image_tag: Option<String>,
     pub pull: PullPolicy,
+    pub settle: Duration,
     pub ca_file: Option<PathBuf>,
 }
 
@@ -74,6 +78,8 @@ pub enum ConfigError {
     BadScheme,
     #[error("KNOTROUTE_AGENT_POLL must be between 1s and 30s: Control counts an Agent offline after 45 s without a heartbeat")]
     PollOutOfRange,
+    #[error("KNOTROUTE_AGENT_SETTLE must be between 0s and 120s")]
+    SettleOutOfRange,
     #[error("KNOTROUTE_CONTROL_URL must be Control's root (no path, query or credentials), e.g. https://control.example.net")]
     NotRoot,
 }
@@ -136,6 +142,9 @@ impl Settings {
         if self.poll < Duration::from_secs(1) || self.poll > Duration::from_secs(30) {
             return Err(ConfigError::PollOutOfRange);
         }
+        if self.settle > Duration::from_secs(120) {
+            return Err(ConfigError::SettleOutOfRange);
+        }
         Ok(Config {
             control_url: url,
             enroll_token: self
@@ -163,12 +172,27 @@ impl Settings {
             docker: self.docker,
             image_tag: self.image_tag.clone().filter(|t| !t.trim().is_empty()),
             pull: self.pull,
+            settle: self.settle,
             ca_file: self.ca_file.clone(),
         })
     }
 }
 
+/// The release channel this Agent was built for: release builds set
+/// KNOTROUTE_RELEASE_CHANNEL at compile time; development builds use `latest`.
+pub const RELEASE_CHANNEL: &str = match option_env!("KNOTROUTE_RELEASE_CHANNEL") {
+    Some(channel) => channel,
+    None => "latest",
+};
+
 impl Config {
+    /// The image tag for Beacons and sidecars when a job names no image.
+    pub fn image_tag(&self) -> String {
+        self.image_tag
+            .clone()
+            .unwrap_or_else(|| RELEASE_CHANNEL.to_string())
+    }
+
     /// The URL of a Control path (`/api/v1/…`).
     pub fn endpoint(&self, path: &str) -> url::Url {
         let mut url = self.control_url.clone();
@@ -206,6 +230,8 @@ mod tests {
         assert_eq!(config.data, PathBuf::from("/data"));
         assert!(!config.docker);
         assert_eq!(config.pull, PullPolicy::Always);
+        assert_eq!(config.settle, Duration::from_secs(5));
+        assert_eq!(config.image_tag(), RELEASE_CHANNEL);
         assert!(!config.name.is_empty());
         let config = parse(&[
             "--control-url",
@@ -220,6 +246,11 @@ mod tests {
         .unwrap();
         assert_eq!(config.tags, ["edge", "eu"]);
         assert!(config.docker);
+        assert!(parse(&["--control-url", "https://c", "--settle", "5m"])
+            .unwrap_err()
+            .contains("KNOTROUTE_AGENT_SETTLE"));
+        let tagged = parse(&["--control-url", "https://c", "--image-tag", "1.4.0"]).unwrap();
+        assert_eq!(tagged.image_tag(), "1.4.0");
         assert_eq!(
             config.endpoint("/api/v1/agents/heartbeat").as_str(),
             "http://10.0.0.5:8080/api/v1/agents/heartbeat"

@@ -6,7 +6,6 @@ use protocol::signing::AgentKey;
 use protocol::AgentId;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 pub const FILE_NAME: &str = "agent-identity.json";
@@ -98,12 +97,12 @@ pub fn generate() -> Identity {
 
 /// Writes the identity atomically (temporary file, fsync, rename) with mode 0600.
 pub fn store(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
-    write_atomically(data, &path(data), identity)
+    write_atomically(&path(data), identity)
 }
 
 /// Keeps a key about to be offered to Control (see [`PENDING_FILE_NAME`]).
 pub fn store_pending(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
-    write_atomically(data, &data.join(PENDING_FILE_NAME), identity)
+    write_atomically(&data.join(PENDING_FILE_NAME), identity)
 }
 
 /// Control accepted the pending key: it becomes the identity.
@@ -113,43 +112,22 @@ pub fn promote_pending(data: &Path) -> Result<(), IdentityError> {
         path: file.display().to_string(),
         reason: e.to_string(),
     })?;
-    sync_dir(data);
+    crate::private_file::sync_dir(data);
     Ok(())
 }
 
-/// Makes a rename in `dir` durable (best effort: not every filesystem allows it).
-fn sync_dir(dir: &Path) {
-    if let Ok(handle) = std::fs::File::open(dir) {
-        let _ = handle.sync_all();
-    }
-}
-
-fn write_atomically(data: &Path, file: &Path, identity: &Identity) -> Result<(), IdentityError> {
-    let failed = |e: std::io::Error| IdentityError::Write {
-        path: file.display().to_string(),
-        reason: e.to_string(),
-    };
-    std::fs::create_dir_all(data).map_err(failed)?;
+fn write_atomically(file: &Path, identity: &Identity) -> Result<(), IdentityError> {
     let body = serde_json::to_string_pretty(&IdentityFile {
         private_key: identity.key.to_identity(),
         agent_id: identity.agent_id.to_string(),
     })
     .expect("strings serialise");
-    let temporary = data.join(format!(".{FILE_NAME}.tmp"));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut out = options.open(&temporary).map_err(failed)?;
-    out.write_all(body.as_bytes()).map_err(failed)?;
-    out.sync_all().map_err(failed)?;
-    drop(out);
-    std::fs::rename(&temporary, file).map_err(failed)?;
-    sync_dir(data);
-    Ok(())
+    crate::private_file::write_atomically(file, body.as_bytes()).map_err(|e| {
+        IdentityError::Write {
+            path: file.display().to_string(),
+            reason: e.to_string(),
+        }
+    })
 }
 
 #[cfg(test)]

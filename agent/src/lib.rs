@@ -1,9 +1,13 @@
-//! knotroute-agent: enrolls with Control, sends signed heartbeats and takes
-//! jobs (PROTOCOL.md). Deploying with Docker is not built yet: Docker jobs
-//! fail with that reason and heartbeats report Docker as unavailable.
+//! knotroute-agent: enrolls with Control, sends signed heartbeats, takes jobs
+//! and deploys Beacons and sidecars with Docker Compose (PROTOCOL.md).
 
 pub mod client;
 pub mod compose;
 pub mod config;
+pub mod docker;
 pub mod identity;
+pub mod inventory;
+pub mod private_file;
+pub mod redact;
 pub mod run;
+pub mod workload;

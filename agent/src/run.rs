@@ -7,6 +7,8 @@
 use crate::client::{CallError, ControlClient};
 use crate::config::Config;
 use crate::identity::{self, Identity, IdentityError};
+use crate::redact::Secrets;
+use crate::workload::Workloads;
 use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
 use protocol::jobs::JobPayload;
 use rand::Rng;
@@ -85,34 +87,33 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
     Ok(fresh)
 }
 
-fn heartbeat_body(config: &Config) -> Heartbeat {
+async fn heartbeat_body(config: &Config, workloads: &Workloads) -> Heartbeat {
+    let docker = workloads.report().await;
     Heartbeat {
         name: config.name.clone(),
         hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
             .map(|h| h.trim().to_string())
             .unwrap_or_default(),
         version: env!("CARGO_PKG_VERSION").to_string(),
-        // Deployment through Docker is not built into this Agent yet, so it
-        // never claims Docker, and Control refuses Docker jobs with that reason.
-        docker_available: false,
-        docker_version: String::new(),
+        docker_available: docker.available,
+        docker_version: docker.version,
         tags: config.tags.clone(),
-        components: Vec::new(),
+        components: docker.components,
         nonce: None,
     }
 }
 
-/// What the Agent makes of a job, as (outcome, result text).
-pub fn handle_job(config: &Config, job: &JobOffer) -> (JobOutcome, String) {
-    if let Err(field) = JobPayload::parse(&job.kind, &job.payload) {
-        return (JobOutcome::Failed, format!("invalid job payload: {field}"));
-    }
-    let reason = if config.docker {
-        "this knotroute-agent build cannot deploy with Docker yet (KNOTROUTE_AGENT_DOCKER=true is accepted, but deployment is not implemented)"
-    } else {
-        "Docker jobs are disabled on this Agent: start it with KNOTROUTE_AGENT_DOCKER=true and the Docker socket mounted"
+/// What the Agent makes of a job, as (outcome, result text). The payload is
+/// validated before anything touches the disk.
+pub async fn handle_job(workloads: &Workloads, job: &JobOffer) -> (JobOutcome, String) {
+    let payload = match JobPayload::parse(&job.kind, &job.payload) {
+        Ok(payload) => payload,
+        Err(field) => return (JobOutcome::Failed, format!("invalid job payload: {field}")),
     };
-    (JobOutcome::Failed, reason.to_string())
+    match workloads.run(&payload).await {
+        Ok(text) => (JobOutcome::Succeeded, text),
+        Err(text) => (JobOutcome::Failed, text),
+    }
 }
 
 /// Runs until `shutdown` completes. A job being reported is finished first.
@@ -123,12 +124,19 @@ pub async fn run(
     shutdown: impl Future<Output = ()>,
 ) {
     tokio::pin!(shutdown);
+    let secrets = Secrets::new(
+        [Some(identity.key.to_identity()), config.enroll_token.clone()]
+            .into_iter()
+            .flatten(),
+    );
+    let workloads = Workloads::new(&config, secrets);
     let mut failures: u32 = 0;
     let mut next_heartbeat = Instant::now();
     loop {
         let step = async {
             if Instant::now() >= next_heartbeat {
-                let body = serde_json::to_value(heartbeat_body(&config)).expect("serialises");
+                let body = serde_json::to_value(heartbeat_body(&config, &workloads).await)
+                    .expect("serialises");
                 client
                     .signed(&identity, "/api/v1/agents/heartbeat", body)
                     .await?;
@@ -163,7 +171,9 @@ pub async fn run(
             Ok(None) => failures = 0,
             Ok(Some(offer)) => {
                 failures = 0;
-                let Some(result) = job_result(&config, &identity, &offer) else {
+                // The job runs to its end even on shutdown: stopping Compose
+                // half-way would leave the stack in between.
+                let Some(result) = job_result(&workloads, &identity, &offer).await else {
                     // Not ours or without an id: nothing to report; do not ask again at once.
                     tokio::select! {
                         _ = &mut shutdown => break,
@@ -212,8 +222,8 @@ pub async fn run(
 }
 
 /// The result body for an offered job, or `None` when it is not ours to report.
-fn job_result(
-    config: &Config,
+async fn job_result(
+    workloads: &Workloads,
     identity: &Identity,
     offer: &serde_json::Value,
 ) -> Option<serde_json::Value> {
@@ -235,7 +245,7 @@ fn job_result(
             return None;
         }
         Ok(job) => {
-            let (outcome, result) = handle_job(config, &job);
+            let (outcome, result) = handle_job(workloads, &job).await;
             (outcome, result, job.kind)
         }
     };

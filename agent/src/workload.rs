@@ -1,0 +1,503 @@
+//! Beacons and sidecars on this host: deploying, restarting and removing them
+//! for jobs (PROTOCOL.md, "What an Agent does with a deploy job"), and
+//! reporting what runs for heartbeats.
+//!
+//! A deploy is done when it is verified, not when Compose returned 0: the
+//! container must still be running, without new restarts, after a settle
+//! period, and a Beacon's /healthz must answer on its host port.
+
+use crate::compose::{self, ComposeFile};
+use crate::config::{Config, PullPolicy};
+use crate::docker::{ComposeCli, Docker, Output, PULL_TIMEOUT, QUICK_TIMEOUT, UP_TIMEOUT};
+use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
+use crate::redact::Secrets;
+use protocol::agent::ComponentReport;
+use protocol::jobs::JobPayload;
+use std::collections::HashMap;
+use std::net::Ipv4Addr;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::Duration;
+
+/// How long a Beacon has to answer /healthz after its container settled.
+const HEALTH_DEADLINE: Duration = Duration::from_secs(30);
+/// Lines of the container's log attached to a failed deploy.
+const LOG_TAIL: &str = "40";
+/// Lines searched for the sidecar's `.knot` announcement.
+const ANNOUNCE_TAIL: &str = "500";
+
+pub const DOCKER_DISABLED: &str = "Docker jobs are disabled on this Agent: start it with KNOTROUTE_AGENT_DOCKER=true and the Docker socket mounted";
+
+/// What a heartbeat says about Docker.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct DockerReport {
+    pub available: bool,
+    pub version: String,
+    pub components: Vec<ComponentReport>,
+}
+
+pub struct Workloads {
+    docker: Docker,
+    enabled: bool,
+    stacks: PathBuf,
+    image_tag: String,
+    pull: PullPolicy,
+    settle: Duration,
+    secrets: Secrets,
+    health: reqwest::Client,
+    compose: Mutex<Option<ComposeCli>>,
+    /// `.knot` addresses by (container id, start time): read once per start.
+    addresses: Mutex<HashMap<(String, String), String>>,
+    /// The last Docker problem logged, so a lasting one is logged once.
+    last_problem: Mutex<Option<String>>,
+}
+
+/// The command lines run for a job and what they printed.
+#[derive(Default)]
+struct Transcript(Vec<String>);
+
+impl Transcript {
+    fn add(&mut self, output: &Output) {
+        self.0
+            .push(format!("$ {}\n{}", output.command, output.text.trim_end()));
+    }
+
+    fn note(&mut self, line: impl Into<String>) {
+        self.0.push(line.into());
+    }
+}
+
+impl Workloads {
+    pub fn new(config: &Config, secrets: Secrets) -> Self {
+        Self {
+            docker: Docker::default(),
+            enabled: config.docker,
+            stacks: config.data.join("stacks"),
+            image_tag: config.image_tag(),
+            pull: config.pull,
+            settle: config.settle,
+            secrets,
+            health: reqwest::Client::builder()
+                .timeout(Duration::from_secs(3))
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .expect("a plain HTTP client builds"),
+            compose: Mutex::new(None),
+            addresses: Mutex::new(HashMap::new()),
+            last_problem: Mutex::new(None),
+        }
+    }
+
+    /// `<data>/stacks/<component_id>/compose.yaml`.
+    pub fn stack_file(&self, component_id: &str) -> PathBuf {
+        self.stacks.join(component_id).join("compose.yaml")
+    }
+
+    fn log_problem(&self, problem: Option<String>) {
+        let mut last = self.last_problem.lock().expect("not poisoned");
+        if *last != problem {
+            match &problem {
+                Some(why) => tracing::warn!(%why, "Docker is not usable"),
+                None => tracing::info!("Docker is usable"),
+            }
+            *last = problem;
+        }
+    }
+
+    async fn compose_cli(&self) -> Option<ComposeCli> {
+        if let Some(found) = *self.compose.lock().expect("not poisoned") {
+            return Some(found);
+        }
+        let found = self.docker.detect_compose().await;
+        *self.compose.lock().expect("not poisoned") = found;
+        found
+    }
+
+    /// Docker's state for a heartbeat. Available only when Docker jobs are
+    /// enabled, the engine answers and Compose exists.
+    pub async fn report(&self) -> DockerReport {
+        if !self.enabled {
+            return DockerReport::default();
+        }
+        let version = match self.docker.engine_version().await {
+            Ok(version) => version,
+            Err(why) => {
+                self.log_problem(Some(why));
+                return DockerReport::default();
+            }
+        };
+        if self.compose_cli().await.is_none() {
+            self.log_problem(Some(
+                "neither `docker compose` nor `docker-compose` is installed".into(),
+            ));
+            return DockerReport {
+                available: false,
+                version,
+                components: Vec::new(),
+            };
+        }
+        self.log_problem(None);
+        let components = match self.managed(None).await {
+            Ok(containers) => {
+                let mut reports = Vec::with_capacity(containers.len());
+                for container in &containers {
+                    let address = self.announced_address(container).await;
+                    reports.push(container.report(address.as_deref()));
+                }
+                reports
+            }
+            Err(why) => {
+                tracing::warn!(%why, "could not list managed containers");
+                Vec::new()
+            }
+        };
+        DockerReport {
+            available: true,
+            version,
+            components,
+        }
+    }
+
+    /// A running sidecar's `.knot` address from its logs, remembered per start.
+    async fn announced_address(&self, container: &Inspected) -> Option<String> {
+        if !container.is_sidecar() || container.state.status != "running" {
+            return None;
+        }
+        let key = (container.id.clone(), container.state.started_at.clone());
+        if let Some(known) = self.addresses.lock().expect("not poisoned").get(&key) {
+            return Some(known.clone());
+        }
+        let logs = self
+            .docker
+            .docker(
+                &["logs", "--tail", ANNOUNCE_TAIL, &container.id],
+                QUICK_TIMEOUT,
+            )
+            .await
+            .ok()?;
+        let address = inventory::knot_address(&logs.text)?;
+        let mut cache = self.addresses.lock().expect("not poisoned");
+        cache.retain(|(id, _), _| id != &container.id);
+        cache.insert(key, address.clone());
+        Some(address)
+    }
+
+    /// Managed containers, all or those of one component.
+    async fn managed(&self, component_id: Option<&str>) -> Result<Vec<Inspected>, String> {
+        let managed = format!("label={MANAGED_LABEL}=true");
+        let mut args = vec!["ps", "-a", "-q", "--no-trunc", "--filter", &managed];
+        let one = component_id.map(|id| format!("label={COMPONENT_ID_LABEL}={id}"));
+        if let Some(one) = &one {
+            args.extend(["--filter", one]);
+        }
+        let listed = self
+            .docker
+            .docker(&args, QUICK_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        if !listed.success {
+            return Err(format!("docker ps failed: {}", listed.text.trim()));
+        }
+        let ids: Vec<&str> = listed.stdout.split_whitespace().collect();
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut args = vec!["inspect"];
+        args.extend(&ids);
+        let inspected = self
+            .docker
+            .docker(&args, QUICK_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        if !inspected.success {
+            return Err(format!("docker inspect failed: {}", inspected.text.trim()));
+        }
+        inventory::parse_inspect(&inspected.stdout)
+    }
+
+    /// Runs a validated job; `Ok` and `Err` both carry the result text.
+    pub async fn run(&self, job: &JobPayload) -> Result<String, String> {
+        if !self.enabled {
+            return Err(DOCKER_DISABLED.into());
+        }
+        let mut transcript = Transcript::default();
+        let outcome = match job {
+            JobPayload::DeployBeacon(beacon) => {
+                let file = compose::beacon(beacon, &self.image_tag);
+                self.deploy(&job.component_id(), &file, &mut transcript)
+                    .await
+            }
+            JobPayload::DeploySidecar(sidecar) => {
+                let file = compose::sidecar(sidecar, &self.image_tag);
+                self.deploy(&job.component_id(), &file, &mut transcript)
+                    .await
+            }
+            JobPayload::RestartComponent { component_id } => {
+                self.restart(component_id, &mut transcript).await
+            }
+            JobPayload::RemoveComponent { component_id } => {
+                self.remove(component_id, &mut transcript).await
+            }
+        };
+        let mut text = |summary: String| {
+            transcript.note(summary);
+            self.secrets.clean(&transcript.0.join("\n"))
+        };
+        match outcome {
+            Ok(summary) => Ok(text(summary)),
+            Err(why) => Err(text(why)),
+        }
+    }
+
+    async fn require_compose(&self) -> Result<ComposeCli, String> {
+        self.compose_cli().await.ok_or_else(|| {
+            "neither `docker compose` (v2) nor `docker-compose` is installed on this host: install the Compose plugin".to_string()
+        })
+    }
+
+    async fn deploy(
+        &self,
+        component_id: &str,
+        file: &ComposeFile,
+        transcript: &mut Transcript,
+    ) -> Result<String, String> {
+        let cli = self.require_compose().await?;
+        let path = self.stack_file(component_id);
+        crate::private_file::write_atomically(&path, compose::to_yaml(file).as_bytes())
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let project = compose::project_name(component_id);
+        if self.pull == PullPolicy::Always {
+            let pulled = self
+                .docker
+                .compose(cli, Some(&path), &project, &["pull"], PULL_TIMEOUT)
+                .await
+                .map_err(|e| e.to_string())?;
+            transcript.add(&pulled);
+            if !pulled.success {
+                return Err(
+                    "pulling the image failed: check the image name and that this host can reach its registry"
+                        .into(),
+                );
+            }
+        }
+        let mut up = vec!["up", "-d", "--remove-orphans"];
+        // The v1 CLI has no --pull; it pulls only missing images by itself.
+        if cli == ComposeCli::Plugin {
+            up.extend([
+                "--pull",
+                if self.pull == PullPolicy::Never {
+                    "never"
+                } else {
+                    "missing"
+                },
+            ]);
+        }
+        let started = self
+            .docker
+            .compose(cli, Some(&path), &project, &up, UP_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        transcript.add(&started);
+        if !started.success {
+            return Err(format!("`{}` failed", started.command));
+        }
+        self.verify(component_id, transcript).await
+    }
+
+    async fn one_container(&self, component_id: &str) -> Result<Option<Inspected>, String> {
+        let mut found = self.managed(Some(component_id)).await?;
+        // Prefer a running one if an old container lingers beside it.
+        found.sort_by_key(|c| c.state.status != "running");
+        Ok(found.into_iter().next())
+    }
+
+    /// The container must settle running, without new restarts, and a Beacon answer /healthz.
+    async fn verify(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+        let missing = || format!("no container labelled {component_id} exists after starting it");
+        let first = self.one_container(component_id).await?.ok_or_else(missing)?;
+        tokio::time::sleep(self.settle).await;
+        let settled = self.one_container(component_id).await?.ok_or_else(missing)?;
+        let name = settled.name.trim_start_matches('/').to_string();
+        let unsettled = settled.state.status != "running"
+            || settled.state.restarting
+            || settled.restart_count > first.restart_count;
+        if unsettled {
+            let why = settled
+                .last_error()
+                .map(|e| format!(" ({e})"))
+                .unwrap_or_default();
+            self.attach_log_tail(&settled, transcript).await;
+            return Err(format!(
+                "container {name} is {} after {} s, with {} restarts{why}: see its log above",
+                settled.state.status,
+                self.settle.as_secs(),
+                settled.restart_count,
+            ));
+        }
+        if settled.is_beacon() {
+            let Some(port) = settled.host_port("8080/tcp") else {
+                return Err(format!(
+                    "container {name} publishes no host port for the Beacon API (8080/tcp)"
+                ));
+            };
+            if let Err(why) = self.beacon_healthy(port).await {
+                self.attach_log_tail(&settled, transcript).await;
+                return Err(format!(
+                    "container {name} runs, but the Beacon's /healthz on host port {port} does not answer ({why}): see its log above; check the port is free and the Beacon's settings"
+                ));
+            }
+            return Ok(format!(
+                "verified: container {name} is running and the Beacon answers /healthz on port {port}"
+            ));
+        }
+        Ok(format!(
+            "verified: container {name} is running after {} s",
+            self.settle.as_secs()
+        ))
+    }
+
+    async fn attach_log_tail(&self, container: &Inspected, transcript: &mut Transcript) {
+        if let Ok(logs) = self
+            .docker
+            .docker(&["logs", "--tail", LOG_TAIL, &container.id], QUICK_TIMEOUT)
+            .await
+        {
+            transcript.note(format!(
+                "--- last {LOG_TAIL} log lines of {} ---\n{}",
+                container.name.trim_start_matches('/'),
+                logs.text.trim_end()
+            ));
+        }
+    }
+
+    /// Polls `http://<host>:<port>/healthz` on this host until it answers 2xx.
+    async fn beacon_healthy(&self, port: u16) -> Result<(), String> {
+        let hosts = health_hosts();
+        let deadline = tokio::time::Instant::now() + HEALTH_DEADLINE;
+        let mut last = String::from("no answer yet");
+        loop {
+            for host in &hosts {
+                let url = format!("http://{host}:{port}/healthz");
+                match self.health.get(&url).send().await {
+                    Ok(response) if response.status().is_success() => return Ok(()),
+                    Ok(response) => last = format!("HTTP {}", response.status().as_u16()),
+                    Err(e) if e.is_timeout() => last = "timed out".into(),
+                    Err(e) if e.is_connect() => last = "connection refused".into(),
+                    Err(e) => last = e.to_string(),
+                }
+            }
+            if tokio::time::Instant::now() >= deadline {
+                return Err(last);
+            }
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    }
+
+    async fn restart(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+        let Some(container) = self.one_container(component_id).await? else {
+            return Err(format!(
+                "{component_id} has no container on this host: deploy it first"
+            ));
+        };
+        let restarted = self
+            .docker
+            .docker(&["restart", &container.id], UP_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        transcript.add(&restarted);
+        if !restarted.success {
+            return Err(format!("`{}` failed", restarted.command));
+        }
+        self.verify(component_id, transcript).await
+    }
+
+    /// `compose down` for the stack (volumes kept), then its directory goes.
+    async fn remove(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+        let path = self.stack_file(component_id);
+        let project = compose::project_name(component_id);
+        if path.exists() {
+            let cli = self.require_compose().await?;
+            let down = self
+                .docker
+                .compose(cli, Some(&path), &project, &["down"], UP_TIMEOUT)
+                .await
+                .map_err(|e| e.to_string())?;
+            transcript.add(&down);
+            if !down.success {
+                return Err(format!("`{}` failed", down.command));
+            }
+        } else {
+            // Deployed by an earlier installation without its stack file.
+            let containers = self.managed(Some(component_id)).await?;
+            if containers.is_empty() {
+                return Ok(format!(
+                    "nothing to remove: {component_id} is not deployed on this host"
+                ));
+            }
+            let mut args = vec!["rm", "-f"];
+            args.extend(containers.iter().map(|c| c.id.as_str()));
+            let removed = self
+                .docker
+                .docker(&args, UP_TIMEOUT)
+                .await
+                .map_err(|e| e.to_string())?;
+            transcript.add(&removed);
+            if !removed.success {
+                return Err(format!("`{}` failed", removed.command));
+            }
+        }
+        remove_stack_dir(path.parent().expect("stack files sit in a directory"))?;
+        Ok(format!(
+            "removed {component_id}; its data volume is kept (docker volume ls --filter label=com.docker.compose.project={project})"
+        ))
+    }
+}
+
+fn remove_stack_dir(dir: &Path) -> Result<(), String> {
+    match std::fs::remove_dir_all(dir) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+            Err(format!("cannot delete {}: {e}", dir.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Where this host's published ports answer: loopback when the Agent runs on
+/// the host, and the default gateway (the Docker host) when it runs in a container.
+fn health_hosts() -> Vec<Ipv4Addr> {
+    let mut hosts = vec![Ipv4Addr::LOCALHOST];
+    if let Some(gateway) = std::fs::read_to_string("/proc/net/route")
+        .ok()
+        .and_then(|table| default_gateway(&table))
+    {
+        hosts.push(gateway);
+    }
+    hosts
+}
+
+/// The default route's gateway from `/proc/net/route` (hex, little-endian).
+fn default_gateway(route_table: &str) -> Option<Ipv4Addr> {
+    route_table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        if fields.get(1) != Some(&"00000000") {
+            return None;
+        }
+        let raw = u32::from_str_radix(fields.get(2)?, 16).ok()?;
+        let gateway = Ipv4Addr::from(raw.to_le_bytes());
+        (!gateway.is_unspecified()).then_some(gateway)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_gateway_is_read_from_the_route_table() {
+        let table = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\n\
+                     eth0\t0011A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n\
+                     eth0\t00000000\t010011AC\t0003\t0\t0\t0\t00000000\n";
+        assert_eq!(default_gateway(table), Some(Ipv4Addr::new(172, 17, 0, 1)));
+        assert_eq!(default_gateway("Iface\tDestination\n"), None);
+    }
+}
