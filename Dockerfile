@@ -22,8 +22,16 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
  && useradd --system --uid 10001 --home-dir /data knotroute \
  && mkdir -p /data && chown knotroute:knotroute /data
 
-FROM runtime-base AS agent
+# The Agent deploys through the Docker socket with the Docker CLI and the Compose
+# v2 plugin, which Debian 13 packages (docker-cli, docker-compose); bookworm has
+# only Compose v1. No daemon is installed: the host's engine does the work.
+FROM debian:trixie-slim AS agent
+RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates docker-cli docker-compose \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --system --uid 10001 --home-dir /data knotroute \
+ && mkdir -p /data && chown knotroute:knotroute /data
 COPY --from=build /src/target/release/knotroute-agent /usr/local/bin/knotroute-agent
+# Not root: to use a mounted Docker socket, add the socket's group (see compose.agent.yaml).
 USER knotroute
 VOLUME /data
 ENTRYPOINT ["knotroute-agent"]

@@ -39,6 +39,12 @@ export KNOTROUTE_TEST_DATABASE_URL
 echo "using ${KNOTROUTE_TEST_DATABASE_URL}"
 
 step "unit and integration tests (SQLite and PostgreSQL)"
+if docker info >/dev/null 2>&1; then
+  echo "Docker engine found: the Agent's real-Docker test (agent/tests/docker_engine.rs) runs."
+else
+  echo "NOTE: no Docker engine answers here: the Agent's real-Docker test is SKIPPED;"
+  echo "      its command lines are checked against a stand-in (agent/tests/docker_commands.rs)."
+fi
 run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"

@@ -39,6 +39,9 @@ pub struct Settings {
     /// How long a deployed container must keep running, without restarts, before the deploy counts as done (0s–120s).
     #[arg(long, env = "KNOTROUTE_AGENT_SETTLE", default_value = "5s", value_parser = parse_duration)]
     pub settle: Duration,
+    /// How long a deployed Beacon has to answer /healthz on its host port (1s–300s).
+    #[arg(long, env = "KNOTROUTE_AGENT_HEALTH_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    pub health_timeout: Duration,
     /// When to pull images before deploying.
     #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
     pub pull: PullPolicy,
@@ -67,6 +70,7 @@ pub struct Config {
     pub image_tag: Option<String>,
     pub pull: PullPolicy,
     pub settle: Duration,
+    pub health_timeout: Duration,
     pub ca_file: Option<PathBuf>,
 }
 
@@ -80,6 +84,8 @@ pub enum ConfigError {
     PollOutOfRange,
     #[error("KNOTROUTE_AGENT_SETTLE must be between 0s and 120s")]
     SettleOutOfRange,
+    #[error("KNOTROUTE_AGENT_HEALTH_TIMEOUT must be between 1s and 300s")]
+    HealthTimeoutOutOfRange,
     #[error("KNOTROUTE_CONTROL_URL must be Control's root (no path, query or credentials), e.g. https://control.example.net")]
     NotRoot,
 }
@@ -145,6 +151,9 @@ impl Settings {
         if self.settle > Duration::from_secs(120) {
             return Err(ConfigError::SettleOutOfRange);
         }
+        if !(Duration::from_secs(1)..=Duration::from_secs(300)).contains(&self.health_timeout) {
+            return Err(ConfigError::HealthTimeoutOutOfRange);
+        }
         Ok(Config {
             control_url: url,
             enroll_token: self
@@ -173,6 +182,7 @@ impl Settings {
             image_tag: self.image_tag.clone().filter(|t| !t.trim().is_empty()),
             pull: self.pull,
             settle: self.settle,
+            health_timeout: self.health_timeout,
             ca_file: self.ca_file.clone(),
         })
     }

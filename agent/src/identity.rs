@@ -122,11 +122,9 @@ fn write_atomically(file: &Path, identity: &Identity) -> Result<(), IdentityErro
         agent_id: identity.agent_id.to_string(),
     })
     .expect("strings serialise");
-    crate::private_file::write_atomically(file, body.as_bytes()).map_err(|e| {
-        IdentityError::Write {
-            path: file.display().to_string(),
-            reason: e.to_string(),
-        }
+    crate::private_file::write_atomically(file, body.as_bytes()).map_err(|e| IdentityError::Write {
+        path: file.display().to_string(),
+        reason: e.to_string(),
     })
 }
 

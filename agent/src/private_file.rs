@@ -16,10 +16,9 @@ pub fn write_atomically(file: &Path, bytes: &[u8]) -> std::io::Result<()> {
         builder.mode(0o700);
     }
     builder.create(dir)?;
-    let name = file.file_name().map_or_else(
-        || "file".into(),
-        |n| n.to_string_lossy().into_owned(),
-    );
+    let name = file
+        .file_name()
+        .map_or_else(|| "file".into(), |n| n.to_string_lossy().into_owned());
     let temporary = dir.join(format!(".{name}.tmp"));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create(true).truncate(true);

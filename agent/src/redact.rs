@@ -121,8 +121,14 @@ mod tests {
         assert!(!out.contains("shared-secret-value"), "{out}");
         assert!(!out.contains("hunter2"), "{out}");
         assert!(!out.contains("abc.def"), "{out}");
-        assert!(out.contains("KNOTROUTE_CONTROL_ENROLL_TOKEN=[redacted]"), "{out}");
-        assert!(out.contains("a short word stays; tokens are counted"), "{out}");
+        assert!(
+            out.contains("KNOTROUTE_CONTROL_ENROLL_TOKEN=[redacted]"),
+            "{out}"
+        );
+        assert!(
+            out.contains("a short word stays; tokens are counted"),
+            "{out}"
+        );
         assert!(out.contains("knotroute-beacon:latest"), "{out}");
     }
 

@@ -125,9 +125,12 @@ pub async fn run(
 ) {
     tokio::pin!(shutdown);
     let secrets = Secrets::new(
-        [Some(identity.key.to_identity()), config.enroll_token.clone()]
-            .into_iter()
-            .flatten(),
+        [
+            Some(identity.key.to_identity()),
+            config.enroll_token.clone(),
+        ]
+        .into_iter()
+        .flatten(),
     );
     let workloads = Workloads::new(&config, secrets);
     let mut failures: u32 = 0;

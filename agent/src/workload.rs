@@ -19,8 +19,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-/// How long a Beacon has to answer /healthz after its container settled.
-const HEALTH_DEADLINE: Duration = Duration::from_secs(30);
 /// Lines of the container's log attached to a failed deploy.
 const LOG_TAIL: &str = "40";
 /// Lines searched for the sidecar's `.knot` announcement.
@@ -43,6 +41,7 @@ pub struct Workloads {
     image_tag: String,
     pull: PullPolicy,
     settle: Duration,
+    health_timeout: Duration,
     secrets: Secrets,
     health: reqwest::Client,
     compose: Mutex<Option<ComposeCli>>,
@@ -76,6 +75,7 @@ impl Workloads {
             image_tag: config.image_tag(),
             pull: config.pull,
             settle: config.settle,
+            health_timeout: config.health_timeout,
             secrets,
             health: reqwest::Client::builder()
                 .timeout(Duration::from_secs(3))
@@ -312,11 +312,21 @@ impl Workloads {
     }
 
     /// The container must settle running, without new restarts, and a Beacon answer /healthz.
-    async fn verify(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+    async fn verify(
+        &self,
+        component_id: &str,
+        transcript: &mut Transcript,
+    ) -> Result<String, String> {
         let missing = || format!("no container labelled {component_id} exists after starting it");
-        let first = self.one_container(component_id).await?.ok_or_else(missing)?;
+        let first = self
+            .one_container(component_id)
+            .await?
+            .ok_or_else(missing)?;
         tokio::time::sleep(self.settle).await;
-        let settled = self.one_container(component_id).await?.ok_or_else(missing)?;
+        let settled = self
+            .one_container(component_id)
+            .await?
+            .ok_or_else(missing)?;
         let name = settled.name.trim_start_matches('/').to_string();
         let unsettled = settled.state.status != "running"
             || settled.state.restarting
@@ -373,7 +383,7 @@ impl Workloads {
     /// Polls `http://<host>:<port>/healthz` on this host until it answers 2xx.
     async fn beacon_healthy(&self, port: u16) -> Result<(), String> {
         let hosts = health_hosts();
-        let deadline = tokio::time::Instant::now() + HEALTH_DEADLINE;
+        let deadline = tokio::time::Instant::now() + self.health_timeout;
         let mut last = String::from("no answer yet");
         loop {
             for host in &hosts {
@@ -393,7 +403,11 @@ impl Workloads {
         }
     }
 
-    async fn restart(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+    async fn restart(
+        &self,
+        component_id: &str,
+        transcript: &mut Transcript,
+    ) -> Result<String, String> {
         let Some(container) = self.one_container(component_id).await? else {
             return Err(format!(
                 "{component_id} has no container on this host: deploy it first"
@@ -412,7 +426,11 @@ impl Workloads {
     }
 
     /// `compose down` for the stack (volumes kept), then its directory goes.
-    async fn remove(&self, component_id: &str, transcript: &mut Transcript) -> Result<String, String> {
+    async fn remove(
+        &self,
+        component_id: &str,
+        transcript: &mut Transcript,
+    ) -> Result<String, String> {
         let path = self.stack_file(component_id);
         let project = compose::project_name(component_id);
         if path.exists() {

@@ -2,133 +2,12 @@
 //! explained, heartbeats that make it online, and a job long-polled, refused
 //! for the reason it gives, and reported; SIGTERM ends it cleanly.
 
-use clap::Parser;
+mod common;
+
+use common::*;
 use serde_json::{json, Value};
-use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const PASSWORD: &str = "correct-horse-battery-staple";
-const ENROLL: &str = "enroll-token-for-tests-0001";
-
-struct Control {
-    base: String,
-    admin: reqwest::Client,
-    _data: tempfile::TempDir,
-}
-
-async fn start_control() -> Control {
-    let data = tempfile::tempdir().unwrap();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (base, _) = serve_control(data.path(), listener).await;
-    let admin = server_client(&base);
-    let r = admin
-        .post(format!("{base}/api/v1/session"))
-        .json(&json!({"password": PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    Control {
-        base,
-        admin,
-        _data: data,
-    }
-}
-
-/// Serves a Control on `listener` with its SQLite file in `data`; aborting the
-/// returned task stops it (the file stays, as after a restart).
-async fn serve_control(
-    data: &std::path::Path,
-    listener: tokio::net::TcpListener,
-) -> (String, tokio::task::JoinHandle<()>) {
-    let cli = server::config::Cli::try_parse_from([
-        "knotroute-control",
-        "--admin-password",
-        PASSWORD,
-        "--enroll-token",
-        ENROLL,
-        "--data",
-        &data.display().to_string(),
-    ])
-    .unwrap();
-    let config = cli.settings.validate().unwrap();
-    let db = server::db::connect(&config.database).await.unwrap();
-    server::db::migrate(&db).await.unwrap();
-    let state = server::AppState::new(config, db);
-    let addr = listener.local_addr().unwrap();
-    let app = server::http::router(state);
-    let task = tokio::spawn(async move {
-        axum_serve(listener, app).await;
-    });
-    (format!("http://{addr}"), task)
-}
-
-impl Control {
-    /// GET as the signed-in admin, parsed as JSON.
-    async fn get(&self, path: &str) -> Value {
-        self.admin
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    /// POST JSON as the signed-in admin.
-    async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
-        self.admin
-            .post(format!("{}{path}", self.base))
-            .json(body)
-            .send()
-            .await
-            .unwrap()
-    }
-}
-
-async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
-    axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .await
-    .unwrap();
-}
-
-fn server_client(base: &str) -> reqwest::Client {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(reqwest::header::ORIGIN, base.parse().unwrap());
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .default_headers(headers)
-        .build()
-        .unwrap()
-}
-
-fn agent(base: &str, data: &std::path::Path, token: Option<&str>) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_knotroute-agent"));
-    cmd.env_clear()
-        .env("KNOTROUTE_CONTROL_URL", base)
-        .env("KNOTROUTE_AGENT_DATA", data)
-        .env("KNOTROUTE_AGENT_NAME", "test-agent")
-        .env("KNOTROUTE_AGENT_POLL", "1s")
-        .env("RUST_LOG", "warn");
-    if let Some(token) = token {
-        cmd.env("KNOTROUTE_CONTROL_ENROLL_TOKEN", token);
-    }
-    cmd
-}
-
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn enrollment_problems_are_explained_and_the_agent_exits() {
@@ -304,19 +183,6 @@ async fn a_queued_job_is_long_polled_and_reported_with_the_reason() {
     }
 }
 
-/// Last heartbeat time of the only Agent, as Control shows it.
-async fn last_heartbeat(admin: &reqwest::Client, base: &str) -> Option<String> {
-    let agents: Value = admin
-        .get(format!("{base}/api/v1/agents"))
-        .send()
-        .await
-        .ok()?
-        .json()
-        .await
-        .ok()?;
-    agents[0]["last_heartbeat_at"].as_str().map(str::to_string)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_agent_waits_out_a_control_restart_and_resumes_by_itself() {
     let data = tempfile::tempdir().unwrap();
@@ -335,12 +201,14 @@ async fn the_agent_waits_out_a_control_restart_and_resumes_by_itself() {
     };
     sign_in(admin.clone(), base.clone()).await;
     let agent_data = tempfile::tempdir().unwrap();
-    let mut running = Running(
-        agent(&base, agent_data.path(), Some(ENROLL))
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    // With Docker enabled (a stand-in docker CLI), to see what it runs meanwhile.
+    let standin = tempfile::tempdir().unwrap();
+    // One managed container already runs on this host.
+    std::fs::create_dir_all(standin.path().join("containers")).unwrap();
+    std::fs::write(standin.path().join("containers/sidecar-kept"), "").unwrap();
+    let mut command = agent(&base, agent_data.path(), Some(ENROLL));
+    with_docker_standin(&mut command, standin.path());
+    let mut running = Running(command.stdout(Stdio::null()).spawn().unwrap());
     let deadline = Instant::now() + Duration::from_secs(20);
     while last_heartbeat(&admin, &base).await.is_none() {
         assert!(Instant::now() < deadline, "no first heartbeat");
@@ -357,6 +225,17 @@ async fn the_agent_waits_out_a_control_restart_and_resumes_by_itself() {
     );
     let before = last_heartbeat(&admin, &base).await;
     assert!(before.is_none(), "Control is really down");
+    // Its containers are left alone: only read-only Docker commands ran.
+    let log = std::fs::read_to_string(standin.path().join("commands.log")).unwrap();
+    for line in log.lines() {
+        let read_only = ["version", "compose version", "ps ", "inspect ", "logs "]
+            .iter()
+            .any(|p| line.starts_with(p));
+        assert!(
+            read_only,
+            "the Agent changed containers while Control was away: {line}"
+        );
+    }
     // Nothing reaches the database meanwhile (no lingering connection serves it).
     let stored = || async {
         let db = server::db::connect(&server::config::DatabaseTarget::Sqlite(

@@ -72,6 +72,7 @@ fn shell_quote(text: &str) -> String {
 }
 
 /// The `docker run` command and compose file that start an Agent enrolling
+/// (as an unprivileged user in the Docker socket's group, like compose.agent.yaml)
 /// with `token`, and a warning when PUBLIC_URL is unset (the URL is then a
 /// placeholder the operator must replace).
 pub fn agent_snippets(
@@ -92,6 +93,7 @@ pub fn agent_snippets(
         "docker run -d --name knotroute-agent --restart unless-stopped \\\n  \
          -v /var/run/docker.sock:/var/run/docker.sock \\\n  \
          -v knotroute-agent:/data \\\n  \
+         --group-add \"$(stat -c %g /var/run/docker.sock)\" \\\n  \
          -e KNOTROUTE_CONTROL_URL={} \\\n  \
          -e KNOTROUTE_CONTROL_ENROLL_TOKEN={} \\\n  \
          -e KNOTROUTE_AGENT_DOCKER=true \\\n  \
@@ -110,6 +112,9 @@ pub fn agent_snippets(
          KNOTROUTE_CONTROL_URL: {}\n      \
          KNOTROUTE_CONTROL_ENROLL_TOKEN: {}\n      \
          KNOTROUTE_AGENT_DOCKER: \"true\"\n    \
+         # The Agent is not root: it joins the Docker socket's group.\n    \
+         group_add:\n      \
+         - \"${{DOCKER_GID:?run with DOCKER_GID=$(stat -c %g /var/run/docker.sock)}}\"\n    \
          volumes:\n      \
          - /var/run/docker.sock:/var/run/docker.sock\n      \
          - knotroute-agent:/data\n\
@@ -270,6 +275,13 @@ mod tests {
         assert!(run.contains("KNOTROUTE_CONTROL_ENROLL_TOKEN='krit_abc'"));
         assert!(compose.contains("KNOTROUTE_CONTROL_URL: \"https://control.example.org\""));
         assert!(warning.is_none());
+        // The unprivileged Agent can use the socket only in its group.
+        assert!(run.contains("--group-add \"$(stat -c %g /var/run/docker.sock)\""));
+        let parsed: serde_json::Value = serde_yaml_ng::from_str(&compose).unwrap();
+        assert_eq!(
+            parsed["services"]["knotroute-agent"]["group_add"][0],
+            "${DOCKER_GID:?run with DOCKER_GID=$(stat -c %g /var/run/docker.sock)}"
+        );
         let (run, _, warning) = agent_snippets(None, "it's");
         assert!(run.contains(r"'it'\''s'"));
         assert!(warning.unwrap().contains("PUBLIC_URL"));

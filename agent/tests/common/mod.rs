@@ -1,0 +1,154 @@
+//! A real Control on loopback (in this process, SQLite in a temporary
+//! directory) and the Agent binary as a child process, for the Agent's
+//! integration tests.
+#![allow(dead_code)] // each test file uses its own part
+
+use clap::Parser;
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+use std::process::{Child, Command};
+
+pub const PASSWORD: &str = "correct-horse-battery-staple";
+pub const ENROLL: &str = "enroll-token-for-tests-0001";
+
+pub struct Control {
+    pub base: String,
+    pub admin: reqwest::Client,
+    _data: tempfile::TempDir,
+}
+
+pub async fn start_control() -> Control {
+    let data = tempfile::tempdir().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let (base, _) = serve_control(data.path(), listener).await;
+    let admin = server_client(&base);
+    let r = admin
+        .post(format!("{base}/api/v1/session"))
+        .json(&json!({"password": PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    Control {
+        base,
+        admin,
+        _data: data,
+    }
+}
+
+/// Serves a Control on `listener` with its SQLite file in `data`; aborting the
+/// returned task stops it (the file stays, as after a restart).
+pub async fn serve_control(
+    data: &std::path::Path,
+    listener: tokio::net::TcpListener,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let cli = server::config::Cli::try_parse_from([
+        "knotroute-control",
+        "--admin-password",
+        PASSWORD,
+        "--enroll-token",
+        ENROLL,
+        "--data",
+        &data.display().to_string(),
+    ])
+    .unwrap();
+    let config = cli.settings.validate().unwrap();
+    let db = server::db::connect(&config.database).await.unwrap();
+    server::db::migrate(&db).await.unwrap();
+    let state = server::AppState::new(config, db);
+    let addr = listener.local_addr().unwrap();
+    let app = server::http::router(state);
+    let task = tokio::spawn(async move {
+        axum_serve(listener, app).await;
+    });
+    (format!("http://{addr}"), task)
+}
+
+impl Control {
+    /// GET as the signed-in admin, parsed as JSON.
+    pub async fn get(&self, path: &str) -> Value {
+        self.admin
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
+    /// POST JSON as the signed-in admin.
+    pub async fn post(&self, path: &str, body: &Value) -> reqwest::Response {
+        self.admin
+            .post(format!("{}{path}", self.base))
+            .json(body)
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+async fn axum_serve(listener: tokio::net::TcpListener, app: axum::Router) {
+    axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .await
+    .unwrap();
+}
+
+pub fn server_client(base: &str) -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::ORIGIN, base.parse().unwrap());
+    reqwest::Client::builder()
+        .cookie_store(true)
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
+
+pub fn agent(base: &str, data: &std::path::Path, token: Option<&str>) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_knotroute-agent"));
+    cmd.env_clear()
+        .env("KNOTROUTE_CONTROL_URL", base)
+        .env("KNOTROUTE_AGENT_DATA", data)
+        .env("KNOTROUTE_AGENT_NAME", "test-agent")
+        .env("KNOTROUTE_AGENT_POLL", "1s")
+        .env("RUST_LOG", "warn");
+    if let Some(token) = token {
+        cmd.env("KNOTROUTE_CONTROL_ENROLL_TOKEN", token);
+    }
+    cmd
+}
+
+/// Makes the Agent use tests/standin/docker, a STAND-IN that records command
+/// lines in `<dir>/commands.log` (no Docker engine exists on this machine).
+pub fn with_docker_standin(cmd: &mut Command, dir: &std::path::Path) {
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/standin");
+    cmd.env("PATH", format!("{}:/usr/bin:/bin", tools.display()))
+        .env("STANDIN_DIR", dir)
+        .env("STANDIN_SECRET", ENROLL)
+        .env("KNOTROUTE_AGENT_DOCKER", "true");
+}
+
+pub struct Running(pub Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// Last heartbeat time of the only Agent, as Control shows it.
+pub async fn last_heartbeat(admin: &reqwest::Client, base: &str) -> Option<String> {
+    let agents: Value = admin
+        .get(format!("{base}/api/v1/agents"))
+        .send()
+        .await
+        .ok()?
+        .json()
+        .await
+        .ok()?;
+    agents[0]["last_heartbeat_at"].as_str().map(str::to_string)
+}

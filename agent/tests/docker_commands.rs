@@ -1,0 +1,227 @@
+//! The exact Docker command lines the Agent runs for each job, against a real
+//! Control. This machine has the docker CLI but no engine, so `docker` here is
+//! a STAND-IN script (tests/standin/docker) that records command lines and
+//! answers like Docker would. What it proves: the commands, the stack files,
+//! the verification of a Beacon's /healthz against a real HTTP server, the
+//! redaction of output, and the components reported to Control. What it does
+//! not prove: that Docker runs these stacks (see tests/docker_engine.rs).
+
+mod common;
+
+use common::*;
+use serde_json::{json, Value};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// Waits until the job is done and returns it.
+async fn finished(control: &Control, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let job = control.get(&format!("/api/v1/jobs/{id}")).await;
+        if job["status"] == "succeeded" || job["status"] == "failed" {
+            return job;
+        }
+        assert!(Instant::now() < deadline, "the job did not finish: {job}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+async fn queue(control: &Control, agent_id: &str, kind: &str, payload: Value) -> String {
+    let r = control
+        .post(
+            "/api/v1/jobs",
+            &json!({"agent_id": agent_id, "kind": kind, "payload": payload}),
+        )
+        .await;
+    let status = r.status();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn compose_lines(log: &str) -> Vec<String> {
+    log.lines()
+        .filter(|l| l.starts_with("compose -f") || l.starts_with("restart "))
+        .map(str::to_string)
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn jobs_run_the_documented_docker_commands_and_are_verified() {
+    let control = start_control().await;
+    let standin = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let stacks = data.path().join("stacks");
+    // A real HTTP server plays the deployed Beacon's API on its host port.
+    let health = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let healthy_port = health.local_addr().unwrap().port();
+    tokio::spawn(async move {
+        let app = axum::Router::new().route("/healthz", axum::routing::get(|| async { "ok" }));
+        axum::serve(health, app).await.unwrap();
+    });
+
+    let mut command = agent(&control.base, data.path(), Some(ENROLL));
+    with_docker_standin(&mut command, standin.path());
+    let _running = Running(
+        command
+            .env("KNOTROUTE_AGENT_SETTLE", "1s")
+            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "2s")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let agent_id = loop {
+        let agents = control.get("/api/v1/agents").await;
+        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
+            if a["docker_available"] == true {
+                assert_eq!(a["docker_version"], "28.2.2/28.2.2");
+                break a["id"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let network = protocol::NetworkId::from_random_bytes([7; 32]).to_string();
+
+    // A Beacon whose /healthz answers: deployed and verified.
+    let id = queue(
+        &control,
+        &agent_id,
+        "deploy_beacon",
+        json!({"name": "edge",
+        "network_id": network, "beacon_url": "https://beacon.example.net",
+        "advertise": "beacon.example.net:7447", "http_port": healthy_port}),
+    )
+    .await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    let result = job["result"].as_str().unwrap();
+    assert!(result.contains("answers /healthz"), "{result}");
+    let file = stacks.join("beacon-edge/compose.yaml");
+    let yaml = std::fs::read_to_string(&file).unwrap();
+    assert!(yaml.contains(&format!("{healthy_port}:8080")), "{yaml}");
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    // A Beacon whose /healthz never answers: failed, with the log tail, secrets masked.
+    let id = queue(
+        &control,
+        &agent_id,
+        "deploy_beacon",
+        json!({"name": "dead",
+        "network_id": network, "beacon_url": "https://dead.example.net",
+        "advertise": "dead.example.net:7447", "http_port": closed_port()}),
+    )
+    .await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "failed", "{job}");
+    let result = job["result"].as_str().unwrap();
+    assert!(result.contains("/healthz"), "{result}");
+    assert!(result.contains("does not answer"), "{result}");
+    assert!(
+        result.contains("log lines of kr-beacon-dead-knotroute-1"),
+        "{result}"
+    );
+    assert!(!result.contains(ENROLL), "the token leaked: {result}");
+    assert!(result.contains("[redacted]"), "{result}");
+
+    // A sidecar: deployed, then reported with the .knot address read from its logs.
+    let id = queue(
+        &control,
+        &agent_id,
+        "deploy_sidecar",
+        json!({"name": "web",
+        "network_id": network, "target": "app:8080", "docker_network": "apps",
+        "beacons": ["https://beacon.example.net"]}),
+    )
+    .await;
+    assert_eq!(finished(&control, &id).await["status"], "succeeded");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let shown = control.get(&format!("/api/v1/agents/{agent_id}")).await;
+        let sidecar = shown["components"]
+            .as_array()
+            .and_then(|l| l.iter().find(|c| c["id"] == "sidecar-web"))
+            .cloned();
+        if sidecar
+            .as_ref()
+            .is_some_and(|c| c["service"] == "web-7f3k2.knot")
+        {
+            assert_eq!(sidecar.unwrap()["status"], "running");
+            break;
+        }
+        assert!(Instant::now() < deadline, "no .knot address shown: {shown}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+
+    // Restart, then removal (the stack directory goes, volumes stay).
+    let id = queue(
+        &control,
+        &agent_id,
+        "restart_component",
+        json!({"component_id": "sidecar-web"}),
+    )
+    .await;
+    assert_eq!(finished(&control, &id).await["status"], "succeeded");
+    let id = queue(
+        &control,
+        &agent_id,
+        "remove_component",
+        json!({"component_id": "sidecar-web"}),
+    )
+    .await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert!(job["result"].as_str().unwrap().contains("volume is kept"));
+    assert!(!stacks.join("sidecar-web").exists());
+    let id = queue(
+        &control,
+        &agent_id,
+        "restart_component",
+        json!({"component_id": "sidecar-web"}),
+    )
+    .await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "failed");
+    assert!(
+        job["result"].as_str().unwrap().contains("deploy it first"),
+        "{job}"
+    );
+
+    let log = std::fs::read_to_string(standin.path().join("commands.log")).unwrap();
+    assert!(log.contains("compose version --short\n"), "{log}");
+    assert!(log.contains("version --format {{.Client.Version}}/{{.Server.Version}}\n"));
+    assert!(log.contains("ps -a -q --no-trunc --filter label=io.knotroute.managed=true\n"));
+    let stack = |id: &str| stacks.join(id).join("compose.yaml").display().to_string();
+    let expected = [
+        format!("compose -f {} -p kr-beacon-edge pull", stack("beacon-edge")),
+        format!(
+            "compose -f {} -p kr-beacon-edge up -d --remove-orphans --pull missing",
+            stack("beacon-edge")
+        ),
+        format!("compose -f {} -p kr-beacon-dead pull", stack("beacon-dead")),
+        format!(
+            "compose -f {} -p kr-beacon-dead up -d --remove-orphans --pull missing",
+            stack("beacon-dead")
+        ),
+        format!("compose -f {} -p kr-sidecar-web pull", stack("sidecar-web")),
+        format!(
+            "compose -f {} -p kr-sidecar-web up -d --remove-orphans --pull missing",
+            stack("sidecar-web")
+        ),
+        "restart c-sidecar-web".to_string(),
+        format!("compose -f {} -p kr-sidecar-web down", stack("sidecar-web")),
+    ];
+    assert_eq!(compose_lines(&log), expected);
+}
