@@ -13,8 +13,10 @@ WORKDIR /src
 COPY . .
 # wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock.
 RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
+# The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).
+ARG KNOTROUTE_RELEASE_CHANNEL=latest
 RUN cargo leptos build --release \
- && cargo build --release --locked -p knotroute-agent
+ && KNOTROUTE_RELEASE_CHANNEL="$KNOTROUTE_RELEASE_CHANNEL" cargo build --release --locked -p knotroute-agent
 
 FROM debian:bookworm-slim AS runtime-base
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \

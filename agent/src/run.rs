@@ -103,6 +103,19 @@ async fn heartbeat_body(config: &Config, workloads: &Workloads) -> Heartbeat {
     }
 }
 
+async fn send_heartbeat(
+    config: &Config,
+    workloads: &Workloads,
+    client: &ControlClient,
+    identity: &Identity,
+) -> Result<(), CallError> {
+    let body = serde_json::to_value(heartbeat_body(config, workloads).await).expect("serialises");
+    client
+        .signed(identity, "/api/v1/agents/heartbeat", body)
+        .await
+        .map(drop)
+}
+
 /// What the Agent makes of a job, as (outcome, result text). The payload is
 /// validated before anything touches the disk.
 pub async fn handle_job(workloads: &Workloads, job: &JobOffer) -> (JobOutcome, String) {
@@ -138,11 +151,7 @@ pub async fn run(
     loop {
         let step = async {
             if Instant::now() >= next_heartbeat {
-                let body = serde_json::to_value(heartbeat_body(&config, &workloads).await)
-                    .expect("serialises");
-                client
-                    .signed(&identity, "/api/v1/agents/heartbeat", body)
-                    .await?;
+                send_heartbeat(&config, &workloads, &client, &identity).await?;
                 next_heartbeat = Instant::now() + config.poll;
             }
             let wait = next_heartbeat
@@ -175,8 +184,22 @@ pub async fn run(
             Ok(Some(offer)) => {
                 failures = 0;
                 // The job runs to its end even on shutdown: stopping Compose
-                // half-way would leave the stack in between.
-                let Some(result) = job_result(&workloads, &identity, &offer).await else {
+                // half-way would leave the stack in between. Heartbeats go on
+                // meanwhile, so a long pull does not make the Agent look offline.
+                let job = job_result(&workloads, &identity, &offer);
+                tokio::pin!(job);
+                let result = loop {
+                    tokio::select! {
+                        result = &mut job => break result,
+                        _ = tokio::time::sleep_until(next_heartbeat) => {
+                            if let Err(e) = send_heartbeat(&config, &workloads, &client, &identity).await {
+                                tracing::warn!(error = %e, "heartbeat during a job failed");
+                            }
+                            next_heartbeat = Instant::now() + config.poll;
+                        }
+                    }
+                };
+                let Some(result) = result else {
                     // Not ours or without an id: nothing to report; do not ask again at once.
                     tokio::select! {
                         _ = &mut shutdown => break,

@@ -225,3 +225,60 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     ];
     assert_eq!(compose_lines(&log), expected);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heartbeats_go_on_while_a_slow_pull_runs() {
+    let control = start_control().await;
+    let standin = tempfile::tempdir().unwrap();
+    let data = tempfile::tempdir().unwrap();
+    let mut command = agent(&control.base, data.path(), Some(ENROLL));
+    with_docker_standin(&mut command, standin.path());
+    let _running = Running(
+        command
+            .env("STANDIN_PULL_SECONDS", "6")
+            .env("KNOTROUTE_AGENT_SETTLE", "0s")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let agent_id = loop {
+        let agents = control.get("/api/v1/agents").await;
+        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
+            if a["docker_available"] == true {
+                break a["id"].as_str().unwrap().to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    let network = protocol::NetworkId::from_random_bytes([8; 32]).to_string();
+    let id = queue(
+        &control,
+        &agent_id,
+        "deploy_sidecar",
+        json!({"name": "slow",
+        "network_id": network, "target": "app:8080", "docker_network": "apps",
+        "beacons": ["https://beacon.example.net"]}),
+    )
+    .await;
+    // Wait until the pull is under way, then watch heartbeats arrive during it.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !std::fs::read_to_string(standin.path().join("commands.log"))
+        .unwrap_or_default()
+        .contains("kr-sidecar-slow pull")
+    {
+        assert!(Instant::now() < deadline, "the pull never started");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let during_pull = last_heartbeat(&control.admin, &control.base).await;
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let job = control.get(&format!("/api/v1/jobs/{id}")).await;
+    assert_eq!(job["status"], "running", "the pull should still run: {job}");
+    assert_ne!(
+        last_heartbeat(&control.admin, &control.base).await,
+        during_pull,
+        "no heartbeat while the job ran"
+    );
+    assert_eq!(finished(&control, &id).await["status"], "succeeded");
+}
