@@ -26,6 +26,15 @@ pub trait AdminBackend: Send + Sync + 'static {
         input: NetworkInput,
     ) -> Result<NetworkProfile, UiError>;
     async fn delete_network(&self, id: NetworkId) -> Result<(), UiError>;
+    async fn list_beacons(&self) -> Result<Vec<protocol::beacons::BeaconView>, UiError>;
+    async fn check_beacon(
+        &self,
+        beacon: protocol::beacons::BeaconRef,
+    ) -> Result<protocol::beacons::BeaconCheckView, UiError>;
+    async fn add_existing_beacon(
+        &self,
+        beacon: protocol::beacons::BeaconRef,
+    ) -> Result<NetworkProfile, UiError>;
     async fn list_agents(&self) -> Result<Vec<AgentView>, UiError>;
     async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
     async fn agent_action(
@@ -56,6 +65,13 @@ pub trait AdminBackend: Send + Sync + 'static {
     ) -> Result<protocol::api::JobView, UiError>;
     async fn cancel_job(&self, id: String) -> Result<(), UiError>;
     async fn retry_job(&self, id: String) -> Result<(), UiError>;
+    /// One page of the audit log, newest first, at most `AUDIT_PAGE` lines.
+    async fn list_audit(
+        &self,
+        action: Option<String>,
+        subject: Option<String>,
+        before: Option<i64>,
+    ) -> Result<crate::audit_api::AuditPage, UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` value.
     async fn sign_in(
         &self,

@@ -5,10 +5,14 @@
 #![recursion_limit = "256"]
 
 pub mod api;
+pub mod audit_api;
 #[cfg(feature = "ssr")]
 pub mod backend;
+pub mod beacons_api;
 pub mod error;
 pub mod i18n;
+pub mod i18n_audit;
+pub mod i18n_beacons;
 pub mod i18n_infra;
 pub mod i18n_jobs;
 pub mod infra_api;
@@ -94,6 +98,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/services") view=pages::NotBuiltPage />
                 <Route path=path!("/onboarding") view=pages::NotBuiltPage />
                 <Route path=path!("/jobs") view=pages::jobs::JobsPage />
+                <Route path=path!("/audit") view=pages::audit::AuditPage />
             </Routes>
         </Router>
     }

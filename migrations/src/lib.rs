@@ -10,6 +10,7 @@ mod m20261130_000003_jobs;
 mod m20261130_000004_audit;
 mod m20261130_000005_agent_lifecycle;
 mod m20261130_000006_heartbeat_state;
+mod m20261130_000007_beacon_checks;
 
 pub struct Migrator;
 
@@ -23,6 +24,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_audit::Migration),
             Box::new(m20261130_000005_agent_lifecycle::Migration),
             Box::new(m20261130_000006_heartbeat_state::Migration),
+            Box::new(m20261130_000007_beacon_checks::Migration),
         ]
     }
 }

@@ -269,6 +269,22 @@ pub struct EnrollmentAttempt {
     pub reason_text: String,
 }
 
+/// A line of the audit log as the API shows it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    /// Increasing; pass the last one as `before` for the next page.
+    pub id: i64,
+    /// RFC 3339 UTC.
+    pub at: String,
+    /// `admin`, `agent:<id>` or `control`.
+    pub actor: String,
+    /// A stable slug, e.g. `network.created`.
+    pub action: String,
+    /// The Network, Agent or Job ID it concerns.
+    pub subject: String,
+    pub detail: String,
+}
+
 /// The numbers on the Overview screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct OverviewCounts {

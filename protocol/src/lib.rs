@@ -5,6 +5,7 @@
 
 pub mod agent;
 pub mod api;
+pub mod beacons;
 pub mod ids;
 pub mod jobs;
 pub mod signing;

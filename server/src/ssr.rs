@@ -6,8 +6,8 @@ use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
-    ui_auth_error, ui_install_token_error, ui_inventory_error, ui_job_error, ui_network_error,
-    ui_store_error,
+    ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error, ui_job_error,
+    ui_network_error, ui_store_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -92,6 +92,54 @@ impl AdminBackend for Backend {
             .await
             .map_err(ui_network_error)?;
         Ok(())
+    }
+
+    async fn list_audit(
+        &self,
+        action: Option<String>,
+        subject: Option<String>,
+        before: Option<i64>,
+    ) -> Result<app::audit_api::AuditPage, UiError> {
+        let filter = crate::domain::audit::AuditFilter {
+            action,
+            subject,
+            before,
+            // One more than a page tells whether an older page exists.
+            limit: Some(app::audit_api::AUDIT_PAGE + 1),
+        };
+        let mut items = crate::domain::audit::list(&self.state.db, &filter)
+            .await
+            .map_err(ui_store_error)?;
+        let next =
+            crate::domain::split_page(&mut items, app::audit_api::AUDIT_PAGE, |e| e.id.to_string())
+                .and_then(|id| id.parse().ok());
+        Ok(app::audit_api::AuditPage { items, next })
+    }
+
+    async fn list_beacons(&self) -> Result<Vec<protocol::beacons::BeaconView>, UiError> {
+        self.state.beacons.list().await.map_err(ui_beacon_error)
+    }
+
+    async fn check_beacon(
+        &self,
+        beacon: protocol::beacons::BeaconRef,
+    ) -> Result<protocol::beacons::BeaconCheckView, UiError> {
+        self.state
+            .beacons
+            .check(&beacon)
+            .await
+            .map_err(ui_beacon_error)
+    }
+
+    async fn add_existing_beacon(
+        &self,
+        beacon: protocol::beacons::BeaconRef,
+    ) -> Result<NetworkProfile, UiError> {
+        self.state
+            .beacons
+            .add_existing(&beacon)
+            .await
+            .map_err(ui_beacon_error)
     }
 
     async fn list_agents(&self) -> Result<Vec<AgentView>, UiError> {

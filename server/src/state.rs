@@ -2,6 +2,7 @@
 
 use crate::config::Config;
 use crate::domain::agent_inventory::AgentInventory;
+use crate::domain::beacon_checks::BeaconChecks;
 use crate::domain::desired::Reconciler;
 use crate::domain::enrollment::Enrollment;
 use crate::domain::install_tokens::InstallTokens;
@@ -19,6 +20,7 @@ pub struct AppState {
     pub config: Arc<Config>,
     pub db: DatabaseConnection,
     pub networks: NetworkService,
+    pub beacons: BeaconChecks,
     pub auth: AuthService,
     pub agents: AgentService,
     pub enrollment: Enrollment,
@@ -41,8 +43,10 @@ impl AppState {
         let jobs = JobQueue::new(db.clone());
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
+        let networks = NetworkService::new(db.clone());
         Self {
-            networks: NetworkService::new(db.clone()),
+            beacons: BeaconChecks::new(db.clone(), networks.clone()),
+            networks,
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone()),
             enrollment: Enrollment::new(db.clone(), config.enroll_token.expose()),

@@ -1,5 +1,6 @@
 //! Infrastructure: the Agents with their status, Add agent (one-time install
-//! tokens with copy-ready snippets), the tokens and the enrollment log.
+//! tokens with copy-ready snippets), the Beacons, the tokens and the
+//! enrollment log.
 
 use super::layout::Frame;
 use super::LoadError;
@@ -61,6 +62,12 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_iter()
                                 .map(|a| {
                                     let href = format!("/infrastructure/agents/{}", a.id);
+                                    // Components with an error or a warning: what the operator looks at first.
+                                    let problems = a
+                                        .components
+                                        .iter()
+                                        .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
+                                        .count();
                                     view! {
                                         <tr>
                                             <td data-label=t.col_name><a href=href class="agent-name">{a.name}</a></td>
@@ -71,8 +78,20 @@ pub fn InfrastructurePage() -> impl IntoView {
                                             <td data-label=it.col_last_heartbeat>
                                                 {a.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}
                                             </td>
+                                            <td data-label=it.hostname>{a.hostname}</td>
                                             <td data-label=it.col_version>{a.version}</td>
-                                            <td data-label=it.col_components>{a.components.len()}</td>
+                                            <td data-label=it.docker class="agent-docker">
+                                                {if a.docker_available {
+                                                    view! { <span>{a.docker_version}</span> }.into_any()
+                                                } else {
+                                                    view! { <span class="muted">{it.docker_missing}</span> }.into_any()
+                                                }}
+                                            </td>
+                                            <td data-label=it.tags>{a.tags.join(", ")}</td>
+                                            <td data-label=it.col_components>
+                                                {a.components.len()}
+                                                {(problems > 0).then(|| view! { " " <span class="badge bad agent-problems">{format!("{problems} ⚠")}</span> })}
+                                            </td>
                                         </tr>
                                     }
                                 })
@@ -83,7 +102,10 @@ pub fn InfrastructurePage() -> impl IntoView {
                                         <th scope="col">{t.col_name}</th>
                                         <th scope="col">{it.col_status}</th>
                                         <th scope="col">{it.col_last_heartbeat}</th>
+                                        <th scope="col">{it.hostname}</th>
                                         <th scope="col">{it.col_version}</th>
+                                        <th scope="col">{it.docker}</th>
+                                        <th scope="col">{it.tags}</th>
                                         <th scope="col">{it.col_components}</th>
                                     </tr></thead>
                                     <tbody>{rows}</tbody>
@@ -96,6 +118,8 @@ pub fn InfrastructurePage() -> impl IntoView {
             </Transition>
 
             <AddAgentForm create />
+
+            <super::beacons::BeaconsSection />
 
             <h2 id="install-tokens">{it.tokens_title}</h2>
             <p class="field-error" role="alert">

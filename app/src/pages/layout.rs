@@ -36,6 +36,7 @@ pub fn Frame(children: Children) -> impl IntoView {
         ("/services", t.nav_services),
         ("/onboarding", t.nav_onboarding),
         ("/jobs", t.nav_jobs),
+        ("/audit", t.nav_audit),
     ];
     let switch_to = match lang {
         Lang::En => Lang::Ru,

@@ -1,6 +1,8 @@
 //! Screens, one module each, and the frame they share.
 
 pub mod agent;
+pub mod audit;
+pub mod beacons;
 pub mod confirm;
 pub mod infrastructure;
 pub mod job_form;

@@ -219,3 +219,30 @@ impl Browsing {
         let _ = self.playwright.shutdown().await;
     }
 }
+
+/// A network profile made through the admin API, as a script would; its ID.
+pub async fn create_network(base: &str, name: &str, beacons: &[&str]) -> String {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(reqwest::header::ORIGIN, base.parse().unwrap());
+    let admin = reqwest::Client::builder()
+        .cookie_store(true)
+        .default_headers(headers)
+        .build()
+        .unwrap();
+    let r = admin
+        .post(format!("{base}/api/v1/session"))
+        .json(&serde_json::json!({"password": PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let r = admin
+        .post(format!("{base}/api/v1/networks"))
+        .json(&serde_json::json!({"name": name, "beacons": beacons}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    let created: serde_json::Value = r.json().await.unwrap();
+    created["id"].as_str().unwrap().to_string()
+}

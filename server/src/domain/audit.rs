@@ -10,7 +10,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
 };
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 pub const ADMIN: &str = "admin";
 pub const CONTROL: &str = "control";
@@ -39,16 +39,8 @@ pub async fn record(
     }
 }
 
-/// An audit line as the API shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct AuditView {
-    pub id: i64,
-    pub at: String,
-    pub actor: String,
-    pub action: String,
-    pub subject: String,
-    pub detail: String,
-}
+/// An audit line as the API shows it (shared with the UI through `protocol`).
+pub type AuditView = protocol::api::AuditEntry;
 
 #[derive(Clone, Debug, Default, Deserialize)]
 pub struct AuditFilter {

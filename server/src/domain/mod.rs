@@ -6,6 +6,7 @@ pub mod agent_status;
 pub mod agents;
 pub mod audit;
 pub mod auth;
+pub mod beacon_checks;
 pub mod desired;
 pub mod enrollment;
 pub mod install_tokens;

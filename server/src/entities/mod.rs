@@ -4,6 +4,7 @@
 pub mod admin_session;
 pub mod agent;
 pub mod audit_entry;
+pub mod beacon_check;
 pub mod component;
 pub mod enrollment_log;
 pub mod install_token;

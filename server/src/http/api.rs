@@ -32,6 +32,7 @@ pub fn routes() -> Router<AppState> {
         .merge(super::agent_api::routes())
         .merge(super::jobs_api::routes())
         .merge(super::agents_api::routes())
+        .merge(super::beacons_api::routes())
         .route("/audit", get(list_audit))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {

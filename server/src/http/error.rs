@@ -5,6 +5,7 @@
 use crate::domain::agent_inventory::InventoryError;
 use crate::domain::agents::AgentAuthError;
 use crate::domain::auth::AuthError;
+use crate::domain::beacon_checks::BeaconError;
 use crate::domain::enrollment::{EnrollError, EnrollRefusal};
 use crate::domain::install_tokens::InstallTokenError;
 use crate::domain::jobs::JobError;
@@ -119,6 +120,29 @@ impl From<NetworkError> for ApiError {
                 api.hint("Start again without `after`.")
             }
             NetworkError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<BeaconError> for ApiError {
+    fn from(e: BeaconError) -> Self {
+        match e {
+            BeaconError::Invalid(errors) => match errors.first() {
+                Some(first) => ApiError::field(first),
+                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
+            },
+            BeaconError::NetworkNotFound => NetworkError::NotFound.into(),
+            BeaconError::NotInProfile => {
+                let mut api = Self::new(
+                    StatusCode::NOT_FOUND,
+                    "beacon_not_in_profile",
+                    "This URL is not a Beacon of that network profile.",
+                )
+                .hint("GET /api/v1/beacons lists the Beacon URLs of every profile.");
+                api.body.field = Some("url".into());
+                api
+            }
+            BeaconError::Store(e) => e.into(),
         }
     }
 }
@@ -371,6 +395,15 @@ pub fn ui_network_error(e: NetworkError) -> UiError {
         NetworkError::Invalid(errors) => UiError::Invalid(errors),
         NetworkError::NotFound | NetworkError::UnknownCursor => UiError::NotFound,
         NetworkError::Store(e) => ui_store_error(e),
+    }
+}
+
+pub fn ui_beacon_error(e: BeaconError) -> UiError {
+    match e {
+        BeaconError::Invalid(errors) => UiError::Invalid(errors),
+        BeaconError::NetworkNotFound => UiError::NotFound,
+        BeaconError::NotInProfile => UiError::Refused(ApiError::from(e).body.error),
+        BeaconError::Store(e) => ui_store_error(e),
     }
 }
 

@@ -4,6 +4,7 @@ pub mod agent_api;
 pub mod agents_api;
 pub mod api;
 pub mod auth;
+pub mod beacons_api;
 pub mod error;
 pub mod extract;
 pub mod health;

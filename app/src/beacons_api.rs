@@ -1,0 +1,27 @@
+//! Server functions of the Beacons section: the list with the latest checks,
+//! a check on demand, and adding an existing Beacon to a profile.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::api::NetworkProfile;
+use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
+
+#[cfg(feature = "ssr")]
+use crate::api::with_status;
+#[cfg(feature = "ssr")]
+use crate::backend::backend;
+
+#[server(prefix = "/ui", endpoint = "list_beacons")]
+pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
+    with_status(async { backend()?.list_beacons().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "check_beacon", input = leptos::server_fn::codec::Json)]
+pub async fn check_beacon(beacon: BeaconRef) -> Result<BeaconCheckView, UiError> {
+    with_status(async { backend()?.check_beacon(beacon).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "add_existing_beacon", input = leptos::server_fn::codec::Json)]
+pub async fn add_existing_beacon(beacon: BeaconRef) -> Result<NetworkProfile, UiError> {
+    with_status(async { backend()?.add_existing_beacon(beacon).await }.await)
+}

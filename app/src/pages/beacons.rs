@@ -1,0 +1,238 @@
+//! The Beacons section of Infrastructure: every Beacon URL of every profile,
+//! managed or external, with its latest check and a Check button; and the
+//! form that adds an existing Beacon to a profile.
+
+use super::infrastructure::when;
+use super::LoadError;
+use crate::api::list_networks;
+use crate::beacons_api::{list_beacons, AddExistingBeacon, CheckBeacon};
+use crate::error::UiError;
+use crate::i18n::texts;
+use crate::i18n_beacons::{beacon_texts, check_outcome};
+use crate::use_lang;
+use leptos::prelude::*;
+use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
+
+#[component]
+pub fn BeaconsSection() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let bt = beacon_texts(lang);
+    let add = ServerAction::<AddExistingBeacon>::new();
+    let beacons = Resource::new(move || add.version().get(), |_| list_beacons());
+    view! {
+        <h2 id="beacons">{bt.title}</h2>
+        <p class="muted">{bt.intro}</p>
+        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || Suspend::new(async move {
+                match beacons.await {
+                    Err(e) => view! { <LoadError error=e /> }.into_any(),
+                    Ok(list) if list.is_empty() => {
+                        view! { <p class="empty" id="beacons-empty">{bt.empty}</p> }.into_any()
+                    }
+                    Ok(list) => {
+                        let rows = list
+                            .into_iter()
+                            .map(|beacon| view! { <BeaconRow beacon /> })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="beacons-table">
+                                <thead><tr>
+                                    <th scope="col">{bt.col_url}</th>
+                                    <th scope="col">{bt.col_network}</th>
+                                    <th scope="col">{bt.col_kind}</th>
+                                    <th scope="col">{bt.col_check}</th>
+                                    <th scope="col"></th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Transition>
+        <AddBeaconForm add />
+    }
+}
+
+#[component]
+fn BeaconRow(beacon: BeaconView) -> impl IntoView {
+    let lang = use_lang();
+    let bt = beacon_texts(lang);
+    let check = ServerAction::<CheckBeacon>::new();
+    let last = beacon.last_check.clone();
+    // The newest result: this page's check, else the stored one.
+    let shown = move || {
+        check
+            .value()
+            .get()
+            .and_then(|r| r.ok())
+            .or_else(|| last.clone())
+    };
+    let error = move || {
+        check
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    };
+    let target = BeaconRef {
+        network_id: beacon.network_id.clone(),
+        url: beacon.url.clone(),
+    };
+    let kind = match &beacon.managed_by {
+        Some(managed) => view! {
+            <span class="badge ok">{bt.managed}</span>
+            " "
+            <a href=format!("/infrastructure/agents/{}", managed.agent_id)>
+                <code>{managed.component_id.clone()}</code>
+            </a>
+        }
+        .into_any(),
+        None => view! { <span class="badge">{bt.external}</span> }.into_any(),
+    };
+    view! {
+        <tr class="beacon-row" data-url=beacon.url.clone()>
+            <td data-label=bt.col_url><code class="beacon-url">{beacon.url.clone()}</code></td>
+            <td data-label=bt.col_network>
+                <a href=format!("/networks/{}", beacon.network_id)>{beacon.network_name.clone()}</a>
+            </td>
+            <td data-label=bt.col_kind>{kind}</td>
+            <td data-label=bt.col_check class="beacon-check" aria-live="polite">
+                {move || match shown() {
+                    None => view! { <span class="muted">{bt.never_checked}</span> }.into_any(),
+                    Some(result) => view! { <CheckResult result /> }.into_any(),
+                }}
+                <p class="field-error" role="alert">{error}</p>
+            </td>
+            <td>
+                <button type="button" class="check-beacon"
+                    aria-label=format!("{} {}", bt.check, beacon.url)
+                    disabled=move || check.pending().get()
+                    on:click=move |_| { check.dispatch(CheckBeacon { beacon: target.clone() }); }>
+                    {move || if check.pending().get() { bt.checking } else { bt.check }}
+                </button>
+            </td>
+        </tr>
+    }
+}
+
+#[component]
+fn CheckResult(result: BeaconCheckView) -> impl IntoView {
+    let lang = use_lang();
+    let bt = beacon_texts(lang);
+    let checked = format!("{} {}", bt.checked_at, when(&result.checked_at));
+    let class = result.class.as_str();
+    if result.ok {
+        let latency = result.latency_ms.unwrap_or_default();
+        view! {
+            <span class="check-result" data-class=class>
+                <span class="badge ok">{check_outcome(result.class, lang)}</span>
+                " " {format!("{latency} ms")}
+                <br /><span class="muted">{checked}</span>
+            </span>
+        }
+        .into_any()
+    } else {
+        view! {
+            <span class="check-result" data-class=class>
+                <span class="badge bad">{class}</span>
+                " " {check_outcome(result.class, lang)}
+                <br /><code class="check-detail">{result.detail}</code>
+                <br /><span class="muted">{checked}</span>
+            </span>
+        }
+        .into_any()
+    }
+}
+
+/// Adds an existing Beacon's URL to a profile.
+#[component]
+fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let bt = beacon_texts(lang);
+    let networks = Resource::new(|| (), |_| list_networks(None));
+    let network = RwSignal::new(String::new());
+    let url = RwSignal::new(String::new());
+    let local_error = RwSignal::new(None::<UiError>);
+    let error = move || {
+        local_error
+            .get()
+            .or_else(|| add.value().get().and_then(|r| r.err()))
+    };
+    let message_for = move |field: &'static str| {
+        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
+    };
+    let refused = move || {
+        error()
+            .filter(|e| !matches!(e, UiError::Invalid(_)))
+            .map(|e| e.message(lang))
+    };
+    let added = move || {
+        add.value()
+            .get()
+            .is_some_and(|r| r.is_ok())
+            .then_some(bt.added)
+    };
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let beacon = BeaconRef {
+            network_id: network.get_untracked(),
+            url: url.get_untracked(),
+        };
+        match beacon.validate() {
+            Err(errors) => local_error.set(Some(UiError::Invalid(errors))),
+            Ok(_) => {
+                local_error.set(None);
+                add.dispatch(AddExistingBeacon { beacon });
+            }
+        }
+    };
+    view! {
+        <section class="card" id="add-beacon">
+            <h2>{bt.add_title}</h2>
+            <p class="muted">{bt.add_intro}" "<a href="/jobs">{bt.deploy_hint}</a></p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match networks.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(page) if page.items.is_empty() => view! {
+                            <p class="empty">{bt.no_networks}" "<a href="/networks/new">{t.new_network}</a></p>
+                        }
+                            .into_any(),
+                        Ok(page) => {
+                            let options = page
+                                .items
+                                .into_iter()
+                                .map(|n| view! { <option value=n.id.to_string()>{n.name}</option> })
+                                .collect_view();
+                            view! {
+                                <form on:submit=on_submit novalidate>
+                                    <label for="beacon-network">{bt.field_network}</label>
+                                    <select id="beacon-network" name="network_id"
+                                        on:change=move |ev| network.set(event_target_value(&ev))>
+                                        <option value="">{bt.choose_network}</option>
+                                        {options}
+                                    </select>
+                                    <p class="field-error" id="beacon-network-error">{move || message_for("network_id")}</p>
+                                    <label for="beacon-url">{bt.field_url}</label>
+                                    <input id="beacon-url" name="url" inputmode="url" placeholder="https://beacon.example.net"
+                                        prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev)) />
+                                    <p class="field-error" id="beacon-url-error">{move || message_for("url")}</p>
+                                    <p class="field-error" role="alert">{refused}</p>
+                                    <button type="submit" class="primary" id="add-beacon-submit" disabled=move || add.pending().get()>
+                                        {bt.add}
+                                    </button>
+                                    <p class="muted" role="status" id="add-beacon-done">{added}</p>
+                                </form>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}

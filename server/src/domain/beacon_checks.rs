@@ -1,0 +1,365 @@
+//! Beacon health checks: `GET <beacon>/healthz`, classified by where it
+//! failed (DNS, connect, TLS, timeout, HTTP status), kept as history; and the
+//! list of every Beacon URL of every profile with its latest check.
+//!
+//! Checks connect only to the addresses they resolved (no second lookup a
+//! DNS answer could change), follow no redirects, read at most 1 KiB of a
+//! body, and never touch link-local addresses (cloud metadata services).
+
+use super::agents::bounded;
+use super::networks::{NetworkError, NetworkService, PAGE_MAX};
+use super::StoreError;
+use crate::entities::{beacon_check, component};
+use chrono::{SecondsFormat, Utc};
+use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView, CheckClass, ManagedBeacon};
+use protocol::validation::FieldError;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    Set, Statement,
+};
+use std::collections::HashMap;
+use std::net::{IpAddr, SocketAddr};
+use std::time::{Duration, Instant};
+
+/// A check gives up after this long (DNS, connect, TLS and answer together).
+pub const CHECK_TIMEOUT: Duration = Duration::from_secs(5);
+const DETAIL_MAX: usize = 512;
+const BODY_EXCERPT: usize = 1024;
+
+#[derive(Debug, thiserror::Error)]
+pub enum BeaconError {
+    #[error("invalid input: {0:?}")]
+    Invalid(Vec<FieldError>),
+    #[error("network profile not found")]
+    NetworkNotFound,
+    /// The URL is not one of the profile's Beacons.
+    #[error("not a Beacon of this profile")]
+    NotInProfile,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for BeaconError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        BeaconError::Store(StoreError(e))
+    }
+}
+
+impl From<NetworkError> for BeaconError {
+    fn from(e: NetworkError) -> Self {
+        match e {
+            NetworkError::NotFound => BeaconError::NetworkNotFound,
+            NetworkError::Invalid(errors) => BeaconError::Invalid(errors),
+            NetworkError::Store(e) => BeaconError::Store(e),
+            NetworkError::UnknownCursor => BeaconError::NetworkNotFound,
+        }
+    }
+}
+
+/// What one probe found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Probe {
+    pub class: CheckClass,
+    pub latency_ms: Option<u32>,
+    pub detail: String,
+}
+
+fn failed(class: CheckClass, detail: impl Into<String>) -> Probe {
+    Probe {
+        class,
+        latency_ms: None,
+        detail: bounded(&detail.into(), DETAIL_MAX),
+    }
+}
+
+/// Link-local addresses: 169.254.0.0/16 (where cloud metadata services
+/// answer) and fe80::/10. Always refused, whatever else is allowed.
+pub fn is_link_local(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => v4.is_link_local(),
+        IpAddr::V6(v6) => {
+            v6.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
+                || (v6.segments()[0] & 0xffc0) == 0xfe80
+        }
+    }
+}
+
+/// The whole error chain as one line: reqwest hides the cause in sources.
+fn chain(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        text.push_str(": ");
+        text.push_str(&cause.to_string());
+        source = cause.source();
+    }
+    text
+}
+
+/// Checks `<beacon_url>/healthz` once.
+pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
+    let Ok(url) = url::Url::parse(beacon_url) else {
+        return failed(CheckClass::Dns, format!("{beacon_url} is not a URL"));
+    };
+    let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+        return failed(CheckClass::Dns, format!("{beacon_url} names no host"));
+    };
+    let started = Instant::now();
+    let literal = host
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .ok();
+    let addresses: Vec<SocketAddr> = match literal {
+        Some(ip) => vec![SocketAddr::new(ip, port)],
+        None => match tokio::time::timeout(timeout, tokio::net::lookup_host((host, port))).await {
+            Err(_) => return failed(CheckClass::Dns, format!("resolving {host} timed out")),
+            Ok(Err(e)) => return failed(CheckClass::Dns, format!("cannot resolve {host}: {e}")),
+            Ok(Ok(found)) => found.collect(),
+        },
+    };
+    if addresses.is_empty() {
+        return failed(CheckClass::Dns, format!("{host} has no address"));
+    }
+    if let Some(bad) = addresses.iter().find(|a| is_link_local(a.ip())) {
+        return failed(
+            CheckClass::Blocked,
+            format!("{host} resolves to the link-local address {}; Control never connects to link-local addresses (cloud metadata services live there)", bad.ip()),
+        );
+    }
+    let mut client = reqwest::Client::builder()
+        .timeout(timeout.saturating_sub(started.elapsed()))
+        .redirect(reqwest::redirect::Policy::none())
+        .user_agent(concat!("knotroute-control/", env!("CARGO_PKG_VERSION")));
+    if literal.is_none() {
+        client = client.resolve_to_addrs(host, &addresses);
+    }
+    let client = match client.build() {
+        Ok(client) => client,
+        Err(e) => return failed(CheckClass::Connect, chain(&e)),
+    };
+    let healthz = format!("{}/healthz", beacon_url.trim_end_matches('/'));
+    let sent = Instant::now();
+    let mut response = match client.get(&healthz).send().await {
+        Ok(response) => response,
+        Err(e) => {
+            let text = chain(&e);
+            let lower = text.to_ascii_lowercase();
+            let class = if e.is_timeout() {
+                CheckClass::Timeout
+            } else if ["certificate", "tls", "handshake", "ssl"]
+                .iter()
+                .any(|w| lower.contains(w))
+            {
+                CheckClass::Tls
+            } else {
+                CheckClass::Connect
+            };
+            return failed(class, text);
+        }
+    };
+    let latency_ms = u32::try_from(sent.elapsed().as_millis()).unwrap_or(u32::MAX);
+    let status = response.status();
+    if status.is_success() {
+        return Probe {
+            class: CheckClass::Ok,
+            latency_ms: Some(latency_ms),
+            detail: format!("HTTP {}", status.as_u16()),
+        };
+    }
+    // A bounded excerpt: a hostile server could send an endless body.
+    let mut body = Vec::new();
+    while body.len() < BODY_EXCERPT {
+        match tokio::time::timeout(Duration::from_secs(1), response.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(BODY_EXCERPT);
+    let excerpt = String::from_utf8_lossy(&body);
+    Probe {
+        class: CheckClass::HttpStatus,
+        latency_ms: Some(latency_ms),
+        detail: bounded(
+            &format!("HTTP {}: {}", status.as_u16(), excerpt.trim()),
+            DETAIL_MAX,
+        ),
+    }
+}
+
+fn view(row: beacon_check::Model) -> BeaconCheckView {
+    BeaconCheckView {
+        network_id: row.network_id,
+        url: row.url,
+        checked_at: row.checked_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+        ok: row.ok,
+        latency_ms: row.latency_ms.and_then(|ms| u32::try_from(ms).ok()),
+        class: CheckClass::parse(&row.class).unwrap_or(CheckClass::Connect),
+        detail: row.detail,
+    }
+}
+
+#[derive(Clone)]
+pub struct BeaconChecks {
+    db: DatabaseConnection,
+    networks: NetworkService,
+    timeout: Duration,
+}
+
+impl BeaconChecks {
+    pub fn new(db: DatabaseConnection, networks: NetworkService) -> Self {
+        Self {
+            db,
+            networks,
+            timeout: CHECK_TIMEOUT,
+        }
+    }
+
+    /// Checks a Beacon URL of a profile now and keeps the result.
+    pub async fn check(&self, beacon: &BeaconRef) -> Result<BeaconCheckView, BeaconError> {
+        let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
+        let profile = self.networks.get(&network_id).await?;
+        if !profile.beacons.contains(&url) {
+            return Err(BeaconError::NotInProfile);
+        }
+        let probe = probe(&url, self.timeout).await;
+        let row = beacon_check::ActiveModel {
+            network_id: Set(network_id.to_string()),
+            url: Set(url),
+            checked_at: Set(Utc::now()),
+            ok: Set(probe.class == CheckClass::Ok),
+            latency_ms: Set(probe.latency_ms.map(|ms| ms.min(i32::MAX as u32) as i32)),
+            class: Set(probe.class.as_str().to_string()),
+            detail: Set(probe.detail),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await?;
+        Ok(view(row))
+    }
+
+    /// Adds an existing (unmanaged) Beacon's URL to a profile. Refusals name
+    /// the `url` field, as the form has no list of Beacons.
+    pub async fn add_existing(
+        &self,
+        beacon: &BeaconRef,
+    ) -> Result<protocol::api::NetworkProfile, BeaconError> {
+        let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
+        let profile = self.networks.get(&network_id).await?;
+        let mut beacons = profile.beacons.clone();
+        beacons.push(url);
+        let input = protocol::api::NetworkInput {
+            id: None,
+            name: profile.name,
+            description: Some(profile.description),
+            beacons,
+        };
+        self.networks
+            .update(&network_id, input)
+            .await
+            .map_err(|e| match BeaconError::from(e) {
+                BeaconError::Invalid(errors) => BeaconError::Invalid(
+                    errors
+                        .into_iter()
+                        .map(|mut e| {
+                            if e.field.starts_with("beacons") {
+                                e.field = "url".into();
+                            }
+                            e
+                        })
+                        .collect(),
+                ),
+                other => other,
+            })
+    }
+
+    /// The latest check of every checked URL, by (network ID, URL).
+    async fn latest(&self) -> Result<HashMap<(String, String), BeaconCheckView>, BeaconError> {
+        let backend = self.db.get_database_backend();
+        let rows = beacon_check::Entity::find()
+            .from_raw_sql(Statement::from_string(
+                backend,
+                "SELECT * FROM beacon_checks WHERE id IN \
+                 (SELECT MAX(id) FROM beacon_checks GROUP BY network_id, url)",
+            ))
+            .all(&self.db)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|row| ((row.network_id.clone(), row.url.clone()), view(row)))
+            .collect())
+    }
+
+    /// Beacon URLs that Control deployed, with the Agent and component.
+    async fn managed(&self) -> Result<HashMap<String, ManagedBeacon>, BeaconError> {
+        let rows = component::Entity::find()
+            .filter(component::Column::Kind.eq("beacon"))
+            .filter(component::Column::Desired.eq(true))
+            .all(&self.db)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|c| {
+                let spec: serde_json::Value = serde_json::from_str(&c.spec).ok()?;
+                let url = spec["beacon_url"].as_str()?.to_string();
+                Some((
+                    url,
+                    ManagedBeacon {
+                        agent_id: c.agent_id,
+                        component_id: c.component_id,
+                    },
+                ))
+            })
+            .collect())
+    }
+
+    /// Every Beacon URL of every profile (by profile name), with its latest check.
+    pub async fn list(&self) -> Result<Vec<BeaconView>, BeaconError> {
+        let latest = self.latest().await?;
+        let managed = self.managed().await?;
+        let mut beacons = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.networks.list(after.as_deref(), PAGE_MAX).await?;
+            for profile in page.items {
+                for url in &profile.beacons {
+                    let key = (profile.id.to_string(), url.clone());
+                    beacons.push(BeaconView {
+                        network_id: profile.id.to_string(),
+                        network_name: profile.name.clone(),
+                        url: url.clone(),
+                        managed_by: managed.get(url).cloned(),
+                        last_check: latest.get(&key).cloned(),
+                    });
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        Ok(beacons)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn link_local_addresses_are_recognised() {
+        for ip in ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254"] {
+            assert!(is_link_local(ip.parse().unwrap()), "{ip}");
+        }
+        for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "::1", "2001:db8::1"] {
+            assert!(!is_link_local(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[tokio::test]
+    async fn the_metadata_address_is_never_contacted() {
+        let probe = probe("http://169.254.169.254", CHECK_TIMEOUT).await;
+        assert_eq!(probe.class, CheckClass::Blocked);
+        assert!(probe.detail.contains("link-local"), "{}", probe.detail);
+    }
+}

@@ -1,0 +1,40 @@
+//! Beacons in the admin API: every Beacon URL of every profile with its
+//! latest check, a check on demand, and adding an existing Beacon's URL.
+
+use super::error::ApiError;
+use super::extract::ApiJson;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::api::NetworkProfile;
+use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/beacons", get(list_beacons).post(add_existing_beacon))
+        .route("/beacons/check", post(check_beacon))
+}
+
+async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconView>>, ApiError> {
+    Ok(Json(state.beacons.list().await?))
+}
+
+/// `{"network_id","url"}` → the check's result (a failed check is still 200:
+/// the request worked; `ok` and `class` say how the Beacon did).
+async fn check_beacon(
+    State(state): State<AppState>,
+    ApiJson(beacon): ApiJson<BeaconRef>,
+) -> Result<Json<BeaconCheckView>, ApiError> {
+    Ok(Json(state.beacons.check(&beacon).await?))
+}
+
+/// `{"network_id","url"}` → 201 with the updated profile.
+async fn add_existing_beacon(
+    State(state): State<AppState>,
+    ApiJson(beacon): ApiJson<BeaconRef>,
+) -> Result<(StatusCode, Json<NetworkProfile>), ApiError> {
+    let profile = state.beacons.add_existing(&beacon).await?;
+    Ok((StatusCode::CREATED, Json(profile)))
+}

@@ -1,0 +1,217 @@
+//! Beacon checks through the JSON API, against local servers standing in for
+//! Beacons: healthy, HTTP 500, closed port, TLS with an untrusted
+//! certificate, a server that never answers, an unresolvable name and the
+//! cloud metadata address. Plus the list and "add existing Beacon".
+
+mod common;
+
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+/// `http://127.0.0.1:<port>` answering `/healthz` with `status` and `body`.
+async fn http_beacon(status: u16, body: &'static str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let app = axum::Router::new().route(
+        "/healthz",
+        axum::routing::get(move || async move {
+            (axum::http::StatusCode::from_u16(status).unwrap(), body)
+        }),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    url
+}
+
+/// Accepts connections and never answers.
+async fn silent_beacon() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((stream, _)) = listener.accept().await {
+            held.push(stream);
+        }
+    });
+    url
+}
+
+/// HTTPS with a self-signed certificate no client trusts.
+async fn untrusted_tls_beacon() -> String {
+    use rustls_pki_types::pem::PemObject;
+    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
+    let certs = CertificateDer::pem_file_iter(dir.join("untrusted-test-cert.pem"))
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let key = PrivateKeyDer::from_pem_file(dir.join("untrusted-test-key.pem")).unwrap();
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(certs, key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("https://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((stream, _)) = listener.accept().await {
+            let acceptor = acceptor.clone();
+            tokio::spawn(async move {
+                // The client gives up during the handshake; nothing to serve.
+                let _ = acceptor.accept(stream).await;
+            });
+        }
+    });
+    url
+}
+
+fn closed_port_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    format!("http://{}", listener.local_addr().unwrap())
+}
+
+on_both_databases!(
+    each_failure_class_is_told_apart_and_kept_as_the_latest_check,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let healthy = http_beacon(200, "ok").await;
+        let failing = http_beacon(500, "database is down").await;
+        let closed = closed_port_url();
+        let tls = untrusted_tls_beacon().await;
+        let silent = silent_beacon().await;
+        let unresolvable = "http://no-such-beacon.invalid".to_string();
+        let metadata = "http://169.254.169.254".to_string();
+        let urls = [
+            &healthy,
+            &failing,
+            &closed,
+            &tls,
+            &silent,
+            &unresolvable,
+            &metadata,
+        ];
+        let r = c
+            .create_network(json!({"name": "Checked", "beacons": urls}))
+            .await;
+        assert_eq!(r.status(), 201);
+        let network: Value = r.json().await.unwrap();
+        let network_id = network["id"].as_str().unwrap().to_string();
+
+        // All at once: the silent one takes the full 5 s timeout.
+        let checks = futures_util::future::join_all(urls.iter().map(|url| {
+            let body = json!({"network_id": network_id, "url": url});
+            let c = &c;
+            async move {
+                let r = c.post_json("/api/v1/beacons/check", body).await;
+                assert_eq!(r.status(), 200);
+                r.json::<Value>().await.unwrap()
+            }
+        }))
+        .await;
+        let class = |i: usize| checks[i]["class"].as_str().unwrap().to_string();
+        assert_eq!(class(0), "ok", "{}", checks[0]);
+        assert_eq!(checks[0]["ok"], true);
+        assert!(checks[0]["latency_ms"].as_u64().unwrap() < 5000);
+        assert_eq!(class(1), "http_status", "{}", checks[1]);
+        assert_eq!(checks[1]["detail"], "HTTP 500: database is down");
+        assert_eq!(class(2), "connect", "{}", checks[2]);
+        assert_eq!(class(3), "tls", "{}", checks[3]);
+        assert_eq!(class(4), "timeout", "{}", checks[4]);
+        assert_eq!(class(5), "dns", "{}", checks[5]);
+        assert_eq!(class(6), "blocked", "{}", checks[6]);
+        for failed in &checks[1..] {
+            assert_eq!(failed["ok"], false);
+        }
+
+        // The list shows every URL as external, with its latest check.
+        let again = c
+            .post_json(
+                "/api/v1/beacons/check",
+                json!({"network_id": network_id, "url": failing}),
+            )
+            .await
+            .json::<Value>()
+            .await
+            .unwrap();
+        let listed: Vec<Value> = c.get_json("/api/v1/beacons").await;
+        assert_eq!(listed.len(), urls.len());
+        let row = listed
+            .iter()
+            .find(|b| b["url"] == failing.as_str())
+            .unwrap();
+        assert_eq!(row["network_name"], "Checked");
+        assert_eq!(row["managed_by"], Value::Null);
+        assert_eq!(row["last_check"], again);
+    }
+);
+
+on_both_databases!(
+    checks_and_additions_refuse_what_does_not_belong,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c
+            .create_network(json!({"name": "Small", "beacons": ["https://b1.example.net"]}))
+            .await;
+        let network: Value = r.json().await.unwrap();
+        let network_id = network["id"].as_str().unwrap().to_string();
+
+        // A URL that is not a Beacon of the profile is never contacted.
+        let r = c
+            .post_json(
+                "/api/v1/beacons/check",
+                json!({"network_id": network_id, "url": "https://elsewhere.example.net"}),
+            )
+            .await;
+        assert_eq!(r.status(), 404);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["code"], "beacon_not_in_profile");
+        assert_eq!(body["field"], "url");
+        let r = c
+            .post_json(
+                "/api/v1/beacons/check",
+                json!({"network_id": "kn_nope", "url": "https://b1.example.net"}),
+            )
+            .await;
+        assert_eq!(r.status(), 400);
+        assert_eq!(r.json::<Value>().await.unwrap()["field"], "network_id");
+
+        // Adding an existing Beacon: a duplicate is refused on `url`; a new one is added.
+        let r = c
+            .post_json(
+                "/api/v1/beacons",
+                json!({"network_id": network_id, "url": "https://B1.example.net/"}),
+            )
+            .await;
+        assert_eq!(r.status(), 400);
+        let body: Value = r.json().await.unwrap();
+        assert_eq!(body["field"], "url", "{body}");
+        assert_eq!(body["code"], "beacon_duplicate", "{body}");
+        let r = c
+            .post_json(
+                "/api/v1/beacons",
+                json!({"network_id": network_id, "url": "http://10.0.0.7:7447"}),
+            )
+            .await;
+        assert_eq!(r.status(), 400, "the relay port is not the Beacon API");
+        assert_eq!(r.json::<Value>().await.unwrap()["field"], "url");
+        let r = c
+            .post_json(
+                "/api/v1/beacons",
+                json!({"network_id": network_id, "url": "https://b2.example.net"}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        let updated: Value = r.json().await.unwrap();
+        assert_eq!(
+            updated["beacons"],
+            json!(["https://b1.example.net", "https://b2.example.net"])
+        );
+        let audit: Vec<Value> = c.get_json("/api/v1/audit?action=network.updated").await;
+        assert_eq!(audit.len(), 1, "the addition is audited: {audit:?}");
+    }
+);
