@@ -51,11 +51,11 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
         .to_contain_text("not checked yet")
         .await
         .unwrap();
-    page.locator(&format!("{healthy_row} .check-beacon"))
+    page.locator(format!("{healthy_row} .check-beacon"))
         .click(None)
         .await
         .unwrap();
-    expect(page.locator(&format!("{healthy_row} .check-result[data-class='ok']")))
+    expect(page.locator(format!("{healthy_row} .check-result[data-class='ok']")))
         .with_timeout(wait)
         .to_contain_text(" ms")
         .await
@@ -93,11 +93,11 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
         .await
         .unwrap();
     let closed_row = format!(".beacon-row[data-url='{closed}']");
-    page.locator(&format!("{closed_row} .check-beacon"))
+    page.locator(format!("{closed_row} .check-beacon"))
         .click(None)
         .await
         .unwrap();
-    expect(page.locator(&format!("{closed_row} .check-result[data-class='connect']")))
+    expect(page.locator(format!("{closed_row} .check-result[data-class='connect']")))
         .with_timeout(wait)
         .to_contain_text("Connection refused")
         .await
@@ -113,7 +113,7 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
     expect(
         phone
             .page
-            .locator(&format!(".beacon-row[data-url='{closed}'] .check-result")),
+            .locator(format!(".beacon-row[data-url='{closed}'] .check-result")),
     )
     .with_timeout(wait)
     .to_contain_text("connect")
