@@ -15,6 +15,7 @@ pub mod i18n_audit;
 pub mod i18n_beacons;
 pub mod i18n_infra;
 pub mod i18n_jobs;
+pub mod i18n_services;
 pub mod infra_api;
 pub mod jobs_api;
 mod pages;
@@ -95,7 +96,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks/:id") view=pages::networks::NetworkPage />
                 <Route path=path!("/infrastructure") view=pages::infrastructure::InfrastructurePage />
                 <Route path=path!("/infrastructure/agents/:id") view=pages::agent::AgentPage />
-                <Route path=path!("/services") view=pages::NotBuiltPage />
+                <Route path=path!("/services") view=pages::services::ServicesPage />
                 <Route path=path!("/onboarding") view=pages::NotBuiltPage />
                 <Route path=path!("/jobs") view=pages::jobs::JobsPage />
                 <Route path=path!("/audit") view=pages::audit::AuditPage />

@@ -139,6 +139,9 @@ pub struct ComponentView {
     /// When a failed deployment of this desired component is tried again.
     #[serde(default)]
     pub next_retry_at: Option<String>,
+    /// What the admin deployed (the job payload), for a desired component.
+    #[serde(default)]
+    pub spec: Option<serde_json::Value>,
 }
 
 /// A job as the admin API shows it.

@@ -12,6 +12,7 @@ pub mod login;
 pub mod network_form;
 pub mod networks;
 pub mod overview;
+pub mod services;
 
 use crate::error::UiError;
 use crate::i18n::texts;

@@ -13,7 +13,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub const PASSWORD: &str = "browser-test-admin-password";
-const ENROLL: &str = "browser-test-enroll-token-01";
+pub const ENROLL: &str = "browser-test-enroll-token-01";
 
 pub struct Control {
     pub base: String,

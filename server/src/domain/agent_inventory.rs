@@ -81,6 +81,10 @@ fn view(
                     .next_deploy_at
                     .filter(|_| c.desired && !c.deploy_error.is_empty())
                     .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+                spec: c
+                    .desired
+                    .then(|| serde_json::from_str(&c.spec).ok())
+                    .flatten(),
             })
             .collect(),
     }

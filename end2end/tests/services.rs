@@ -1,0 +1,246 @@
+//! Services in a real browser, with a simulated Agent speaking the real agent
+//! API: the publish form stops on a network without a Beacon and says why;
+//! with one, it refuses a missing Docker network beside the field, then queues
+//! a deploy that the Agent takes; the service shows "not yet" with the reason,
+//! then its .knot address; removing it asks first. Desktop and phone sizes.
+
+mod common;
+
+use playwright_rs::expect;
+use protocol::signing::{AgentKey, HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+/// An Agent as the protocol sees it: signed POSTs with a fresh nonce.
+struct SimAgent {
+    key: AgentKey,
+    base: String,
+    http: reqwest::Client,
+    nonce: AtomicU64,
+}
+
+impl SimAgent {
+    async fn enroll(base: &str) -> Self {
+        let agent = Self {
+            key: AgentKey::from_seed([42; 32]),
+            base: base.to_string(),
+            http: reqwest::Client::new(),
+            nonce: AtomicU64::new(0),
+        };
+        let r = agent
+            .http
+            .post(format!("{base}/api/v1/agents/enroll"))
+            .json(
+                &json!({"name": "edge-1", "public_key": agent.key.public_key().to_wire(),
+                "token": common::ENROLL, "tags": []}),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201);
+        agent
+    }
+
+    fn id(&self) -> String {
+        self.key.public_key().agent_id().to_string()
+    }
+
+    async fn post(&self, path: &str, mut body: Value) -> reqwest::Response {
+        body["nonce"] = json!(format!("n{}", self.nonce.fetch_add(1, Ordering::Relaxed)));
+        let bytes = serde_json::to_vec(&body).unwrap();
+        let timestamp = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_secs()
+            .to_string();
+        let signature = self.key.sign("POST", path, &timestamp, &bytes);
+        self.http
+            .post(format!("{}{path}", self.base))
+            .header("content-type", "application/json")
+            .header(HEADER_AGENT, self.id())
+            .header(HEADER_TIMESTAMP, timestamp)
+            .header(HEADER_SIGNATURE, signature)
+            .body(bytes)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn heartbeat(&self, components: Value) {
+        let r = self
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"name": "edge-1", "hostname": "edge-1", "version": "1.0.0",
+                    "docker_available": true, "docker_version": "28.2.2/28.2.2",
+                    "tags": [], "components": components}),
+            )
+            .await;
+        assert!(r.status().is_success(), "heartbeat: {}", r.status());
+    }
+
+    /// The next job, as the Agent would take it.
+    async fn next_job(&self) -> Value {
+        let r = self.post("/api/v1/agents/jobs/next", json!({})).await;
+        assert_eq!(r.status(), 200, "a job should be waiting");
+        r.json().await.unwrap()
+    }
+
+    async fn finish(&self, job_id: &str) {
+        let r = self
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": job_id, "status": "succeeded", "result": "verified"}),
+            )
+            .await;
+        assert!(r.status().is_success());
+    }
+}
+
+fn sidecar(service: &str) -> Value {
+    json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+        "container": "kr-sidecar-web-knotroute-1", "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0",
+        "status": "running", "version": "1.0.0", "address": "", "service": service,
+        "target": "app:8080", "labels": {"io.knotroute.managed": "true"}}])
+}
+
+#[tokio::test]
+async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
+    let control = common::start_control().await;
+    let bare = common::create_network(&control.base, "Bare", &[]).await;
+    let office =
+        common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
+    let agent = SimAgent::enroll(&control.base).await;
+    agent.heartbeat(json!([])).await;
+
+    let b = common::open_browser("services", 1280, 900, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/services", control.base)).await;
+    b.wait_visible("#services-empty").await;
+    b.hydrated().await;
+
+    // A network without a Beacon stops the form, saying why and where to fix it.
+    page.locator("#service-agent")
+        .select_option(agent.id().as_str(), None)
+        .await
+        .unwrap();
+    page.locator("#service-network")
+        .select_option(bare.as_str(), None)
+        .await
+        .unwrap();
+    expect(page.locator("#service-no-beacon"))
+        .with_timeout(wait)
+        .to_contain_text("no Beacon URL")
+        .await
+        .unwrap();
+    b.wait_visible(&format!("#service-no-beacon a[href='/networks/{bare}']"))
+        .await;
+    b.wait_visible("#publish-submit:disabled").await;
+    b.screenshot("1-no-beacon").await;
+
+    // With a Beacon: a missing Docker network is refused at its field, then it is queued.
+    page.locator("#service-network")
+        .select_option(office.as_str(), None)
+        .await
+        .unwrap();
+    expect(page.locator("#service-beacons"))
+        .with_timeout(wait)
+        .to_contain_text("https://beacon.example.net")
+        .await
+        .unwrap();
+    page.locator("#service-name")
+        .fill("web", None)
+        .await
+        .unwrap();
+    page.locator("#service-target")
+        .fill("app:8080", None)
+        .await
+        .unwrap();
+    page.locator("#publish-submit").click(None).await.unwrap();
+    expect(page.locator("#service-docker-network-error"))
+        .with_timeout(wait)
+        .to_contain_text("required")
+        .await
+        .unwrap();
+    page.locator("#service-docker-network")
+        .fill("apps", None)
+        .await
+        .unwrap();
+    page.locator("#publish-submit").click(None).await.unwrap();
+    b.wait_visible("#service-queued").await;
+    expect(page.locator(".service-row[data-service='web'] .service-address"))
+        .with_timeout(wait)
+        .to_contain_text("not yet")
+        .await
+        .unwrap();
+
+    // The Agent takes the deploy, reports the sidecar running, then its address.
+    let job = agent.next_job().await;
+    assert_eq!(job["kind"], "deploy_sidecar");
+    assert_eq!(
+        job["payload"]["beacons"],
+        json!(["https://beacon.example.net"])
+    );
+    assert_eq!(job["payload"]["docker_network"], "apps");
+    agent.finish(job["id"].as_str().unwrap()).await;
+    agent.heartbeat(sidecar("")).await;
+    b.goto(&format!("{}/services", control.base)).await;
+    expect(page.locator(".service-row[data-service='web'] .pending-reason"))
+        .with_timeout(wait)
+        .to_contain_text("has not announced its address yet")
+        .await
+        .unwrap();
+    agent.heartbeat(sidecar("web-7f3k2.knot")).await;
+    b.goto(&format!("{}/services", control.base)).await;
+    expect(page.locator(".service-row[data-service='web'] .knot-address"))
+        .with_timeout(wait)
+        .to_have_text("web-7f3k2.knot")
+        .await
+        .unwrap();
+    expect(page.locator(".service-row[data-service='web']"))
+        .with_timeout(wait)
+        .to_contain_text("Office")
+        .await
+        .unwrap();
+    b.screenshot("2-published").await;
+
+    // Removing asks first, then queues the removal for the Agent.
+    b.hydrated().await;
+    page.locator(".service-row[data-service='web'] .remove-service")
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator("#confirm-explain"))
+        .with_timeout(wait)
+        .to_contain_text("data volume")
+        .await
+        .unwrap();
+    page.locator("#confirm-remove-service")
+        .click(None)
+        .await
+        .unwrap();
+    let deadline = std::time::Instant::now() + wait;
+    let removal = loop {
+        let r = agent.post("/api/v1/agents/jobs/next", json!({})).await;
+        if r.status() == 200 {
+            break r.json::<Value>().await.unwrap();
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no removal was queued"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    };
+    assert_eq!(removal["kind"], "remove_component");
+    assert_eq!(removal["payload"]["component_id"], "sidecar-web");
+
+    let phone = common::open_browser("services-phone", 390, 844, "en-US").await;
+    phone.sign_in(&control.base).await;
+    phone.goto(&format!("{}/services", control.base)).await;
+    phone.wait_visible(".service-row").await;
+    phone.screenshot("3-services-phone").await;
+    phone.close().await;
+    b.close().await;
+}

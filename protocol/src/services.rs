@@ -1,0 +1,187 @@
+//! Published services: the sidecar components on every Agent, as the
+//! Services screen lists them, and why one has no `.knot` address yet
+//! (DESIGN.md, "service without `.knot`").
+
+use crate::api::{AgentView, ComponentView};
+use crate::jobs::DeploySidecar;
+
+/// Why a service has no `.knot` address yet, in the order to look into it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddressPending {
+    /// Its Agent is offline, disabled or gone: nothing can report it.
+    AgentAway,
+    /// Deploying it failed; Control tries again at `next_retry_at`.
+    DeployFailed,
+    /// Asked for, but no heartbeat has reported its container yet.
+    NotStarted,
+    /// The container exists but is not running (bad target or settings).
+    NotRunning,
+    /// Running, but it has not announced its address yet.
+    IdentityNotSeen,
+}
+
+/// `None` once the address is known.
+pub fn address_pending(agent: &AgentView, sidecar: &ComponentView) -> Option<AddressPending> {
+    if !sidecar.service.is_empty() {
+        return None;
+    }
+    Some(
+        if matches!(
+            agent.status.as_str(),
+            "offline" | "disabled" | "revoked" | "moved"
+        ) {
+            AddressPending::AgentAway
+        } else if sidecar.next_retry_at.is_some() {
+            AddressPending::DeployFailed
+        } else if sidecar.status.is_empty() {
+            AddressPending::NotStarted
+        } else if sidecar.status != "running" {
+            AddressPending::NotRunning
+        } else {
+            AddressPending::IdentityNotSeen
+        },
+    )
+}
+
+/// One published service: a sidecar and the Agent it runs on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PublishedService {
+    pub agent: AgentView,
+    pub sidecar: ComponentView,
+    /// What the admin asked for, when Control deployed it.
+    pub spec: Option<DeploySidecar>,
+}
+
+impl PublishedService {
+    /// Its network: as reported by the Agent, else as deployed.
+    pub fn network_id(&self) -> Option<String> {
+        self.sidecar
+            .network_id
+            .clone()
+            .or_else(|| self.spec.as_ref().map(|s| s.network_id.to_string()))
+    }
+}
+
+/// Every sidecar of every Agent, by service name then Agent name.
+pub fn published_services(agents: &[AgentView]) -> Vec<PublishedService> {
+    let mut services: Vec<PublishedService> = agents
+        .iter()
+        .flat_map(|agent| {
+            agent
+                .components
+                .iter()
+                .filter(|c| c.kind == "sidecar")
+                .map(move |sidecar| PublishedService {
+                    agent: AgentView {
+                        components: Vec::new(),
+                        ..agent.clone()
+                    },
+                    spec: sidecar
+                        .spec
+                        .as_ref()
+                        .and_then(|s| serde_json::from_value(s.clone()).ok()),
+                    sidecar: sidecar.clone(),
+                })
+        })
+        .collect();
+    services.sort_by(|a, b| {
+        (a.sidecar.name.as_str(), a.agent.name.as_str())
+            .cmp(&(b.sidecar.name.as_str(), b.agent.name.as_str()))
+    });
+    services
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn agent(status: &str, components: Vec<ComponentView>) -> AgentView {
+        AgentView {
+            id: "ka_1".into(),
+            name: "edge".into(),
+            hostname: String::new(),
+            version: String::new(),
+            tags: Vec::new(),
+            docker_available: true,
+            docker_version: String::new(),
+            status: status.into(),
+            reason: String::new(),
+            reason_text: String::new(),
+            last_heartbeat_at: None,
+            moved_to: None,
+            components,
+        }
+    }
+
+    fn sidecar(name: &str, status: &str, service: &str) -> ComponentView {
+        ComponentView {
+            id: format!("sidecar-{name}"),
+            kind: "sidecar".into(),
+            name: name.into(),
+            network_id: None,
+            desired: true,
+            status: status.into(),
+            image: String::new(),
+            version: String::new(),
+            service: service.into(),
+            restart_count: 0,
+            last_error: String::new(),
+            warnings: Vec::new(),
+            next_retry_at: None,
+            spec: None,
+        }
+    }
+
+    #[test]
+    fn the_likeliest_reason_for_a_missing_address_comes_first() {
+        let online = agent("online", Vec::new());
+        let offline = agent("offline", Vec::new());
+        assert_eq!(
+            address_pending(&online, &sidecar("a", "running", "a-1.knot")),
+            None
+        );
+        assert_eq!(
+            address_pending(&offline, &sidecar("a", "", "")),
+            Some(AddressPending::AgentAway)
+        );
+        let mut failed = sidecar("a", "", "");
+        failed.next_retry_at = Some("2026-11-30T10:00:00Z".into());
+        assert_eq!(
+            address_pending(&online, &failed),
+            Some(AddressPending::DeployFailed)
+        );
+        assert_eq!(
+            address_pending(&online, &sidecar("a", "", "")),
+            Some(AddressPending::NotStarted)
+        );
+        assert_eq!(
+            address_pending(&online, &sidecar("a", "exited", "")),
+            Some(AddressPending::NotRunning)
+        );
+        assert_eq!(
+            address_pending(&online, &sidecar("a", "running", "")),
+            Some(AddressPending::IdentityNotSeen)
+        );
+    }
+
+    #[test]
+    fn services_are_the_sidecars_of_all_agents_sorted_by_name() {
+        let mut beacon = sidecar("b", "running", "");
+        beacon.kind = "beacon".into();
+        let mut web = sidecar("web", "running", "web-1.knot");
+        web.spec = Some(
+            serde_json::json!({"name": "web", "network_id": crate::NetworkId::from_random_bytes([1; 32]).to_string(),
+            "target": "app:8080", "docker_network": "apps", "beacons": ["https://b.example.net"]}),
+        );
+        let agents = vec![agent("online", vec![web, beacon, sidecar("api", "", "")])];
+        let services = published_services(&agents);
+        let names: Vec<_> = services.iter().map(|s| s.sidecar.name.as_str()).collect();
+        assert_eq!(names, ["api", "web"]);
+        assert_eq!(services[1].spec.as_ref().unwrap().target, "app:8080");
+        assert_eq!(
+            services[1].network_id(),
+            Some(crate::NetworkId::from_random_bytes([1; 32]).to_string())
+        );
+        assert!(services[0].agent.components.is_empty());
+    }
+}
