@@ -57,14 +57,17 @@ pub trait AdminBackend: Send + Sync + 'static {
         &self,
         status: Option<String>,
         agent_id: Option<String>,
+        kind: Option<String>,
         after: Option<String>,
     ) -> Result<crate::jobs_api::JobListPage, UiError>;
+    async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
     async fn create_job(
         &self,
         job: protocol::api::NewJob,
     ) -> Result<protocol::api::JobView, UiError>;
     async fn cancel_job(&self, id: String) -> Result<(), UiError>;
-    async fn retry_job(&self, id: String) -> Result<(), UiError>;
+    /// Queues the job again; answers with the new job.
+    async fn retry_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
     /// One page of the audit log, newest first, at most `AUDIT_PAGE` lines.
     async fn list_audit(
         &self,

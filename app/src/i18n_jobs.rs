@@ -42,6 +42,14 @@ pub struct JobsTexts {
     pub cancel_job: &'static str,
     pub retry_job: &'static str,
     pub retry_of: &'static str,
+    pub job_title: &'static str,
+    pub back_to_jobs: &'static str,
+    pub col_started: &'static str,
+    pub col_finished: &'static str,
+    pub payload: &'static str,
+    pub no_result: &'static str,
+    pub retried_as: &'static str,
+    pub not_yet: &'static str,
 }
 
 const EN: JobsTexts = JobsTexts {
@@ -83,6 +91,14 @@ const EN: JobsTexts = JobsTexts {
     cancel_job: "Cancel",
     retry_job: "Retry",
     retry_of: "retry of",
+    job_title: "Job",
+    back_to_jobs: "All jobs",
+    col_started: "Taken by the Agent",
+    col_finished: "Finished",
+    payload: "Payload",
+    no_result: "No result yet: the Agent reports one when it is done.",
+    retried_as: "Queued again as",
+    not_yet: "not yet",
 };
 
 const RU: JobsTexts = JobsTexts {
@@ -124,6 +140,14 @@ const RU: JobsTexts = JobsTexts {
     cancel_job: "Отменить",
     retry_job: "Повторить",
     retry_of: "повтор",
+    job_title: "Задание",
+    back_to_jobs: "Все задания",
+    col_started: "Взято агентом",
+    col_finished: "Завершено",
+    payload: "Параметры",
+    no_result: "Результата пока нет: агент пришлёт его, когда закончит.",
+    retried_as: "Поставлено снова как",
+    not_yet: "ещё нет",
 };
 
 pub fn jobs_texts(lang: Lang) -> &'static JobsTexts {

@@ -1,5 +1,5 @@
-//! Server functions of the Jobs screen: list (filtered, paged), queue,
-//! cancel, retry. Thin adapters over the backend port.
+//! Server functions of the Jobs screens: list (filtered, paged), one job,
+//! queue, cancel, retry. Thin adapters over the backend port.
 
 use crate::error::UiError;
 use leptos::prelude::*;
@@ -28,14 +28,21 @@ fn any_if_blank(value: Option<String>) -> Option<String> {
 pub async fn list_jobs(
     status: Option<String>,
     agent_id: Option<String>,
+    kind: Option<String>,
     after: Option<String>,
 ) -> Result<JobListPage, UiError> {
-    let (status, agent_id, after) = (
+    let (status, agent_id, kind, after) = (
         any_if_blank(status),
         any_if_blank(agent_id),
+        any_if_blank(kind),
         any_if_blank(after),
     );
-    with_status(async { backend()?.list_jobs(status, agent_id, after).await }.await)
+    with_status(async { backend()?.list_jobs(status, agent_id, kind, after).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "get_job")]
+pub async fn get_job(id: String) -> Result<JobView, UiError> {
+    with_status(async { backend()?.get_job(id).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]
@@ -49,6 +56,6 @@ pub async fn cancel_job(id: String) -> Result<(), UiError> {
 }
 
 #[server(prefix = "/ui", endpoint = "retry_job")]
-pub async fn retry_job(id: String) -> Result<(), UiError> {
+pub async fn retry_job(id: String) -> Result<JobView, UiError> {
     with_status(async { backend()?.retry_job(id).await }.await)
 }

@@ -99,6 +99,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/services") view=pages::services::ServicesPage />
                 <Route path=path!("/onboarding") view=pages::NotBuiltPage />
                 <Route path=path!("/jobs") view=pages::jobs::JobsPage />
+                <Route path=path!("/jobs/:id") view=pages::job::JobPage />
                 <Route path=path!("/audit") view=pages::audit::AuditPage />
             </Routes>
         </Router>

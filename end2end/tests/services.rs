@@ -7,95 +7,8 @@
 mod common;
 
 use playwright_rs::expect;
-use protocol::signing::{AgentKey, HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde_json::{json, Value};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
-
-/// An Agent as the protocol sees it: signed POSTs with a fresh nonce.
-struct SimAgent {
-    key: AgentKey,
-    base: String,
-    http: reqwest::Client,
-    nonce: AtomicU64,
-}
-
-impl SimAgent {
-    async fn enroll(base: &str) -> Self {
-        let agent = Self {
-            key: AgentKey::from_seed([42; 32]),
-            base: base.to_string(),
-            http: reqwest::Client::new(),
-            nonce: AtomicU64::new(0),
-        };
-        let r = agent
-            .http
-            .post(format!("{base}/api/v1/agents/enroll"))
-            .json(
-                &json!({"name": "edge-1", "public_key": agent.key.public_key().to_wire(),
-                "token": common::ENROLL, "tags": []}),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
-        agent
-    }
-
-    fn id(&self) -> String {
-        self.key.public_key().agent_id().to_string()
-    }
-
-    async fn post(&self, path: &str, mut body: Value) -> reqwest::Response {
-        body["nonce"] = json!(format!("n{}", self.nonce.fetch_add(1, Ordering::Relaxed)));
-        let bytes = serde_json::to_vec(&body).unwrap();
-        let timestamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-            .to_string();
-        let signature = self.key.sign("POST", path, &timestamp, &bytes);
-        self.http
-            .post(format!("{}{path}", self.base))
-            .header("content-type", "application/json")
-            .header(HEADER_AGENT, self.id())
-            .header(HEADER_TIMESTAMP, timestamp)
-            .header(HEADER_SIGNATURE, signature)
-            .body(bytes)
-            .send()
-            .await
-            .unwrap()
-    }
-
-    async fn heartbeat(&self, components: Value) {
-        let r = self
-            .post(
-                "/api/v1/agents/heartbeat",
-                json!({"name": "edge-1", "hostname": "edge-1", "version": "1.0.0",
-                    "docker_available": true, "docker_version": "28.2.2/28.2.2",
-                    "tags": [], "components": components}),
-            )
-            .await;
-        assert!(r.status().is_success(), "heartbeat: {}", r.status());
-    }
-
-    /// The next job, as the Agent would take it.
-    async fn next_job(&self) -> Value {
-        let r = self.post("/api/v1/agents/jobs/next", json!({})).await;
-        assert_eq!(r.status(), 200, "a job should be waiting");
-        r.json().await.unwrap()
-    }
-
-    async fn finish(&self, job_id: &str) {
-        let r = self
-            .post(
-                "/api/v1/agents/jobs/result",
-                json!({"job_id": job_id, "status": "succeeded", "result": "verified"}),
-            )
-            .await;
-        assert!(r.status().is_success());
-    }
-}
 
 fn sidecar(service: &str) -> Value {
     json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
@@ -110,7 +23,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     let bare = common::create_network(&control.base, "Bare", &[]).await;
     let office =
         common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
-    let agent = SimAgent::enroll(&control.base).await;
+    let agent = common::SimAgent::enroll(&control.base).await;
     agent.heartbeat(json!([])).await;
 
     let b = common::open_browser("services", 1280, 900, "en-US").await;
@@ -184,7 +97,9 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         json!(["https://beacon.example.net"])
     );
     assert_eq!(job["payload"]["docker_network"], "apps");
-    agent.finish(job["id"].as_str().unwrap()).await;
+    agent
+        .finish(job["id"].as_str().unwrap(), "succeeded", "verified")
+        .await;
     agent.heartbeat(sidecar("")).await;
     b.goto(&format!("{}/services", control.base)).await;
     expect(page.locator(".service-row[data-service='web'] .pending-reason"))

@@ -224,11 +224,13 @@ impl AdminBackend for Backend {
         &self,
         status: Option<String>,
         agent_id: Option<String>,
+        kind: Option<String>,
         after: Option<String>,
     ) -> Result<JobListPage, UiError> {
         let filter = JobFilter {
             status,
             agent_id,
+            kind,
             after,
             limit: UI_PAGE_SIZE,
         };
@@ -258,12 +260,21 @@ impl AdminBackend for Backend {
             .map_err(ui_job_error)
     }
 
-    async fn retry_job(&self, id: String) -> Result<(), UiError> {
+    async fn retry_job(&self, id: String) -> Result<protocol::api::JobView, UiError> {
         self.state
             .jobs
             .retry(&id)
             .await
-            .map(drop)
+            .map(|job| job_view(&job))
+            .map_err(ui_job_error)
+    }
+
+    async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError> {
+        self.state
+            .jobs
+            .get(&id)
+            .await
+            .map(|job| job_view(&job))
             .map_err(ui_job_error)
     }
 

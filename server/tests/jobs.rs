@@ -487,3 +487,32 @@ on_both_databases!(
         assert_eq!(older.len(), 3);
     }
 );
+
+on_both_databases!(
+    the_job_list_filters_by_kind_and_agent_together,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let (a, b) = (common::SimAgent::new(&c, 21), common::SimAgent::new(&c, 22));
+        a.enroll_with_docker().await;
+        b.enroll_with_docker().await;
+        for agent in [&a, &b] {
+            assert_eq!(queue(&c, sidecar_job(&agent.id())).await.status(), 201);
+            let restart = json!({"agent_id": agent.id(), "kind": "restart_component",
+                "payload": {"component_id": "sidecar-web"}});
+            assert_eq!(queue(&c, restart).await.status(), 201);
+        }
+        let restarts: Vec<Value> = c.get_json("/api/v1/jobs?kind=restart_component").await;
+        assert_eq!(restarts.len(), 2);
+        assert!(restarts.iter().all(|j| j["kind"] == "restart_component"));
+        let one: Vec<Value> = c
+            .get_json(&format!(
+                "/api/v1/jobs?kind=deploy_sidecar&agent_id={}",
+                a.id()
+            ))
+            .await;
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0]["agent_id"], a.id());
+        assert_eq!(one[0]["kind"], "deploy_sidecar");
+    }
+);

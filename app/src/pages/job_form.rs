@@ -12,7 +12,7 @@ use protocol::jobs::JobPayload;
 use protocol::{FieldError, Problem};
 use serde_json::{json, Map, Value};
 
-const KINDS: [&str; 4] = [
+pub const KINDS: [&str; 4] = [
     "deploy_sidecar",
     "deploy_beacon",
     "restart_component",

@@ -1,6 +1,6 @@
 //! Jobs: queue a job for an Agent, and the job list (newest first, filtered by
-//! status and Agent, paged) with cancel for pending and retry for failed or
-//! expired jobs.
+//! status, kind and Agent, paged) with cancel for pending and retry for failed
+//! or expired jobs; each job links to its own page.
 
 use super::infrastructure::when;
 use super::job_form::JobForm;
@@ -26,7 +26,7 @@ pub const STATUSES: [&str; 6] = [
     "expired",
 ];
 
-fn status_class(status: &str) -> &'static str {
+pub fn status_class(status: &str) -> &'static str {
     match status {
         "succeeded" => "badge ok",
         "failed" | "expired" => "badge bad",
@@ -43,6 +43,7 @@ pub fn JobsPage() -> impl IntoView {
     let query = use_query_map();
     let status = move || query.read().get("status").filter(|s| !s.is_empty());
     let agent = move || query.read().get("agent_id").filter(|s| !s.is_empty());
+    let kind = move || query.read().get("kind").filter(|s| !s.is_empty());
     let after = move || query.read().get("after").filter(|s| !s.is_empty());
     let cancel = ServerAction::<CancelJob>::new();
     let retry = ServerAction::<RetryJob>::new();
@@ -50,7 +51,7 @@ pub fn JobsPage() -> impl IntoView {
     let jobs = Resource::new(
         move || {
             (
-                (status(), agent(), after()),
+                (status(), agent(), kind(), after()),
                 (
                     cancel.version().get(),
                     retry.version().get(),
@@ -58,7 +59,7 @@ pub fn JobsPage() -> impl IntoView {
                 ),
             )
         },
-        |((s, a, after), _)| list_jobs(s, a, after),
+        |((s, a, k, after), _)| list_jobs(s, a, k, after),
     );
     let agents = Resource::new(|| (), |_| list_agents());
     let networks = Resource::new(|| (), |_| list_networks(None));
@@ -95,6 +96,14 @@ pub fn JobsPage() -> impl IntoView {
                         .map(|s| view! { <option value=*s selected=move || status().as_deref() == Some(*s)>{*s}</option> })
                         .collect_view()}
                 </select>
+                <label for="filter-kind">{jt.col_kind}</label>
+                <select id="filter-kind" name="kind">
+                    <option value="" selected=move || kind().is_none()>{jt.any}</option>
+                    {super::job_form::KINDS
+                        .iter()
+                        .map(|k| view! { <option value=*k selected=move || kind().as_deref() == Some(*k)>{jt.kind(k)}</option> })
+                        .collect_view()}
+                </select>
                 <label for="filter-agent">{jt.filter_agent}</label>
                 <input id="filter-agent" name="agent_id" placeholder="ka_…" prop:value=move || agent().unwrap_or_default() />
                 <button type="submit">{jt.apply_filter}</button>
@@ -103,7 +112,7 @@ pub fn JobsPage() -> impl IntoView {
 
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    let filtered = status().is_some() || agent().is_some();
+                    let filtered = status().is_some() || agent().is_some() || kind().is_some();
                     match jobs.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(page) if page.items.is_empty() && after().is_none() => {
@@ -122,6 +131,9 @@ pub fn JobsPage() -> impl IntoView {
                             }
                             if let Some(a) = agent() {
                                 filter.push_str(&format!("agent_id={a}&"));
+                            }
+                            if let Some(k) = kind() {
+                                filter.push_str(&format!("kind={k}&"));
                             }
                             let first = format!("/jobs?{filter}");
                             view! {
@@ -168,7 +180,7 @@ fn JobRow(
                 <a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.clone()}</code></a>
             </td>
             <td data-label=jt.col_kind>
-                {jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
+                <a href=format!("/jobs/{}", job.id) class="job-link">{jt.kind(&job.kind)}</a>" "<code>{job.component_id.clone().unwrap_or_default()}</code>
                 {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r}</span> })}
             </td>
             <td data-label=jt.filter_status><span class=status_class(&job.status)>{job.status.clone()}</span></td>

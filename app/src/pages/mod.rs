@@ -5,6 +5,7 @@ pub mod audit;
 pub mod beacons;
 pub mod confirm;
 pub mod infrastructure;
+pub mod job;
 pub mod job_form;
 pub mod jobs;
 pub mod layout;

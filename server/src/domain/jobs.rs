@@ -97,6 +97,9 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
 pub struct JobFilter {
     pub status: Option<String>,
     pub agent_id: Option<String>,
+    /// `deploy_beacon`, `deploy_sidecar`, `restart_component` or `remove_component`.
+    #[serde(default)]
+    pub kind: Option<String>,
     pub after: Option<String>,
     #[serde(default = "default_page")]
     pub limit: u64,
@@ -383,6 +386,9 @@ impl JobQueue {
         }
         if let Some(a) = &filter.agent_id {
             query = query.filter(job::Column::AgentId.eq(a.as_str()));
+        }
+        if let Some(k) = &filter.kind {
+            query = query.filter(job::Column::Kind.eq(k.as_str()));
         }
         if let Some(after) = &filter.after {
             let anchor = job::Entity::find_by_id(after.as_str())

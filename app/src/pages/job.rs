@@ -1,0 +1,114 @@
+//! One job: what it was asked to do (the payload), when it was queued, taken
+//! and finished, the Agent's output in full, and cancel or retry.
+
+use super::infrastructure::when;
+use super::jobs::status_class;
+use super::layout::Frame;
+use super::LoadError;
+use crate::i18n::texts;
+use crate::i18n_jobs::jobs_texts;
+use crate::jobs_api::{get_job, CancelJob, RetryJob};
+use crate::use_lang;
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_params_map;
+use protocol::api::JobView;
+
+#[component]
+pub fn JobPage() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let jt = jobs_texts(lang);
+    let params = use_params_map();
+    let id = move || params.read().get("id").unwrap_or_default();
+    let cancel = ServerAction::<CancelJob>::new();
+    let retry = ServerAction::<RetryJob>::new();
+    let job = Resource::new(
+        move || (id(), cancel.version().get()),
+        |(id, _)| get_job(id),
+    );
+    let action_error = move || {
+        cancel
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .or_else(|| retry.value().get().and_then(|r| r.err()))
+            .map(|e| e.message(lang))
+    };
+    let retried = move || retry.value().get().and_then(|r| r.ok());
+    view! {
+        <Title text=format!("{} · {}", jt.job_title, t.product) />
+        <Frame>
+            <p><a href="/jobs">{"← "}{jt.back_to_jobs}</a></p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match job.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(job) => view! { <JobDetail job cancel retry /> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <p class="field-error" role="alert">{action_error}</p>
+            {move || retried().map(|new| view! {
+                <p class="alert" role="status" id="job-retried">
+                    {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.clone()}</a>
+                </p>
+            })}
+        </Frame>
+    }
+}
+
+#[component]
+fn JobDetail(
+    job: JobView,
+    cancel: ServerAction<CancelJob>,
+    retry: ServerAction<RetryJob>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let jt = jobs_texts(lang);
+    let payload = serde_json::to_string_pretty(&job.payload).unwrap_or_default();
+    let moment = |at: &Option<String>| {
+        at.as_deref()
+            .map(when)
+            .unwrap_or_else(|| jt.not_yet.to_string())
+    };
+    let (cancel_id, retry_id) = (job.id.clone(), job.id.clone());
+    let can_cancel = job.status == "pending";
+    let can_retry = job.status == "failed" || job.status == "expired";
+    view! {
+        <h1>{jt.job_title}" "<code class="id">{job.id.clone()}</code></h1>
+        <p>
+            <span class=status_class(&job.status) id="job-status">{job.status.clone()}</span>
+            " "{jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
+        </p>
+        <dl class="facts">
+            <dt>{jt.field_agent}</dt>
+            <dd><a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.clone()}</code></a></dd>
+            <dt>{jt.col_created}</dt><dd>{when(&job.created_at)}</dd>
+            <dt>{jt.col_started}</dt><dd>{moment(&job.started_at)}</dd>
+            <dt>{jt.col_finished}</dt><dd>{moment(&job.finished_at)}</dd>
+            {job.retry_of.clone().map(|old| view! {
+                <dt>{jt.retry_of}</dt>
+                <dd><a href=format!("/jobs/{old}")><code class="id">{old.clone()}</code></a></dd>
+            })}
+        </dl>
+        <div class="actions">
+            {can_cancel.then(|| view! {
+                <button type="button" id="cancel-this-job" disabled=move || cancel.pending().get()
+                    on:click=move |_| { cancel.dispatch(CancelJob { id: cancel_id.clone() }); }>{jt.cancel_job}</button>
+            })}
+            {can_retry.then(|| view! {
+                <button type="button" class="primary" id="retry-this-job" disabled=move || retry.pending().get()
+                    on:click=move |_| { retry.dispatch(RetryJob { id: retry_id.clone() }); }>{jt.retry_job}</button>
+            })}
+        </div>
+        <h2>{jt.col_result}</h2>
+        {if job.result.is_empty() {
+            view! { <p class="muted" id="job-result">{jt.no_result}</p> }.into_any()
+        } else {
+            view! { <pre class="snippet" id="job-result">{job.result.clone()}</pre> }.into_any()
+        }}
+        <h2>{jt.payload}</h2>
+        <pre class="snippet" id="job-payload">{payload}</pre>
+    }
+}
