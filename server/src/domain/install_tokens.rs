@@ -90,7 +90,7 @@ pub fn agent_snippets(
         ),
     };
     let docker_run = format!(
-        "docker run -d --name knotroute-agent --restart unless-stopped \\\n  \
+        "docker run -d --name knotroute-agent --restart unless-stopped --stop-timeout 300 \\\n  \
          -v /var/run/docker.sock:/var/run/docker.sock \\\n  \
          -v knotroute-agent:/data \\\n  \
          --group-add \"$(stat -c %g /var/run/docker.sock)\" \\\n  \
@@ -108,6 +108,8 @@ pub fn agent_snippets(
          knotroute-agent:\n    \
          image: {AGENT_IMAGE}\n    \
          restart: unless-stopped\n    \
+         # A deploy under way is finished before the Agent stops.\n    \
+         stop_grace_period: 5m\n    \
          environment:\n      \
          KNOTROUTE_CONTROL_URL: {}\n      \
          KNOTROUTE_CONTROL_ENROLL_TOKEN: {}\n      \
@@ -277,10 +279,15 @@ mod tests {
         assert!(warning.is_none());
         // The unprivileged Agent can use the socket only in its group.
         assert!(run.contains("--group-add \"$(stat -c %g /var/run/docker.sock)\""));
+        assert!(run.contains("--stop-timeout 300"));
         let parsed: serde_json::Value = serde_yaml_ng::from_str(&compose).unwrap();
         assert_eq!(
             parsed["services"]["knotroute-agent"]["group_add"][0],
             "${DOCKER_GID:?run with DOCKER_GID=$(stat -c %g /var/run/docker.sock)}"
+        );
+        assert_eq!(
+            parsed["services"]["knotroute-agent"]["stop_grace_period"],
+            "5m"
         );
         let (run, _, warning) = agent_snippets(None, "it's");
         assert!(run.contains(r"'it'\''s'"));
