@@ -13,30 +13,12 @@ use serde_json::{json, Value};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// Waits until the job is done and returns it.
 async fn finished(control: &Control, id: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let job = control.get(&format!("/api/v1/jobs/{id}")).await;
-        if job["status"] == "succeeded" || job["status"] == "failed" {
-            return job;
-        }
-        assert!(Instant::now() < deadline, "the job did not finish: {job}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    finished_job(control, id, Duration::from_secs(30)).await
 }
 
 async fn queue(control: &Control, agent_id: &str, kind: &str, payload: Value) -> String {
-    let r = control
-        .post(
-            "/api/v1/jobs",
-            &json!({"agent_id": agent_id, "kind": kind, "payload": payload}),
-        )
-        .await;
-    let status = r.status();
-    let body: Value = r.json().await.unwrap();
-    assert_eq!(status, 201, "{body}");
-    body["id"].as_str().unwrap().to_string()
+    queue_job(control, agent_id, kind, payload).await
 }
 
 /// A port nothing listens on.
@@ -79,18 +61,9 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let agent_id = loop {
-        let agents = control.get("/api/v1/agents").await;
-        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
-            if a["docker_available"] == true {
-                assert_eq!(a["docker_version"], "28.2.2/28.2.2");
-                break a["id"].as_str().unwrap().to_string();
-            }
-        }
-        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let shown = docker_agent(&control, Duration::from_secs(20)).await;
+    assert_eq!(shown["docker_version"], "28.2.2/28.2.2");
+    let agent_id = shown["id"].as_str().unwrap().to_string();
     let network = protocol::NetworkId::from_random_bytes([7; 32]).to_string();
 
     // A Beacon whose /healthz answers: deployed and verified.
@@ -241,17 +214,10 @@ async fn heartbeats_go_on_while_a_slow_pull_runs() {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(20);
-    let agent_id = loop {
-        let agents = control.get("/api/v1/agents").await;
-        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
-            if a["docker_available"] == true {
-                break a["id"].as_str().unwrap().to_string();
-            }
-        }
-        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let agent_id = docker_agent(&control, Duration::from_secs(20)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let network = protocol::NetworkId::from_random_bytes([8; 32]).to_string();
     let id = queue(
         &control,

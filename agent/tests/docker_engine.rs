@@ -101,27 +101,9 @@ fn build_test_images() {
     ]);
 }
 
-async fn finished(control: &Control, id: &str) -> Value {
-    let deadline = Instant::now() + Duration::from_secs(120);
-    loop {
-        let job = control.get(&format!("/api/v1/jobs/{id}")).await;
-        if job["status"] == "succeeded" || job["status"] == "failed" {
-            return job;
-        }
-        assert!(Instant::now() < deadline, "the job did not finish: {job}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-}
-
 async fn run_job(control: &Control, agent_id: &str, kind: &str, payload: Value) -> Value {
-    let r = control
-        .post(
-            "/api/v1/jobs",
-            &json!({"agent_id": agent_id, "kind": kind, "payload": payload}),
-        )
-        .await;
-    let body: Value = r.json().await.unwrap();
-    let job = finished(control, body["id"].as_str().unwrap()).await;
+    let id = queue_job(control, agent_id, kind, payload).await;
+    let job = finished_job(control, &id, Duration::from_secs(120)).await;
     assert_eq!(job["status"], "succeeded", "{job}");
     job
 }
@@ -161,17 +143,10 @@ async fn beacons_and_sidecars_run_in_real_docker() {
             .spawn()
             .unwrap(),
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let agent_id = loop {
-        let agents = control.get("/api/v1/agents").await;
-        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
-            if a["docker_available"] == true {
-                break a["id"].as_str().unwrap().to_string();
-            }
-        }
-        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
-        tokio::time::sleep(Duration::from_millis(250)).await;
-    };
+    let agent_id = docker_agent(&control, Duration::from_secs(30)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
     let http_port = free_port();
     let beacon = format!("edge{suffix}");

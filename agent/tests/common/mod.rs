@@ -7,6 +7,7 @@ use clap::Parser;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
 use std::process::{Child, Command};
+use std::time::{Duration, Instant};
 
 pub const PASSWORD: &str = "correct-horse-battery-staple";
 pub const ENROLL: &str = "enroll-token-for-tests-0001";
@@ -151,4 +152,46 @@ pub async fn last_heartbeat(admin: &reqwest::Client, base: &str) -> Option<Strin
         .await
         .ok()?;
     agents[0]["last_heartbeat_at"].as_str().map(str::to_string)
+}
+
+/// Queues a job through the admin API; its ID.
+pub async fn queue_job(control: &Control, agent_id: &str, kind: &str, payload: Value) -> String {
+    let r = control
+        .post(
+            "/api/v1/jobs",
+            &json!({"agent_id": agent_id, "kind": kind, "payload": payload}),
+        )
+        .await;
+    let status = r.status();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// Waits (at most `within`) until the job succeeded or failed, and returns it.
+pub async fn finished_job(control: &Control, id: &str, within: Duration) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let job = control.get(&format!("/api/v1/jobs/{id}")).await;
+        if job["status"] == "succeeded" || job["status"] == "failed" {
+            return job;
+        }
+        assert!(Instant::now() < deadline, "the job did not finish: {job}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+/// Waits (at most `within`) until the only Agent reports Docker available; its view.
+pub async fn docker_agent(control: &Control, within: Duration) -> Value {
+    let deadline = Instant::now() + within;
+    loop {
+        let agents = control.get("/api/v1/agents").await;
+        if let Some(a) = agents.as_array().and_then(|l| l.first()) {
+            if a["docker_available"] == true {
+                return a.clone();
+            }
+        }
+        assert!(Instant::now() < deadline, "Docker never reported: {agents}");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
