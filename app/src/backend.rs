@@ -17,6 +17,7 @@ pub use crate::api::NetworkListPage;
 #[async_trait]
 pub trait AdminBackend: Send + Sync + 'static {
     async fn overview(&self) -> Result<OverviewCounts, UiError>;
+    async fn overview_lists(&self) -> Result<crate::overview_api::OverviewLists, UiError>;
     async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError>;
     async fn get_network(&self, id: NetworkId) -> Result<NetworkProfile, UiError>;
     async fn create_network(&self, input: NetworkInput) -> Result<NetworkProfile, UiError>;
@@ -36,6 +37,11 @@ pub trait AdminBackend: Send + Sync + 'static {
         beacon: protocol::beacons::BeaconRef,
     ) -> Result<NetworkProfile, UiError>;
     async fn list_agents(&self) -> Result<Vec<AgentView>, UiError>;
+    /// One page of Agents by name, from after the Agent `after`.
+    async fn list_agents_page(
+        &self,
+        after: Option<String>,
+    ) -> Result<crate::infra_api::AgentListPage, UiError>;
     async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
     async fn agent_action(
         &self,
@@ -55,10 +61,7 @@ pub trait AdminBackend: Send + Sync + 'static {
         -> Result<Vec<EnrollmentAttempt>, UiError>;
     async fn list_jobs(
         &self,
-        status: Option<String>,
-        agent_id: Option<String>,
-        kind: Option<String>,
-        after: Option<String>,
+        query: crate::jobs_api::JobQuery,
     ) -> Result<crate::jobs_api::JobListPage, UiError>;
     async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
     async fn create_job(

@@ -29,6 +29,19 @@ pub async fn list_agents() -> Result<Vec<AgentView>, UiError> {
     with_status(async { backend()?.list_agents().await }.await)
 }
 
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentListPage {
+    pub items: Vec<AgentView>,
+    /// Cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+#[server(prefix = "/ui", endpoint = "list_agents_page")]
+pub async fn list_agents_page(after: Option<String>) -> Result<AgentListPage, UiError> {
+    let after = after.filter(|a| !a.trim().is_empty());
+    with_status(async { backend()?.list_agents_page(after).await }.await)
+}
+
 #[server(prefix = "/ui", endpoint = "get_agent")]
 pub async fn get_agent(id: String) -> Result<AgentView, UiError> {
     with_status(async { backend()?.get_agent(id).await }.await)

@@ -18,26 +18,63 @@ pub struct JobListPage {
     pub next: Option<String>,
 }
 
-/// Empty filter fields (as a plain GET form sends them) mean "any".
-#[cfg(feature = "ssr")]
-fn any_if_blank(value: Option<String>) -> Option<String> {
-    value.filter(|v| !v.trim().is_empty())
+/// What the job list is filtered by, and where the page starts. A field left
+/// empty (as a plain GET form sends it) means "any".
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct JobQuery {
+    pub status: Option<String>,
+    pub agent_id: Option<String>,
+    pub kind: Option<String>,
+    pub network_id: Option<String>,
+    /// The last job of the previous page.
+    pub after: Option<String>,
 }
 
-#[server(prefix = "/ui", endpoint = "list_jobs")]
-pub async fn list_jobs(
-    status: Option<String>,
-    agent_id: Option<String>,
-    kind: Option<String>,
-    after: Option<String>,
-) -> Result<JobListPage, UiError> {
-    let (status, agent_id, kind, after) = (
-        any_if_blank(status),
-        any_if_blank(agent_id),
-        any_if_blank(kind),
-        any_if_blank(after),
-    );
-    with_status(async { backend()?.list_jobs(status, agent_id, kind, after).await }.await)
+impl JobQuery {
+    /// The query with blank fields read as "any".
+    pub fn normalised(self) -> Self {
+        let keep = |v: Option<String>| v.filter(|v| !v.trim().is_empty());
+        Self {
+            status: keep(self.status),
+            agent_id: keep(self.agent_id),
+            kind: keep(self.kind),
+            network_id: keep(self.network_id),
+            after: keep(self.after),
+        }
+    }
+
+    pub fn is_filtered(&self) -> bool {
+        self.status.is_some()
+            || self.agent_id.is_some()
+            || self.kind.is_some()
+            || self.network_id.is_some()
+    }
+
+    /// The filter as a query string (`status=failed&kind=…&`), without the
+    /// page cursor, ready for `/jobs?` links.
+    pub fn filter_query(&self) -> String {
+        let mut out = url::form_urlencoded::Serializer::new(String::new());
+        for (key, value) in [
+            ("status", &self.status),
+            ("kind", &self.kind),
+            ("agent_id", &self.agent_id),
+            ("network_id", &self.network_id),
+        ] {
+            if let Some(v) = value {
+                out.append_pair(key, v);
+            }
+        }
+        let mut text = out.finish();
+        if !text.is_empty() {
+            text.push('&');
+        }
+        text
+    }
+}
+
+#[server(prefix = "/ui", endpoint = "list_jobs", input = leptos::server_fn::codec::Json)]
+pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
+    with_status(async { backend()?.list_jobs(query.normalised()).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "get_job")]

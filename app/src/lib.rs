@@ -13,11 +13,15 @@ pub mod error;
 pub mod i18n;
 pub mod i18n_audit;
 pub mod i18n_beacons;
+pub mod i18n_deploy;
 pub mod i18n_infra;
 pub mod i18n_jobs;
+pub mod i18n_overview;
 pub mod i18n_services;
 pub mod infra_api;
 pub mod jobs_api;
+pub mod live;
+pub mod overview_api;
 mod pages;
 
 pub use pages::login::safe_next;
@@ -75,6 +79,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let lang = use_lang();
     provide_context(lang);
+    live::provide_live();
     // Browser tests and people on slow links can tell when the page has become interactive.
     Effect::new(move |_| {
         if let Some(body) = web_sys::window()

@@ -11,6 +11,7 @@ mod m20261130_000004_audit;
 mod m20261130_000005_agent_lifecycle;
 mod m20261130_000006_heartbeat_state;
 mod m20261130_000007_beacon_checks;
+mod m20261130_000008_job_network;
 
 pub struct Migrator;
 
@@ -25,6 +26,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000005_agent_lifecycle::Migration),
             Box::new(m20261130_000006_heartbeat_state::Migration),
             Box::new(m20261130_000007_beacon_checks::Migration),
+            Box::new(m20261130_000008_job_network::Migration),
         ]
     }
 }

@@ -115,10 +115,29 @@ pub struct AgentView {
     /// The same in a sentence.
     pub reason_text: String,
     pub last_heartbeat_at: Option<String>,
+    /// Seconds from the last heartbeat to when this view was made (by the
+    /// database's clock), so "12 s ago" reads the same on server and browser.
+    #[serde(default)]
+    pub last_seen_secs: Option<u64>,
     /// After a move: the Agent that took this record over.
     #[serde(default)]
     pub moved_to: Option<String>,
     pub components: Vec<ComponentView>,
+}
+
+impl AgentView {
+    /// How urgently the operator should look at this Agent, most urgent
+    /// first: 0 it is offline or a component is in error, 1 it is disabled,
+    /// 2 a component carries a warning; `None` when healthy or retired.
+    pub fn attention_rank(&self) -> Option<u8> {
+        match self.status.as_str() {
+            "offline" | "degraded" => Some(0),
+            "disabled" => Some(1),
+            "revoked" | "moved" => None,
+            _ if self.components.iter().any(|c| !c.warnings.is_empty()) => Some(2),
+            _ => None,
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -162,6 +181,9 @@ pub struct JobView {
     /// The component the job acts on (`beacon-…`/`sidecar-…`).
     #[serde(default)]
     pub component_id: Option<String>,
+    /// The network of that component, when known.
+    #[serde(default)]
+    pub network_id: Option<String>,
 }
 
 /// `POST /api/v1/jobs`.
@@ -171,6 +193,21 @@ pub struct NewJob {
     pub kind: String,
     #[serde(default)]
     pub payload: serde_json::Value,
+}
+
+impl NewJob {
+    /// What the browser can check before sending: an Agent is chosen and the
+    /// payload fits its kind. (The server also checks that the Agent exists
+    /// and takes jobs.)
+    pub fn check(&self) -> Result<crate::jobs::JobPayload, Vec<FieldError>> {
+        if self.agent_id.trim().is_empty() {
+            return Err(vec![FieldError::new(
+                "agent_id",
+                validation::Problem::Required,
+            )]);
+        }
+        crate::jobs::JobPayload::parse(&self.kind, &self.payload).map_err(|e| vec![e])
+    }
 }
 
 /// `POST /api/v1/install-tokens`: a one-time token for one Agent.
@@ -303,6 +340,23 @@ pub struct OverviewCounts {
 mod tests {
     use super::*;
     use crate::validation::Problem;
+
+    #[test]
+    fn a_job_needs_an_agent_before_its_payload_is_looked_at() {
+        let job = NewJob {
+            agent_id: " ".into(),
+            kind: "restart_component".into(),
+            payload: serde_json::json!({}),
+        };
+        let refused = job.check().unwrap_err();
+        assert_eq!(refused[0].field, "agent_id");
+        assert_eq!(refused[0].problem, Problem::Required);
+        let job = NewJob {
+            agent_id: "ka_x".into(),
+            ..job
+        };
+        assert_eq!(job.check().unwrap_err()[0].field, "component_id");
+    }
 
     #[test]
     fn a_form_with_several_mistakes_reports_each_field() {

@@ -235,6 +235,15 @@ impl JobPayload {
         }
     }
 
+    /// The network a deployment is for; restart and remove name only a component.
+    pub fn network_id(&self) -> Option<&NetworkId> {
+        match self {
+            JobPayload::DeployBeacon(b) => Some(&b.network_id),
+            JobPayload::DeploySidecar(s) => Some(&s.network_id),
+            JobPayload::RestartComponent { .. } | JobPayload::RemoveComponent { .. } => None,
+        }
+    }
+
     /// The component the job acts on.
     pub fn component_id(&self) -> String {
         match self {

@@ -8,6 +8,7 @@ pub mod api;
 pub mod beacons;
 pub mod ids;
 pub mod jobs;
+pub mod live;
 pub mod services;
 pub mod signing;
 pub mod validation;

@@ -108,6 +108,7 @@ mod tests {
             reason: String::new(),
             reason_text: String::new(),
             last_heartbeat_at: None,
+            last_seen_secs: None,
             moved_to: None,
             components,
         }

@@ -9,17 +9,16 @@
 //! Without --database-url it uses a fresh SQLite file. scripts/bench-agents.sh
 //! runs the matrix recorded in BENCHMARKS.md.
 
+mod support;
+
 use clap::Parser;
 use futures_util::stream::{self, StreamExt};
 use protocol::signing::AgentKey;
-use sea_orm::{EntityTrait, Set};
 use serde_json::json;
-use server::config::Cli;
-use server::entities::job;
-use std::net::SocketAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use support::{heartbeat, key, percentile, Bench};
 
 #[derive(Parser)]
 struct Args {
@@ -43,102 +42,11 @@ struct Args {
     dispatches: usize,
 }
 
-fn key(i: usize) -> AgentKey {
-    let mut seed = [7u8; 32];
-    seed[..8].copy_from_slice(&(i as u64).to_le_bytes());
-    AgentKey::from_seed(seed)
-}
-
-fn percentile(sorted: &[Duration], p: f64) -> f64 {
-    let i = ((sorted.len() as f64 * p).ceil() as usize).clamp(1, sorted.len()) - 1;
-    sorted[i].as_secs_f64() * 1000.0
-}
-
-struct Bench {
-    base: String,
-    client: reqwest::Client,
-}
-
-impl Bench {
-    async fn signed(
-        &self,
-        key: &AgentKey,
-        path: &str,
-        body: serde_json::Value,
-    ) -> reqwest::Response {
-        let bytes = serde_json::to_vec(&body).unwrap();
-        let ts = chrono::Utc::now().timestamp().to_string();
-        let signed_path = path.split('?').next().unwrap();
-        let sig = key.sign("POST", signed_path, &ts, &bytes);
-        self.client
-            .post(format!("{}{path}", self.base))
-            .header("content-type", "application/json")
-            .header("x-knot-agent", key.public_key().agent_id().to_string())
-            .header("x-knot-timestamp", ts)
-            .header("x-knot-signature", sig)
-            .body(bytes)
-            .send()
-            .await
-            .expect("request")
-    }
-}
-
-fn heartbeat(n: usize) -> serde_json::Value {
-    json!({"name": "bench", "hostname": "bench-host", "version": "1.0.0",
-        "docker_available": true, "docker_version": "27.1.1/27.1.1", "tags": ["bench"],
-        "nonce": format!("{n}-{}", rand::random::<u64>()),
-        "components": [
-            {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
-             "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0", "service": "web-abc.knot"},
-            {"id": "beacon-main", "kind": "beacon", "name": "main", "status": "running"}]})
-}
-
 #[tokio::main]
 async fn main() {
     let args = Args::parse();
-    let data = tempfile::tempdir().unwrap();
-    let mut cli = vec![
-        "knotroute-control".to_string(),
-        "--admin-password".into(),
-        "bench-admin-password-0001".into(),
-        "--enroll-token".into(),
-        "bench-enroll-token-00001".into(),
-        "--data".into(),
-        data.path().display().to_string(),
-    ];
-    if let Some(url) = &args.database_url {
-        cli.extend(["--database-url".into(), url.clone()]);
-    }
-    let config = Cli::try_parse_from(cli)
-        .unwrap()
-        .settings
-        .validate()
-        .unwrap();
-    let db = server::db::connect(&config.database).await.unwrap();
-    server::db::migrate(&db).await.unwrap();
-    let state = server::AppState::new(config, db.clone());
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    let app = server::http::router(state.clone());
-    tokio::spawn(async move {
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .await
-        .unwrap()
-    });
-    let bench = Arc::new(Bench {
-        base: format!("http://{addr}"),
-        client: reqwest::Client::builder()
-            .tcp_nodelay(true)
-            .pool_max_idle_per_host(256)
-            .build()
-            .unwrap(),
-    });
+    let bench = Arc::new(Bench::start(args.database_url.as_deref()).await);
+    let db = bench.db.clone();
     let backend = if args.database_url.is_some() {
         "PostgreSQL"
     } else {
@@ -152,43 +60,11 @@ async fn main() {
     // Enroll every Agent (over HTTP, as in the field).
     let keys: Arc<Vec<AgentKey>> = Arc::new((0..args.agents).map(key).collect());
     let started = Instant::now();
-    stream::iter(0..args.agents)
-        .for_each_concurrent(32, |i| {
-            let (bench, keys) = (bench.clone(), keys.clone());
-            async move {
-                let r = bench
-                    .client
-                    .post(format!("{}/api/v1/agents/enroll", bench.base))
-                    .json(&json!({"name": format!("agent-{i}"), "public_key": keys[i].public_key().to_wire(),
-                        "token": "bench-enroll-token-00001", "tags": ["bench"]}))
-                    .send()
-                    .await
-                    .unwrap();
-                assert_eq!(r.status(), 201);
-            }
-        })
-        .await;
+    bench.enroll(&keys).await;
     println!("enrolled in {:.1} s", started.elapsed().as_secs_f64());
 
     if args.stored_jobs > 0 {
-        let now = chrono::Utc::now();
-        for chunk in (0..args.stored_jobs).collect::<Vec<_>>().chunks(1000) {
-            let rows = chunk.iter().map(|&n| job::ActiveModel {
-                id: Set(protocol::JobId::from_random_bytes(rand::random()).to_string()),
-                agent_id: Set(keys[n % args.agents].public_key().agent_id().to_string()),
-                kind: Set("restart_component".into()),
-                payload: Set(r#"{"component_id":"sidecar-web"}"#.into()),
-                status: Set("succeeded".into()),
-                result: Set("restarted".into()),
-                created_at: Set(now),
-                started_at: Set(Some(now)),
-                finished_at: Set(Some(now)),
-                lease_expires_at: Set(None),
-                retry_of: Set(None),
-                component_id: Set(Some("sidecar-web".into())),
-            });
-            job::Entity::insert_many(rows).exec(&db).await.unwrap();
-        }
+        support::store_finished_jobs(&db, &keys, args.stored_jobs, &[]).await;
         println!("stored {} finished jobs", args.stored_jobs);
     }
 
@@ -254,19 +130,8 @@ async fn main() {
     );
 
     // Dispatch: 50 Agents long-poll; the admin queues jobs one at a time.
-    let admin = reqwest::Client::builder()
-        .cookie_store(true)
-        .build()
-        .unwrap();
+    let admin = bench.admin().await;
     let origin = bench.base.clone();
-    let r = admin
-        .post(format!("{origin}/api/v1/session"))
-        .header("origin", &origin)
-        .json(&json!({"password": "bench-admin-password-0001"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
     let pollers = args.agents.min(50);
     let mut latencies = Vec::new();
     for n in 0..args.dispatches {

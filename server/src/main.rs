@@ -52,6 +52,7 @@ async fn main() -> ExitCode {
         }
     };
     tracing::info!(listen = %config.listen, version = server::VERSION, "KnotRoute Control started");
+    let live = state.live.clone();
     let app = http::router(state);
     // Pages stream in several writes; without TCP_NODELAY, Nagle's algorithm
     // and the client's delayed ACK add ~40 ms to every page on a kept-alive connection.
@@ -64,7 +65,11 @@ async fn main() -> ExitCode {
         listener,
         app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
     )
-    .with_graceful_shutdown(shutdown_signal())
+    .with_graceful_shutdown(async move {
+        shutdown_signal().await;
+        // Open live-update streams would otherwise hold the shutdown open.
+        live.close();
+    })
     .await;
     match served {
         Ok(()) => ExitCode::SUCCESS,

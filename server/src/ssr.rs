@@ -17,7 +17,9 @@ use app::api::NetworkListPage;
 use app::backend::{AdminBackend, SharedBackend};
 use app::error::UiError;
 use app::infra_api::AgentAction;
-use app::jobs_api::JobListPage;
+use app::infra_api::AgentListPage;
+use app::jobs_api::{JobListPage, JobQuery};
+use app::overview_api::{OverviewLists, ATTENTION_SHOWN, RECENT_JOBS_SHOWN};
 use async_trait::async_trait;
 use axum::extract::ConnectInfo;
 use leptos::prelude::*;
@@ -46,6 +48,25 @@ impl Backend {
 impl AdminBackend for Backend {
     async fn overview(&self) -> Result<OverviewCounts, UiError> {
         self.state.overview.counts().await.map_err(ui_store_error)
+    }
+
+    async fn overview_lists(&self) -> Result<OverviewLists, UiError> {
+        let (attention, attention_total) = self
+            .state
+            .inventory
+            .needing_attention(ATTENTION_SHOWN)
+            .await
+            .map_err(ui_inventory_error)?;
+        let filter = JobFilter {
+            limit: RECENT_JOBS_SHOWN,
+            ..JobFilter::default()
+        };
+        let (jobs, _) = self.state.jobs.list(&filter).await.map_err(ui_job_error)?;
+        Ok(OverviewLists {
+            attention,
+            attention_total,
+            recent_jobs: jobs.iter().map(job_view).collect(),
+        })
     }
 
     async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError> {
@@ -150,6 +171,16 @@ impl AdminBackend for Backend {
             .map_err(ui_inventory_error)
     }
 
+    async fn list_agents_page(&self, after: Option<String>) -> Result<AgentListPage, UiError> {
+        let (items, next) = self
+            .state
+            .inventory
+            .list_page(after.as_deref(), UI_PAGE_SIZE)
+            .await
+            .map_err(ui_inventory_error)?;
+        Ok(AgentListPage { items, next })
+    }
+
     async fn get_agent(&self, id: String) -> Result<AgentView, UiError> {
         self.state
             .inventory
@@ -220,18 +251,13 @@ impl AdminBackend for Backend {
         Ok(rows)
     }
 
-    async fn list_jobs(
-        &self,
-        status: Option<String>,
-        agent_id: Option<String>,
-        kind: Option<String>,
-        after: Option<String>,
-    ) -> Result<JobListPage, UiError> {
+    async fn list_jobs(&self, query: JobQuery) -> Result<JobListPage, UiError> {
         let filter = JobFilter {
-            status,
-            agent_id,
-            kind,
-            after,
+            status: query.status,
+            agent_id: query.agent_id,
+            kind: query.kind,
+            network_id: query.network_id,
+            after: query.after,
             limit: UI_PAGE_SIZE,
         };
         let (rows, next) = self.state.jobs.list(&filter).await.map_err(ui_job_error)?;

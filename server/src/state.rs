@@ -7,6 +7,7 @@ use crate::domain::desired::Reconciler;
 use crate::domain::enrollment::Enrollment;
 use crate::domain::install_tokens::InstallTokens;
 use crate::domain::jobs::JobQueue;
+use crate::domain::live::ChangeFeed;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
@@ -29,6 +30,8 @@ pub struct AppState {
     pub jobs: JobQueue,
     pub reconciler: Reconciler,
     pub overview: OverviewService,
+    /// What the admin screens' live updates are made of.
+    pub live: ChangeFeed,
     pub leptos: LeptosOptions,
 }
 
@@ -60,6 +63,7 @@ impl AppState {
             jobs,
             reconciler,
             overview: OverviewService::new(db.clone(), config.agent_offline_after),
+            live: ChangeFeed::new(db.clone(), config.agent_offline_after),
             config: Arc::new(config),
             db,
             leptos,

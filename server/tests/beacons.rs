@@ -6,72 +6,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use std::sync::Arc;
-
-/// `http://127.0.0.1:<port>` answering `/healthz` with `status` and `body`.
-async fn http_beacon(status: u16, body: &'static str) -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    let app = axum::Router::new().route(
-        "/healthz",
-        axum::routing::get(move || async move {
-            (axum::http::StatusCode::from_u16(status).unwrap(), body)
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
-    url
-}
-
-/// Accepts connections and never answers.
-async fn silent_beacon() -> String {
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        let mut held = Vec::new();
-        while let Ok((stream, _)) = listener.accept().await {
-            held.push(stream);
-        }
-    });
-    url
-}
-
-/// HTTPS with a self-signed certificate no client trusts.
-async fn untrusted_tls_beacon() -> String {
-    use rustls_pki_types::pem::PemObject;
-    use rustls_pki_types::{CertificateDer, PrivateKeyDer};
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures");
-    let certs = CertificateDer::pem_file_iter(dir.join("untrusted-test-cert.pem"))
-        .unwrap()
-        .collect::<Result<Vec<_>, _>>()
-        .unwrap();
-    let key = PrivateKeyDer::from_pem_file(dir.join("untrusted-test-key.pem")).unwrap();
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(certs, key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("https://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move {
-        while let Ok((stream, _)) = listener.accept().await {
-            let acceptor = acceptor.clone();
-            tokio::spawn(async move {
-                // The client gives up during the handshake; nothing to serve.
-                let _ = acceptor.accept(stream).await;
-            });
-        }
-    });
-    url
-}
-
-fn closed_port_url() -> String {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    format!("http://{}", listener.local_addr().unwrap())
-}
+use standins::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon};
 
 on_both_databases!(
     each_failure_class_is_told_apart_and_kept_as_the_latest_check,

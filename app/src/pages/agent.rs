@@ -2,10 +2,11 @@
 //! warnings, and the lifecycle actions (disable/enable, move, revoke, delete),
 //! each destructive one behind a confirmation that says what it does.
 
+use super::agent_jobs::AgentJobs;
 use super::confirm::ConfirmDialog;
 use super::infrastructure::{status_class, when, TokenSnippets};
 use super::layout::Frame;
-use super::LoadError;
+use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
 use crate::infra_api::{get_agent, AgentAction, AgentActionCall, MoveAgent};
@@ -24,9 +25,17 @@ pub fn AgentPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let act = ServerAction::<AgentActionCall>::new();
     let moving = ServerAction::<MoveAgent>::new();
+    let live = crate::live::use_live();
     let agent = Resource::new(
-        move || (id(), act.version().get(), moving.version().get()),
-        |(id, _, _)| get_agent(id),
+        move || {
+            (
+                id(),
+                act.version().get(),
+                moving.version().get(),
+                live.agents(),
+            )
+        },
+        |(id, ..)| get_agent(id),
     );
     view! {
         <Title text=format!("{} · {}", it.agent_title, t.product) />
@@ -76,7 +85,7 @@ fn AgentDetails(
             }}</dd>
             <dt>{it.tags}</dt><dd>{agent.tags.join(", ")}</dd>
             <dt>{it.col_last_heartbeat}</dt>
-            <dd>{agent.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}</dd>
+            <dd><LastSeen at=agent.last_heartbeat_at.clone() secs=agent.last_seen_secs /></dd>
             {agent.moved_to.clone().map(|to| view! {
                 <dt>{it.moved_to}</dt>
                 <dd><a href=format!("/infrastructure/agents/{to}")><code class="id">{to.clone()}</code></a></dd>
@@ -101,6 +110,8 @@ fn AgentDetails(
             }
                 .into_any()
         }}
+
+        <AgentJobs agent_id=id.clone() />
 
         <section class="danger-zone" id="agent-actions">
             <AgentActions id disabled retired movable act moving />

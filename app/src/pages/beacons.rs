@@ -2,11 +2,11 @@
 //! managed or external, with its latest check and a Check button; and the
 //! form that adds an existing Beacon to a profile.
 
+use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::LoadError;
 use crate::api::list_networks;
 use crate::beacons_api::{list_beacons, AddExistingBeacon, CheckBeacon};
-use crate::error::UiError;
 use crate::i18n::texts;
 use crate::i18n_beacons::{beacon_texts, check_outcome};
 use crate::use_lang;
@@ -53,6 +53,7 @@ pub fn BeaconsSection() -> impl IntoView {
             })}
         </Transition>
         <AddBeaconForm add />
+        <super::deploy_beacon::DeployBeaconForm />
     }
 }
 
@@ -156,20 +157,8 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
     let networks = Resource::new(|| (), |_| list_networks(None));
     let network = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
-    let local_error = RwSignal::new(None::<UiError>);
-    let error = move || {
-        local_error
-            .get()
-            .or_else(|| add.value().get().and_then(|r| r.err()))
-    };
-    let message_for = move |field: &'static str| {
-        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-    };
-    let refused = move || {
-        error()
-            .filter(|e| !matches!(e, UiError::Invalid(_)))
-            .map(|e| e.message(lang))
-    };
+    let errors = FormErrors::of(add, lang);
+    let message_for = move |field: &'static str| errors.for_field(field);
     let added = move || {
         add.value()
             .get()
@@ -182,18 +171,14 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
             network_id: network.get_untracked(),
             url: url.get_untracked(),
         };
-        match beacon.validate() {
-            Err(errors) => local_error.set(Some(UiError::Invalid(errors))),
-            Ok(_) => {
-                local_error.set(None);
-                add.dispatch(AddExistingBeacon { beacon });
-            }
+        if errors.check(beacon.validate()).is_some() {
+            add.dispatch(AddExistingBeacon { beacon });
         }
     };
     view! {
         <section class="card" id="add-beacon">
             <h2>{bt.add_title}</h2>
-            <p class="muted">{bt.add_intro}" "<a href="/jobs">{bt.deploy_hint}</a></p>
+            <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
                     match networks.await {
@@ -221,7 +206,7 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
                                     <input id="beacon-url" name="url" inputmode="url" placeholder="https://beacon.example.net"
                                         prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev)) />
                                     <p class="field-error" id="beacon-url-error">{move || message_for("url")}</p>
-                                    <p class="field-error" role="alert">{refused}</p>
+                                    <p class="field-error" role="alert">{move || errors.general()}</p>
                                     <button type="submit" class="primary" id="add-beacon-submit" disabled=move || add.pending().get()>
                                         {bt.add}
                                     </button>

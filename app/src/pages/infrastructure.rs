@@ -2,13 +2,13 @@
 //! tokens with copy-ready snippets), the Beacons, the tokens and the
 //! enrollment log.
 
+use super::form_errors::FormErrors;
 use super::layout::Frame;
-use super::LoadError;
-use crate::error::UiError;
+use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
 use crate::infra_api::{
-    enrollment_log, list_agents, list_install_tokens, CreateInstallToken, RevokeInstallToken,
+    enrollment_log, list_agents_page, list_install_tokens, CreateInstallToken, RevokeInstallToken,
 };
 use crate::use_lang;
 use leptos::prelude::*;
@@ -34,7 +34,13 @@ pub fn InfrastructurePage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = infra_texts(lang);
-    let agents = Resource::new(|| (), |_| list_agents());
+    let live = crate::live::use_live();
+    let query = leptos_router::hooks::use_query_map();
+    let after = move || query.read().get("agents_after").filter(|s| !s.is_empty());
+    let agents = Resource::new(
+        move || (after(), live.agents()),
+        |(after, _)| list_agents_page(after),
+    );
     let revoke = ServerAction::<RevokeInstallToken>::new();
     let create = ServerAction::<CreateInstallToken>::new();
     // Both change the token list; reload it after either.
@@ -54,11 +60,13 @@ pub fn InfrastructurePage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match agents.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(list) if list.is_empty() => {
+                        Ok(page) if page.items.is_empty() && after().is_none() => {
                             view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
                         }
-                        Ok(list) => {
-                            let rows = list
+                        Ok(page) => {
+                            let next = page.next.clone();
+                            let rows = page
+                                .items
                                 .into_iter()
                                 .map(|a| {
                                     let href = format!("/infrastructure/agents/{}", a.id);
@@ -69,15 +77,13 @@ pub fn InfrastructurePage() -> impl IntoView {
                                         .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
                                         .count();
                                     view! {
-                                        <tr>
-                                            <td data-label=t.col_name><a href=href class="agent-name">{a.name}</a></td>
+                                        <tr class="agent-row" data-agent=a.id.clone() data-status=a.status.clone()>
+                                            <td data-label=t.col_name><a href=href class="agent-name">{a.name.clone()}</a></td>
                                             <td data-label=it.col_status>
                                                 <span class=status_class(&a.status)>{a.status.clone()}</span>
-                                                " "<span class="muted reason">{a.reason_text}</span>
+                                                " "<span class="muted reason">{a.reason_text.clone()}</span>
                                             </td>
-                                            <td data-label=it.col_last_heartbeat>
-                                                {a.last_heartbeat_at.as_deref().map(when).unwrap_or_else(|| it.never.to_string())}
-                                            </td>
+                                            <td data-label=it.col_last_heartbeat><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></td>
                                             <td data-label=it.hostname>{a.hostname}</td>
                                             <td data-label=it.col_version>{a.version}</td>
                                             <td data-label=it.docker class="agent-docker">
@@ -110,6 +116,12 @@ pub fn InfrastructurePage() -> impl IntoView {
                                     </tr></thead>
                                     <tbody>{rows}</tbody>
                                 </table>
+                                <nav class="pager" aria-label="Pages">
+                                    {after().map(|_| view! { <a href="/infrastructure#agents">{t.first_page}</a> })}
+                                    {next.map(|c| view! {
+                                        <a href=format!("/infrastructure?agents_after={c}#agents") rel="next">{t.next_page}</a>
+                                    })}
+                                </nav>
                             }
                                 .into_any()
                         }
@@ -233,7 +245,7 @@ fn AddAgentForm(create: ServerAction<CreateInstallToken>) -> impl IntoView {
     let name = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());
     let hours = RwSignal::new(INSTALL_TOKEN_DEFAULT_HOURS.to_string());
-    let local_error = RwSignal::new(None::<UiError>);
+    let errors = FormErrors::of(create, lang);
     let input = move || NewInstallToken {
         name: name.get_untracked(),
         tags: tags
@@ -246,23 +258,12 @@ fn AddAgentForm(create: ServerAction<CreateInstallToken>) -> impl IntoView {
         // An unparsable number is refused by the same rule as an out-of-range one.
         expires_in_hours: Some(hours.get_untracked().trim().parse().unwrap_or(0)),
     };
-    let error = move || {
-        local_error
-            .get()
-            .or_else(|| create.value().get().and_then(|r| r.err()))
-    };
-    let message_for = move |field: &'static str| {
-        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-    };
+    let message_for = move |field: &'static str| errors.for_field(field);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let input = input();
-        match input.validate() {
-            Err(errors) => local_error.set(Some(UiError::Invalid(errors))),
-            Ok(_) => {
-                local_error.set(None);
-                create.dispatch(CreateInstallToken { input });
-            }
+        if errors.check(input.validate()).is_some() {
+            create.dispatch(CreateInstallToken { input });
         }
     };
     view! {

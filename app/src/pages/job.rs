@@ -23,9 +23,10 @@ pub fn JobPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let cancel = ServerAction::<CancelJob>::new();
     let retry = ServerAction::<RetryJob>::new();
+    let live = crate::live::use_live();
     let job = Resource::new(
-        move || (id(), cancel.version().get()),
-        |(id, _)| get_job(id),
+        move || (id(), cancel.version().get(), live.jobs()),
+        |(id, ..)| get_job(id),
     );
     let action_error = move || {
         cancel

@@ -2,14 +2,12 @@
 //! that kind's fields. The payload is checked in the browser with the same
 //! `protocol` rules the server applies, and a refusal is shown at its field.
 
-use crate::error::UiError;
+use super::form_errors::FormErrors;
 use crate::i18n_jobs::jobs_texts;
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentView, NetworkProfile, NewJob};
-use protocol::jobs::JobPayload;
-use protocol::{FieldError, Problem};
 use serde_json::{json, Map, Value};
 
 pub const KINDS: [&str; 4] = [
@@ -106,19 +104,8 @@ pub fn JobForm(
         http_port: "18080".into(),
         ..Default::default()
     });
-    let local_error = RwSignal::new(None::<UiError>);
-    let error = move || {
-        local_error
-            .get()
-            .or_else(|| create.value().get().and_then(|r| r.err()))
-    };
-    let message_for = move |field: &'static str| {
-        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-    };
-    let general_error = move || match error() {
-        Some(UiError::Invalid(_)) | None => None,
-        Some(other) => Some(other.message(lang)),
-    };
+    let errors = FormErrors::of(create, lang);
+    let message_for = move |field: &'static str| errors.for_field(field);
     let networks_for_change = networks.clone();
     let on_network = move |ev: leptos::ev::Event| {
         let id = event_target_value(&ev);
@@ -140,25 +127,15 @@ pub fn JobForm(
         let agent = agent_id.get_untracked();
         let kind = kind.get_untracked();
         let payload = fields.with_untracked(|f| payload(&kind, f));
-        if agent.is_empty() {
-            local_error.set(Some(UiError::Invalid(vec![FieldError::new(
-                "agent_id",
-                Problem::Required,
-            )])));
+        let job = NewJob {
+            agent_id: agent,
+            kind,
+            payload,
+        };
+        if errors.check(job.check()).is_none() {
             return;
         }
-        if let Err(e) = JobPayload::parse(&kind, &payload) {
-            local_error.set(Some(UiError::Invalid(vec![e])));
-            return;
-        }
-        local_error.set(None);
-        create.dispatch(CreateJob {
-            job: NewJob {
-                agent_id: agent,
-                kind,
-                payload,
-            },
-        });
+        create.dispatch(CreateJob { job });
     };
     // One labelled input bound to one field of `fields`.
     let input = move |id: &'static str,
@@ -188,7 +165,7 @@ pub fn JobForm(
                 </select>
                 <p class="field-error" id="job-agent-error">{move || message_for("agent_id")}</p>
                 <label for="job-kind">{jt.field_kind}</label>
-                <select id="job-kind" on:change=move |ev| { kind.set(event_target_value(&ev)); local_error.set(None); }>
+                <select id="job-kind" on:change=move |ev| { kind.set(event_target_value(&ev)); errors.clear(); }>
                     {KINDS.iter().map(|k| view! { <option value=*k>{jt.kind(k)}</option> }).collect_view()}
                 </select>
                 <Show when=deploy>
@@ -220,7 +197,7 @@ pub fn JobForm(
                 <Show when=move || !deploy()>
                     {input("job-component", jt.field_component_id, "component_id", |f| f.component_id.clone(), |f, v| f.component_id = v)}
                 </Show>
-                <p class="field-error" role="alert" id="job-error">{general_error}</p>
+                <p class="field-error" role="alert" id="job-error">{move || errors.general()}</p>
                 <button type="submit" class="primary" id="queue-job" disabled=move || create.pending().get()>{jt.queue_job}</button>
                 {move || create.value().get().and_then(|r| r.ok()).map(|job| view! {
                     <p class="saved" role="status" id="job-queued">{jt.queued}" "<code>{job.id}</code></p>
@@ -234,6 +211,7 @@ pub fn JobForm(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use protocol::jobs::JobPayload;
 
     #[test]
     fn the_form_builds_payloads_the_shared_rules_accept() {

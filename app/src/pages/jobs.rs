@@ -10,7 +10,7 @@ use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_jobs::jobs_texts;
 use crate::infra_api::list_agents;
-use crate::jobs_api::{list_jobs, CancelJob, CreateJob, RetryJob};
+use crate::jobs_api::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -40,26 +40,37 @@ pub fn JobsPage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let jt = jobs_texts(lang);
-    let query = use_query_map();
-    let status = move || query.read().get("status").filter(|s| !s.is_empty());
-    let agent = move || query.read().get("agent_id").filter(|s| !s.is_empty());
-    let kind = move || query.read().get("kind").filter(|s| !s.is_empty());
-    let after = move || query.read().get("after").filter(|s| !s.is_empty());
+    let params = use_query_map();
+    let param = move |name: &str| params.read().get(name).filter(|s| !s.is_empty());
+    let query = move || JobQuery {
+        status: param("status"),
+        agent_id: param("agent_id"),
+        kind: param("kind"),
+        network_id: param("network_id"),
+        after: param("after"),
+    };
+    let status = move || param("status");
+    let agent = move || param("agent_id");
+    let kind = move || param("kind");
+    let network = move || param("network_id");
+    let after = move || param("after");
     let cancel = ServerAction::<CancelJob>::new();
     let retry = ServerAction::<RetryJob>::new();
     let create = ServerAction::<CreateJob>::new();
+    let live = crate::live::use_live();
     let jobs = Resource::new(
         move || {
             (
-                (status(), agent(), kind(), after()),
+                query(),
                 (
                     cancel.version().get(),
                     retry.version().get(),
                     create.version().get(),
+                    live.jobs(),
                 ),
             )
         },
-        |((s, a, k, after), _)| list_jobs(s, a, k, after),
+        |(query, _)| list_jobs(query),
     );
     let agents = Resource::new(|| (), |_| list_agents());
     let networks = Resource::new(|| (), |_| list_networks(None));
@@ -87,6 +98,22 @@ pub fn JobsPage() -> impl IntoView {
                 })}
             </Transition>
 
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || Suspend::new(async move {
+            let network_options = networks
+                .await
+                .map(|page| {
+                    page.items
+                        .into_iter()
+                        .map(|n| {
+                            let id = n.id.to_string();
+                            let selected = network().as_deref() == Some(id.as_str());
+                            view! { <option value=id.clone() selected=selected>{n.name}" ("{id.clone()}")"</option> }
+                        })
+                        .collect_view()
+                })
+                .ok();
+            view! {
             <form method="get" action="/jobs" class="filters" id="job-filters">
                 <label for="filter-status">{jt.filter_status}</label>
                 <select id="filter-status" name="status">
@@ -106,13 +133,21 @@ pub fn JobsPage() -> impl IntoView {
                 </select>
                 <label for="filter-agent">{jt.filter_agent}</label>
                 <input id="filter-agent" name="agent_id" placeholder="ka_…" prop:value=move || agent().unwrap_or_default() />
+                <label for="filter-network">{jt.filter_network}</label>
+                <select id="filter-network" name="network_id">
+                    <option value="" selected=move || network().is_none()>{jt.any}</option>
+                    {network_options}
+                </select>
                 <button type="submit">{jt.apply_filter}</button>
             </form>
+            }
+            })}
+            </Transition>
             <p class="field-error" role="alert">{action_error}</p>
 
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    let filtered = status().is_some() || agent().is_some() || kind().is_some();
+                    let filtered = query().is_filtered();
                     match jobs.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(page) if page.items.is_empty() && after().is_none() => {
@@ -125,16 +160,7 @@ pub fn JobsPage() -> impl IntoView {
                                 .into_iter()
                                 .map(|job| view! { <JobRow job cancel retry /> })
                                 .collect_view();
-                            let mut filter = String::new();
-                            if let Some(s) = status() {
-                                filter.push_str(&format!("status={s}&"));
-                            }
-                            if let Some(a) = agent() {
-                                filter.push_str(&format!("agent_id={a}&"));
-                            }
-                            if let Some(k) = kind() {
-                                filter.push_str(&format!("kind={k}&"));
-                            }
+                            let filter = query().filter_query();
                             let first = format!("/jobs?{filter}");
                             view! {
                                 <table class="list" id="jobs-table">

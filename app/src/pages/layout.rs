@@ -6,6 +6,24 @@ use crate::use_lang;
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
 
+/// Whether live updates are flowing; `data-live` lets tests wait for it.
+#[component]
+fn LiveMarker() -> impl IntoView {
+    let ot = crate::i18n_overview::overview_texts(use_lang());
+    let live = crate::live::use_live();
+    view! {
+        <span
+            id="live-status"
+            class=move || if live.connected() { "live on" } else { "live off" }
+            data-live=move || if live.connected() { "on" } else { "off" }
+            title=move || if live.connected() { ot.live_on_hint } else { ot.live_off_hint }
+            role="status"
+        >
+            {move || if live.connected() { ot.live_on } else { ot.live_off }}
+        </span>
+    }
+}
+
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
     let lang = use_lang();
@@ -46,6 +64,7 @@ pub fn Frame(children: Children) -> impl IntoView {
         <header class="topbar">
             <a class="brand" href="/">{t.product}</a>
             <div class="topbar-actions">
+                <LiveMarker />
                 <a
                     class="lang-switch"
                     rel="external"

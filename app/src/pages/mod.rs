@@ -1,9 +1,12 @@
 //! Screens, one module each, and the frame they share.
 
 pub mod agent;
+pub mod agent_jobs;
 pub mod audit;
 pub mod beacons;
 pub mod confirm;
+pub mod deploy_beacon;
+pub mod form_errors;
 pub mod infrastructure;
 pub mod job;
 pub mod job_form;
@@ -59,5 +62,30 @@ pub fn LoadError(error: UiError) -> impl IntoView {
             {message}
             {sign_in.then(|| view! { " " <a href="/login" rel="external">{texts(lang).sign_in}</a> })}
         </p>
+    }
+}
+
+/// When an Agent was last heard from, as "12 s ago", with the exact time on
+/// hover and for screen readers; "never" before its first heartbeat.
+#[component]
+pub fn LastSeen(
+    /// The last heartbeat (RFC 3339).
+    at: Option<String>,
+    /// Seconds since then, as of the view.
+    secs: Option<u64>,
+) -> impl IntoView {
+    let lang = use_lang();
+    match (at, secs) {
+        (Some(at), Some(secs)) => {
+            let exact = infrastructure::when(&at);
+            view! {
+                <time class="last-seen" datetime=at title=exact.clone() aria-label=exact>
+                    {crate::i18n_overview::ago(lang, secs)}
+                </time>
+            }
+            .into_any()
+        }
+        _ => view! { <span class="last-seen muted">{crate::i18n_infra::infra_texts(lang).never}</span> }
+            .into_any(),
     }
 }

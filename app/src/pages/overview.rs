@@ -1,9 +1,17 @@
-//! Overview: the counts an operator checks first, each linking to its list.
+//! Overview: the counts an operator checks first, each linking to its list;
+//! the Agents that need attention, most urgent first; the latest jobs. All of
+//! it follows live updates.
 
+use super::infrastructure::status_class;
+use super::jobs::status_class as job_status_class;
 use super::layout::Frame;
-use super::LoadError;
+use super::{LastSeen, LoadError};
 use crate::api::load_overview;
 use crate::i18n::texts;
+use crate::i18n_jobs::jobs_texts;
+use crate::i18n_overview::overview_texts;
+use crate::live::use_live;
+use crate::overview_api::{load_overview_lists, OverviewLists};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -29,12 +37,17 @@ fn Card(
 pub fn OverviewPage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
-    let counts = Resource::new(|| (), |_| load_overview());
+    let live = use_live();
+    let counts = Resource::new(move || (live.agents(), live.jobs()), |_| load_overview());
+    let details = Resource::new(
+        move || (live.agents(), live.jobs()),
+        |_| load_overview_lists(),
+    );
     view! {
         <Title text=format!("{} · {}", t.overview_title, t.product) />
         <Frame>
             <h1>{t.overview_title}</h1>
-            <Suspense fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
                     match counts.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
@@ -75,7 +88,97 @@ pub fn OverviewPage() -> impl IntoView {
                         }
                     }
                 })}
-            </Suspense>
+            </Transition>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match (details.await, counts.await) {
+                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
+                        (Ok(d), Ok(c)) => view! { <Details details=d agents_total=c.agents_total /> }.into_any(),
+                    }
+                })}
+            </Transition>
         </Frame>
+    }
+}
+
+#[component]
+fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
+    let lang = use_lang();
+    let ot = overview_texts(lang);
+    let jt = jobs_texts(lang);
+    let more = details
+        .attention_total
+        .saturating_sub(details.attention.len());
+    let attention = if details.attention.is_empty() {
+        let text = if agents_total == 0 {
+            ot.attention_none_yet
+        } else {
+            ot.attention_all_well
+        };
+        view! { <p class="empty" id="attention-empty">{text}</p> }.into_any()
+    } else {
+        let rows = details
+            .attention
+            .into_iter()
+            .map(|a| {
+                let href = format!("/infrastructure/agents/{}", a.id);
+                let problem = a
+                    .components
+                    .iter()
+                    .find_map(|c| (!c.last_error.is_empty()).then(|| format!("{}: {}", c.id, c.last_error)))
+                    .or_else(|| {
+                        a.components
+                            .iter()
+                            .find_map(|c| c.warnings.first().map(|w| format!("{}: {w}", c.id)))
+                    })
+                    .unwrap_or_else(|| a.reason_text.clone());
+                view! {
+                    <li class="attention-item" data-agent=a.id.clone()>
+                        <span class=status_class(&a.status)>{a.status.clone()}</span>" "
+                        <a href=href class="agent-name">{a.name.clone()}</a>" "
+                        <span class="muted"><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></span>
+                        <br /><span class="reason">{problem}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <ul class="attention" id="attention-list">{rows}</ul>
+            {(more > 0).then(|| view! {
+                <p><a href="/infrastructure#agents">{ot.attention_more.replace("{n}", &more.to_string())}</a></p>
+            })}
+        }
+        .into_any()
+    };
+    let jobs = if details.recent_jobs.is_empty() {
+        view! { <p class="empty" id="recent-jobs-empty">{ot.recent_jobs_empty}</p> }.into_any()
+    } else {
+        let rows = details
+            .recent_jobs
+            .into_iter()
+            .map(|j| {
+                view! {
+                    <li class="recent-job" data-job=j.id.clone()>
+                        <span class=job_status_class(&j.status)>{j.status.clone()}</span>" "
+                        <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
+                        " "<span class="muted">{super::infrastructure::when(&j.created_at)}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! { <ul class="recent-jobs" id="recent-jobs">{rows}</ul> }.into_any()
+    };
+    view! {
+        <div class="overview-lists">
+            <section aria-labelledby="attention-title">
+                <h2 id="attention-title">{ot.attention_title}</h2>
+                {attention}
+            </section>
+            <section aria-labelledby="recent-jobs-title">
+                <h2 id="recent-jobs-title">{ot.recent_jobs_title}</h2>
+                {jobs}
+                <p><a href="/jobs">{ot.all_jobs}</a>" · "<a href="/jobs?status=failed">{ot.failed_jobs}</a></p>
+            </section>
+        </div>
     }
 }

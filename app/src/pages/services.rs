@@ -3,6 +3,7 @@
 //! publishes a service or changes one (which redeploys it, keeping its address).
 
 use super::confirm::ConfirmDialog;
+use super::form_errors::FormErrors;
 use super::infrastructure::status_class;
 use super::layout::Frame;
 use super::LoadError;
@@ -16,9 +17,7 @@ use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use protocol::api::{AgentView, NetworkProfile, NewJob};
-use protocol::jobs::JobPayload;
 use protocol::services::{address_pending, published_services, PublishedService};
-use protocol::{FieldError, Problem};
 use serde_json::json;
 
 /// The publish form's fields; "Change" on a service fills them in.
@@ -95,7 +94,11 @@ pub fn ServicesPage() -> impl IntoView {
     let t = texts(lang);
     let st = service_texts(lang);
     let create = ServerAction::<CreateJob>::new();
-    let agents = Resource::new(move || create.version().get(), |_| list_agents());
+    let live = crate::live::use_live();
+    let agents = Resource::new(
+        move || (create.version().get(), live.agents()),
+        |_| list_agents(),
+    );
     let networks = Resource::new(|| (), |_| list_networks(None));
     let draft = Draft::new();
     let refused = move || {
@@ -265,15 +268,8 @@ fn PublishForm(
         networks.with_value(|list| list.iter().find(|n| n.id.as_str() == id).cloned())
     };
     let without_beacon = move || chosen_network().is_some_and(|n| n.beacons.is_empty());
-    let local_error = RwSignal::new(None::<UiError>);
-    let error = move || {
-        local_error
-            .get()
-            .or_else(|| create.value().get().and_then(|r| r.err()))
-    };
-    let message_for = move |field: &'static str| {
-        error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-    };
+    let errors = FormErrors::of(create, lang);
+    let message_for = move |field: &'static str| errors.for_field(field);
     let queued = move || {
         draft.submitted.get()
             && create.value().get().is_some_and(|r| r.is_ok())
@@ -294,19 +290,11 @@ fn PublishForm(
         if !advertise.trim().is_empty() {
             payload["advertise"] = json!(advertise.trim());
         }
-        let refused = if agent_id.is_empty() {
-            Some(FieldError::new("agent_id", Problem::Required))
-        } else {
-            JobPayload::parse("deploy_sidecar", &payload).err()
-        };
-        match refused {
-            Some(field) => local_error.set(Some(UiError::Invalid(vec![field]))),
-            None => {
-                local_error.set(None);
-                draft.submitted.set(true);
-                create.dispatch(job(&agent_id, "deploy_sidecar", payload));
-                draft.editing.set(false);
-            }
+        let deploy = job(&agent_id, "deploy_sidecar", payload);
+        if errors.check(deploy.job.check()).is_some() {
+            draft.submitted.set(true);
+            create.dispatch(deploy);
+            draft.editing.set(false);
         }
     };
     let no_agents = eligible.is_empty();

@@ -44,6 +44,11 @@ fn free_port() -> u16 {
 }
 
 pub async fn start_control() -> Control {
+    start_control_with(&[]).await
+}
+
+/// Control with extra settings (`KNOTROUTE_CONTROL_…` variables).
+pub async fn start_control_with(settings: &[(&str, &str)]) -> Control {
     let bin = std::env::var("KNOTROUTE_E2E_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|_| workspace_root().join("target/release/knotroute-control"));
@@ -71,6 +76,7 @@ pub async fn start_control() -> Control {
         .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
         .env("KNOTROUTE_CONTROL_SITE_ROOT", &site)
         .env("RUST_LOG", "warn")
+        .envs(settings.iter().copied())
         .stdout(Stdio::null())
         .spawn()
         .expect("start knotroute-control");

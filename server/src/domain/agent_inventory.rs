@@ -9,10 +9,14 @@ use super::{audit, StoreError};
 use crate::entities::{agent, component};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
+use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
-    QueryOrder, Set, TransactionTrait,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
 };
+
+/// How many troubled Agents the Overview reads at most to rank and count.
+pub const ATTENTION_SCAN: u64 = 500;
 
 #[derive(Debug, thiserror::Error)]
 pub enum InventoryError {
@@ -61,6 +65,9 @@ fn view(
         last_heartbeat_at: agent
             .last_heartbeat_at
             .map(|t| t.to_rfc3339_opts(SecondsFormat::Secs, true)),
+        last_seen_secs: agent
+            .last_heartbeat_at
+            .map(|t| (now - t).num_seconds().max(0) as u64),
         moved_to: agent.moved_to.clone(),
         components: components
             .iter()
@@ -134,6 +141,101 @@ impl AgentInventory {
             .zip(components)
             .map(|(a, c)| view(a, &c, now, self.offline_after))
             .collect())
+    }
+
+    /// One page of Agents by name (keyset paging on name and ID, so a page
+    /// costs the same with 10,000 Agents as with 10), and the cursor of the
+    /// next page: the last Agent's ID.
+    pub async fn list_page(
+        &self,
+        after: Option<&str>,
+        limit: u64,
+    ) -> Result<(Vec<AgentView>, Option<String>), InventoryError> {
+        let mut query = agent::Entity::find()
+            .order_by_asc(agent::Column::Name)
+            .order_by_asc(agent::Column::Id)
+            .limit(limit + 1);
+        if let Some(after) = after {
+            let anchor = self.find(after).await?;
+            query = query.filter(
+                Condition::any()
+                    .add(agent::Column::Name.gt(anchor.name.as_str()))
+                    .add(
+                        Condition::all()
+                            .add(agent::Column::Name.eq(anchor.name.as_str()))
+                            .add(agent::Column::Id.gt(anchor.id.as_str())),
+                    ),
+            );
+        }
+        let mut agents = query.all(&self.db).await?;
+        let next = super::split_page(&mut agents, limit, |a| a.id.clone());
+        let components = agents.load_many(component::Entity, &self.db).await?;
+        let now = super::database_now(&self.db).await;
+        let views = agents
+            .iter()
+            .zip(components)
+            .map(|(a, c)| view(a, &c, now, self.offline_after))
+            .collect();
+        Ok((views, next))
+    }
+
+    /// The Agents an operator should look at, most urgent first (see
+    /// `AgentView::attention_rank`), at most `limit`, and how many there are
+    /// in all (counted up to `ATTENTION_SCAN`). Healthy Agents are skipped in
+    /// the database, so a large healthy fleet costs nothing here.
+    pub async fn needing_attention(
+        &self,
+        limit: usize,
+    ) -> Result<(Vec<AgentView>, usize), InventoryError> {
+        let now = super::database_now(&self.db).await;
+        let troubled_components = Query::select()
+            .column(component::Column::AgentId)
+            .from(component::Entity)
+            .cond_where(
+                Condition::any()
+                    .add(component::Column::LastError.ne(""))
+                    .add(
+                        Condition::all()
+                            .add(component::Column::Desired.eq(true))
+                            .add(component::Column::DeployError.ne("")),
+                    )
+                    .add(
+                        Condition::all()
+                            .add(component::Column::Desired.eq(true))
+                            .add(component::Column::Status.eq("")),
+                    )
+                    .add(component::Column::Status.is_not_in(["running", ""]))
+                    .add(component::Column::Warnings.ne("[]")),
+            )
+            .to_owned();
+        let agents = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(""))
+            .filter(
+                Condition::any()
+                    .add(agent::Column::Disabled.eq(true))
+                    .add(agent::Column::LastHeartbeatAt.is_null())
+                    .add(agent::Column::LastHeartbeatAt.lte(now - self.offline_after))
+                    .add(agent::Column::Id.in_subquery(troubled_components)),
+            )
+            .order_by_asc(agent::Column::Name)
+            .order_by_asc(agent::Column::Id)
+            .limit(ATTENTION_SCAN)
+            .all(&self.db)
+            .await?;
+        let components = agents.load_many(component::Entity, &self.db).await?;
+        let mut views: Vec<(u8, AgentView)> = agents
+            .iter()
+            .zip(components)
+            .map(|(a, c)| view(a, &c, now, self.offline_after))
+            .filter_map(|v| v.attention_rank().map(|rank| (rank, v)))
+            .collect();
+        // Stable: equal ranks keep the order by name.
+        views.sort_by_key(|(rank, _)| *rank);
+        let total = views.len();
+        Ok((
+            views.into_iter().take(limit).map(|(_, v)| v).collect(),
+            total,
+        ))
     }
 
     pub async fn get(&self, id: &str) -> Result<AgentView, InventoryError> {

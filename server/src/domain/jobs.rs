@@ -3,7 +3,7 @@
 
 use super::job_wakeup::JobWakeup;
 use super::{audit, desired, split_page, StoreError};
-use crate::entities::{agent, job};
+use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobOutcome, JobResult};
 use protocol::api::JobView;
@@ -76,6 +76,7 @@ pub fn view(row: &job::Model) -> JobView {
         finished_at: row.finished_at.map(rfc3339),
         retry_of: row.retry_of.clone(),
         component_id: row.component_id.clone(),
+        network_id: row.network_id.clone(),
     }
 }
 
@@ -100,6 +101,8 @@ pub struct JobFilter {
     /// `deploy_beacon`, `deploy_sidecar`, `restart_component` or `remove_component`.
     #[serde(default)]
     pub kind: Option<String>,
+    #[serde(default)]
+    pub network_id: Option<String>,
     pub after: Option<String>,
     #[serde(default = "default_page")]
     pub limit: u64,
@@ -174,6 +177,15 @@ impl JobQueue {
         if records_intent {
             desired::record_intent(&txn, agent_id, payload).await?;
         }
+        let network_id = match payload.network_id() {
+            Some(id) => Some(id.to_string()),
+            None => component::Entity::find()
+                .filter(component::Column::AgentId.eq(agent_id))
+                .filter(component::Column::ComponentId.eq(payload.component_id()))
+                .one(&txn)
+                .await?
+                .and_then(|c| c.network_id),
+        };
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let row = job::ActiveModel {
@@ -189,6 +201,7 @@ impl JobQueue {
             lease_expires_at: Set(None),
             retry_of: Set(retry_of),
             component_id: Set(Some(payload.component_id())),
+            network_id: Set(network_id),
         }
         .insert(&txn)
         .await?;
@@ -389,6 +402,9 @@ impl JobQueue {
         }
         if let Some(k) = &filter.kind {
             query = query.filter(job::Column::Kind.eq(k.as_str()));
+        }
+        if let Some(n) = &filter.network_id {
+            query = query.filter(job::Column::NetworkId.eq(n.as_str()));
         }
         if let Some(after) = &filter.after {
             let anchor = job::Entity::find_by_id(after.as_str())

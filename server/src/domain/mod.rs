@@ -12,6 +12,7 @@ pub mod enrollment;
 pub mod install_tokens;
 pub mod job_wakeup;
 pub mod jobs;
+pub mod live;
 pub mod networks;
 pub mod overview;
 pub mod secrets;

@@ -27,6 +27,8 @@ pub struct Model {
     pub retry_of: Option<String>,
     /// The component the job acts on (`beacon-…`/`sidecar-…`).
     pub component_id: Option<String>,
+    /// The network the job's component belongs to, for filtering.
+    pub network_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

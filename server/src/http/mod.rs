@@ -6,6 +6,7 @@ pub mod api;
 pub mod auth;
 pub mod beacons_api;
 pub mod error;
+pub mod events;
 pub mod extract;
 pub mod health;
 pub mod jobs_api;

@@ -1,0 +1,120 @@
+//! Live updates in the browser: one `EventSource` per loaded document listens
+//! to `GET /api/v1/events` and bumps a counter per topic. Screens read the
+//! counters in their resources' sources, so a change re-reads just what the
+//! screen shows, without a reload. On the server both counters stay 0, so the
+//! first render in the browser matches the server's.
+
+use leptos::prelude::*;
+#[cfg(feature = "hydrate")]
+use protocol::live::{LiveChange, LiveTopic};
+
+#[derive(Clone, Copy)]
+pub struct Live {
+    agents: RwSignal<u64>,
+    jobs: RwSignal<u64>,
+    /// Whether the stream is open; shown in the top bar.
+    connected: RwSignal<bool>,
+}
+
+impl Live {
+    /// Changes when Agents or their components change (tracked).
+    pub fn agents(&self) -> u64 {
+        self.agents.get()
+    }
+
+    /// Changes when a job is queued, claimed or ends (tracked).
+    pub fn jobs(&self) -> u64 {
+        self.jobs.get()
+    }
+
+    pub fn connected(&self) -> bool {
+        self.connected.get()
+    }
+
+    #[cfg(feature = "hydrate")]
+    fn bump(&self, topic: LiveTopic) {
+        match topic {
+            LiveTopic::Agents => self.agents.update(|n| *n += 1),
+            LiveTopic::Jobs => self.jobs.update(|n| *n += 1),
+        }
+    }
+}
+
+/// Provides the counters to every screen; in the browser also opens the
+/// stream, except on screens seen signed out.
+pub fn provide_live() {
+    let live = Live {
+        agents: RwSignal::new(0),
+        jobs: RwSignal::new(0),
+        connected: RwSignal::new(false),
+    };
+    provide_context(live);
+    #[cfg(feature = "hydrate")]
+    Effect::new(move |started: Option<bool>| {
+        if started.is_some() {
+            return true;
+        }
+        let path = web_sys::window()
+            .and_then(|w| w.location().pathname().ok())
+            .unwrap_or_default();
+        if path != "/login" && !path.starts_with("/join/") {
+            connect(live);
+        }
+        true
+    });
+}
+
+/// The counters; outside the app (tests of single components) they never change.
+pub fn use_live() -> Live {
+    use_context::<Live>().unwrap_or(Live {
+        agents: RwSignal::new(0),
+        jobs: RwSignal::new(0),
+        connected: RwSignal::new(false),
+    })
+}
+
+/// Opens the stream for the life of the document; the browser reconnects on
+/// its own after an interruption, and every reconnection re-reads all topics,
+/// since changes may have been missed meanwhile.
+#[cfg(feature = "hydrate")]
+fn connect(live: Live) {
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsCast;
+    let Ok(source) = web_sys::EventSource::new(protocol::live::EVENTS_PATH) else {
+        return;
+    };
+    let on_change =
+        Closure::<dyn FnMut(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
+            let Some(text) = e.data().as_string() else {
+                return;
+            };
+            if let Ok(change) = serde_json::from_str::<LiveChange>(&text) {
+                for topic in change.topics {
+                    live.bump(topic);
+                }
+            }
+        });
+    let mut opened_before = false;
+    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        live.connected.set(true);
+        if opened_before {
+            live.bump(LiveTopic::Agents);
+            live.bump(LiveTopic::Jobs);
+        }
+        opened_before = true;
+    });
+    let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        live.connected.set(false);
+    });
+    let _ = source.add_event_listener_with_callback(
+        protocol::live::CHANGE_EVENT,
+        on_change.as_ref().unchecked_ref(),
+    );
+    source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
+    source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
+    // One stream per document, kept until the page unloads.
+    on_change.forget();
+    on_open.forget();
+    on_error.forget();
+    std::mem::forget(source);
+}

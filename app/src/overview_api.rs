@@ -1,0 +1,32 @@
+//! Server function of the Overview screen's lists: the Agents that need
+//! attention and the latest jobs. (The counts come from `api::load_overview`,
+//! which the JSON API shares.)
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::api::{AgentView, JobView};
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "ssr")]
+use crate::api::with_status;
+#[cfg(feature = "ssr")]
+use crate::backend::backend;
+
+/// How many Agents and jobs the Overview lists.
+pub const ATTENTION_SHOWN: usize = 8;
+pub const RECENT_JOBS_SHOWN: u64 = 6;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OverviewLists {
+    /// Most urgent first (`AgentView::attention_rank`).
+    pub attention: Vec<AgentView>,
+    /// How many Agents need attention in all.
+    pub attention_total: usize,
+    /// Newest first.
+    pub recent_jobs: Vec<JobView>,
+}
+
+#[server(prefix = "/ui", endpoint = "overview_lists")]
+pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
+    with_status(async { backend()?.overview_lists().await }.await)
+}

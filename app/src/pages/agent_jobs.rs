@@ -1,0 +1,75 @@
+//! The latest jobs of one Agent, on its page: what ran there and what failed,
+//! with the first line of each failure; follows live updates.
+
+use super::infrastructure::when;
+use super::jobs::status_class;
+use super::LoadError;
+use crate::i18n::texts;
+use crate::i18n_jobs::jobs_texts;
+use crate::jobs_api::{list_jobs, JobQuery};
+use crate::live::use_live;
+use crate::use_lang;
+use leptos::prelude::*;
+
+/// How many of the Agent's jobs its page lists.
+const SHOWN: usize = 10;
+
+#[component]
+pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let jt = jobs_texts(lang);
+    let live = use_live();
+    let jobs = Resource::new(
+        move || (agent_id.get(), live.jobs()),
+        |(agent_id, _)| {
+            list_jobs(JobQuery {
+                agent_id: Some(agent_id),
+                ..JobQuery::default()
+            })
+        },
+    );
+    view! {
+        <section id="agent-jobs">
+            <h2>{jt.agent_jobs_title}</h2>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    let id = agent_id.get_untracked();
+                    match jobs.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(page) if page.items.is_empty() => {
+                            view! { <p class="empty" id="agent-jobs-empty">{jt.agent_jobs_empty}</p> }.into_any()
+                        }
+                        Ok(page) => {
+                            let rows = page
+                                .items
+                                .into_iter()
+                                .take(SHOWN)
+                                .map(|j| {
+                                    let failed = j.status == "failed" || j.status == "expired";
+                                    let first_line = j.result.lines().next().unwrap_or("").to_string();
+                                    view! {
+                                        <li class="agent-job" data-job=j.id.clone() data-status=j.status.clone()>
+                                            <span class=status_class(&j.status)>{j.status.clone()}</span>" "
+                                            <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
+                                            " "<span class="muted">{when(&j.created_at)}</span>
+                                            {failed.then(|| view! { <br /><span class="field-error job-failure">{first_line}</span> })}
+                                        </li>
+                                    }
+                                })
+                                .collect_view();
+                            view! {
+                                <ul class="agent-jobs">{rows}</ul>
+                                <p>
+                                    <a href=format!("/jobs?agent_id={id}")>{jt.agent_jobs_all}</a>" · "
+                                    <a href=format!("/jobs?status=failed&agent_id={id}")>{jt.agent_jobs_failed}</a>
+                                </p>
+                            }
+                                .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}

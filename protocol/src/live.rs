@@ -1,0 +1,42 @@
+//! Live updates of the admin screens: `GET /api/v1/events` is a stream of
+//! server-sent events, each naming the parts of the state that changed, so a
+//! screen re-reads only what it shows.
+
+use serde::{Deserialize, Serialize};
+
+/// The path of the event stream.
+pub const EVENTS_PATH: &str = "/api/v1/events";
+
+/// The SSE event name of a change.
+pub const CHANGE_EVENT: &str = "change";
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LiveTopic {
+    /// An Agent appeared, went on- or offline, or changed; or one of its
+    /// components did (status, errors, a service's `.knot` address).
+    Agents,
+    /// A job was queued, claimed or ended.
+    Jobs,
+}
+
+/// The data of one `change` event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveChange {
+    pub topics: Vec<LiveTopic>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_change_reads_back_as_written() {
+        let change = LiveChange {
+            topics: vec![LiveTopic::Agents, LiveTopic::Jobs],
+        };
+        let text = serde_json::to_string(&change).unwrap();
+        assert_eq!(text, r#"{"topics":["agents","jobs"]}"#);
+        assert_eq!(serde_json::from_str::<LiveChange>(&text).unwrap(), change);
+    }
+}

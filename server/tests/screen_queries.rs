@@ -1,0 +1,142 @@
+//! The queries behind the admin screens, on both databases: the Agent list
+//! pages by name; the Overview lists the Agents that need attention, most
+//! urgent first; jobs filter by network, including restarts of a component.
+
+mod common;
+
+use serde_json::json;
+
+on_both_databases!(
+    the_agent_list_pages_by_name_without_gaps_or_repeats,
+    |backend| async move {
+        let c = common::start(backend).await;
+        for seed in 1..=7u8 {
+            let a = common::SimAgent::new(&c, seed);
+            // Two share a name, so the ID breaks the tie.
+            let name = if seed <= 2 {
+                "same".to_string()
+            } else {
+                format!("host-{seed}")
+            };
+            assert_eq!(a.enroll(common::ENROLL, &name).await.status(), 201);
+        }
+        let mut seen = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let (page, next) = c
+                .state
+                .inventory
+                .list_page(after.as_deref(), 3)
+                .await
+                .unwrap();
+            assert!(page.len() <= 3);
+            seen.extend(page.into_iter().map(|a| (a.name, a.id)));
+            match next {
+                Some(cursor) => after = Some(cursor),
+                None => break,
+            }
+        }
+        assert_eq!(seen.len(), 7, "every Agent once: {seen:?}");
+        let mut sorted = seen.clone();
+        sorted.sort();
+        assert_eq!(seen, sorted, "by name, then ID");
+    }
+);
+
+on_both_databases!(
+    the_overview_lists_troubled_agents_most_urgent_first,
+    |backend| async move {
+        let c = common::start(backend).await;
+        let healthy = common::SimAgent::new(&c, 21);
+        healthy.enroll_with_docker().await;
+        let broken = common::SimAgent::new(&c, 22);
+        assert_eq!(
+            broken.enroll(common::ENROLL, "zz-broken").await.status(),
+            201
+        );
+        let r = broken
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"name": "zz-broken", "docker_available": true, "components": [
+                    {"id": "beacon-edge", "kind": "beacon", "name": "edge", "status": "exited",
+                     "labels": {"io.knotroute.managed": "true"}}]}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let warned = common::SimAgent::new(&c, 23);
+        assert_eq!(
+            warned.enroll(common::ENROLL, "aa-warned").await.status(),
+            201
+        );
+        let r = warned
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"name": "aa-warned", "docker_available": true, "components": [
+                    {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
+                     "warnings": ["restarted 4 times in 10 minutes"],
+                     "labels": {"io.knotroute.managed": "true"}}]}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let never_seen = common::SimAgent::new(&c, 24);
+        assert_eq!(
+            never_seen.enroll(common::ENROLL, "mm-new").await.status(),
+            201
+        );
+
+        let (list, total) = c.state.inventory.needing_attention(10).await.unwrap();
+        let names: Vec<&str> = list.iter().map(|a| a.name.as_str()).collect();
+        assert_eq!(total, 3, "the healthy Agent is not listed: {names:?}");
+        // Errors (offline, a component in error) before warnings, each group by name.
+        assert_eq!(names, ["mm-new", "zz-broken", "aa-warned"]);
+        let (first, total) = c.state.inventory.needing_attention(1).await.unwrap();
+        assert_eq!(
+            (first.len(), total),
+            (1, 3),
+            "the total counts past the limit"
+        );
+    }
+);
+
+on_both_databases!(
+    jobs_filter_by_network_including_restarts_of_a_component,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let agent = common::SimAgent::new(&c, 31);
+        agent.enroll_with_docker().await;
+        let office = protocol::NetworkId::from_random_bytes([5; 32]).to_string();
+        let lab = protocol::NetworkId::from_random_bytes([6; 32]).to_string();
+        for (name, network) in [("web", &office), ("db", &lab)] {
+            let r = c
+                .post_json(
+                    "/api/v1/jobs",
+                    json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
+                        "name": name, "network_id": network, "target": "app:8080",
+                        "docker_network": "apps", "beacons": ["https://beacon.example.net"]}}),
+                )
+                .await;
+            assert_eq!(r.status(), 201);
+        }
+        // A restart names only the component; it belongs to the component's network.
+        let r = c
+            .post_json(
+                "/api/v1/jobs",
+                json!({"agent_id": agent.id(), "kind": "restart_component",
+                    "payload": {"component_id": "sidecar-web"}}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+
+        let page: serde_json::Value = c
+            .get_json(&format!("/api/v1/jobs?network_id={office}"))
+            .await;
+        let items = page.as_array().expect("an array of jobs");
+        let mut kinds: Vec<&str> = items.iter().map(|j| j["kind"].as_str().unwrap()).collect();
+        kinds.sort();
+        assert_eq!(kinds, ["deploy_sidecar", "restart_component"], "{page}");
+        assert!(items.iter().all(|j| j["network_id"] == office.as_str()));
+        let page: serde_json::Value = c.get_json(&format!("/api/v1/jobs?network_id={lab}")).await;
+        assert_eq!(page.as_array().unwrap().len(), 1);
+    }
+);
