@@ -3,6 +3,9 @@
 //! counters in their resources' sources, so a change re-reads just what the
 //! screen shows, without a reload. On the server both counters stay 0, so the
 //! first render in the browser matches the server's.
+//!
+//! While a confirmation dialog is open, changes are held back and applied
+//! when it closes: redrawing the screen under the dialog would close it.
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
@@ -14,6 +17,9 @@ pub struct Live {
     jobs: RwSignal<u64>,
     /// Whether the stream is open; shown in the top bar.
     connected: RwSignal<bool>,
+    /// Open dialogs holding changes back, and the topics that changed meanwhile.
+    held: RwSignal<u32>,
+    missed: RwSignal<(bool, bool)>,
 }
 
 impl Live {
@@ -33,21 +39,54 @@ impl Live {
 
     #[cfg(feature = "hydrate")]
     fn bump(&self, topic: LiveTopic) {
+        if self.held.get_untracked() > 0 {
+            self.missed.update(|(agents, jobs)| match topic {
+                LiveTopic::Agents => *agents = true,
+                LiveTopic::Jobs => *jobs = true,
+            });
+            return;
+        }
         match topic {
             LiveTopic::Agents => self.agents.update(|n| *n += 1),
             LiveTopic::Jobs => self.jobs.update(|n| *n += 1),
         }
+    }
+
+    /// Holds changes back (a dialog opened).
+    pub fn hold(&self) {
+        self.held.update(|n| *n += 1);
+    }
+
+    /// Ends one hold; the last one applies what changed meanwhile.
+    pub fn release(&self) {
+        self.held.update(|n| *n = n.saturating_sub(1));
+        if self.held.get_untracked() == 0 {
+            let (agents, jobs) = self.missed.get_untracked();
+            self.missed.set((false, false));
+            if agents {
+                self.agents.update(|n| *n += 1);
+            }
+            if jobs {
+                self.jobs.update(|n| *n += 1);
+            }
+        }
+    }
+}
+
+fn new_live() -> Live {
+    Live {
+        agents: RwSignal::new(0),
+        jobs: RwSignal::new(0),
+        connected: RwSignal::new(false),
+        held: RwSignal::new(0),
+        missed: RwSignal::new((false, false)),
     }
 }
 
 /// Provides the counters to every screen; in the browser also opens the
 /// stream, except on screens seen signed out.
 pub fn provide_live() {
-    let live = Live {
-        agents: RwSignal::new(0),
-        jobs: RwSignal::new(0),
-        connected: RwSignal::new(false),
-    };
+    let live = new_live();
     provide_context(live);
     #[cfg(feature = "hydrate")]
     Effect::new(move |started: Option<bool>| {
@@ -66,11 +105,7 @@ pub fn provide_live() {
 
 /// The counters; outside the app (tests of single components) they never change.
 pub fn use_live() -> Live {
-    use_context::<Live>().unwrap_or(Live {
-        agents: RwSignal::new(0),
-        jobs: RwSignal::new(0),
-        connected: RwSignal::new(false),
-    })
+    use_context::<Live>().unwrap_or_else(new_live)
 }
 
 /// Opens the stream for the life of the document; the browser reconnects on

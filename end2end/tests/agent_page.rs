@@ -2,7 +2,8 @@
 //! API: the "Deploy new Beacon" wizard refuses bad input at its field, then
 //! queues a job the Agent completes, and the job page shows it succeed with
 //! its output without a reload; a failed job shows on the Agent's page with
-//! its failure; Disable asks first and the Agent shows as disabled. Desktop
+//! its failure; Disable asks first and the Agent shows as disabled; the
+//! Overview then lists it as needing attention, and the failed job. Desktop
 //! and phone (390×844) sizes.
 
 mod common;
@@ -164,6 +165,27 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
         .unwrap();
     b.wait_visible("#enable-agent").await;
     b.screenshot("5-disabled").await;
+
+    // The Overview lists the disabled Agent under "Needs attention" and the
+    // failed job among the recent ones, each linking to its page.
+    b.goto(&format!("{}/", control.base)).await;
+    expect(page.locator(format!(
+        "#attention-list .attention-item[data-agent='{}']",
+        agent.id()
+    )))
+    .with_timeout(wait)
+    .to_contain_text("disabled")
+    .await
+    .unwrap();
+    expect(page.locator(format!(
+        "#recent-jobs .recent-job[data-job='{}']",
+        failing["id"].as_str().unwrap()
+    )))
+    .with_timeout(wait)
+    .to_contain_text("failed")
+    .await
+    .unwrap();
+    b.screenshot("6-overview").await;
     b.close().await;
 }
 

@@ -24,6 +24,28 @@ pub fn ConfirmDialog(
 ) -> impl IntoView {
     let t = texts(use_lang());
     let cancel_ref = NodeRef::<html::Button>::new();
+    // Live updates wait while the dialog is open, so the screen under it is
+    // not redrawn (which would close it); released when it closes or goes away.
+    let live = crate::live::use_live();
+    let holding = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    Effect::new({
+        let holding = holding.clone();
+        move |_| {
+            let now = open.get();
+            if now != holding.swap(now, std::sync::atomic::Ordering::SeqCst) {
+                if now {
+                    live.hold();
+                } else {
+                    live.release();
+                }
+            }
+        }
+    });
+    on_cleanup(move || {
+        if holding.swap(false, std::sync::atomic::Ordering::SeqCst) {
+            live.release();
+        }
+    });
     Effect::new(move |_| {
         if open.get() {
             if let Some(button) = cancel_ref.get() {

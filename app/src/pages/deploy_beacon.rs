@@ -40,8 +40,8 @@ pub fn DeployBeaconForm() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let dt = deploy_texts(lang);
-    let live = crate::live::use_live();
-    let agents = Resource::new(move || live.agents(), |_| list_agents());
+    // Not live: redrawing the form while someone types would take their focus.
+    let agents = Resource::new(|| (), |_| list_agents());
     let networks = Resource::new(|| (), |_| list_networks(None));
     let create = ServerAction::<CreateJob>::new();
     let agent = RwSignal::new(String::new());

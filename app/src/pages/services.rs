@@ -8,7 +8,6 @@ use super::infrastructure::status_class;
 use super::layout::Frame;
 use super::LoadError;
 use crate::api::list_networks;
-use crate::error::UiError;
 use crate::i18n::texts;
 use crate::i18n_services::{pending_reason, service_texts};
 use crate::infra_api::list_agents;
@@ -99,22 +98,19 @@ pub fn ServicesPage() -> impl IntoView {
         move || (create.version().get(), live.agents()),
         |_| list_agents(),
     );
+    // The form's own copy is not live: redrawing it while someone types
+    // would take their focus.
+    let form_agents = Resource::new(move || create.version().get(), |_| list_agents());
     let networks = Resource::new(|| (), |_| list_networks(None));
     let draft = Draft::new();
-    let refused = move || {
-        create
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .filter(|e| !matches!(e, UiError::Invalid(_)))
-            .map(|e| e.message(lang))
-    };
+    // Restart and remove share the action; their refusals show at the top.
+    let errors = FormErrors::of(create, lang);
     view! {
         <Title text=format!("{} · {}", st.title, t.product) />
         <Frame>
             <h1>{st.title}</h1>
             <p class="muted">{st.intro}</p>
-            <p class="field-error" role="alert" id="services-error">{refused}</p>
+            <p class="field-error" role="alert" id="services-error">{move || errors.general()}</p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
                     match (agents.await, networks.await) {
@@ -150,11 +146,17 @@ pub fn ServicesPage() -> impl IntoView {
                                 }
                                     .into_any()
                             };
-                            view! {
-                                {table}
-                                <PublishForm agents networks=networks.items create draft />
-                            }
-                                .into_any()
+                            table
+                        }
+                    }
+                })}
+            </Transition>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match (form_agents.await, networks.await) {
+                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
+                        (Ok(agents), Ok(networks)) => {
+                            view! { <PublishForm agents networks=networks.items create draft /> }.into_any()
                         }
                     }
                 })}
