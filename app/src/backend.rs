@@ -37,6 +37,8 @@ pub trait AdminBackend: Send + Sync + 'static {
         beacon: protocol::beacons::BeaconRef,
     ) -> Result<NetworkProfile, UiError>;
     async fn list_agents(&self) -> Result<Vec<AgentView>, UiError>;
+    /// The Agents the forms offer (by name, at most `infra_api::CHOICES_MAX`).
+    async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError>;
     /// One page of Agents by name, from after the Agent `after`.
     async fn list_agents_page(
         &self,

@@ -42,6 +42,14 @@ pub async fn list_agents_page(after: Option<String>) -> Result<AgentListPage, Ui
     with_status(async { backend()?.list_agents_page(after).await }.await)
 }
 
+/// How many Agents a form's choice lists at most.
+pub const CHOICES_MAX: u64 = 500;
+
+#[server(prefix = "/ui", endpoint = "agent_choices")]
+pub async fn agent_choices() -> Result<Vec<protocol::api::AgentChoice>, UiError> {
+    with_status(async { backend()?.agent_choices().await }.await)
+}
+
 #[server(prefix = "/ui", endpoint = "get_agent")]
 pub async fn get_agent(id: String) -> Result<AgentView, UiError> {
     with_status(async { backend()?.get_agent(id).await }.await)

@@ -125,6 +125,35 @@ pub struct AgentView {
     pub components: Vec<ComponentView>,
 }
 
+/// An Agent as the job, deploy and publish forms offer it: only what the
+/// choice needs, so a form stays small with thousands of Agents.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentChoice {
+    pub id: String,
+    pub name: String,
+    /// online, degraded, offline or disabled (as `AgentView::status`).
+    pub status: String,
+    pub docker_available: bool,
+}
+
+impl AgentChoice {
+    /// Online with Docker: where a new Beacon or sidecar can be deployed now.
+    pub fn can_deploy_now(&self) -> bool {
+        self.status == "online" && self.docker_available
+    }
+}
+
+impl From<&AgentView> for AgentChoice {
+    fn from(a: &AgentView) -> Self {
+        Self {
+            id: a.id.clone(),
+            name: a.name.clone(),
+            status: a.status.clone(),
+            docker_available: a.docker_available,
+        }
+    }
+}
+
 impl AgentView {
     /// How urgently the operator should look at this Agent, most urgent
     /// first: 0 it is offline or a component is in error, 1 it is disabled,

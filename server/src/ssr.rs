@@ -171,6 +171,14 @@ impl AdminBackend for Backend {
             .map_err(ui_inventory_error)
     }
 
+    async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError> {
+        self.state
+            .inventory
+            .choices(app::infra_api::CHOICES_MAX)
+            .await
+            .map_err(ui_inventory_error)
+    }
+
     async fn list_agents_page(&self, after: Option<String>) -> Result<AgentListPage, UiError> {
         let (items, next) = self
             .state

@@ -140,3 +140,40 @@ on_both_databases!(
         assert_eq!(page.as_array().unwrap().len(), 1);
     }
 );
+
+on_both_databases!(
+    forms_offer_agents_that_take_jobs_and_say_which_can_deploy_now,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let ready = common::SimAgent::new(&c, 41);
+        ready.enroll_with_docker().await;
+        let silent = common::SimAgent::new(&c, 42);
+        assert_eq!(silent.enroll(common::ENROLL, "silent").await.status(), 201);
+        let gone = common::SimAgent::new(&c, 43);
+        gone.enroll_with_docker().await;
+        let r = c
+            .post_json(&format!("/api/v1/agents/{}/revoke", gone.id()), json!({}))
+            .await;
+        assert_eq!(r.status(), 200);
+
+        let choices = c.state.inventory.choices(500).await.unwrap();
+        let offered: Vec<(&str, bool)> = choices
+            .iter()
+            .map(|a| (a.id.as_str(), a.can_deploy_now()))
+            .collect();
+        assert!(
+            offered.contains(&(ready.id().as_str(), true)),
+            "{offered:?}"
+        );
+        assert!(
+            offered.contains(&(silent.id().as_str(), false)),
+            "{offered:?}"
+        );
+        assert!(
+            !offered.iter().any(|(id, _)| *id == gone.id()),
+            "a revoked Agent takes no jobs: {offered:?}"
+        );
+        assert_eq!(c.state.inventory.choices(1).await.unwrap().len(), 1);
+    }
+);

@@ -7,7 +7,7 @@ use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_deploy::deploy_texts;
-use crate::infra_api::list_agents;
+use crate::infra_api::agent_choices;
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -41,7 +41,7 @@ pub fn DeployBeaconForm() -> impl IntoView {
     let t = texts(lang);
     let dt = deploy_texts(lang);
     // Not live: redrawing the form while someone types would take their focus.
-    let agents = Resource::new(|| (), |_| list_agents());
+    let agents = Resource::new(|| (), |_| agent_choices());
     let networks = Resource::new(|| (), |_| list_networks(None));
     let create = ServerAction::<CreateJob>::new();
     let agent = RwSignal::new(String::new());
@@ -99,7 +99,7 @@ pub fn DeployBeaconForm() -> impl IntoView {
                         (Ok(agents), Ok(networks)) => {
                             let eligible: Vec<_> = agents
                                 .into_iter()
-                                .filter(|a| a.status == "online" && a.docker_available)
+                                .filter(|a| a.can_deploy_now())
                                 .collect();
                             let no_agents = eligible.is_empty();
                             let agent_options = eligible

@@ -7,7 +7,7 @@ use crate::i18n_jobs::jobs_texts;
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::api::{AgentView, NetworkProfile, NewJob};
+use protocol::api::{AgentChoice, NetworkProfile, NewJob};
 use serde_json::{json, Map, Value};
 
 pub const KINDS: [&str; 4] = [
@@ -79,13 +79,13 @@ fn payload(kind: &str, f: &Fields) -> Value {
 
 #[component]
 pub fn JobForm(
-    agents: Vec<AgentView>,
+    agents: Vec<AgentChoice>,
     networks: Vec<NetworkProfile>,
     create: ServerAction<CreateJob>,
 ) -> impl IntoView {
     let lang = use_lang();
     let jt = jobs_texts(lang);
-    let usable: Vec<AgentView> = agents
+    let usable: Vec<AgentChoice> = agents
         .into_iter()
         .filter(|a| a.status != "revoked" && a.status != "moved")
         .collect();

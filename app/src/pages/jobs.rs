@@ -9,7 +9,7 @@ use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_jobs::jobs_texts;
-use crate::infra_api::list_agents;
+use crate::infra_api::agent_choices;
 use crate::jobs_api::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
 use crate::use_lang;
 use leptos::prelude::*;
@@ -72,7 +72,7 @@ pub fn JobsPage() -> impl IntoView {
         },
         |(query, _)| list_jobs(query),
     );
-    let agents = Resource::new(|| (), |_| list_agents());
+    let agents = Resource::new(|| (), |_| agent_choices());
     let networks = Resource::new(|| (), |_| list_networks(None));
     let action_error = move || {
         cancel

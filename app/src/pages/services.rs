@@ -10,12 +10,12 @@ use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_services::{pending_reason, service_texts};
-use crate::infra_api::list_agents;
+use crate::infra_api::{agent_choices, list_agents};
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use protocol::api::{AgentView, NetworkProfile, NewJob};
+use protocol::api::{AgentChoice, NetworkProfile, NewJob};
 use protocol::services::{address_pending, published_services, PublishedService};
 use serde_json::json;
 
@@ -100,7 +100,7 @@ pub fn ServicesPage() -> impl IntoView {
     );
     // The form's own copy is not live: redrawing it while someone types
     // would take their focus.
-    let form_agents = Resource::new(move || create.version().get(), |_| list_agents());
+    let form_agents = Resource::new(move || create.version().get(), |_| agent_choices());
     let networks = Resource::new(|| (), |_| list_networks(None));
     let draft = Draft::new();
     // Restart and remove share the action; their refusals show at the top.
@@ -253,17 +253,14 @@ fn ServiceRow(
 
 #[component]
 fn PublishForm(
-    agents: Vec<AgentView>,
+    agents: Vec<AgentChoice>,
     networks: Vec<NetworkProfile>,
     create: ServerAction<CreateJob>,
     draft: Draft,
 ) -> impl IntoView {
     let lang = use_lang();
     let st = service_texts(lang);
-    let eligible: Vec<AgentView> = agents
-        .into_iter()
-        .filter(|a| a.status == "online" && a.docker_available)
-        .collect();
+    let eligible: Vec<AgentChoice> = agents.into_iter().filter(|a| a.can_deploy_now()).collect();
     let networks = StoredValue::new(networks);
     let chosen_network = move || {
         let id = draft.network_id.get();

@@ -8,7 +8,9 @@ use super::jobs::JobQueue;
 use super::{audit, StoreError};
 use crate::entities::{agent, component};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
-use protocol::api::{AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
+use protocol::api::{
+    AgentChoice, AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS,
+};
 use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
@@ -177,6 +179,25 @@ impl AgentInventory {
             .map(|(a, c)| view(a, &c, now, self.offline_after))
             .collect();
         Ok((views, next))
+    }
+
+    /// The Agents a job can be queued for (not revoked or moved), by name,
+    /// at most `limit`: what the forms offer.
+    pub async fn choices(&self, limit: u64) -> Result<Vec<AgentChoice>, InventoryError> {
+        let agents = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(""))
+            .order_by_asc(agent::Column::Name)
+            .order_by_asc(agent::Column::Id)
+            .limit(limit)
+            .all(&self.db)
+            .await?;
+        let components = agents.load_many(component::Entity, &self.db).await?;
+        let now = super::database_now(&self.db).await;
+        Ok(agents
+            .iter()
+            .zip(components)
+            .map(|(a, c)| AgentChoice::from(&view(a, &c, now, self.offline_after)))
+            .collect())
     }
 
     /// The Agents an operator should look at, most urgent first (see
