@@ -43,7 +43,7 @@ pub async fn list_agents_page(after: Option<String>) -> Result<AgentListPage, Ui
 }
 
 /// How many Agents a form's choice lists at most.
-pub const CHOICES_MAX: u64 = 500;
+pub const CHOICES_MAX: u64 = 200;
 
 #[server(prefix = "/ui", endpoint = "agent_choices")]
 pub async fn agent_choices() -> Result<Vec<protocol::api::AgentChoice>, UiError> {

@@ -157,7 +157,7 @@ on_both_databases!(
             .await;
         assert_eq!(r.status(), 200);
 
-        let choices = c.state.inventory.choices(500).await.unwrap();
+        let choices = c.state.inventory.choices(200).await.unwrap();
         let offered: Vec<(&str, bool)> = choices
             .iter()
             .map(|a| (a.id.as_str(), a.can_deploy_now()))

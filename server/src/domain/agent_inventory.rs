@@ -182,7 +182,9 @@ impl AgentInventory {
     }
 
     /// The Agents a job can be queued for (not revoked or moved), by name,
-    /// at most `limit`: what the forms offer.
+    /// at most `limit`: what the forms offer. Components are not read: a
+    /// component in error does not stop a deployment, so an Agent whose
+    /// heartbeats arrive counts as online here.
     pub async fn choices(&self, limit: u64) -> Result<Vec<AgentChoice>, InventoryError> {
         let agents = agent::Entity::find()
             .filter(agent::Column::Retired.eq(""))
@@ -191,12 +193,10 @@ impl AgentInventory {
             .limit(limit)
             .all(&self.db)
             .await?;
-        let components = agents.load_many(component::Entity, &self.db).await?;
         let now = super::database_now(&self.db).await;
         Ok(agents
             .iter()
-            .zip(components)
-            .map(|(a, c)| AgentChoice::from(&view(a, &c, now, self.offline_after)))
+            .map(|a| AgentChoice::from(&view(a, &[], now, self.offline_after)))
             .collect())
     }
 
