@@ -113,19 +113,11 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     b.screenshot("2-beacon-deployed").await;
 
     // A job that fails on the Agent shows on the Agent's page with its reason.
-    let admin = common::admin_client(&control.base).await;
-    let r = admin
-        .post(format!("{}/api/v1/jobs", control.base))
-        .json(&json!({"agent_id": agent.id(), "kind": "restart_component",
-            "payload": {"component_id": "beacon-edge-2"}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let failing = agent.next_job().await;
+    let failing = common::queue_restart(&control.base, &agent.id(), "beacon-edge-2").await;
+    assert_eq!(agent.next_job().await["id"], failing.as_str());
     agent
         .finish(
-            failing["id"].as_str().unwrap(),
+            &failing,
             "failed",
             "Error: No such container: kr-beacon-edge-2-beacon-1",
         )
@@ -177,14 +169,11 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     .to_contain_text("disabled")
     .await
     .unwrap();
-    expect(page.locator(format!(
-        "#recent-jobs .recent-job[data-job='{}']",
-        failing["id"].as_str().unwrap()
-    )))
-    .with_timeout(wait)
-    .to_contain_text("failed")
-    .await
-    .unwrap();
+    expect(page.locator(format!("#recent-jobs .recent-job[data-job='{}']", failing)))
+        .with_timeout(wait)
+        .to_contain_text("failed")
+        .await
+        .unwrap();
     b.screenshot("6-overview").await;
     b.close().await;
 }

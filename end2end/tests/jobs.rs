@@ -13,15 +13,7 @@ async fn a_failed_job_shows_its_output_and_is_retried_from_its_page() {
     let control = common::start_control().await;
     let agent = common::SimAgent::enroll(&control.base).await;
     agent.heartbeat(json!([])).await;
-    let admin = common::admin_client(&control.base).await;
-    let r = admin
-        .post(format!("{}/api/v1/jobs", control.base))
-        .json(&json!({"agent_id": agent.id(), "kind": "restart_component",
-            "payload": {"component_id": "sidecar-web"}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
+    common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
     let job = agent.next_job().await;
     let failed_id = job["id"].as_str().unwrap().to_string();
     agent

@@ -79,19 +79,7 @@ async fn screens_follow_agents_jobs_and_addresses_without_reload() {
     // A job goes through its states while the Jobs screen is open.
     agent.heartbeat(json!([])).await;
     open_live(&b, &format!("{}/jobs", control.base)).await;
-    let admin = common::admin_client(&control.base).await;
-    let r = admin
-        .post(format!("{}/api/v1/jobs", control.base))
-        .json(&json!({"agent_id": agent.id(), "kind": "restart_component",
-            "payload": {"component_id": "sidecar-web"}}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 201);
-    let job_id = r.json::<serde_json::Value>().await.unwrap()["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let job_id = common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
     let job_status = format!(".job-row[data-job='{job_id}'] .badge");
     expect(page.locator(job_status.clone()))
         .with_timeout(LIVE)

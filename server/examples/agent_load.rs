@@ -12,7 +12,6 @@
 mod support;
 
 use clap::Parser;
-use futures_util::stream::{self, StreamExt};
 use protocol::signing::AgentKey;
 use serde_json::json;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,17 +70,7 @@ async fn main() {
     // Warm-up: every Agent's first heartbeat writes its details and components;
     // measured separately so the main figure is the steady state at any count.
     let started = Instant::now();
-    stream::iter(0..args.agents)
-        .for_each_concurrent(args.concurrency, |i| {
-            let (bench, keys) = (bench.clone(), keys.clone());
-            async move {
-                let r = bench
-                    .signed(&keys[i], "/api/v1/agents/heartbeat", heartbeat(i))
-                    .await;
-                assert_eq!(r.status(), 200);
-            }
-        })
-        .await;
+    bench.first_heartbeats(&keys, args.concurrency).await;
     println!(
         "first heartbeats: {:.0}/s",
         args.agents as f64 / started.elapsed().as_secs_f64()

@@ -12,11 +12,10 @@
 mod support;
 
 use clap::Parser;
-use futures_util::stream::{self, StreamExt};
 use protocol::signing::AgentKey;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use support::{heartbeat, key, percentile, Bench};
+use support::{key, percentile, Bench};
 
 #[derive(Parser)]
 struct Args {
@@ -49,17 +48,7 @@ async fn main() {
     let started = Instant::now();
     bench.enroll(&keys).await;
     // Every Agent reports two components, so the list shows real rows.
-    stream::iter(0..args.agents)
-        .for_each_concurrent(32, |i| {
-            let (bench, keys) = (bench.clone(), keys.clone());
-            async move {
-                let r = bench
-                    .signed(&keys[i], "/api/v1/agents/heartbeat", heartbeat(i))
-                    .await;
-                assert_eq!(r.status(), 200);
-            }
-        })
-        .await;
+    bench.first_heartbeats(&keys, 32).await;
     let networks: Vec<String> = (0..20u8)
         .map(|n| protocol::NetworkId::from_random_bytes([n; 32]).to_string())
         .collect();

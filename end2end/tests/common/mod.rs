@@ -245,6 +245,25 @@ pub async fn admin_client(base: &str) -> reqwest::Client {
     admin
 }
 
+/// Queues a restart of `component` on the Agent through the admin API; the job's ID.
+pub async fn queue_restart(base: &str, agent_id: &str, component: &str) -> String {
+    let r = admin_client(base)
+        .await
+        .post(format!("{base}/api/v1/jobs"))
+        .json(
+            &serde_json::json!({"agent_id": agent_id, "kind": "restart_component",
+            "payload": {"component_id": component}}),
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 201);
+    r.json::<serde_json::Value>().await.unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
 /// A network profile made through the admin API; its ID.
 pub async fn create_network(base: &str, name: &str, beacons: &[&str]) -> String {
     let admin = admin_client(base).await;

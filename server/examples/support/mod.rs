@@ -137,6 +137,20 @@ impl Bench {
             .await;
     }
 
+    /// Every Agent's first heartbeat (its details and two components are
+    /// written), `concurrency` at a time.
+    pub async fn first_heartbeats(&self, keys: &[AgentKey], concurrency: usize) {
+        use futures_util::stream::{self, StreamExt};
+        stream::iter(keys.iter().enumerate())
+            .for_each_concurrent(concurrency, |(i, key)| async move {
+                let r = self
+                    .signed(key, "/api/v1/agents/heartbeat", heartbeat(i))
+                    .await;
+                assert_eq!(r.status(), 200);
+            })
+            .await;
+    }
+
     /// A client signed in as the admin (cookie kept).
     pub async fn admin(&self) -> reqwest::Client {
         let admin = reqwest::Client::builder()
