@@ -89,17 +89,14 @@ pub fn provide_live() {
     let live = new_live();
     provide_context(live);
     #[cfg(feature = "hydrate")]
-    Effect::new(move |started: Option<bool>| {
-        if started.is_some() {
-            return true;
-        }
+    // Reads no signal, so it runs once, after hydration.
+    Effect::new(move |_| {
         let path = web_sys::window()
             .and_then(|w| w.location().pathname().ok())
             .unwrap_or_default();
         if path != "/login" && !path.starts_with("/join/") {
             connect(live);
         }
-        true
     });
 }
 

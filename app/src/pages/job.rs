@@ -28,14 +28,7 @@ pub fn JobPage() -> impl IntoView {
         move || (id(), cancel.version().get(), live.jobs()),
         |(id, ..)| get_job(id),
     );
-    let action_error = move || {
-        cancel
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .or_else(|| retry.value().get().and_then(|r| r.err()))
-            .map(|e| e.message(lang))
-    };
+    let action_error = super::jobs::cancel_or_retry_refusal(cancel, retry, lang);
     let retried = move || retry.value().get().and_then(|r| r.ok());
     view! {
         <Title text=format!("{} · {}", jt.job_title, t.product) />

@@ -35,6 +35,22 @@ pub fn status_class(status: &str) -> &'static str {
     }
 }
 
+/// Why the last Cancel or Retry was refused, for the page's alert line.
+pub fn cancel_or_retry_refusal(
+    cancel: ServerAction<CancelJob>,
+    retry: ServerAction<RetryJob>,
+    lang: crate::i18n::Lang,
+) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static {
+    move || {
+        cancel
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .or_else(|| retry.value().get().and_then(|r| r.err()))
+            .map(|e| e.message(lang))
+    }
+}
+
 #[component]
 pub fn JobsPage() -> impl IntoView {
     let lang = use_lang();
@@ -74,14 +90,7 @@ pub fn JobsPage() -> impl IntoView {
     );
     let agents = Resource::new(|| (), |_| agent_choices());
     let networks = Resource::new(|| (), |_| list_networks(None));
-    let action_error = move || {
-        cancel
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .or_else(|| retry.value().get().and_then(|r| r.err()))
-            .map(|e| e.message(lang))
-    };
+    let action_error = cancel_or_retry_refusal(cancel, retry, lang);
     view! {
         <Title text=format!("{} · {}", jt.jobs_title, t.product) />
         <Frame>

@@ -123,15 +123,19 @@ pub async fn read_fingerprint(
     offline_after: Duration,
 ) -> Result<Fingerprint, sea_orm::DbErr> {
     let backend = db.get_database_backend();
-    let cutoff = super::database_now(db).await - offline_after;
-    let param = if backend == DbBackend::Postgres {
-        "$1"
+    // "Recently seen" by the clock heartbeat times were written with: the
+    // database's on PostgreSQL (in the same statement), this process's on SQLite.
+    let (recent, value): (&str, sea_orm::Value) = if backend == DbBackend::Postgres {
+        (
+            "now() - $1 * interval '1 second'",
+            offline_after.num_seconds().into(),
+        )
     } else {
-        "?"
+        ("?", (chrono::Utc::now() - offline_after).into())
     };
     let sql = format!(
         "SELECT (SELECT COUNT(*) FROM agents) AS agents, \
-                (SELECT COUNT(*) FROM agents WHERE last_heartbeat_at > {param}) AS seen, \
+                (SELECT COUNT(*) FROM agents WHERE last_heartbeat_at > {recent}) AS seen, \
                 (SELECT CAST(MAX(updated_at) AS TEXT) FROM agents) AS agent_changed, \
                 (SELECT CAST(MAX(updated_at) AS TEXT) FROM components) AS component_changed, \
                 (SELECT CAST(MAX(created_at) AS TEXT) FROM jobs) AS job_created, \
@@ -139,11 +143,7 @@ pub async fn read_fingerprint(
                 (SELECT CAST(MAX(finished_at) AS TEXT) FROM jobs) AS job_finished"
     );
     let row = db
-        .query_one(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [cutoff.into()],
-        ))
+        .query_one(Statement::from_sql_and_values(backend, sql, [value]))
         .await?
         .ok_or_else(|| sea_orm::DbErr::RecordNotFound("fingerprint".into()))?;
     let text = |col: &str| -> Result<String, sea_orm::DbErr> {
