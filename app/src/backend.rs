@@ -61,6 +61,23 @@ pub trait AdminBackend: Send + Sync + 'static {
     /// The newest enrollment attempts (one screenful), in the request's language.
     async fn enrollment_log(&self, lang: protocol::Lang)
         -> Result<Vec<EnrollmentAttempt>, UiError>;
+    /// One platform's onboarding guide for a profile, in `lang`.
+    async fn onboarding_guide(
+        &self,
+        network: NetworkId,
+        platform: protocol::onboarding::Platform,
+        lang: protocol::Lang,
+    ) -> Result<protocol::onboarding::OnboardingGuide, UiError>;
+    async fn create_invite(
+        &self,
+        input: protocol::onboarding::NewInvite,
+    ) -> Result<protocol::onboarding::CreatedInvite, UiError>;
+    /// One page of invites, newest first, at most `onboarding_api::INVITES_PAGE`.
+    async fn list_invites(
+        &self,
+        after: Option<String>,
+    ) -> Result<crate::onboarding_api::InviteListPage, UiError>;
+    async fn revoke_invite(&self, id: String) -> Result<(), UiError>;
     async fn list_jobs(
         &self,
         query: crate::jobs_api::JobQuery,

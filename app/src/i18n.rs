@@ -65,8 +65,6 @@ pub struct Texts {
     pub edit_network: &'static str,
     pub fix_fields: &'static str,
     pub copy: &'static str,
-    pub not_built_title: &'static str,
-    pub not_built_body: &'static str,
     pub language: &'static str,
 }
 
@@ -132,8 +130,6 @@ pub static EN: Texts = Texts {
     edit_network: "Edit network",
     fix_fields: "Fix the marked fields and try again.",
     copy: "Copy",
-    not_built_title: "Not available yet",
-    not_built_body: "This screen is not built yet in this version of Control.",
     language: "Language",
 };
 
@@ -199,8 +195,6 @@ pub static RU: Texts = Texts {
     edit_network: "Изменить сеть",
     fix_fields: "Исправьте отмеченные поля и попробуйте снова.",
     copy: "Копировать",
-    not_built_title: "Пока недоступно",
-    not_built_body: "Этот экран ещё не реализован в этой версии Control.",
     language: "Язык",
 };
 

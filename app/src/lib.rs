@@ -16,11 +16,13 @@ pub mod i18n_beacons;
 pub mod i18n_deploy;
 pub mod i18n_infra;
 pub mod i18n_jobs;
+pub mod i18n_onboarding;
 pub mod i18n_overview;
 pub mod i18n_services;
 pub mod infra_api;
 pub mod jobs_api;
 pub mod live;
+pub mod onboarding_api;
 pub mod overview_api;
 mod pages;
 
@@ -102,7 +104,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/infrastructure") view=pages::infrastructure::InfrastructurePage />
                 <Route path=path!("/infrastructure/agents/:id") view=pages::agent::AgentPage />
                 <Route path=path!("/services") view=pages::services::ServicesPage />
-                <Route path=path!("/onboarding") view=pages::NotBuiltPage />
+                <Route path=path!("/onboarding") view=pages::onboarding::OnboardingPage />
                 <Route path=path!("/jobs") view=pages::jobs::JobsPage />
                 <Route path=path!("/jobs/:id") view=pages::job::JobPage />
                 <Route path=path!("/audit") view=pages::audit::AuditPage />

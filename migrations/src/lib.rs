@@ -12,6 +12,7 @@ mod m20261130_000005_agent_lifecycle;
 mod m20261130_000006_heartbeat_state;
 mod m20261130_000007_beacon_checks;
 mod m20261130_000008_job_network;
+mod m20261130_000009_invites;
 
 pub struct Migrator;
 
@@ -27,6 +28,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000006_heartbeat_state::Migration),
             Box::new(m20261130_000007_beacon_checks::Migration),
             Box::new(m20261130_000008_job_network::Migration),
+            Box::new(m20261130_000009_invites::Migration),
         ]
     }
 }

@@ -9,6 +9,7 @@ pub mod beacons;
 pub mod ids;
 pub mod jobs;
 pub mod live;
+pub mod onboarding;
 pub mod services;
 pub mod signing;
 pub mod validation;

@@ -6,8 +6,8 @@ use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
-    ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error, ui_job_error,
-    ui_network_error, ui_store_error,
+    ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error, ui_invite_error,
+    ui_job_error, ui_network_error, ui_store_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -244,6 +244,55 @@ impl AdminBackend for Backend {
             .await
             .map(drop)
             .map_err(ui_install_token_error)
+    }
+
+    async fn onboarding_guide(
+        &self,
+        network: NetworkId,
+        platform: protocol::onboarding::Platform,
+        lang: protocol::Lang,
+    ) -> Result<protocol::onboarding::OnboardingGuide, UiError> {
+        let profile = self
+            .networks()
+            .get(&network)
+            .await
+            .map_err(ui_network_error)?;
+        Ok(crate::domain::onboarding::guide(
+            &profile, "", platform, lang,
+        ))
+    }
+
+    async fn create_invite(
+        &self,
+        input: protocol::onboarding::NewInvite,
+    ) -> Result<protocol::onboarding::CreatedInvite, UiError> {
+        self.state
+            .invites
+            .create(&input)
+            .await
+            .map_err(ui_invite_error)
+    }
+
+    async fn list_invites(
+        &self,
+        after: Option<String>,
+    ) -> Result<app::onboarding_api::InviteListPage, UiError> {
+        let (items, next) = self
+            .state
+            .invites
+            .list(None, after.as_deref(), app::onboarding_api::INVITES_PAGE)
+            .await
+            .map_err(ui_invite_error)?;
+        Ok(app::onboarding_api::InviteListPage { items, next })
+    }
+
+    async fn revoke_invite(&self, id: String) -> Result<(), UiError> {
+        self.state
+            .invites
+            .revoke(&id)
+            .await
+            .map(drop)
+            .map_err(ui_invite_error)
     }
 
     async fn enrollment_log(

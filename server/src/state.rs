@@ -6,11 +6,13 @@ use crate::domain::beacon_checks::BeaconChecks;
 use crate::domain::desired::Reconciler;
 use crate::domain::enrollment::Enrollment;
 use crate::domain::install_tokens::InstallTokens;
+use crate::domain::invites::Invites;
 use crate::domain::jobs::JobQueue;
 use crate::domain::live::ChangeFeed;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
+use crate::http::invite_page::InviteThrottle;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sea_orm::DatabaseConnection;
@@ -26,6 +28,9 @@ pub struct AppState {
     pub agents: AgentService,
     pub enrollment: Enrollment,
     pub install_tokens: InstallTokens,
+    pub invites: Invites,
+    /// Limits how often one client address may open invite pages.
+    pub invite_throttle: InviteThrottle,
     pub inventory: AgentInventory,
     pub jobs: JobQueue,
     pub reconciler: Reconciler,
@@ -49,6 +54,8 @@ impl AppState {
         let networks = NetworkService::new(db.clone());
         Self {
             beacons: BeaconChecks::new(db.clone(), networks.clone()),
+            invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
+            invite_throttle: InviteThrottle::default(),
             networks,
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone()),

@@ -15,25 +15,14 @@ pub mod layout;
 pub mod login;
 pub mod network_form;
 pub mod networks;
+pub mod onboarding;
 pub mod overview;
 pub mod services;
 
 use crate::error::UiError;
 use crate::i18n::texts;
 use crate::use_lang;
-use layout::Frame;
 use leptos::prelude::*;
-
-#[component]
-pub fn NotBuiltPage() -> impl IntoView {
-    let t = texts(use_lang());
-    view! {
-        <Frame>
-            <h1>{t.not_built_title}</h1>
-            <p class="empty">{t.not_built_body}</p>
-        </Frame>
-    }
-}
 
 #[component]
 pub fn NotFoundPage() -> impl IntoView {

@@ -114,6 +114,11 @@ pub fn NetworkPage() -> impl IntoView {
                             let id = n.id.to_string();
                             view! {
                                 <h1>{n.name.clone()}</h1>
+                                <p>
+                                    <a id="onboard-users" href=format!("/onboarding?network={id}")>
+                                        {crate::i18n_onboarding::onboarding_texts(lang).onboard_users}
+                                    </a>
+                                </p>
                                 <NetworkForm existing=Some(n) />
                                 <DeleteNetworkButton id />
                             }

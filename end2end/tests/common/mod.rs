@@ -43,6 +43,20 @@ fn free_port() -> u16 {
         .port()
 }
 
+impl Control {
+    /// Runs one SQL statement on Control's SQLite file, for states a browser
+    /// cannot reach in a test's time (an invite whose expiry has passed).
+    pub async fn sql(&self, statement: &str) {
+        use sea_orm::ConnectionTrait;
+        let file = self._data.path().join("knotroute-control.sqlite3");
+        let db = sea_orm::Database::connect(format!("sqlite://{}?mode=rw", file.display()))
+            .await
+            .unwrap();
+        db.execute_unprepared(statement).await.unwrap();
+        db.close().await.unwrap();
+    }
+}
+
 pub async fn start_control() -> Control {
     start_control_with(&[]).await
 }
@@ -175,15 +189,7 @@ impl Browsing {
 
     /// Saves a screenshot under target/e2e-screenshots for people to look at.
     pub async fn screenshot(&self, step: &str) {
-        let dir = std::env::var("KNOTROUTE_E2E_SCREENSHOTS")
-            .map(PathBuf::from)
-            .unwrap_or_else(|_| workspace_root().join("target/e2e-screenshots"));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("{}-{}.png", self.name, step));
-        self.page
-            .screenshot_to_file(&path, ScreenshotOptions::builder().full_page(true).build())
-            .await
-            .unwrap();
+        save_screenshot(&self.page, &format!("{}-{step}", self.name)).await;
     }
 
     /// Signs in through the form and waits for the Overview.
@@ -224,6 +230,21 @@ impl Browsing {
         let _ = self.browser.close().await;
         let _ = self.playwright.shutdown().await;
     }
+}
+
+/// Saves a full-page screenshot of any page (another browser context's too)
+/// as `target/e2e-screenshots/<name>.png`.
+pub async fn save_screenshot(page: &Page, name: &str) {
+    let dir = std::env::var("KNOTROUTE_E2E_SCREENSHOTS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| workspace_root().join("target/e2e-screenshots"));
+    std::fs::create_dir_all(&dir).unwrap();
+    page.screenshot_to_file(
+        &dir.join(format!("{name}.png")),
+        ScreenshotOptions::builder().full_page(true).build(),
+    )
+    .await
+    .unwrap();
 }
 
 /// A signed-in admin API client, as a script would use.

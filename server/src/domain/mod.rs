@@ -10,10 +10,13 @@ pub mod beacon_checks;
 pub mod desired;
 pub mod enrollment;
 pub mod install_tokens;
+pub mod invites;
 pub mod job_wakeup;
 pub mod jobs;
 pub mod live;
 pub mod networks;
+pub mod onboarding;
+pub mod onboarding_text;
 pub mod overview;
 pub mod secrets;
 

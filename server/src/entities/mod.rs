@@ -8,6 +8,7 @@ pub mod beacon_check;
 pub mod component;
 pub mod enrollment_log;
 pub mod install_token;
+pub mod invite;
 pub mod job;
 pub mod login_failure;
 pub mod network;

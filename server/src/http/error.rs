@@ -8,6 +8,7 @@ use crate::domain::auth::AuthError;
 use crate::domain::beacon_checks::BeaconError;
 use crate::domain::enrollment::{EnrollError, EnrollRefusal};
 use crate::domain::install_tokens::InstallTokenError;
+use crate::domain::invites::InviteError;
 use crate::domain::jobs::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::StoreError;
@@ -43,6 +44,12 @@ impl ApiError {
 
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.body.hint = Some(hint.into());
+        self
+    }
+
+    /// Names the request field the error is about.
+    pub fn on_field(mut self, field: &str) -> Self {
+        self.body.field = Some(field.to_string());
         self
     }
 
@@ -305,6 +312,21 @@ impl From<InstallTokenError> for ApiError {
     }
 }
 
+impl From<InviteError> for ApiError {
+    fn from(e: InviteError) -> Self {
+        match e {
+            InviteError::Invalid(errors) => match errors.first() {
+                Some(first) => ApiError::field(first),
+                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
+            },
+            InviteError::NotFound => {
+                ApiError::new(StatusCode::NOT_FOUND, "not_found", "No invite has this ID.")
+            }
+            InviteError::Store(e) => e.into(),
+        }
+    }
+}
+
 /// Whole minutes, rounded up, for "try again in N minutes".
 pub fn minutes_until(retry_after: chrono::Duration) -> u32 {
     let secs = retry_after.num_seconds().max(1);
@@ -429,6 +451,14 @@ pub fn ui_install_token_error(e: InstallTokenError) -> UiError {
         InstallTokenError::Invalid(errors) => UiError::Invalid(errors),
         InstallTokenError::NotFound => UiError::NotFound,
         InstallTokenError::Store(e) => ui_store_error(e),
+    }
+}
+
+pub fn ui_invite_error(e: InviteError) -> UiError {
+    match e {
+        InviteError::Invalid(errors) => UiError::Invalid(errors),
+        InviteError::NotFound => UiError::NotFound,
+        InviteError::Store(e) => ui_store_error(e),
     }
 }
 

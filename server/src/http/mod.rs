@@ -9,8 +9,11 @@ pub mod error;
 pub mod events;
 pub mod extract;
 pub mod health;
+pub mod invite_page;
+mod invite_text;
 pub mod jobs_api;
 pub mod lang;
+pub mod onboarding_api;
 pub mod security;
 
 use crate::ssr;
@@ -34,6 +37,7 @@ pub fn router(state: AppState) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/lang/{code}", get(lang::switch_language))
+        .route("/join/{token}", get(invite_page::show))
         .nest("/api/v1", api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             app::shell(shell_options.clone())

@@ -14,12 +14,13 @@ use rand::RngCore;
 #[derive(Clone, Debug)]
 pub struct CspNonce(pub String);
 
-/// Only our own origin may load anything; inline script runs only with this
-/// response's nonce; WebAssembly compilation is allowed for hydration.
+/// Only our own origin may load anything; inline script and style run only
+/// with this response's nonce (the invite page inlines both to need a single
+/// request); WebAssembly compilation is allowed for hydration.
 pub fn content_security_policy(nonce: &str) -> String {
     format!(
         "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
-         style-src 'self'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
+         style-src 'self' 'nonce-{nonce}'; img-src 'self' data:; font-src 'self'; connect-src 'self'; \
          object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
     )
 }

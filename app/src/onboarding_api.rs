@@ -1,0 +1,54 @@
+//! Server functions of the Onboarding screen: a profile's guide per platform
+//! and the invites. Thin adapters over the backend port.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
+use protocol::Lang;
+use serde::{Deserialize, Serialize};
+
+#[cfg(feature = "ssr")]
+use crate::api::with_status;
+#[cfg(feature = "ssr")]
+use crate::backend::backend;
+
+/// Invites per page on the screen.
+pub const INVITES_PAGE: u64 = 20;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct InviteListPage {
+    pub items: Vec<InviteView>,
+    /// Cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+#[server(prefix = "/ui", endpoint = "load_onboarding_guide", input = leptos::server_fn::codec::Json)]
+pub async fn load_onboarding_guide(
+    network_id: String,
+    platform: Platform,
+    lang: Lang,
+) -> Result<OnboardingGuide, UiError> {
+    with_status(
+        async {
+            let id = protocol::NetworkId::parse(&network_id).map_err(|_| UiError::NotFound)?;
+            backend()?.onboarding_guide(id, platform, lang).await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "create_invite", input = leptos::server_fn::codec::Json)]
+pub async fn create_invite(input: NewInvite) -> Result<CreatedInvite, UiError> {
+    with_status(async { backend()?.create_invite(input).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "list_invites")]
+pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiError> {
+    let after = after.filter(|a| !a.trim().is_empty());
+    with_status(async { backend()?.list_invites(after).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "revoke_invite")]
+pub async fn revoke_invite(id: String) -> Result<(), UiError> {
+    with_status(async { backend()?.revoke_invite(id).await }.await)
+}

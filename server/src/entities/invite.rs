@@ -1,0 +1,32 @@
+//! An onboarding invite: a public page at `/join/<token>` for one network
+//! profile. Only the token's hash is stored; the link is shown once.
+
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "invites")]
+pub struct Model {
+    /// `inv_…`: how the admin refers to the invite without knowing its token.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: String,
+    /// SHA-256 of the token, lowercase hex.
+    #[sea_orm(unique)]
+    pub token_hash: String,
+    pub network_id: String,
+    /// What the invite page calls the network.
+    pub name: String,
+    pub created_at: DateTimeUtc,
+    /// None: never expires.
+    pub expires_at: Option<DateTimeUtc>,
+    /// None: any number of opens.
+    pub max_opens: Option<i32>,
+    /// Distinct opens counted so far (a visitor's reloads count once).
+    pub opens: i32,
+    pub last_opened_at: Option<DateTimeUtc>,
+    pub revoked_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,299 @@
+//! The public invite page `/join/<token>`: what an end user opens on a phone.
+//! Plain server-rendered HTML (no WebAssembly, readable without JavaScript;
+//! a few lines of script only add copy buttons), mobile-first, small, in the
+//! visitor's language, never indexed and rate-limited per client address.
+
+use super::extract::{came_over_https, client_address, cookie_value};
+use super::invite_text::{invite_texts, InviteTexts};
+use super::lang::request_lang;
+use super::security::CspNonce;
+use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite};
+use crate::domain::onboarding::{guide, qr_svg};
+use crate::state::AppState;
+use app::i18n_onboarding::platform_label;
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Extension;
+use cookie::{Cookie, SameSite};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use leptos::prelude::*;
+use leptos::tachys::view::RenderHtml;
+use protocol::onboarding::Platform;
+use protocol::Lang;
+use serde::Deserialize;
+use std::net::SocketAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+/// Page views per client address: a burst of this many, refilled one per second.
+const PAGES_PER_MINUTE: u32 = 60;
+/// Remembers that this browser was counted, so reloads and language switches
+/// do not use up an invite's opens.
+const COUNTED_COOKIE: &str = "kr_invite_counted";
+
+/// Per-address limiter for invite pages (in memory, per replica).
+#[derive(Clone)]
+pub struct InviteThrottle(Arc<DefaultKeyedRateLimiter<String>>);
+
+impl Default for InviteThrottle {
+    fn default() -> Self {
+        let per_minute = NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero");
+        Self(Arc::new(RateLimiter::keyed(Quota::per_minute(per_minute))))
+    }
+}
+
+impl InviteThrottle {
+    /// Seconds to wait when `client` is over its quota.
+    fn check(&self, client: &str) -> Result<(), u64> {
+        // Forget idle addresses now and then, so a scan does not grow memory for ever.
+        if self.0.len() > 10_000 {
+            self.0.retain_recent();
+        }
+        self.0.check_key(&client.to_string()).map_err(|not_until| {
+            let clock = governor::clock::DefaultClock::default();
+            not_until
+                .wait_time_from(governor::clock::Clock::now(&clock))
+                .as_secs()
+                + 1
+        })
+    }
+}
+
+#[derive(Deserialize)]
+pub struct PageQuery {
+    lang: Option<String>,
+}
+
+/// `GET /join/{token}`.
+pub async fn show(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    Extension(nonce): Extension<CspNonce>,
+    Path(token): Path<String>,
+    Query(query): Query<PageQuery>,
+    headers: HeaderMap,
+) -> Response {
+    let lang = query
+        .lang
+        .as_deref()
+        .and_then(Lang::from_code)
+        .unwrap_or_else(|| request_lang(&headers));
+    let t = invite_texts(lang);
+    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
+    if let Err(wait) = state.invite_throttle.check(&client) {
+        let mut response = refusal_page(
+            StatusCode::TOO_MANY_REQUESTS,
+            t.busy_title,
+            t.busy_body,
+            "",
+            lang,
+            &nonce,
+        );
+        if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
+            response.headers_mut().insert(header::RETRY_AFTER, v);
+        }
+        return response;
+    }
+    let cookie_path = format!("/join/{token}");
+    let counted = cookie_value(&headers, COUNTED_COOKIE).is_some();
+    // A token is 43 URL-safe characters; anything else cannot match and is not looked up.
+    let plausible = token.len() <= 64
+        && token
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    let opened = if plausible {
+        state.invites.open(&token, !counted).await
+    } else {
+        Err(OpenError::Refused(InviteRefusal::Unknown))
+    };
+    match opened {
+        Ok(opened) => {
+            let user_agent = headers
+                .get(header::USER_AGENT)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("");
+            let mut response = invite_page(&opened, Platform::detect(user_agent), lang, &nonce);
+            if !counted {
+                let cookie = Cookie::build((COUNTED_COOKIE, "1"))
+                    .path(cookie_path)
+                    .http_only(true)
+                    .same_site(SameSite::Lax)
+                    .secure(came_over_https(&headers))
+                    .max_age(cookie::time::Duration::days(30))
+                    .build()
+                    .to_string();
+                if let Ok(v) = HeaderValue::from_str(&cookie) {
+                    response.headers_mut().append(header::SET_COOKIE, v);
+                }
+            }
+            response
+        }
+        Err(OpenError::Refused(why)) => {
+            let (status, title, body) = match why {
+                InviteRefusal::Unknown => (StatusCode::NOT_FOUND, t.unknown_title, t.unknown_body),
+                InviteRefusal::Expired => (StatusCode::GONE, t.expired_title, t.expired_body),
+                InviteRefusal::Revoked => (StatusCode::GONE, t.revoked_title, t.revoked_body),
+                InviteRefusal::UsedUp => (StatusCode::GONE, t.used_up_title, t.used_up_body),
+            };
+            refusal_page(status, title, body, t.ask, lang, &nonce)
+        }
+        Err(OpenError::Store(e)) => {
+            tracing::error!(error = %e, "opening an invite failed");
+            refusal_page(
+                StatusCode::SERVICE_UNAVAILABLE,
+                t.busy_title,
+                "Control cannot read its database right now. Try again in a few minutes.",
+                t.ask,
+                lang,
+                &nonce,
+            )
+        }
+    }
+}
+
+/// Small, self-contained styles: the page needs no other request.
+const STYLE: &str = "body{margin:0;font:16px/1.5 system-ui,sans-serif;color:#1b1f24;background:#f6f7f9}\
+main{max-width:40rem;margin:0 auto;padding:1rem}h1{font-size:1.5rem;margin:.5rem 0}\
+h2{font-size:1.1rem;margin:1.5rem 0 .5rem}.lang{text-align:right;margin:0}.lang a{margin-left:.75rem}\
+a{color:#0b57d0}.open{display:block;text-align:center;padding:.9rem;border-radius:.5rem;background:#0b57d0;color:#fff;font-weight:600;text-decoration:none;font-size:1.1rem}\
+.open:focus-visible,summary:focus-visible,button:focus-visible,a:focus-visible{outline:3px solid #e8a400;outline-offset:2px}\
+details{background:#fff;border:1px solid #d0d5dd;border-radius:.5rem;margin:.5rem 0;padding:.25rem .75rem}\
+summary{cursor:pointer;font-weight:600;padding:.5rem 0}ol{padding-left:1.25rem}li{margin:.5rem 0}\
+pre,code{font-family:ui-monospace,monospace;font-size:.85rem}pre{background:#eef0f3;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.25rem 0}\
+.qr{max-width:16rem;margin:0 auto;background:#fff;padding:.5rem}.qr svg{width:100%;height:auto;display:block}\
+.value{display:flex;gap:.5rem;align-items:flex-start}.value code{flex:1;word-break:break-all;background:#fff;border:1px solid #d0d5dd;padding:.4rem;border-radius:.25rem}\
+button{font:inherit;padding:.35rem .75rem;border-radius:.25rem;border:1px solid #8a94a6;background:#fff}\
+.note,.muted{color:#4a5363;font-size:.9rem}.warn{background:#fff4d6;border:1px solid #e8a400;padding:.5rem;border-radius:.25rem}\
+@media(prefers-color-scheme:dark){body{background:#111418;color:#e6e8eb}details,.value code,button{background:#1b1f24;color:#e6e8eb;border-color:#3a414c}pre{background:#22272e}a{color:#8ab4f8}.open{background:#1a73e8;color:#fff}.note,.muted{color:#a8b0bd}.warn{background:#3b2f0b}}";
+
+/// Turns the hidden copy buttons on: without JavaScript the values stay selectable text.
+const SCRIPT: &str = "document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function(){var t=b.textContent;b.textContent=b.getAttribute('data-done');setTimeout(function(){b.textContent=t},1500)})})})";
+
+fn html_response(status: StatusCode, body: String) -> Response {
+    let mut response = (status, body).into_response();
+    let h = response.headers_mut();
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/html; charset=utf-8"),
+    );
+    h.insert(
+        "x-robots-tag",
+        HeaderValue::from_static("noindex, nofollow"),
+    );
+    response
+}
+
+/// The document around a page body: language, noindex, styles, copy script.
+fn document(lang: Lang, title: &str, nonce: &CspNonce, body: impl RenderHtml) -> String {
+    let nonce = nonce.0.clone();
+    view! {
+        <!DOCTYPE html>
+        <html lang=lang.code()>
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <meta name="robots" content="noindex, nofollow" />
+                <meta name="referrer" content="no-referrer" />
+                <title>{title.to_string()}</title>
+                <style nonce=nonce.clone() inner_html=STYLE></style>
+            </head>
+            <body>
+                <main>
+                    <p class="lang">
+                        <a href="?lang=en" hreflang="en" lang="en">"English"</a>
+                        <a href="?lang=ru" hreflang="ru" lang="ru">"Русский"</a>
+                    </p>
+                    {body}
+                </main>
+                <script nonce=nonce inner_html=SCRIPT></script>
+            </body>
+        </html>
+    }
+    .to_html()
+}
+
+fn copy_button(t: &InviteTexts, value: &str) -> impl RenderHtml {
+    view! {
+        <button type="button" hidden data-copy=value.to_string() data-done=t.copied>{t.copy}</button>
+    }
+}
+
+fn invite_page(
+    opened: &OpenedInvite,
+    detected: Option<Platform>,
+    lang: Lang,
+    nonce: &CspNonce,
+) -> Response {
+    let t = invite_texts(lang);
+    let invite = &opened.invite;
+    let profile = &opened.profile;
+    let title = format!("{} · {}", t.join, invite.name);
+    let order = Platform::end_user_order(detected);
+    let first = order[0];
+    let sample = guide(profile, &invite.name, first, lang);
+    let platforms = order
+        .into_iter()
+        .enumerate()
+        .map(|(i, platform)| {
+            let g = guide(profile, &invite.name, platform, lang);
+            let steps = g
+                .steps
+                .into_iter()
+                .map(|s| view! { <li>{s.text}{s.code.map(|c| view! { <pre>{c}</pre> })}</li> })
+                .collect_view();
+            let heading = (i == 1).then(|| view! { <h2>{t.other_devices}</h2> });
+            let open = i == 0;
+            view! {
+                {heading}
+                <details id=format!("platform-{}", platform.slug()) class="platform" data-platform=platform.slug() open=open>
+                    <summary>{platform_label(platform)}</summary>
+                    <ol>{steps}</ol>
+                </details>
+            }
+        })
+        .collect_view();
+    let beacons = profile
+        .beacons
+        .iter()
+        .map(|b| view! { <li class="value"><code class="beacon">{b.clone()}</code>{copy_button(t, b)}</li> })
+        .collect_view();
+    let expires = invite
+        .expires_at
+        .map(|at| view! { <p class="muted" id="expires">{format!("{} {}.", t.expires, at.format("%Y-%m-%d %H:%M UTC"))}</p> });
+    let body = view! {
+        <h1>{format!("{} «{}»", t.join, invite.name)}</h1>
+        <p>{t.intro}</p>
+        {sample.warning.map(|w| view! { <p class="warn" role="note">{w}</p> })}
+        <a class="open" id="open-app" href=sample.uri.clone()>{t.open_app}</a>
+        <p class="muted">{t.open_hint}</p>
+        <h2>{t.your_device}</h2>
+        {platforms}
+        <h2>{t.scan_title}</h2>
+        <p class="muted">{t.scan_hint}</p>
+        <div class="qr" id="qr" inner_html=qr_svg(&sample.uri)></div>
+        <h2>{t.details_title}</h2>
+        <p>{t.network_id}</p>
+        <p class="value"><code id="network-id">{profile.id.to_string()}</code>{copy_button(t, profile.id.as_str())}</p>
+        {(!profile.beacons.is_empty()).then(|| view! { <p>{t.beacons}</p><ul id="beacons">{beacons}</ul> })}
+        <p class="note" id="no-secrets">{t.no_secrets}</p>
+        {expires}
+    };
+    html_response(StatusCode::OK, document(lang, &title, nonce, body))
+}
+
+fn refusal_page(
+    status: StatusCode,
+    title: &str,
+    body: &str,
+    ask: &str,
+    lang: Lang,
+    nonce: &CspNonce,
+) -> Response {
+    let content = view! {
+        <h1 id="refusal" data-status=status.as_u16()>{title.to_string()}</h1>
+        <p>{body.to_string()}</p>
+        <p>{ask.to_string()}</p>
+    };
+    html_response(status, document(lang, title, nonce, content))
+}
