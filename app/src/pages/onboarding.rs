@@ -73,8 +73,7 @@ pub fn OnboardingPage() -> impl IntoView {
                         }
                             .into_any(),
                         Ok(page) => view! {
-                            <GuidePicker profiles=page.items.clone() network=network() text_lang=text_lang() platform=platform() />
-                            <InvitesSection profiles=page.items network=network() />
+                            <GuidePicker profiles=page.items network=network() text_lang=text_lang() platform=platform() />
                         }
                             .into_any(),
                     }
@@ -86,6 +85,17 @@ pub fn OnboardingPage() -> impl IntoView {
                         None => view! { <p class="empty" id="guide-empty">{ot.pick_network}</p> }.into_any(),
                         Some(Err(e)) => view! { <LoadError error=e /> }.into_any(),
                         Some(Ok(guide)) => view! { <GuideView guide text_lang=text_lang() /> }.into_any(),
+                    }
+                })}
+            </Transition>
+            // The same profile list, read once, feeds the invite form.
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match networks.await {
+                        Ok(page) if !page.items.is_empty() => {
+                            view! { <InvitesSection profiles=page.items network=network() /> }.into_any()
+                        }
+                        _ => ().into_any(),
                     }
                 })}
             </Transition>

@@ -162,7 +162,7 @@ details{background:#fff;border:1px solid #d0d5dd;border-radius:.5rem;margin:.5re
 summary{cursor:pointer;font-weight:600;padding:.5rem 0}ol{padding-left:1.25rem}li{margin:.5rem 0}\
 pre,code{font-family:ui-monospace,monospace;font-size:.85rem}pre{background:#eef0f3;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all;margin:.25rem 0}\
 .qr{max-width:16rem;margin:0 auto;background:#fff;padding:.5rem}.qr svg{width:100%;height:auto;display:block}\
-.value{display:flex;gap:.5rem;align-items:flex-start}.value code{flex:1;word-break:break-all;background:#fff;border:1px solid #d0d5dd;padding:.4rem;border-radius:.25rem}\
+#beacons{padding:0;list-style:none}.value{display:flex;gap:.5rem;align-items:flex-start}.value code{flex:1;word-break:break-all;background:#fff;border:1px solid #d0d5dd;padding:.4rem;border-radius:.25rem}\
 button{font:inherit;padding:.35rem .75rem;border-radius:.25rem;border:1px solid #8a94a6;background:#fff}\
 .note,.muted{color:#4a5363;font-size:.9rem}.warn{background:#fff4d6;border:1px solid #e8a400;padding:.5rem;border-radius:.25rem}\
 @media(prefers-color-scheme:dark){body{background:#111418;color:#e6e8eb}details,.value code,button{background:#1b1f24;color:#e6e8eb;border-color:#3a414c}pre{background:#22272e}a{color:#8ab4f8}.open{background:#1a73e8;color:#fff}.note,.muted{color:#a8b0bd}.warn{background:#3b2f0b}}";
@@ -262,7 +262,7 @@ fn invite_page(
         .expires_at
         .map(|at| view! { <p class="muted" id="expires">{format!("{} {}.", t.expires, at.format("%Y-%m-%d %H:%M UTC"))}</p> });
     let body = view! {
-        <h1>{format!("{} «{}»", t.join, invite.name)}</h1>
+        <h1>{format!("{} {}{}{}", t.join, t.quotes.0, invite.name, t.quotes.1)}</h1>
         <p>{t.intro}</p>
         {sample.warning.map(|w| view! { <p class="warn" role="note">{w}</p> })}
         <a class="open" id="open-app" href=sample.uri.clone()>{t.open_app}</a>

@@ -4,6 +4,8 @@ use protocol::Lang;
 
 pub struct InviteTexts {
     pub join: &'static str,
+    /// How a name is quoted in this language.
+    pub quotes: (&'static str, &'static str),
     pub intro: &'static str,
     pub open_app: &'static str,
     pub open_hint: &'static str,
@@ -33,6 +35,7 @@ pub struct InviteTexts {
 
 const EN: InviteTexts = InviteTexts {
     join: "Join",
+    quotes: ("“", "”"),
     intro: "You are invited to a KnotRoute network. Install the KnotRoute app, then open this invite in it — or follow the steps for your device.",
     open_app: "Open in KnotRoute",
     open_hint: "Nothing happens? Install the KnotRoute app first, then tap the button again.",
@@ -61,7 +64,8 @@ const EN: InviteTexts = InviteTexts {
 };
 
 const RU: InviteTexts = InviteTexts {
-    join: "Подключиться",
+    join: "Подключиться к",
+    quotes: ("«", "»"),
     intro: "Вас пригласили в сеть KnotRoute. Установите приложение KnotRoute и откройте в нём это приглашение — или выполните шаги для своего устройства.",
     open_app: "Открыть в KnotRoute",
     open_hint: "Ничего не происходит? Сначала установите приложение KnotRoute, затем нажмите кнопку ещё раз.",
