@@ -15,7 +15,7 @@ COPY . .
 RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
 # The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).
 ARG KNOTROUTE_RELEASE_CHANNEL=latest
-RUN cargo leptos build --release \
+RUN cargo leptos build --release --split \
  && KNOTROUTE_RELEASE_CHANNEL="$KNOTROUTE_RELEASE_CHANNEL" cargo build --release --locked -p knotroute-agent
 
 FROM debian:bookworm-slim AS runtime-base

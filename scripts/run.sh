@@ -7,7 +7,8 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/install-tools.sh
 
-cargo leptos build --release
+# --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
+cargo leptos build --release --split
 
 export KNOTROUTE_CONTROL_DATA="${KNOTROUTE_CONTROL_DATA:-$PWD/data}"
 mkdir -p "$KNOTROUTE_CONTROL_DATA"

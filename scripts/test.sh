@@ -48,7 +48,8 @@ fi
 run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
-cargo leptos build --release
+# --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
+cargo leptos build --release --split
 
 step "browser tests (Chromium via playwright-rs)"
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"

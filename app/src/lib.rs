@@ -32,7 +32,7 @@ use i18n::Lang;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::path;
+use leptos_router::{lazy_route, path, Lazy, LazyRoute};
 
 /// The HTML document around the app; the server renders it for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -76,6 +76,41 @@ fn document_lang() -> Lang {
     Lang::default()
 }
 
+/// A screen whose code is split out of the main WebAssembly and loaded with
+/// its route (`cargo leptos build --split`), so the first load carries the
+/// framework and one screen rather than all of them.
+macro_rules! lazy_screen {
+    ($route:ident, $page:path) => {
+        pub struct $route;
+
+        #[lazy_route]
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                Self
+            }
+
+            fn view(_this: Self) -> AnyView {
+                $page().into_any()
+            }
+        }
+    };
+}
+
+lazy_screen!(OverviewScreen, pages::overview::OverviewPage);
+lazy_screen!(NetworksScreen, pages::networks::NetworksPage);
+lazy_screen!(NewNetworkScreen, pages::networks::NewNetworkPage);
+lazy_screen!(NetworkScreen, pages::networks::NetworkPage);
+lazy_screen!(
+    InfrastructureScreen,
+    pages::infrastructure::InfrastructurePage
+);
+lazy_screen!(AgentScreen, pages::agent::AgentPage);
+lazy_screen!(ServicesScreen, pages::services::ServicesPage);
+lazy_screen!(OnboardingScreen, pages::onboarding::OnboardingPage);
+lazy_screen!(JobsScreen, pages::jobs::JobsPage);
+lazy_screen!(JobScreen, pages::job::JobPage);
+lazy_screen!(AuditScreen, pages::audit::AuditPage);
+
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
@@ -97,17 +132,17 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=pages::NotFoundPage>
                 <Route path=path!("/login") view=pages::login::LoginPage />
-                <Route path=path!("/") view=pages::overview::OverviewPage />
-                <Route path=path!("/networks") view=pages::networks::NetworksPage />
-                <Route path=path!("/networks/new") view=pages::networks::NewNetworkPage />
-                <Route path=path!("/networks/:id") view=pages::networks::NetworkPage />
-                <Route path=path!("/infrastructure") view=pages::infrastructure::InfrastructurePage />
-                <Route path=path!("/infrastructure/agents/:id") view=pages::agent::AgentPage />
-                <Route path=path!("/services") view=pages::services::ServicesPage />
-                <Route path=path!("/onboarding") view=pages::onboarding::OnboardingPage />
-                <Route path=path!("/jobs") view=pages::jobs::JobsPage />
-                <Route path=path!("/jobs/:id") view=pages::job::JobPage />
-                <Route path=path!("/audit") view=pages::audit::AuditPage />
+                <Route path=path!("/") view={Lazy::<OverviewScreen>::new()} />
+                <Route path=path!("/networks") view={Lazy::<NetworksScreen>::new()} />
+                <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
+                <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
+                <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} />
+                <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
+                <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
+                <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} />
+                <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} />
+                <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
+                <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
             </Routes>
         </Router>
     }

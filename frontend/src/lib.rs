@@ -4,5 +4,6 @@
 #[wasm_bindgen::prelude::wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
+    // Lazy: a screen's split-out code is fetched before its part of the page hydrates.
+    leptos::mount::hydrate_lazy(app::App);
 }

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# What a browser downloads in WebAssembly for the first load of each screen
+# after `cargo leptos build --release --split`: the main module plus the
+# chunks the split manifest lists for that screen, each gzip -9 (as served
+# compressed). Prints raw and gzip bytes per screen and the largest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+pkg="${1:-target/site/pkg}"
+python3 - "$pkg" <<'PY'
+import gzip, json, os, sys
+pkg = sys.argv[1]
+def size(name):
+    data = open(os.path.join(pkg, name + ".wasm"), "rb").read()
+    return len(data), len(gzip.compress(data, 9))
+main_raw, main_gz = size("knotroute")
+print(f"main module: {main_raw:,} raw, {main_gz:,} gzip")
+manifest = json.load(open(os.path.join(pkg, "__wasm_split_manifest.json")))
+worst = ("", 0)
+for route, chunks in sorted(manifest.items()):
+    raw, gz = main_raw, main_gz
+    for chunk in chunks:
+        r, g = size(chunk)
+        raw += r
+        gz += g
+    name = route.strip("_").split("_view")[0]
+    print(f"{name:<24} first load {raw:>10,} raw {gz:>10,} gzip ({len(chunks)} chunks)")
+    if gz > worst[1]:
+        worst = (name, gz)
+print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
+PY
