@@ -15,14 +15,26 @@ def size(name):
 main_raw, main_gz = size("knotroute")
 print(f"main module: {main_raw:,} raw, {main_gz:,} gzip")
 manifest = json.load(open(os.path.join(pkg, "__wasm_split_manifest.json")))
+def entry(prefix):
+    return next(k for k in manifest if k.strip("_").startswith(prefix))
+# Lazy sections a screen loads with itself (#[lazy] functions it awaits on
+# first render) count towards its first load; none today.
+SECTIONS = {}
+screens = {}
+for route, chunks in manifest.items():
+    name = route.strip("_").split("_view")[0]
+    if name.endswith("_screen"):
+        union = set(chunks)
+        for section in SECTIONS.get(name, []):
+            union |= set(manifest[entry(section)])
+        screens[name] = sorted(union)
 worst = ("", 0)
-for route, chunks in sorted(manifest.items()):
+for name, chunks in sorted(screens.items()):
     raw, gz = main_raw, main_gz
     for chunk in chunks:
         r, g = size(chunk)
         raw += r
         gz += g
-    name = route.strip("_").split("_view")[0]
     print(f"{name:<24} first load {raw:>10,} raw {gz:>10,} gzip ({len(chunks)} chunks)")
     if gz > worst[1]:
         worst = (name, gz)

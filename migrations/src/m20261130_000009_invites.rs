@@ -1,6 +1,7 @@
 //! Onboarding invites: a public link to one network profile for end users.
 //! Only a hash of the link's token is kept; deleting the profile deletes its
-//! invites (they would lead nowhere).
+//! invites (they would lead nowhere). The visitor key marks browsers already
+//! counted, so only Control can mint that mark.
 
 use sea_orm_migration::prelude::*;
 
@@ -12,6 +13,7 @@ enum Invites {
     Table,
     Id,
     TokenHash,
+    VisitorKey,
     NetworkId,
     Name,
     CreatedAt,
@@ -45,6 +47,11 @@ impl MigrationTrait for Migration {
                         .string_len(64)
                         .not_null()
                         .unique_key(),
+                )
+                .col(
+                    ColumnDef::new(Invites::VisitorKey)
+                        .string_len(64)
+                        .not_null(),
                 )
                 .col(ColumnDef::new(Invites::NetworkId).string_len(64).not_null())
                 .col(ColumnDef::new(Invites::Name).string_len(400).not_null())
@@ -97,7 +104,7 @@ impl MigrationTrait for Migration {
         .await?;
         m.create_index(
             Index::create()
-                .name("invites_network")
+                .name("invites_network_id")
                 .table(Invites::Table)
                 .col(Invites::NetworkId)
                 .to_owned(),

@@ -7,8 +7,9 @@ use crate::NetworkId;
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::{Deserialize, Serialize};
 
-/// RFC 3986 leaves only `A–Z a–z 0–9 - . _ ~` unescaped in a query value. Spaces
-/// become `%20`, not `+`: not every app's URI parser reads `+` as a space.
+/// Everything but RFC 3986's unreserved characters (`A–Z a–z 0–9 - . _ ~`) is
+/// escaped: stricter than a query needs, so no app's parser can misread a
+/// value. Spaces become `%20`, not `+`: not every parser reads `+` as a space.
 const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
     .remove(b'-')
     .remove(b'.')
@@ -119,6 +120,7 @@ impl Platform {
         if ua.contains("android") {
             Some(Platform::Android)
         } else if ua.contains("iphone") || ua.contains("ipad") || ua.contains("ipod") {
+            // (iPadOS Safari says "Macintosh" and is not recognised: all platforms are listed.)
             Some(Platform::Ios)
         } else if ua.contains("windows") {
             Some(Platform::Windows)
@@ -163,7 +165,8 @@ pub struct OnboardingGuide {
     pub qr_svg: String,
     pub steps: Vec<GuideStep>,
     pub beacons: Vec<String>,
-    /// Set when users will need something more (no Beacon in the profile).
+    /// Set when users will need something more (no Beacon in the profile, or
+    /// a link too long for a QR code, whose `qr_svg` is then empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
 }
@@ -236,7 +239,7 @@ impl NewInvite {
 pub struct InviteView {
     pub id: String,
     pub network_id: String,
-    /// The profile's name ('' when the profile is gone).
+    /// The profile's name.
     pub network_name: String,
     /// What the invite page calls the network.
     pub name: String,

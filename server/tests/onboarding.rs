@@ -259,6 +259,19 @@ on_both_databases!(
         );
         assert!(without_qr < 30 * 1024, "{without_qr} bytes");
 
+        // What a phone transfers, QR code included, with the compression browsers ask for.
+        let r = phone
+            .get(c.url(&path))
+            .header(USER_AGENT, ANDROID)
+            .header("accept-encoding", "gzip")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.headers()["content-encoding"], "gzip");
+        let transferred = r.bytes().await.unwrap().len();
+        eprintln!("invite page: {transferred} bytes transferred gzip, QR code included");
+        assert!(transferred < 30 * 1024, "{transferred} bytes");
+
         // Reloading and switching language do not count again; another visitor does.
         let (status, ru) = open(&c, &phone, &format!("{path}?lang=ru"), ANDROID).await;
         assert_eq!(status, 200);
@@ -326,8 +339,15 @@ on_both_databases!(
         let (status, html) = open(&c, &visitor(), &path, ANDROID).await;
         assert_eq!(status, 410);
         assert!(html.contains("used up"));
-        // The one counted visitor may come back.
+        // The one counted visitor may come back; a made-up mark does not pass.
         assert_eq!(open(&c, &first, &path, ANDROID).await.0, 200);
+        let r = visitor()
+            .get(c.url(&path))
+            .header("cookie", "kr_invite_counted=1")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 410);
 
         let later = create_invite(&c, json!({"network_id": id, "expires_in_hours": 1})).await;
         invite::Entity::update_many()
@@ -360,6 +380,76 @@ on_both_databases!(
             .unwrap();
         assert_eq!(r.status(), 204);
         assert_eq!(open(&c, &first, &path, ANDROID).await.0, 404);
+    }
+);
+
+on_both_databases!(
+    previews_and_head_requests_do_not_use_up_an_invite_and_the_last_open_goes_to_one_visitor,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let id = network(&c, "Once", &["https://beacon.example.net"]).await;
+        let created = create_invite(&c, json!({"network_id": id, "max_opens": 1})).await;
+        let path = page_path(&created);
+        // A chat app drawing the link's preview, and a HEAD request, see the page uncounted.
+        let (status, _) = open(&c, &visitor(), &path, "TelegramBot (like TwitterBot)").await;
+        assert_eq!(status, 200);
+        let r = visitor().head(c.url(&path)).send().await.unwrap();
+        assert_eq!(r.status(), 200);
+        let listed: Vec<Value> = c.get_json("/api/v1/invites").await;
+        assert_eq!(listed[0]["opens"], 0);
+        // Eight people at once for the last open: exactly one gets it.
+        let statuses = futures_util::future::join_all(
+            (0..8).map(|_| async { open(&c, &visitor(), &path, ANDROID).await.0 }),
+        )
+        .await;
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 200).count(),
+            1,
+            "{statuses:?}"
+        );
+        assert_eq!(
+            statuses.iter().filter(|s| **s == 410).count(),
+            7,
+            "{statuses:?}"
+        );
+        let listed: Vec<Value> = c.get_json("/api/v1/invites").await;
+        assert_eq!(listed[0]["opens"], 1);
+        assert_eq!(listed[0]["state"], "used_up");
+    }
+);
+
+on_both_databases!(
+    the_invite_page_speaks_the_visitors_language_and_escapes_names,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let id = network(&c, "Escaped", &["https://beacon.example.net"]).await;
+        let created = create_invite(
+            &c,
+            json!({"network_id": id, "name": "<script>alert(1)</script> & \"co\""}),
+        )
+        .await;
+        let r = visitor()
+            .get(c.url(&page_path(&created)))
+            .header(ACCEPT_LANGUAGE, "ru-RU,ru;q=0.9,en;q=0.5")
+            .send()
+            .await
+            .unwrap();
+        let html = r.text().await.unwrap();
+        assert!(html.contains(r#"<html lang="ru""#));
+        assert!(html.contains("Открыть в KnotRoute"));
+        assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp;"));
+        assert!(!html.contains("<script>alert(1)"));
+        // An unknown page cursor names the parameter.
+        let r = c
+            .client
+            .get(c.url("/api/v1/invites?after=inv_gone"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        assert_eq!(r.json::<Value>().await.unwrap()["field"], "after");
     }
 );
 

@@ -159,7 +159,9 @@ fn GuidePicker(
     }
 }
 
-/// Copies `text` to the clipboard and says so for a moment.
+/// Copies `text` to the clipboard and says so for a moment. Browsers offer
+/// the clipboard only over HTTPS (or on localhost); elsewhere the button says
+/// to select the text instead.
 #[component]
 pub fn CopyButton(
     text: String,
@@ -167,16 +169,25 @@ pub fn CopyButton(
     #[prop(optional)] id: Option<&'static str>,
 ) -> impl IntoView {
     let ot = onboarding_texts(use_lang());
-    let copied = RwSignal::new(false);
+    let shown = RwSignal::new(label);
     let copy = move |_| {
-        if let Some(window) = web_sys::window() {
+        let Some(window) = web_sys::window() else {
+            return;
+        };
+        if window.is_secure_context() {
             let _ = window.navigator().clipboard().write_text(&text);
-            copied.set(true);
+            shown.set(ot.copied);
+        } else {
+            shown.set(ot.select_to_copy);
         }
+        set_timeout(
+            move || shown.set(label),
+            std::time::Duration::from_millis(2000),
+        );
     };
     view! {
         <button type="button" class="copy" id=id on:click=copy aria-live="polite">
-            {move || if copied.get() { ot.copied } else { label }}
+            {move || shown.get()}
         </button>
     }
 }

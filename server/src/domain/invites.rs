@@ -3,7 +3,7 @@
 //! invite carries the profile's connection metadata only, never a secret.
 
 use super::networks::{NetworkError, NetworkService};
-use super::secrets::{new_token, token_hash};
+use super::secrets::{new_token, secret_matches, token_hash};
 use super::{audit, split_page, StoreError};
 use crate::entities::{invite, network};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -27,6 +27,9 @@ pub enum InviteError {
     Invalid(Vec<FieldError>),
     #[error("no such invite")]
     NotFound,
+    /// The `after` cursor names no invite.
+    #[error("unknown page cursor")]
+    UnknownCursor,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -40,7 +43,7 @@ impl From<sea_orm::DbErr> for InviteError {
 /// Why an invite page cannot be shown; the visitor is told which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InviteRefusal {
-    /// No invite has this token (or its profile is gone): 404.
+    /// No invite has this token: 404.
     Unknown,
     Expired,
     Revoked,
@@ -65,18 +68,50 @@ impl From<sea_orm::DbErr> for OpenError {
 pub struct OpenedInvite {
     pub invite: invite::Model,
     pub profile: NetworkProfile,
+    /// Set when this visit was counted: the cookie value that marks the
+    /// browser as counted from now on.
+    pub counted_mark: Option<String>,
+}
+
+/// Who is opening an invite page.
+pub struct Visit<'a> {
+    /// The browser's counted mark (cookie), if it sent one.
+    pub mark: Option<&'a str>,
+    /// False for visits that must not use up an open: HEAD requests and
+    /// link-preview robots fetching a link pasted into a chat.
+    pub countable: bool,
+}
+
+/// What an invite can still do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InviteState {
+    Active,
+    Expired,
+    Revoked,
+    UsedUp,
+}
+
+impl InviteState {
+    pub fn slug(self) -> &'static str {
+        match self {
+            InviteState::Active => "active",
+            InviteState::Expired => "expired",
+            InviteState::Revoked => "revoked",
+            InviteState::UsedUp => "used_up",
+        }
+    }
 }
 
 /// What an invite can still do at `now`.
-pub fn state(row: &invite::Model, now: DateTime<Utc>) -> &'static str {
+pub fn state(row: &invite::Model, now: DateTime<Utc>) -> InviteState {
     if row.revoked_at.is_some() {
-        "revoked"
+        InviteState::Revoked
     } else if row.expires_at.is_some_and(|t| t <= now) {
-        "expired"
+        InviteState::Expired
     } else if row.max_opens.is_some_and(|max| row.opens >= max) {
-        "used_up"
+        InviteState::UsedUp
     } else {
-        "active"
+        InviteState::Active
     }
 }
 
@@ -90,7 +125,7 @@ fn view(row: &invite::Model, network_name: &str, now: DateTime<Utc>) -> InviteVi
         network_id: row.network_id.clone(),
         network_name: network_name.to_string(),
         name: row.name.clone(),
-        state: state(row, now).to_string(),
+        state: state(row, now).slug().to_string(),
         opens: row.opens.max(0) as u32,
         max_opens: row.max_opens.map(|m| m.max(0) as u32),
         created_at: rfc3339(row.created_at),
@@ -157,6 +192,7 @@ impl Invites {
         let row = invite::ActiveModel {
             id: Set(format!("inv_{}", data_encoding::HEXLOWER.encode(&id_bytes))),
             token_hash: Set(token_hash(&token)),
+            visitor_key: Set(new_token()),
             network_id: Set(profile.id.to_string()),
             name: Set(name),
             created_at: Set(now),
@@ -206,7 +242,7 @@ impl Invites {
             let anchor = invite::Entity::find_by_id(after)
                 .one(&self.db)
                 .await?
-                .ok_or(InviteError::NotFound)?;
+                .ok_or(InviteError::UnknownCursor)?;
             query = query.filter(super::older_than(
                 invite::Column::CreatedAt,
                 invite::Column::Id,
@@ -256,10 +292,13 @@ impl Invites {
         Ok(view(&row, &name, now))
     }
 
-    /// Opens an invite page. A new visitor (`count`) is counted, atomically
+    /// Opens an invite page. A new, countable visitor is counted atomically
     /// against the limit, so two visitors cannot both take the last open; a
-    /// visitor already counted may come back even when the limit is reached.
-    pub async fn open(&self, token: &str, count: bool) -> Result<OpenedInvite, OpenError> {
+    /// browser carrying this invite's counted mark comes back without being
+    /// counted again, even once the limit is reached. The mark is a random
+    /// value per invite that only Control hands out, so it cannot be forged
+    /// from the link.
+    pub async fn open(&self, token: &str, visit: Visit<'_>) -> Result<OpenedInvite, OpenError> {
         let refused = |r| Err(OpenError::Refused(r));
         let Some(row) = invite::Entity::find()
             .filter(invite::Column::TokenHash.eq(token_hash(token)))
@@ -269,10 +308,13 @@ impl Invites {
             return refused(InviteRefusal::Unknown);
         };
         let now = Utc::now();
+        let returning = visit
+            .mark
+            .is_some_and(|mark| secret_matches(mark, &row.visitor_key));
         match state(&row, now) {
-            "revoked" => return refused(InviteRefusal::Revoked),
-            "expired" => return refused(InviteRefusal::Expired),
-            "used_up" if count => return refused(InviteRefusal::UsedUp),
+            InviteState::Revoked => return refused(InviteRefusal::Revoked),
+            InviteState::Expired => return refused(InviteRefusal::Expired),
+            InviteState::UsedUp if !returning => return refused(InviteRefusal::UsedUp),
             _ => {}
         }
         let Ok(network_id) = NetworkId::parse(&row.network_id) else {
@@ -283,7 +325,8 @@ impl Invites {
             Err(NetworkError::Store(e)) => return Err(OpenError::Store(e)),
             Err(_) => return refused(InviteRefusal::Unknown),
         };
-        if count {
+        let mut counted_mark = None;
+        if visit.countable && !returning {
             let counted = invite::Entity::update_many()
                 .col_expr(
                     invite::Column::Opens,
@@ -291,6 +334,7 @@ impl Invites {
                 )
                 .col_expr(invite::Column::LastOpenedAt, Some(now).into())
                 .filter(invite::Column::Id.eq(row.id.as_str()))
+                .filter(invite::Column::Opens.lt(i32::MAX))
                 .filter(
                     Condition::any()
                         .add(invite::Column::MaxOpens.is_null())
@@ -304,10 +348,12 @@ impl Invites {
             if counted.rows_affected == 0 {
                 return refused(InviteRefusal::UsedUp);
             }
+            counted_mark = Some(row.visitor_key.clone());
         }
         Ok(OpenedInvite {
             invite: row,
             profile,
+            counted_mark,
         })
     }
 }

@@ -3,7 +3,7 @@
 //! here by the `qrcode` crate, no external program). The admin screen, the
 //! admin API and the public invite pages all use this one generator.
 
-use super::onboarding_text::{guide_steps, no_beacon_warning};
+use super::onboarding_text::{guide_steps, no_beacon_warning, qr_label, qr_too_long};
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{GuideStep, JoinLink, OnboardingGuide, Platform};
 use protocol::Lang;
@@ -57,12 +57,13 @@ impl GuideFacts {
 }
 
 /// The deep link as a QR code: an SVG element, ready to inline in HTML (no
-/// XML prolog), scaling to its container. Medium error correction survives a
-/// phone camera at an angle.
-pub fn qr_svg(text: &str) -> String {
+/// XML prolog), scaling to its container, described by `label`. Medium error
+/// correction survives a phone camera at an angle; `None` when the text is
+/// too long for any QR code (many long Beacon URLs).
+pub fn qr_svg(text: &str, label: &str) -> Option<String> {
     let code = QrCode::with_error_correction_level(text.as_bytes(), EcLevel::M)
         .or_else(|_| QrCode::with_error_correction_level(text.as_bytes(), EcLevel::L))
-        .expect("a deep link fits in a QR code");
+        .ok()?;
     let image = code
         .render::<svg::Color>()
         .min_dimensions(256, 256)
@@ -71,11 +72,40 @@ pub fn qr_svg(text: &str) -> String {
         .light_color(svg::Color("#ffffff"))
         .build();
     let start = image.find("<svg").unwrap_or(0);
-    image[start..].replacen("<svg ", "<svg role=\"img\" aria-label=\"QR\" ", 1)
+    // The label is ours (a fixed text per language), but quotes would end the attribute.
+    let label = label.replace(['"', '<', '&'], "");
+    Some(image[start..].replacen(
+        "<svg ",
+        &format!("<svg role=\"img\" aria-label=\"{label}\" "),
+        1,
+    ))
 }
 
-/// The whole guide for one platform.
+/// The whole guide for one platform, QR code included.
 pub fn guide(
+    profile: &NetworkProfile,
+    display_name: &str,
+    platform: Platform,
+    lang: Lang,
+) -> OnboardingGuide {
+    let mut guide = guide_text(profile, display_name, platform, lang);
+    match qr_svg(&guide.uri, qr_label(lang)) {
+        Some(svg) => guide.qr_svg = svg,
+        None => {
+            let more = qr_too_long(lang);
+            guide.warning = Some(match guide.warning.take() {
+                Some(w) => format!("{w} {more}"),
+                None => more.to_string(),
+            });
+            guide.instructions = plain_text(&guide.title, &guide.steps, guide.warning.as_deref());
+        }
+    }
+    guide
+}
+
+/// A guide without its QR code (`qr_svg` empty): the invite page draws the
+/// code once, not once per platform it lists.
+pub fn guide_text(
     profile: &NetworkProfile,
     display_name: &str,
     platform: Platform,
@@ -92,7 +122,7 @@ pub fn guide(
         platform,
         instructions: plain_text(&title, &steps, warning.as_deref()),
         title,
-        qr_svg: qr_svg(&facts.uri),
+        qr_svg: String::new(),
         uri: facts.uri,
         steps,
         beacons: facts.beacons,
@@ -173,8 +203,20 @@ mod tests {
 
     #[test]
     fn the_qr_code_is_an_inline_svg() {
-        let svg = qr_svg("knotroute://join?network_id=x");
-        assert!(svg.starts_with("<svg role=\"img\""));
+        let svg = qr_svg("knotroute://join?network_id=x", "QR \"code\"").unwrap();
+        assert!(svg.starts_with("<svg role=\"img\" aria-label=\"QR code\""));
         assert!(svg.trim_end().ends_with("</svg>"));
+    }
+
+    #[test]
+    fn a_link_too_long_for_a_qr_code_is_said_instead_of_failing() {
+        let long: Vec<String> = (0..16)
+            .map(|i| format!("https://beacon-{i}-{}.example.net", "x".repeat(180)))
+            .collect();
+        let refs: Vec<&str> = long.iter().map(String::as_str).collect();
+        let g = guide(&profile(&refs), "", Platform::Android, Lang::En);
+        assert!(g.qr_svg.is_empty());
+        assert!(g.warning.unwrap().contains("too long for a QR code"));
+        assert_eq!(JoinLink::parse(&g.uri).unwrap().beacons.len(), 16);
     }
 }

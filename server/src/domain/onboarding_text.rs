@@ -35,6 +35,22 @@ pub fn no_beacon_warning(lang: Lang) -> &'static str {
     }
 }
 
+/// What the QR code is, for screen readers.
+pub fn qr_label(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "QR code of the link that opens this network in KnotRoute",
+        Lang::Ru => "QR-код ссылки, открывающей эту сеть в KnotRoute",
+    }
+}
+
+/// Said instead of a QR code when the link does not fit in one.
+pub fn qr_too_long(lang: Lang) -> &'static str {
+    match lang {
+        Lang::En => "The link is too long for a QR code (many or long Beacon URLs): share the link or the steps instead.",
+        Lang::Ru => "Ссылка слишком длинная для QR-кода (много или длинные адреса маяков): поделитесь ссылкой или шагами.",
+    }
+}
+
 fn english(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
     let name = &f.name;
     match platform {

@@ -12,6 +12,8 @@ pub struct Model {
     /// SHA-256 of the token, lowercase hex.
     #[sea_orm(unique)]
     pub token_hash: String,
+    /// Random, per invite: the cookie value that marks a browser already counted.
+    pub visitor_key: String,
     pub network_id: String,
     /// What the invite page calls the network.
     pub name: String,
@@ -20,7 +22,7 @@ pub struct Model {
     pub expires_at: Option<DateTimeUtc>,
     /// None: any number of opens.
     pub max_opens: Option<i32>,
-    /// Distinct opens counted so far (a visitor's reloads count once).
+    /// Opens counted so far: one per browser that keeps the invite's cookie.
     pub opens: i32,
     pub last_opened_at: Option<DateTimeUtc>,
     pub revoked_at: Option<DateTimeUtc>,

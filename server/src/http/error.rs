@@ -322,6 +322,13 @@ impl From<InviteError> for ApiError {
             InviteError::NotFound => {
                 ApiError::new(StatusCode::NOT_FOUND, "not_found", "No invite has this ID.")
             }
+            InviteError::UnknownCursor => ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "invalid_cursor",
+                "The page cursor names no invite.",
+            )
+            .hint("Start again from the first page (leave out `after`).")
+            .on_field("after"),
             InviteError::Store(e) => e.into(),
         }
     }
@@ -457,7 +464,7 @@ pub fn ui_install_token_error(e: InstallTokenError) -> UiError {
 pub fn ui_invite_error(e: InviteError) -> UiError {
     match e {
         InviteError::Invalid(errors) => UiError::Invalid(errors),
-        InviteError::NotFound => UiError::NotFound,
+        InviteError::NotFound | InviteError::UnknownCursor => UiError::NotFound,
         InviteError::Store(e) => ui_store_error(e),
     }
 }

@@ -7,12 +7,13 @@ use super::extract::{came_over_https, client_address, cookie_value};
 use super::invite_text::{invite_texts, InviteTexts};
 use super::lang::request_lang;
 use super::security::CspNonce;
-use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite};
-use crate::domain::onboarding::{guide, qr_svg};
+use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite, Visit};
+use crate::domain::onboarding::{guide_text, qr_svg};
+use crate::domain::onboarding_text::qr_label;
 use crate::state::AppState;
 use app::i18n_onboarding::platform_label;
 use axum::extract::{ConnectInfo, Path, Query, State};
-use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use cookie::{Cookie, SameSite};
@@ -28,9 +29,30 @@ use std::sync::Arc;
 
 /// Page views per client address: a burst of this many, refilled one per second.
 const PAGES_PER_MINUTE: u32 = 60;
-/// Remembers that this browser was counted, so reloads and language switches
-/// do not use up an invite's opens.
+/// Marks a browser this invite already counted (value: the invite's visitor
+/// key), so reloads and language switches do not use up its opens.
 const COUNTED_COOKIE: &str = "kr_invite_counted";
+
+/// Robots that fetch a link pasted into a chat to draw its preview: they must
+/// not use up an invite meant for a person.
+fn is_link_preview(user_agent: &str) -> bool {
+    const PREVIEWERS: [&str; 12] = [
+        "bot",
+        "crawler",
+        "spider",
+        "facebookexternalhit",
+        "whatsapp",
+        "telegram",
+        "slack",
+        "discord",
+        "skypeuripreview",
+        "vkshare",
+        "embedly",
+        "preview",
+    ];
+    let ua = user_agent.to_ascii_lowercase();
+    PREVIEWERS.iter().any(|p| ua.contains(p))
+}
 
 /// Per-address limiter for invite pages (in memory, per replica).
 #[derive(Clone)]
@@ -67,6 +89,7 @@ pub struct PageQuery {
 
 /// `GET /join/{token}`.
 pub async fn show(
+    method: Method,
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Extension(nonce): Extension<CspNonce>,
@@ -96,31 +119,35 @@ pub async fn show(
         return response;
     }
     let cookie_path = format!("/join/{token}");
-    let counted = cookie_value(&headers, COUNTED_COOKIE).is_some();
+    let mark = cookie_value(&headers, COUNTED_COOKIE);
+    let user_agent = headers
+        .get(header::USER_AGENT)
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("");
+    let visit = Visit {
+        mark: mark.as_deref(),
+        countable: method != Method::HEAD && !is_link_preview(user_agent),
+    };
     // A token is 43 URL-safe characters; anything else cannot match and is not looked up.
     let plausible = token.len() <= 64
         && token
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
     let opened = if plausible {
-        state.invites.open(&token, !counted).await
+        state.invites.open(&token, visit).await
     } else {
         Err(OpenError::Refused(InviteRefusal::Unknown))
     };
     match opened {
         Ok(opened) => {
-            let user_agent = headers
-                .get(header::USER_AGENT)
-                .and_then(|v| v.to_str().ok())
-                .unwrap_or("");
             let mut response = invite_page(&opened, Platform::detect(user_agent), lang, &nonce);
-            if !counted {
-                let cookie = Cookie::build((COUNTED_COOKIE, "1"))
+            if let Some(mark) = &opened.counted_mark {
+                let cookie = Cookie::build((COUNTED_COOKIE, mark.clone()))
                     .path(cookie_path)
                     .http_only(true)
                     .same_site(SameSite::Lax)
                     .secure(came_over_https(&headers))
-                    .max_age(cookie::time::Duration::days(30))
+                    .max_age(cookie::time::Duration::days(366))
                     .build()
                     .to_string();
                 if let Ok(v) = HeaderValue::from_str(&cookie) {
@@ -142,8 +169,8 @@ pub async fn show(
             tracing::error!(error = %e, "opening an invite failed");
             refusal_page(
                 StatusCode::SERVICE_UNAVAILABLE,
-                t.busy_title,
-                "Control cannot read its database right now. Try again in a few minutes.",
+                t.unavailable_title,
+                t.unavailable,
                 t.ask,
                 lang,
                 &nonce,
@@ -168,7 +195,7 @@ button{font:inherit;padding:.35rem .75rem;border-radius:.25rem;border:1px solid 
 @media(prefers-color-scheme:dark){body{background:#111418;color:#e6e8eb}details,.value code,button{background:#1b1f24;color:#e6e8eb;border-color:#3a414c}pre{background:#22272e}a{color:#8ab4f8}.open{background:#1a73e8;color:#fff}.note,.muted{color:#a8b0bd}.warn{background:#3b2f0b}}";
 
 /// Turns the hidden copy buttons on: without JavaScript the values stay selectable text.
-const SCRIPT: &str = "document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function(){var t=b.textContent;b.textContent=b.getAttribute('data-done');setTimeout(function(){b.textContent=t},1500)})})})";
+const SCRIPT: &str = "if(navigator.clipboard)document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function(){var t=b.textContent;b.textContent=b.getAttribute('data-done');setTimeout(function(){b.textContent=t},1500)})})})";
 
 fn html_response(status: StatusCode, body: String) -> Response {
     let mut response = (status, body).into_response();
@@ -201,8 +228,8 @@ fn document(lang: Lang, title: &str, nonce: &CspNonce, body: impl RenderHtml) ->
             <body>
                 <main>
                     <p class="lang">
-                        <a href="?lang=en" hreflang="en" lang="en">"English"</a>
-                        <a href="?lang=ru" hreflang="ru" lang="ru">"Русский"</a>
+                        <a href="?lang=en" hreflang="en" lang="en" aria-current=(lang == Lang::En).then_some("true")>"English"</a>
+                        <a href="?lang=ru" hreflang="ru" lang="ru" aria-current=(lang == Lang::Ru).then_some("true")>"Русский"</a>
                     </p>
                     {body}
                 </main>
@@ -213,9 +240,12 @@ fn document(lang: Lang, title: &str, nonce: &CspNonce, body: impl RenderHtml) ->
     .to_html()
 }
 
-fn copy_button(t: &InviteTexts, value: &str) -> impl RenderHtml {
+/// A copy button for `value`, named after what it copies; hidden until the
+/// script finds a clipboard (plain-HTTP pages have none).
+fn copy_button(t: &InviteTexts, what: &str, value: &str) -> impl RenderHtml {
     view! {
-        <button type="button" hidden data-copy=value.to_string() data-done=t.copied>{t.copy}</button>
+        <button type="button" hidden data-copy=value.to_string() data-done=t.copied
+            aria-label=format!("{} {what}", t.copy) aria-live="polite">{t.copy}</button>
     }
 }
 
@@ -228,15 +258,15 @@ fn invite_page(
     let t = invite_texts(lang);
     let invite = &opened.invite;
     let profile = &opened.profile;
-    let title = format!("{} · {}", t.join, invite.name);
+    let heading = format!("{} {}{}{}", t.join, t.quotes.0, invite.name, t.quotes.1);
     let order = Platform::end_user_order(detected);
     let first = order[0];
-    let sample = guide(profile, &invite.name, first, lang);
+    let sample = guide_text(profile, &invite.name, first, lang);
     let platforms = order
         .into_iter()
         .enumerate()
         .map(|(i, platform)| {
-            let g = guide(profile, &invite.name, platform, lang);
+            let g = guide_text(profile, &invite.name, platform, lang);
             let steps = g
                 .steps
                 .into_iter()
@@ -256,13 +286,13 @@ fn invite_page(
     let beacons = profile
         .beacons
         .iter()
-        .map(|b| view! { <li class="value"><code class="beacon">{b.clone()}</code>{copy_button(t, b)}</li> })
+        .map(|b| view! { <li class="value"><code class="beacon">{b.clone()}</code>{copy_button(t, b, b)}</li> })
         .collect_view();
     let expires = invite
         .expires_at
         .map(|at| view! { <p class="muted" id="expires">{format!("{} {}.", t.expires, at.format("%Y-%m-%d %H:%M UTC"))}</p> });
     let body = view! {
-        <h1>{format!("{} {}{}{}", t.join, t.quotes.0, invite.name, t.quotes.1)}</h1>
+        <h1>{heading.clone()}</h1>
         <p>{t.intro}</p>
         {sample.warning.map(|w| view! { <p class="warn" role="note">{w}</p> })}
         <a class="open" id="open-app" href=sample.uri.clone()>{t.open_app}</a>
@@ -271,15 +301,18 @@ fn invite_page(
         {platforms}
         <h2>{t.scan_title}</h2>
         <p class="muted">{t.scan_hint}</p>
-        <div class="qr" id="qr" inner_html=qr_svg(&sample.uri)></div>
+        {match qr_svg(&sample.uri, qr_label(lang)) {
+            Some(svg) => view! { <div class="qr" id="qr" inner_html=svg></div> }.into_any(),
+            None => view! { <p class="warn">{crate::domain::onboarding_text::qr_too_long(lang)}</p> }.into_any(),
+        }}
         <h2>{t.details_title}</h2>
         <p>{t.network_id}</p>
-        <p class="value"><code id="network-id">{profile.id.to_string()}</code>{copy_button(t, profile.id.as_str())}</p>
+        <p class="value"><code id="network-id">{profile.id.to_string()}</code>{copy_button(t, t.network_id, profile.id.as_str())}</p>
         {(!profile.beacons.is_empty()).then(|| view! { <p>{t.beacons}</p><ul id="beacons">{beacons}</ul> })}
         <p class="note" id="no-secrets">{t.no_secrets}</p>
         {expires}
     };
-    html_response(StatusCode::OK, document(lang, &title, nonce, body))
+    html_response(StatusCode::OK, document(lang, &heading, nonce, body))
 }
 
 fn refusal_page(

@@ -31,6 +31,8 @@ pub struct InviteTexts {
     pub used_up_body: &'static str,
     pub busy_title: &'static str,
     pub busy_body: &'static str,
+    pub unavailable_title: &'static str,
+    pub unavailable: &'static str,
 }
 
 const EN: InviteTexts = InviteTexts {
@@ -61,6 +63,8 @@ const EN: InviteTexts = InviteTexts {
     used_up_body: "The invite could be opened only a limited number of times, and it has been.",
     busy_title: "Too many requests",
     busy_body: "This address opened invites too often. Wait a minute, then reload the page.",
+    unavailable_title: "Please try again later",
+    unavailable: "Control cannot read its database right now. Try again in a few minutes.",
 };
 
 const RU: InviteTexts = InviteTexts {
@@ -91,6 +95,8 @@ const RU: InviteTexts = InviteTexts {
     used_up_body: "Приглашение можно было открыть ограниченное число раз, и этот лимит исчерпан.",
     busy_title: "Слишком много запросов",
     busy_body: "С этого адреса приглашения открывали слишком часто. Подождите минуту и обновите страницу.",
+    unavailable_title: "Попробуйте позже",
+    unavailable: "Control сейчас не может прочитать свою базу данных. Попробуйте через несколько минут.",
 };
 
 pub fn invite_texts(lang: Lang) -> &'static InviteTexts {

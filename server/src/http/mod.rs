@@ -23,11 +23,24 @@ use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::get;
 use axum::Router;
 use leptos_axum::{generate_route_list, LeptosRoutes};
+use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
 
 /// Largest request body accepted anywhere; larger ones get 413.
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
+
+/// The span of a request, with the path only: an invite page's path carries
+/// its token, which must not reach the log.
+fn request_span(request: &axum::extract::Request) -> tracing::Span {
+    let path = request.uri().path();
+    let path = if path.starts_with("/join/") {
+        "/join/…"
+    } else {
+        path
+    };
+    tracing::debug_span!("request", method = %request.method(), path)
+}
 
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
@@ -57,6 +70,10 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(from_fn(error::json_payload_too_large))
         .layer(from_fn(security::security_headers))
-        .layer(TraceLayer::new_for_http())
+        // gzip for pages, JSON and the WebAssembly when the client accepts it;
+        // tower-http's default predicate leaves server-sent events, images and
+        // tiny bodies alone, so live updates are not buffered.
+        .layer(CompressionLayer::new())
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
 }
