@@ -36,7 +36,6 @@ pub trait AdminBackend: Send + Sync + 'static {
         &self,
         beacon: protocol::beacons::BeaconRef,
     ) -> Result<NetworkProfile, UiError>;
-    async fn list_agents(&self) -> Result<Vec<AgentView>, UiError>;
     /// The Agents the forms offer (by name, at most `infra_api::CHOICES_MAX`).
     async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError>;
     /// One page of Agents by name, from after the Agent `after`.
@@ -45,6 +44,11 @@ pub trait AdminBackend: Send + Sync + 'static {
         after: Option<String>,
     ) -> Result<crate::infra_api::AgentListPage, UiError>;
     async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
+    /// One page of published services by name, from after the sidecar `after`.
+    async fn list_services_page(
+        &self,
+        after: Option<String>,
+    ) -> Result<crate::infra_api::ServiceListPage, UiError>;
     async fn agent_action(
         &self,
         id: String,

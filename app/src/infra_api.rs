@@ -24,11 +24,6 @@ pub enum AgentAction {
     Delete,
 }
 
-#[server(prefix = "/ui", endpoint = "list_agents")]
-pub async fn list_agents() -> Result<Vec<AgentView>, UiError> {
-    with_status(async { backend()?.list_agents().await }.await)
-}
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentListPage {
     pub items: Vec<AgentView>,
@@ -40,6 +35,23 @@ pub struct AgentListPage {
 pub async fn list_agents_page(after: Option<String>) -> Result<AgentListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
     with_status(async { backend()?.list_agents_page(after).await }.await)
+}
+
+/// One page of published services, by service name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ServiceListPage {
+    pub items: Vec<protocol::services::PublishedService>,
+    /// Cursor of the next page, when there is one.
+    pub next: Option<String>,
+}
+
+/// Services per page on the Services screen.
+pub const SERVICES_PAGE: u64 = 50;
+
+#[server(prefix = "/ui", endpoint = "list_services_page")]
+pub async fn list_services_page(after: Option<String>) -> Result<ServiceListPage, UiError> {
+    let after = after.filter(|a| !a.trim().is_empty());
+    with_status(async { backend()?.list_services_page(after).await }.await)
 }
 
 /// How many Agents a form's choice lists at most.

@@ -13,6 +13,7 @@ mod m20261130_000006_heartbeat_state;
 mod m20261130_000007_beacon_checks;
 mod m20261130_000008_job_network;
 mod m20261130_000009_invites;
+mod m20261130_000010_sidecar_index;
 
 pub struct Migrator;
 
@@ -29,6 +30,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000007_beacon_checks::Migration),
             Box::new(m20261130_000008_job_network::Migration),
             Box::new(m20261130_000009_invites::Migration),
+            Box::new(m20261130_000010_sidecar_index::Migration),
         ]
     }
 }

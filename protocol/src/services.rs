@@ -44,7 +44,7 @@ pub fn address_pending(agent: &AgentView, sidecar: &ComponentView) -> Option<Add
 }
 
 /// One published service: a sidecar and the Agent it runs on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct PublishedService {
     pub agent: AgentView,
     pub sidecar: ComponentView,
@@ -53,6 +53,21 @@ pub struct PublishedService {
 }
 
 impl PublishedService {
+    /// `sidecar` of `agent`; the Agent is kept without its component list.
+    pub fn of(agent: &AgentView, sidecar: &ComponentView) -> Self {
+        PublishedService {
+            agent: AgentView {
+                components: Vec::new(),
+                ..agent.clone()
+            },
+            spec: sidecar
+                .spec
+                .as_ref()
+                .and_then(|s| serde_json::from_value(s.clone()).ok()),
+            sidecar: sidecar.clone(),
+        }
+    }
+
     /// Its network: as reported by the Agent, else as deployed.
     pub fn network_id(&self) -> Option<String> {
         self.sidecar
@@ -60,35 +75,6 @@ impl PublishedService {
             .clone()
             .or_else(|| self.spec.as_ref().map(|s| s.network_id.to_string()))
     }
-}
-
-/// Every sidecar of every Agent, by service name then Agent name.
-pub fn published_services(agents: &[AgentView]) -> Vec<PublishedService> {
-    let mut services: Vec<PublishedService> = agents
-        .iter()
-        .flat_map(|agent| {
-            agent
-                .components
-                .iter()
-                .filter(|c| c.kind == "sidecar")
-                .map(move |sidecar| PublishedService {
-                    agent: AgentView {
-                        components: Vec::new(),
-                        ..agent.clone()
-                    },
-                    spec: sidecar
-                        .spec
-                        .as_ref()
-                        .and_then(|s| serde_json::from_value(s.clone()).ok()),
-                    sidecar: sidecar.clone(),
-                })
-        })
-        .collect();
-    services.sort_by(|a, b| {
-        (a.sidecar.name.as_str(), a.agent.name.as_str())
-            .cmp(&(b.sidecar.name.as_str(), b.agent.name.as_str()))
-    });
-    services
 }
 
 #[cfg(test)]
@@ -166,23 +152,27 @@ mod tests {
     }
 
     #[test]
-    fn services_are_the_sidecars_of_all_agents_sorted_by_name() {
-        let mut beacon = sidecar("b", "running", "");
-        beacon.kind = "beacon".into();
+    fn a_service_carries_its_deploy_spec_and_network_but_not_the_agents_other_components() {
+        let beacon = {
+            let mut b = sidecar("b", "running", "");
+            b.kind = "beacon".into();
+            b
+        };
         let mut web = sidecar("web", "running", "web-1.knot");
         web.spec = Some(
             serde_json::json!({"name": "web", "network_id": crate::NetworkId::from_random_bytes([1; 32]).to_string(),
             "target": "app:8080", "docker_network": "apps", "beacons": ["https://b.example.net"]}),
         );
-        let agents = vec![agent("online", vec![web, beacon, sidecar("api", "", "")])];
-        let services = published_services(&agents);
-        let names: Vec<_> = services.iter().map(|s| s.sidecar.name.as_str()).collect();
-        assert_eq!(names, ["api", "web"]);
-        assert_eq!(services[1].spec.as_ref().unwrap().target, "app:8080");
+        let host = agent("online", vec![web.clone(), beacon]);
+        let service = PublishedService::of(&host, &web);
+        assert_eq!(service.spec.as_ref().unwrap().target, "app:8080");
         assert_eq!(
-            services[1].network_id(),
+            service.network_id(),
             Some(crate::NetworkId::from_random_bytes([1; 32]).to_string())
         );
-        assert!(services[0].agent.components.is_empty());
+        assert!(service.agent.components.is_empty());
+        assert_eq!(service.agent.status, "online");
+        let reported_only = PublishedService::of(&host, &sidecar("api", "", ""));
+        assert!(reported_only.spec.is_none() && reported_only.network_id().is_none());
     }
 }

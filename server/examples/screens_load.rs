@@ -95,6 +95,10 @@ async fn main() {
             "Infrastructure, Agents from the middle",
         ),
         ("/".to_string(), "Overview"),
+        (
+            "/services".to_string(),
+            "Services, first 50 of 10,000 sidecars",
+        ),
     ];
     for (path, what) in pages {
         let url = format!("{base}{path}");

@@ -163,14 +163,6 @@ impl AdminBackend for Backend {
             .map_err(ui_beacon_error)
     }
 
-    async fn list_agents(&self) -> Result<Vec<AgentView>, UiError> {
-        self.state
-            .inventory
-            .list()
-            .await
-            .map_err(ui_inventory_error)
-    }
-
     async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError> {
         self.state
             .inventory
@@ -244,6 +236,19 @@ impl AdminBackend for Backend {
             .await
             .map(drop)
             .map_err(ui_install_token_error)
+    }
+
+    async fn list_services_page(
+        &self,
+        after: Option<String>,
+    ) -> Result<app::infra_api::ServiceListPage, UiError> {
+        let (items, next) = self
+            .state
+            .inventory
+            .sidecars_page(after.as_deref(), app::infra_api::SERVICES_PAGE)
+            .await
+            .map_err(ui_inventory_error)?;
+        Ok(app::infra_api::ServiceListPage { items, next })
     }
 
     async fn onboarding_guide(

@@ -177,3 +177,67 @@ on_both_databases!(
         assert_eq!(c.state.inventory.choices(1).await.unwrap().len(), 1);
     }
 );
+
+on_both_databases!(
+    the_services_list_pages_through_sidecars_by_name_with_their_agents,
+    |backend| async move {
+        let c = common::start(backend).await;
+        // Three Agents, five sidecars (two named alike) and a Beacon that is not a service.
+        for (seed, host, sidecars) in [
+            (31u8, "host-a", vec!["web", "api"]),
+            (32, "host-b", vec!["web", "mail"]),
+            (33, "host-c", vec!["zeta"]),
+        ] {
+            let a = common::SimAgent::new(&c, seed);
+            assert_eq!(a.enroll(common::ENROLL, host).await.status(), 201);
+            let mut components: Vec<serde_json::Value> = sidecars
+                .iter()
+                .map(|name| {
+                    json!({"id": format!("sidecar-{name}"), "kind": "sidecar", "name": name,
+                           "status": "running", "service": format!("{name}-{seed}.knot"),
+                           "labels": {"io.knotroute.managed": "true"}})
+                })
+                .collect();
+            components.push(
+                json!({"id": "beacon-edge", "kind": "beacon", "name": "edge",
+                "status": "running", "labels": {"io.knotroute.managed": "true"}}),
+            );
+            let r = a
+                .post(
+                    "/api/v1/agents/heartbeat",
+                    json!({"name": host, "docker_available": true, "components": components}),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+        }
+        let mut seen = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let (page, next) = c
+                .state
+                .inventory
+                .sidecars_page(after.as_deref(), 2)
+                .await
+                .unwrap();
+            assert!(page.len() <= 2);
+            for s in page {
+                assert_eq!(s.agent.status, "online", "judged like the Agent list");
+                assert!(s.agent.components.is_empty());
+                seen.push((s.sidecar.name, s.agent.name, s.sidecar.service));
+            }
+            match next {
+                Some(cursor) => after = Some(cursor),
+                None => break,
+            }
+        }
+        let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(names, ["api", "mail", "web", "web", "zeta"], "{seen:?}");
+        assert!(seen.contains(&("web".into(), "host-b".into(), "web-32.knot".into())));
+        assert!(c
+            .state
+            .inventory
+            .sidecars_page(Some("no-such-row"), 2)
+            .await
+            .is_err());
+    }
+);

@@ -10,13 +10,13 @@ use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_services::{pending_reason, service_texts};
-use crate::infra_api::{agent_choices, list_agents};
+use crate::infra_api::{agent_choices, list_services_page};
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use protocol::api::{AgentChoice, NetworkProfile, NewJob};
-use protocol::services::{address_pending, published_services, PublishedService};
+use protocol::services::{address_pending, PublishedService};
 use serde_json::json;
 
 /// The publish form's fields; "Change" on a service fills them in.
@@ -94,9 +94,11 @@ pub fn ServicesPage() -> impl IntoView {
     let st = service_texts(lang);
     let create = ServerAction::<CreateJob>::new();
     let live = crate::live::use_live();
-    let agents = Resource::new(
-        move || (create.version().get(), live.agents()),
-        |_| list_agents(),
+    let query = leptos_router::hooks::use_query_map();
+    let after = move || query.read().get("after").filter(|s| !s.is_empty());
+    let services = Resource::new(
+        move || (after(), create.version().get(), live.agents()),
+        |(after, _, _)| list_services_page(after),
     );
     // The form's own copy is not live: redrawing it while someone types
     // would take their focus.
@@ -113,11 +115,12 @@ pub fn ServicesPage() -> impl IntoView {
             <p class="field-error" role="alert" id="services-error">{move || errors.general()}</p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    match (agents.await, networks.await) {
+                    match (services.await, networks.await) {
                         (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(agents), Ok(networks)) => {
-                            let services = published_services(&agents);
-                            let table = if services.is_empty() {
+                        (Ok(page), Ok(networks)) => {
+                            let next = page.next.clone();
+                            let services = page.items;
+                            let table = if services.is_empty() && after().is_none() {
                                 view! { <p class="empty" id="services-empty">{st.empty}</p> }.into_any()
                             } else {
                                 let rows = services
@@ -143,6 +146,12 @@ pub fn ServicesPage() -> impl IntoView {
                                         </tr></thead>
                                         <tbody>{rows}</tbody>
                                     </table>
+                                    <nav class="pager" aria-label="Pages">
+                                        {after().map(|_| view! { <a href="/services">{t.first_page}</a> })}
+                                        {next.map(|c| view! {
+                                            <a href=format!("/services?after={c}") rel="next">{t.next_page}</a>
+                                        })}
+                                    </nav>
                                 }
                                     .into_any()
                             };

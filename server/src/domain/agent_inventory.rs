@@ -11,11 +11,13 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{
     AgentChoice, AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS,
 };
+use protocol::services::PublishedService;
 use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
     QueryOrder, QuerySelect, Set, TransactionTrait,
 };
+use std::collections::HashMap;
 
 /// How many troubled Agents the Overview reads at most to rank and count.
 pub const ATTENTION_SCAN: u64 = 500;
@@ -179,6 +181,62 @@ impl AgentInventory {
             .map(|(a, c)| view(a, &c, now, self.offline_after))
             .collect();
         Ok((views, next))
+    }
+
+    /// One page of published services (sidecars) by service name, then row:
+    /// keyset paging on the `(kind, name, id)` index, so a page costs the same
+    /// whatever the number of Agents. Each comes with its Agent, whose status
+    /// is judged on all its components. The cursor is the last sidecar's row ID.
+    pub async fn sidecars_page(
+        &self,
+        after: Option<&str>,
+        limit: u64,
+    ) -> Result<(Vec<PublishedService>, Option<String>), InventoryError> {
+        let mut query = component::Entity::find()
+            .filter(component::Column::Kind.eq("sidecar"))
+            .order_by_asc(component::Column::Name)
+            .order_by_asc(component::Column::Id)
+            .limit(limit + 1);
+        if let Some(after) = after {
+            let anchor = after.parse::<i64>().ok().map(component::Entity::find_by_id);
+            let anchor = match anchor {
+                Some(q) => q.one(&self.db).await?,
+                None => None,
+            }
+            .ok_or(InventoryError::NotFound)?;
+            query = query.filter(
+                Condition::any()
+                    .add(component::Column::Name.gt(anchor.name.as_str()))
+                    .add(
+                        Condition::all()
+                            .add(component::Column::Name.eq(anchor.name.as_str()))
+                            .add(component::Column::Id.gt(anchor.id)),
+                    ),
+            );
+        }
+        let mut sidecars = query.all(&self.db).await?;
+        let next = super::split_page(&mut sidecars, limit, |c| c.id.to_string());
+        let agent_ids: Vec<&str> = sidecars.iter().map(|c| c.agent_id.as_str()).collect();
+        let agents = agent::Entity::find()
+            .filter(agent::Column::Id.is_in(agent_ids))
+            .all(&self.db)
+            .await?;
+        let components = agents.load_many(component::Entity, &self.db).await?;
+        let now = super::database_now(&self.db).await;
+        let views: HashMap<String, AgentView> = agents
+            .iter()
+            .zip(components)
+            .map(|(a, c)| (a.id.clone(), view(a, &c, now, self.offline_after)))
+            .collect();
+        let services = sidecars
+            .iter()
+            .filter_map(|row| {
+                let agent = views.get(&row.agent_id)?;
+                let sidecar = agent.components.iter().find(|c| c.id == row.component_id)?;
+                Some(PublishedService::of(agent, sidecar))
+            })
+            .collect();
+        Ok((services, next))
     }
 
     /// The Agents a job can be queued for (not revoked or moved), by name,
