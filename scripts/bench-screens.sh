@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The admin-screen benchmark in BENCHMARKS.md: server-rendered Jobs,
-# Infrastructure and Overview pages with 10,000 Agents and 100,000 stored jobs,
+# Infrastructure, Overview and Services pages with 10,000 Agents and 100,000 stored jobs,
 # on SQLite and on PostgreSQL, plus the live-update fingerprint read; and the
 # front end's WebAssembly size. Build the front end first
 # (`cargo leptos build --release --split`; scripts/test.sh does).
@@ -8,10 +8,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-wasm="$PWD/target/site/pkg/knotroute.wasm"
-if [[ -f "$wasm" ]]; then
-  echo "wasm raw bytes:  $(stat -c %s "$wasm")"
-  echo "wasm gzip bytes: $(gzip -9 -c "$wasm" | wc -c)"
+if [[ -f target/site/pkg/__wasm_split_manifest.json ]]; then
+  scripts/wasm-size.sh
 fi
 cargo build --release -p knotroute-server --example screens_load
 bin="${CARGO_TARGET_DIR:-target}/release/examples/screens_load"
