@@ -55,6 +55,14 @@ on_both_databases!(
             "the hydration script carries the response's nonce"
         );
         assert!(!csp.contains("unsafe-inline"));
+        // Compiled assets may be cached but are revalidated: names stay the same across releases.
+        let asset = c
+            .client
+            .get(c.url("/pkg/knotroute.js"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(asset.headers()["cache-control"], "no-cache");
         // A new response gets a new nonce.
         let again = c.client.get(c.url("/login")).send().await.unwrap();
         assert!(!again.headers()["content-security-policy"]

@@ -45,9 +45,11 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    if !cacheable {
-        h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    }
+    // Assets keep their names across releases (and the split WebAssembly's
+    // chunks must match their main module), so a cached copy is revalidated
+    // (a cheap 304) rather than trusted after an upgrade.
+    let cache = if cacheable { "no-cache" } else { "no-store" };
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,
