@@ -89,11 +89,7 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
     page.wait_for_url(&format!("{}/networks/kn_*", control.base), None)
         .await
         .unwrap();
-    // The new profile's own page (the form for a new one also has #network-id,
-    // and the page's code may still be loading).
-    b.wait_visible("#onboard-users").await;
-    b.wait_visible("#network-id").await;
-    let id = page.locator("#network-id").input_value(None).await.unwrap();
+    let id = b.network_page_id().await;
     assert!(
         id.starts_with("kn_") && id.len() == 55,
         "generated Network ID: {id}"

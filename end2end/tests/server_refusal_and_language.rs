@@ -30,8 +30,7 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
     page.wait_for_url(&format!("{}/networks/kn_*", control.base), None)
         .await
         .unwrap();
-    b.wait_visible("#network-id").await;
-    let id = page.locator("#network-id").input_value(None).await.unwrap();
+    let id = b.network_page_id().await;
 
     // The same ID pasted into a second profile: valid in form, refused by the server.
     b.goto(&format!("{}/networks/new", control.base)).await;

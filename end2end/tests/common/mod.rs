@@ -212,6 +212,17 @@ impl Browsing {
         self.hydrated().await;
     }
 
+    /// The Network ID shown on a profile's own page, once that page (loaded
+    /// lazily) has replaced the new-profile form, which has a field of the same id.
+    pub async fn network_page_id(&self) -> String {
+        self.wait_visible("#onboard-users").await;
+        self.page
+            .locator("#network-id")
+            .input_value(None)
+            .await
+            .unwrap()
+    }
+
     pub async fn wait_visible(&self, selector: &str) {
         self.page
             .locator(selector)
