@@ -131,6 +131,21 @@ impl AgentInventory {
             .ok_or(InventoryError::NotFound)
     }
 
+    /// The views of `agents`, each judged with all its components (one query
+    /// for the components of them all).
+    async fn views_of(
+        &self,
+        agents: &[agent::Model],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<AgentView>, InventoryError> {
+        let components = agents.load_many(component::Entity, &self.db).await?;
+        Ok(agents
+            .iter()
+            .zip(components)
+            .map(|(a, c)| view(a, &c, now, self.offline_after))
+            .collect())
+    }
+
     /// Every Agent with its components, by name. (Two queries, whatever the count.)
     pub async fn list(&self) -> Result<Vec<AgentView>, InventoryError> {
         let agents = agent::Entity::find()
@@ -138,13 +153,8 @@ impl AgentInventory {
             .order_by_asc(agent::Column::Id)
             .all(&self.db)
             .await?;
-        let components = agents.load_many(component::Entity, &self.db).await?;
         let now = super::database_now(&self.db).await;
-        Ok(agents
-            .iter()
-            .zip(components)
-            .map(|(a, c)| view(a, &c, now, self.offline_after))
-            .collect())
+        self.views_of(&agents, now).await
     }
 
     /// One page of Agents by name (keyset paging on name and ID, so a page
@@ -173,14 +183,8 @@ impl AgentInventory {
         }
         let mut agents = query.all(&self.db).await?;
         let next = super::split_page(&mut agents, limit, |a| a.id.clone());
-        let components = agents.load_many(component::Entity, &self.db).await?;
         let now = super::database_now(&self.db).await;
-        let views = agents
-            .iter()
-            .zip(components)
-            .map(|(a, c)| view(a, &c, now, self.offline_after))
-            .collect();
-        Ok((views, next))
+        Ok((self.views_of(&agents, now).await?, next))
     }
 
     /// One page of published services (sidecars) by service name, then row:
@@ -221,12 +225,12 @@ impl AgentInventory {
             .filter(agent::Column::Id.is_in(agent_ids))
             .all(&self.db)
             .await?;
-        let components = agents.load_many(component::Entity, &self.db).await?;
         let now = super::database_now(&self.db).await;
-        let views: HashMap<String, AgentView> = agents
-            .iter()
-            .zip(components)
-            .map(|(a, c)| (a.id.clone(), view(a, &c, now, self.offline_after)))
+        let views: HashMap<String, AgentView> = self
+            .views_of(&agents, now)
+            .await?
+            .into_iter()
+            .map(|v| (v.id.clone(), v))
             .collect();
         let services = sidecars
             .iter()
@@ -301,11 +305,10 @@ impl AgentInventory {
             .limit(ATTENTION_SCAN)
             .all(&self.db)
             .await?;
-        let components = agents.load_many(component::Entity, &self.db).await?;
-        let mut views: Vec<(u8, AgentView)> = agents
-            .iter()
-            .zip(components)
-            .map(|(a, c)| view(a, &c, now, self.offline_after))
+        let mut views: Vec<(u8, AgentView)> = self
+            .views_of(&agents, now)
+            .await?
+            .into_iter()
             .filter_map(|v| v.attention_rank().map(|rank| (rank, v)))
             .collect();
         // Stable: equal ranks keep the order by name.

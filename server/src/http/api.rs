@@ -119,7 +119,8 @@ async fn list_networks(
     Ok(super::extract::page(page.items, page.next))
 }
 
-fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {
+/// A Network ID from the path; a malformed one names no profile (404).
+pub(super) fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {
     NetworkId::parse(raw).map_err(|_| {
         ApiError::new(
             StatusCode::NOT_FOUND,

@@ -75,6 +75,14 @@ impl ApiError {
         )
     }
 
+    /// A refusal of several fields answers with the first.
+    fn fields(errors: &[FieldError]) -> Self {
+        match errors.first() {
+            Some(first) => ApiError::field(first),
+            None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
+        }
+    }
+
     fn field(error: &FieldError) -> Self {
         let status = match error.problem {
             Problem::NetworkIdTaken => StatusCode::CONFLICT,
@@ -108,10 +116,7 @@ impl From<StoreError> for ApiError {
 impl From<NetworkError> for ApiError {
     fn from(e: NetworkError) -> Self {
         match e {
-            NetworkError::Invalid(errors) => match errors.first() {
-                Some(first) => ApiError::field(first),
-                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
-            },
+            NetworkError::Invalid(errors) => ApiError::fields(&errors),
             NetworkError::NotFound => Self::new(
                 StatusCode::NOT_FOUND,
                 "not_found",
@@ -134,10 +139,7 @@ impl From<NetworkError> for ApiError {
 impl From<BeaconError> for ApiError {
     fn from(e: BeaconError) -> Self {
         match e {
-            BeaconError::Invalid(errors) => match errors.first() {
-                Some(first) => ApiError::field(first),
-                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
-            },
+            BeaconError::Invalid(errors) => ApiError::fields(&errors),
             BeaconError::NetworkNotFound => NetworkError::NotFound.into(),
             BeaconError::NotInProfile => {
                 let mut api = Self::new(
@@ -298,10 +300,7 @@ impl From<InventoryError> for ApiError {
 impl From<InstallTokenError> for ApiError {
     fn from(e: InstallTokenError) -> Self {
         match e {
-            InstallTokenError::Invalid(errors) => match errors.first() {
-                Some(first) => ApiError::field(first),
-                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
-            },
+            InstallTokenError::Invalid(errors) => ApiError::fields(&errors),
             InstallTokenError::NotFound => ApiError::new(
                 StatusCode::NOT_FOUND,
                 "not_found",
@@ -315,10 +314,7 @@ impl From<InstallTokenError> for ApiError {
 impl From<InviteError> for ApiError {
     fn from(e: InviteError) -> Self {
         match e {
-            InviteError::Invalid(errors) => match errors.first() {
-                Some(first) => ApiError::field(first),
-                None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
-            },
+            InviteError::Invalid(errors) => ApiError::fields(&errors),
             InviteError::NotFound => {
                 ApiError::new(StatusCode::NOT_FOUND, "not_found", "No invite has this ID.")
             }

@@ -9,7 +9,7 @@ use super::lang::request_lang;
 use super::security::CspNonce;
 use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite, Visit};
 use crate::domain::onboarding::{guide_text, qr_svg};
-use crate::domain::onboarding_text::qr_label;
+use crate::domain::onboarding_text::{qr_label, qr_too_long};
 use crate::state::AppState;
 use app::i18n_onboarding::platform_label;
 use axum::extract::{ConnectInfo, Path, Query, State};
@@ -260,13 +260,18 @@ fn invite_page(
     let profile = &opened.profile;
     let heading = format!("{} {}{}{}", t.join, t.quotes.0, invite.name, t.quotes.1);
     let order = Platform::end_user_order(detected);
-    let first = order[0];
-    let sample = guide_text(profile, &invite.name, first, lang);
-    let platforms = order
+    // Each platform's steps once; the visitor's own (the first) also gives the
+    // link, the QR code and the profile's warning.
+    let guides: Vec<_> = order
+        .iter()
+        .map(|p| guide_text(profile, &invite.name, *p, lang))
+        .collect();
+    let (uri, warning) = (guides[0].uri.clone(), guides[0].warning.clone());
+    let platforms = guides
         .into_iter()
         .enumerate()
-        .map(|(i, platform)| {
-            let g = guide_text(profile, &invite.name, platform, lang);
+        .map(|(i, g)| {
+            let platform = g.platform;
             let steps = g
                 .steps
                 .into_iter()
@@ -294,16 +299,16 @@ fn invite_page(
     let body = view! {
         <h1>{heading.clone()}</h1>
         <p>{t.intro}</p>
-        {sample.warning.map(|w| view! { <p class="warn" role="note">{w}</p> })}
-        <a class="open" id="open-app" href=sample.uri.clone()>{t.open_app}</a>
+        {warning.map(|w| view! { <p class="warn" role="note">{w}</p> })}
+        <a class="open" id="open-app" href=uri.clone()>{t.open_app}</a>
         <p class="muted">{t.open_hint}</p>
         <h2>{t.your_device}</h2>
         {platforms}
         <h2>{t.scan_title}</h2>
         <p class="muted">{t.scan_hint}</p>
-        {match qr_svg(&sample.uri, qr_label(lang)) {
+        {match qr_svg(&uri, qr_label(lang)) {
             Some(svg) => view! { <div class="qr" id="qr" inner_html=svg></div> }.into_any(),
-            None => view! { <p class="warn">{crate::domain::onboarding_text::qr_too_long(lang)}</p> }.into_any(),
+            None => view! { <p class="warn">{qr_too_long(lang)}</p> }.into_any(),
         }}
         <h2>{t.details_title}</h2>
         <p>{t.network_id}</p>

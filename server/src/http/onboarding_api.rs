@@ -58,14 +58,7 @@ async fn network_onboarding(
                 .on_field("lang")
         })?,
     };
-    let id = NetworkId::parse(&id).map_err(|_| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "No network profile with this ID.",
-        )
-    })?;
-    let profile = state.networks.get(&id).await?;
+    let profile = state.networks.get(&super::api::parse_id(&id)?).await?;
     Ok(Json(onboarding::guide(&profile, "", platform, lang)))
 }
 
