@@ -2,7 +2,8 @@
 # What a browser downloads in WebAssembly for the first load of each screen
 # after `cargo leptos build --release --split`: the main module plus the
 # chunks the split manifest lists for that screen, each gzip -9 (as served
-# compressed). Prints raw and gzip bytes per screen and the largest.
+# compressed). Prints raw and gzip bytes per screen and the largest, then
+# what each form loaded on demand (`pages::on_demand`) adds when opened.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg="${1:-target/site/pkg}"
@@ -39,4 +40,16 @@ for name, chunks in sorted(screens.items()):
     if gz > worst[1]:
         worst = (name, gz)
 print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
+# On-demand forms: the chunks of a #[lazy] function that its screen has not
+# loaded already. Which screen opens which form is not in the manifest.
+OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "publish_section": "services_screen",
+               "job_section": "jobs_screen"}
+for key, chunks in sorted(manifest.items()):
+    if "_screen_view" in key:
+        continue
+    name = key.strip("_").rsplit("_", 1)[0]
+    screen = OPENED_FROM.get(name)
+    extra = sorted(set(chunks) - set(screens.get(screen, [])))
+    gz = sum(size(c)[1] for c in extra)
+    print(f"on demand: {name:<20} from {screen or '?'}: +{gz:,} gzip ({len(extra)} chunks)")
 PY

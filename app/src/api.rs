@@ -59,9 +59,21 @@ pub async fn load_overview() -> Result<OverviewCounts, UiError> {
     with_status(async { crate::backend::backend()?.overview().await }.await)
 }
 
+/// One page of profiles by name; with `search`, only those whose name
+/// contains it (the forms' profile choices, `pages::choice_search`).
 #[server(prefix = "/ui", endpoint = "list_networks")]
-pub async fn list_networks(after: Option<String>) -> Result<NetworkListPage, UiError> {
-    with_status(async { crate::backend::backend()?.list_networks(after).await }.await)
+pub async fn list_networks(
+    after: Option<String>,
+    search: Option<String>,
+) -> Result<NetworkListPage, UiError> {
+    with_status(
+        async {
+            crate::backend::backend()?
+                .list_networks(after, search)
+                .await
+        }
+        .await,
+    )
 }
 
 #[server(prefix = "/ui", endpoint = "get_network")]

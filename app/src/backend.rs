@@ -5,8 +5,8 @@
 use crate::error::UiError;
 use async_trait::async_trait;
 use protocol::api::{
-    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NetworkInput,
-    NetworkProfile, NewInstallToken, OverviewCounts,
+    AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
+    NetworkInput, NetworkProfile, NewInstallToken, OverviewCounts,
 };
 use protocol::NetworkId;
 use std::sync::Arc;
@@ -18,7 +18,11 @@ pub use crate::api::NetworkListPage;
 pub trait AdminBackend: Send + Sync + 'static {
     async fn overview(&self) -> Result<OverviewCounts, UiError>;
     async fn overview_lists(&self) -> Result<crate::overview_api::OverviewLists, UiError>;
-    async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError>;
+    async fn list_networks(
+        &self,
+        after: Option<String>,
+        search: Option<String>,
+    ) -> Result<NetworkListPage, UiError>;
     async fn get_network(&self, id: NetworkId) -> Result<NetworkProfile, UiError>;
     async fn create_network(&self, input: NetworkInput) -> Result<NetworkProfile, UiError>;
     async fn update_network(
@@ -37,7 +41,12 @@ pub trait AdminBackend: Send + Sync + 'static {
         beacon: protocol::beacons::BeaconRef,
     ) -> Result<NetworkProfile, UiError>;
     /// The Agents the forms offer (by name, at most `infra_api::CHOICES_MAX`).
-    async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError>;
+    async fn agent_choices(
+        &self,
+        search: Option<String>,
+        deployable: bool,
+    ) -> Result<Choices<AgentChoice>, UiError>;
+
     /// One page of Agents by name, from after the Agent `after`.
     async fn list_agents_page(
         &self,

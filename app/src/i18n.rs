@@ -28,12 +28,12 @@ pub struct Texts {
     pub overview_title: &'static str,
     pub card_networks: &'static str,
     pub card_agents: &'static str,
-    pub card_components: &'static str,
+    pub card_beacons: &'static str,
     pub card_services: &'static str,
     pub zero_networks: &'static str,
     pub some_networks_without_beacon: &'static str,
     pub zero_agents: &'static str,
-    pub zero_components: &'static str,
+    pub zero_beacons: &'static str,
     pub zero_services: &'static str,
     pub online_of: &'static str,
     pub networks_title: &'static str,
@@ -66,6 +66,10 @@ pub struct Texts {
     pub fix_fields: &'static str,
     pub copy: &'static str,
     pub language: &'static str,
+    pub find_agent: &'static str,
+    pub find_network: &'static str,
+    pub find_hint: &'static str,
+    pub no_match: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -93,12 +97,12 @@ pub static EN: Texts = Texts {
     overview_title: "Overview",
     card_networks: "Networks",
     card_agents: "Agents online",
-    card_components: "Managed components",
+    card_beacons: "Managed Beacons",
     card_services: "Services",
     zero_networks: "No network profiles yet. Create one to get a Network ID to share.",
     some_networks_without_beacon: "{n} without a Beacon URL",
     zero_agents: "No Agents enrolled. An Agent runs on each Docker host you manage.",
-    zero_components: "No managed Beacons or sidecars. Agents deploy them.",
+    zero_beacons: "None yet: deploy one from Infrastructure → Beacons.",
     zero_services: "No published services yet.",
     online_of: "of {n}",
     networks_title: "Networks",
@@ -131,6 +135,10 @@ pub static EN: Texts = Texts {
     fix_fields: "Fix the marked fields and try again.",
     copy: "Copy",
     language: "Language",
+    find_agent: "Find an Agent by name",
+    find_network: "Find a profile by name",
+    find_hint: "The list shows the first ones by name; type part of a name to narrow it.",
+    no_match: "Nothing matches this search.",
 };
 
 pub static RU: Texts = Texts {
@@ -158,12 +166,12 @@ pub static RU: Texts = Texts {
     overview_title: "Обзор",
     card_networks: "Сети",
     card_agents: "Агенты в сети",
-    card_components: "Управляемые компоненты",
+    card_beacons: "Управляемые маяки",
     card_services: "Сервисы",
     zero_networks: "Профилей сетей пока нет. Создайте профиль, чтобы получить Network ID.",
     some_networks_without_beacon: "без Beacon URL: {n}",
     zero_agents: "Нет подключённых агентов. Агент работает на каждом управляемом Docker-хосте.",
-    zero_components: "Нет управляемых Beacon и sidecar. Их разворачивают агенты.",
+    zero_beacons: "Пока нет: разверните маяк в разделе Инфраструктура → Маяки.",
     zero_services: "Опубликованных сервисов пока нет.",
     online_of: "из {n}",
     networks_title: "Сети",
@@ -196,6 +204,10 @@ pub static RU: Texts = Texts {
     fix_fields: "Исправьте отмеченные поля и попробуйте снова.",
     copy: "Копировать",
     language: "Язык",
+    find_agent: "Найти агента по имени",
+    find_network: "Найти профиль по имени",
+    find_hint: "Список показывает первые по имени; введите часть имени, чтобы сузить его.",
+    no_match: "Ничего не найдено.",
 };
 
 pub fn texts(lang: Lang) -> &'static Texts {

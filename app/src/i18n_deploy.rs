@@ -39,7 +39,7 @@ const EN: DeployTexts = DeployTexts {
     field_name: "Name",
     name_help: "Letters, digits and dashes; the container is named after it (beacon-NAME).",
     field_url: "Public Beacon URL",
-    url_help: "Where clients will reach this Beacon's API, e.g. https://beacon.example.net (your reverse proxy or the host port below).",
+    url_help: "Where clients will reach this Beacon's API, e.g. https://beacon.example.net (your reverse proxy or the host port below). Added to the profile once the Beacon runs.",
     field_advertise: "Relay advertise address (host:port)",
     advertise_help: "The public address of the relay transport, usually the host's public name with port 7447.",
     field_http_port: "HTTP host port",
@@ -47,7 +47,7 @@ const EN: DeployTexts = DeployTexts {
     submit: "Deploy Beacon",
     queued: "Deployment queued.",
     open_job: "Follow the job",
-    then_add: "When it has succeeded, add its public URL to the profile with “Add existing Beacon”, so that sidecars and users find it.",
+    then_add: "When it has succeeded, Control adds the Beacon URL to the profile by itself, so that sidecars and users find it; watch for it in the list above.",
 };
 
 const RU: DeployTexts = DeployTexts {
@@ -63,7 +63,7 @@ const RU: DeployTexts = DeployTexts {
     field_name: "Имя",
     name_help: "Латинские буквы, цифры и дефисы; по нему называется контейнер (beacon-ИМЯ).",
     field_url: "Публичный адрес маяка",
-    url_help: "Адрес API этого маяка для клиентов, например https://beacon.example.net (ваш обратный прокси или порт узла ниже).",
+    url_help: "Адрес API этого маяка для клиентов, например https://beacon.example.net (ваш обратный прокси или порт узла ниже). Добавляется в профиль, когда маяк заработает.",
     field_advertise: "Адрес ретранслятора (узел:порт)",
     advertise_help: "Публичный адрес транспорта ретрансляции, обычно публичное имя узла и порт 7447.",
     field_http_port: "HTTP-порт узла",
@@ -71,7 +71,7 @@ const RU: DeployTexts = DeployTexts {
     submit: "Развернуть маяк",
     queued: "Развёртывание поставлено в очередь.",
     open_job: "Следить за заданием",
-    then_add: "Когда оно выполнится, добавьте публичный адрес в профиль через «Добавить существующий маяк», чтобы сайдкары и пользователи его нашли.",
+    then_add: "Когда оно выполнится, Control сам добавит адрес маяка в профиль, чтобы сайдкары и пользователи его нашли; он появится в списке выше.",
 };
 
 pub fn deploy_texts(lang: Lang) -> &'static DeployTexts {

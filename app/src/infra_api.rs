@@ -4,7 +4,8 @@
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::api::{
-    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NewInstallToken,
+    AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
+    NewInstallToken,
 };
 use serde::{Deserialize, Serialize};
 
@@ -54,12 +55,19 @@ pub async fn list_services_page(after: Option<String>) -> Result<ServiceListPage
     with_status(async { backend()?.list_services_page(after).await }.await)
 }
 
-/// How many Agents a form's choice lists at most.
+/// How many Agents a form's choice list offers at once; past that, the form
+/// offers a search box (`pages::choice_search`). Profiles come 50 at a time
+/// (`api::list_networks`).
 pub const CHOICES_MAX: u64 = 200;
 
+/// The Agents a form offers: with `deployable`, only those a Beacon or
+/// sidecar can be deployed on now (online, with Docker).
 #[server(prefix = "/ui", endpoint = "agent_choices")]
-pub async fn agent_choices() -> Result<Vec<protocol::api::AgentChoice>, UiError> {
-    with_status(async { backend()?.agent_choices().await }.await)
+pub async fn agent_choices(
+    search: Option<String>,
+    deployable: bool,
+) -> Result<Choices<AgentChoice>, UiError> {
+    with_status(async { backend()?.agent_choices(search, deployable).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "get_agent")]

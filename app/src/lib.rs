@@ -104,6 +104,7 @@ lazy_screen!(
     InfrastructureScreen,
     pages::infrastructure::InfrastructurePage
 );
+lazy_screen!(BeaconsScreen, pages::beacons::BeaconsPage);
 lazy_screen!(AgentScreen, pages::agent::AgentPage);
 lazy_screen!(ServicesScreen, pages::services::ServicesPage);
 lazy_screen!(OnboardingScreen, pages::onboarding::OnboardingPage);
@@ -137,6 +138,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} />
+                <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
                 <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
                 <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} />

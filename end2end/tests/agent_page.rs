@@ -22,10 +22,12 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     let page = &b.page;
     let wait = Duration::from_secs(10);
     b.sign_in(&control.base).await;
-    b.goto(&format!("{}/infrastructure#deploy-beacon", control.base))
-        .await;
-    b.wait_visible("#deploy-agent").await;
-    b.hydrated().await;
+    b.goto(&format!(
+        "{}/infrastructure/beacons#deploy-beacon",
+        control.base
+    ))
+    .await;
+    b.open_form("#open-deploy", "#deploy-agent").await;
     expect(page.locator("#deploy-beacon .alert.warn"))
         .with_timeout(wait)
         .to_contain_text("creates a new managed container")
@@ -111,6 +113,25 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
         .await
         .unwrap();
     b.screenshot("2-beacon-deployed").await;
+
+    // Its URL joined the profile by itself, listed as managed by this Agent.
+    b.goto(&format!("{}/infrastructure/beacons", control.base))
+        .await;
+    expect(page.locator(".beacon-row[data-url='https://beacon2.example.net']"))
+        .with_timeout(wait)
+        .to_contain_text("managed")
+        .await
+        .unwrap();
+    let profile: serde_json::Value = common::admin_client(&control.base)
+        .await
+        .get(format!("{}/api/v1/networks/{network}", control.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(profile["beacons"], json!(["https://beacon2.example.net"]));
 
     // A job that fails on the Agent shows on the Agent's page with its reason.
     let failing = common::queue_restart(&control.base, &agent.id(), "beacon-edge-2").await;

@@ -22,7 +22,7 @@ async fn each_failure_class_is_named_with_what_to_do() {
     // The silent Beacon takes the whole 5 s check timeout.
     let wait = Duration::from_secs(15);
     b.sign_in(&control.base).await;
-    b.goto(&format!("{}/infrastructure#beacons", control.base))
+    b.goto(&format!("{}/infrastructure/beacons", control.base))
         .await;
     b.wait_visible("#beacons-table").await;
     b.hydrated().await;

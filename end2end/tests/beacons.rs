@@ -38,8 +38,19 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
     let page = &b.page;
     let wait = Duration::from_secs(15);
     b.sign_in(&control.base).await;
+    // Beacons are a tab of Infrastructure, with its own URL.
     b.goto(&format!("{}/infrastructure", control.base)).await;
+    b.hydrated().await;
+    page.locator("nav.tabs a[href='/infrastructure/beacons']")
+        .click(None)
+        .await
+        .unwrap();
     b.wait_visible("#beacons-table").await;
+    assert!(
+        page.url().ends_with("/infrastructure/beacons"),
+        "{}",
+        page.url()
+    );
     let healthy_row = format!(".beacon-row[data-url='{healthy}']");
     expect(page.locator(&healthy_row))
         .with_timeout(wait)
@@ -108,7 +119,7 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
     let phone = common::open_browser("beacons-phone", 390, 844, "en-US").await;
     phone.sign_in(&control.base).await;
     phone
-        .goto(&format!("{}/infrastructure#beacons", control.base))
+        .goto(&format!("{}/infrastructure/beacons", control.base))
         .await;
     expect(
         phone

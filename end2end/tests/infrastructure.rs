@@ -93,6 +93,7 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     // Jobs: a bad component is refused at its field; a good job is queued, then cancelled.
     b.goto(&format!("{}/jobs", control.base)).await;
     b.wait_visible("#jobs-empty").await;
+    b.open_form("#open-new-job", "#job-agent").await;
     let agent_id = key.public_key().agent_id().to_string();
     page.locator("#job-agent")
         .select_option(agent_id.as_str(), None)

@@ -32,7 +32,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/services", control.base)).await;
     b.wait_visible("#services-empty").await;
-    b.hydrated().await;
+    b.open_form("#open-publish", "#service-agent").await;
 
     // A network without a Beacon stops the form, saying why and where to fix it.
     page.locator("#service-agent")

@@ -136,6 +136,15 @@ pub struct AgentChoice {
     pub docker_available: bool,
 }
 
+/// What a form's choice list offers: the entries matching its search, by
+/// name, up to a limit; `more` says that others match too, so the form
+/// offers a search box to narrow them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Choices<T> {
+    pub items: Vec<T>,
+    pub more: bool,
+}
+
 impl AgentChoice {
     /// Online with Docker: where a new Beacon or sidecar can be deployed now.
     pub fn can_deploy_now(&self) -> bool {
@@ -361,7 +370,8 @@ pub struct OverviewCounts {
     pub networks_without_beacon: u64,
     pub agents_online: u64,
     pub agents_total: u64,
-    pub managed_components: u64,
+    /// Beacons deployed by Control (desired `beacon` components).
+    pub managed_beacons: u64,
     pub services: u64,
 }
 

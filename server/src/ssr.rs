@@ -24,8 +24,8 @@ use async_trait::async_trait;
 use axum::extract::ConnectInfo;
 use leptos::prelude::*;
 use protocol::api::{
-    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, JobView, NetworkInput,
-    NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
+    AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
+    JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
 };
 use protocol::NetworkId;
 use std::net::SocketAddr;
@@ -69,10 +69,14 @@ impl AdminBackend for Backend {
         })
     }
 
-    async fn list_networks(&self, after: Option<String>) -> Result<NetworkListPage, UiError> {
+    async fn list_networks(
+        &self,
+        after: Option<String>,
+        search: Option<String>,
+    ) -> Result<NetworkListPage, UiError> {
         let page = self
             .networks()
-            .list(after.as_deref(), UI_PAGE_SIZE)
+            .list(after.as_deref(), search.as_deref(), UI_PAGE_SIZE)
             .await
             .map_err(ui_network_error)?;
         Ok(NetworkListPage {
@@ -163,12 +167,18 @@ impl AdminBackend for Backend {
             .map_err(ui_beacon_error)
     }
 
-    async fn agent_choices(&self) -> Result<Vec<protocol::api::AgentChoice>, UiError> {
-        self.state
+    async fn agent_choices(
+        &self,
+        search: Option<String>,
+        deployable: bool,
+    ) -> Result<Choices<AgentChoice>, UiError> {
+        let (items, more) = self
+            .state
             .inventory
-            .choices(app::infra_api::CHOICES_MAX)
+            .choices(search.as_deref(), deployable, app::infra_api::CHOICES_MAX)
             .await
-            .map_err(ui_inventory_error)
+            .map_err(ui_inventory_error)?;
+        Ok(Choices { items, more })
     }
 
     async fn list_agents_page(&self, after: Option<String>) -> Result<AgentListPage, UiError> {

@@ -150,3 +150,66 @@ on_both_databases!(
         assert_eq!(audit.len(), 1, "the addition is audited: {audit:?}");
     }
 );
+
+on_both_databases!(
+    a_deployed_beacon_joins_its_profile_on_its_first_success_only,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c.create_network(json!({"name": "Office"})).await;
+        let network_id = r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let a = common::SimAgent::new(&c, 31);
+        a.enroll_with_docker().await;
+        let deploy = json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
+            "name": "edge-1", "network_id": network_id, "beacon_url": "https://Edge1.example.net/",
+            "advertise": "edge1.example.net:7447", "http_port": 18080}});
+        let path = format!("/api/v1/networks/{network_id}");
+        let beacons = || async { c.get_json::<Value>(&path).await["beacons"].clone() };
+        // Queues the deployment; the Agent takes it and reports `outcome`.
+        let deploy_with = |body: Value, outcome: &'static str| {
+            let (c, a) = (&c, &a);
+            async move {
+                assert_eq!(c.post_json("/api/v1/jobs", body).await.status(), 201);
+                let job = a.claim().await.unwrap();
+                a.finish(job["id"].as_str().unwrap(), outcome, "output")
+                    .await;
+            }
+        };
+
+        // A failed deployment adds nothing.
+        deploy_with(deploy.clone(), "failed").await;
+        assert_eq!(beacons().await, json!([]));
+
+        // The first success adds the URL, normalised, and says so in the audit log.
+        deploy_with(deploy.clone(), "succeeded").await;
+        assert_eq!(beacons().await, json!(["https://edge1.example.net"]));
+        let audit: Vec<Value> = c
+            .get_json("/api/v1/audit?action=network.beacon_added")
+            .await;
+        assert_eq!(audit.len(), 1, "{audit:?}");
+        assert_eq!(audit[0]["subject"], network_id.as_str());
+        assert_eq!(audit[0]["actor"], "control");
+
+        // The admin takes it out of the profile; redeploying the same Beacon
+        // does not bring it back.
+        let r = c
+            .client
+            .put(c.url(&format!("/api/v1/networks/{network_id}")))
+            .json(&json!({"name": "Office", "beacons": []}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        deploy_with(deploy.clone(), "succeeded").await;
+        assert_eq!(beacons().await, json!([]));
+
+        // A new URL for the same Beacon is added again.
+        let mut moved = deploy.clone();
+        moved["payload"]["beacon_url"] = json!("https://edge1.example.org");
+        deploy_with(moved, "succeeded").await;
+        assert_eq!(beacons().await, json!(["https://edge1.example.org"]));
+    }
+);

@@ -1,6 +1,7 @@
 //! The queries behind the admin screens, on both databases: the Agent list
 //! pages by name; the Overview lists the Agents that need attention, most
-//! urgent first; jobs filter by network, including restarts of a component.
+//! urgent first; jobs filter by network, including restarts of a component;
+//! the forms' Agent and profile choices, with their search.
 
 mod common;
 
@@ -142,39 +143,116 @@ on_both_databases!(
 );
 
 on_both_databases!(
-    forms_offer_agents_that_take_jobs_and_say_which_can_deploy_now,
+    forms_offer_agents_that_take_jobs_deployable_ones_first_and_a_search_past_the_limit,
     |backend| async move {
         let c = common::start(backend).await;
         c.sign_in().await;
-        let ready = common::SimAgent::new(&c, 41);
-        ready.enroll_with_docker().await;
-        let silent = common::SimAgent::new(&c, 42);
-        assert_eq!(silent.enroll(common::ENROLL, "silent").await.status(), 201);
-        let gone = common::SimAgent::new(&c, 43);
-        gone.enroll_with_docker().await;
+        // Named so that the Agents that cannot deploy sort first.
+        let enroll = |seed: u8, name: &'static str, docker: bool| {
+            let c = &c;
+            async move {
+                let a = common::SimAgent::new(c, seed);
+                assert_eq!(a.enroll(common::ENROLL, name).await.status(), 201);
+                if docker {
+                    let r = a
+                        .post(
+                            "/api/v1/agents/heartbeat",
+                            json!({"name": name, "docker_available": true}),
+                        )
+                        .await;
+                    assert_eq!(r.status(), 200);
+                }
+                a
+            }
+        };
+        let silent = enroll(41, "a-silent", false).await;
+        let disabled = enroll(42, "b-disabled", true).await;
+        let r = c
+            .post_json(
+                &format!("/api/v1/agents/{}/disable", disabled.id()),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let gone = enroll(43, "c-revoked", true).await;
         let r = c
             .post_json(&format!("/api/v1/agents/{}/revoke", gone.id()), json!({}))
             .await;
         assert_eq!(r.status(), 200);
+        let ready = enroll(44, "d-Edge-Ready_1", true).await;
+        let percent = enroll(45, "e-edge 100% ready", true).await;
+        let inventory = &c.state.inventory;
+        let ids = |list: &[protocol::api::AgentChoice]| {
+            list.iter().map(|a| a.id.clone()).collect::<Vec<_>>()
+        };
 
-        let choices = c.state.inventory.choices(200).await.unwrap();
-        let offered: Vec<(&str, bool)> = choices
-            .iter()
-            .map(|a| (a.id.as_str(), a.can_deploy_now()))
-            .collect();
-        assert!(
-            offered.contains(&(ready.id().as_str(), true)),
-            "{offered:?}"
+        // Everything that takes jobs (not the revoked one), by name.
+        let (all, more) = inventory.choices(None, false, 200).await.unwrap();
+        assert_eq!(
+            ids(&all),
+            [silent.id(), disabled.id(), ready.id(), percent.id()],
+            "{all:?}"
         );
-        assert!(
-            offered.contains(&(silent.id().as_str(), false)),
-            "{offered:?}"
+        assert!(!more);
+        // Where a Beacon or sidecar can go now: online with Docker and enabled,
+        // even when the others fill the first places.
+        let (deployable, more) = inventory.choices(None, true, 2).await.unwrap();
+        assert_eq!(ids(&deployable), [ready.id(), percent.id()]);
+        assert!(deployable.iter().all(|a| a.can_deploy_now()));
+        assert!(!more);
+        // Past the limit the answer says more match.
+        let (first, more) = inventory.choices(None, false, 2).await.unwrap();
+        assert_eq!((first.len(), more), (2, true));
+        // A search ignores case, and its % and _ are literal.
+        let (found, _) = inventory.choices(Some("EDGE-"), true, 200).await.unwrap();
+        assert_eq!(ids(&found), [ready.id()]);
+        let (found, _) = inventory.choices(Some("100%"), false, 200).await.unwrap();
+        assert_eq!(ids(&found), [percent.id()]);
+        let (found, _) = inventory.choices(Some("_"), false, 200).await.unwrap();
+        assert_eq!(ids(&found), [ready.id()]);
+        let (found, more) = inventory
+            .choices(Some("nothing"), false, 200)
+            .await
+            .unwrap();
+        assert!(found.is_empty() && !more);
+    }
+);
+
+on_both_databases!(
+    profiles_list_by_name_and_narrow_by_a_search,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        for name in ["Office", "Lab", "office-2", "Home"] {
+            assert_eq!(c.create_network(json!({"name": name})).await.status(), 201);
+        }
+        let networks = &c.state.networks;
+        let names = |list: Vec<protocol::api::NetworkProfile>| {
+            list.into_iter().map(|n| n.name).collect::<Vec<_>>()
+        };
+        let first = networks.list(None, None, 3).await.unwrap();
+        assert_eq!(
+            (names(first.items), first.next.is_some()),
+            (
+                vec!["Home".to_string(), "Lab".into(), "Office".into()],
+                true
+            )
         );
-        assert!(
-            !offered.iter().any(|(id, _)| *id == gone.id()),
-            "a revoked Agent takes no jobs: {offered:?}"
+        let found = networks.list(None, Some("OFFICE"), 3).await.unwrap();
+        assert_eq!(
+            (names(found.items), found.next.is_some()),
+            (vec!["Office".to_string(), "office-2".into()], false)
         );
-        assert_eq!(c.state.inventory.choices(1).await.unwrap().len(), 1);
+        // The JSON API narrows the same way.
+        let r = c
+            .client
+            .get(c.url("/api/v1/networks?search=office"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let listed: Vec<serde_json::Value> = r.json().await.unwrap();
+        assert_eq!(listed.len(), 2);
     }
 );
 

@@ -15,10 +15,11 @@ use leptos_router::hooks::use_query_map;
 use protocol::api::AuditEntry;
 
 /// Suggestions for the action filter (the filter takes any slug).
-const KNOWN_ACTIONS: [&str; 16] = [
+const KNOWN_ACTIONS: [&str; 19] = [
     "network.created",
     "network.updated",
     "network.deleted",
+    "network.beacon_added",
     "agent.enrolled",
     "agent.enroll_refused",
     "agent.disabled",
@@ -28,6 +29,8 @@ const KNOWN_ACTIONS: [&str; 16] = [
     "agent.deleted",
     "install_token.created",
     "install_token.revoked",
+    "invite.created",
+    "invite.revoked",
     "job.created",
     "job.finished",
     "job.cancelled",

@@ -1,20 +1,39 @@
-//! The Beacons section of Infrastructure: every Beacon URL of every profile,
-//! managed or external, with its latest check and a Check button; and the
-//! form that adds an existing Beacon to a profile.
+//! Infrastructure, Beacons tab (`/infrastructure/beacons`): every Beacon URL
+//! of every profile, managed or external, with its latest check and a Check
+//! button; the form that adds an existing Beacon to a profile; and the
+//! Deploy-new-Beacon wizard.
 
+use super::choice_search::{as_search, more_profiles, ChoiceSearch};
 use super::form_errors::FormErrors;
-use super::infrastructure::when;
+use super::infrastructure::{when, InfraTabs};
+use super::layout::Frame;
 use super::LoadError;
 use crate::api::list_networks;
 use crate::beacons_api::{list_beacons, AddExistingBeacon, CheckBeacon};
 use crate::i18n::texts;
 use crate::i18n_beacons::{beacon_texts, check_outcome};
+use crate::i18n_infra::infra_texts;
 use crate::use_lang;
 use leptos::prelude::*;
+use leptos_meta::Title;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
 #[component]
-pub fn BeaconsSection() -> impl IntoView {
+pub fn BeaconsPage() -> impl IntoView {
+    let lang = use_lang();
+    let it = infra_texts(lang);
+    view! {
+        <Title text=format!("{} · {} · {}", it.beacons_tab, it.infra_title, texts(lang).product) />
+        <Frame>
+            <h1>{it.infra_title}</h1>
+            <InfraTabs current="/infrastructure/beacons" />
+            <BeaconsSection />
+        </Frame>
+    }
+}
+
+#[component]
+fn BeaconsSection() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let bt = beacon_texts(lang);
@@ -53,7 +72,7 @@ pub fn BeaconsSection() -> impl IntoView {
             })}
         </Transition>
         <AddBeaconForm add />
-        <super::deploy_beacon::DeployBeaconForm />
+        <super::deploy_beacon::DeployBeaconCard />
     }
 }
 
@@ -154,7 +173,12 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let bt = beacon_texts(lang);
-    let networks = Resource::new(|| (), |_| list_networks(None));
+    let search = RwSignal::new(String::new());
+    let networks = Resource::new(
+        move || search.get(),
+        |search| list_networks(None, as_search(search)),
+    );
+    let more = more_profiles(networks);
     let network = RwSignal::new(String::new());
     let url = RwSignal::new(String::new());
     let errors = FormErrors::of(add, lang);
@@ -179,21 +203,31 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
         <section class="card" id="add-beacon">
             <h2>{bt.add_title}</h2>
             <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
+            <ChoiceSearch id="beacon-network-search" label=t.find_network search more />
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
                     match networks.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() => view! {
+                        Ok(page) if page.items.is_empty() && search.get_untracked().is_empty() => view! {
                             <p class="empty">{bt.no_networks}" "<a href="/networks/new">{t.new_network}</a></p>
                         }
                             .into_any(),
                         Ok(page) => {
+                            // A search that hides the chosen profile unchooses it.
+                            if !page.items.iter().any(|n| n.id.as_str() == network.get_untracked()) {
+                                network.set(String::new());
+                            }
+                            let nothing_found = page.items.is_empty();
                             let options = page
                                 .items
                                 .into_iter()
-                                .map(|n| view! { <option value=n.id.to_string()>{n.name}</option> })
+                                .map(|n| {
+                                    let id = n.id.to_string();
+                                    view! { <option value=n.id.to_string() selected=move || network.get() == id>{n.name}</option> }
+                                })
                                 .collect_view();
                             view! {
+                                {nothing_found.then(|| view! { <p class="muted">{t.no_match}</p> })}
                                 <form on:submit=on_submit novalidate>
                                     <label for="beacon-network">{bt.field_network}</label>
                                     <select id="beacon-network" name="network_id"

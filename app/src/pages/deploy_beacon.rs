@@ -2,16 +2,14 @@
 //! online Agent with Docker. Checked in the browser with the same
 //! `JobPayload::parse` the server applies; refusals appear at their field.
 
+use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
-use super::LoadError;
-use crate::api::list_networks;
-use crate::i18n::texts;
+use super::on_demand::OnDemand;
 use crate::i18n_deploy::deploy_texts;
-use crate::infra_api::agent_choices;
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::api::NewJob;
+use protocol::api::{AgentChoice, NetworkProfile, NewJob};
 use protocol::jobs::DEFAULT_BEACON_HTTP_PORT;
 use serde_json::json;
 
@@ -35,14 +33,32 @@ fn payload(network: &str, name: &str, url: &str, advertise: &str, port: &str) ->
     })
 }
 
+/// The wizard's card: what it is for, then the form on request.
 #[component]
-pub fn DeployBeaconForm() -> impl IntoView {
+pub fn DeployBeaconCard() -> impl IntoView {
     let lang = use_lang();
-    let t = texts(lang);
     let dt = deploy_texts(lang);
-    // Not live: redrawing the form while someone types would take their focus.
-    let agents = Resource::new(|| (), |_| agent_choices());
-    let networks = Resource::new(|| (), |_| list_networks(None));
+    let open = RwSignal::new(false);
+    view! {
+        <section class="card" id="deploy-beacon">
+            <h2>{dt.title}</h2>
+            <p class="muted">{dt.intro}</p>
+            <p class="alert warn">{dt.not_for_running}</p>
+            <OnDemand id="open-deploy" label=dt.title open load=deploy_beacon_form />
+        </section>
+    }
+}
+
+/// The form as its own WebAssembly chunk: the Beacons tab loads without it.
+#[lazy]
+async fn deploy_beacon_form() -> AnyView {
+    view! { <DeployBeaconForm /> }.into_any()
+}
+
+#[component]
+fn DeployBeaconForm() -> impl IntoView {
+    let lang = use_lang();
+    let dt = deploy_texts(lang);
     let create = ServerAction::<CreateJob>::new();
     let agent = RwSignal::new(String::new());
     let network = RwSignal::new(String::new());
@@ -87,37 +103,33 @@ pub fn DeployBeaconForm() -> impl IntoView {
             <p class="field-error" id=format!("{id}-error")>{move || message_for(field)}</p>
         }
     };
-    view! {
-        <section class="card" id="deploy-beacon">
-            <h2>{dt.title}</h2>
-            <p class="muted">{dt.intro}</p>
-            <p class="alert warn">{dt.not_for_running}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match (agents.await, networks.await) {
-                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(agents), Ok(networks)) => {
-                            let eligible: Vec<_> = agents
-                                .into_iter()
-                                .filter(|a| a.can_deploy_now())
-                                .collect();
-                            let no_agents = eligible.is_empty();
-                            let agent_options = eligible
+    let form = move |agents: Vec<AgentChoice>, networks: Vec<NetworkProfile>, searching: bool| {
+        // A search that hides the chosen entry unchooses it.
+        if !agents.iter().any(|a| a.id == agent.get_untracked()) {
+            agent.set(String::new());
+        }
+        if !networks
+            .iter()
+            .any(|n| n.id.as_str() == network.get_untracked())
+        {
+            network.set(String::new());
+        }
+        let no_agents = agents.is_empty() && !searching;
+        let agent_options = agents
                                 .into_iter()
                                 .map(|a| {
                                     let id = a.id.clone();
                                     view! { <option value=a.id.clone() selected=move || agent.get() == id>{a.name}</option> }
                                 })
                                 .collect_view();
-                            let network_options = networks
-                                .items
+        let network_options = networks
                                 .into_iter()
                                 .map(|n| {
                                     let id = n.id.to_string();
                                     view! { <option value=n.id.to_string() selected=move || network.get() == id>{n.name}</option> }
                                 })
                                 .collect_view();
-                            view! {
+        view! {
                                 {no_agents.then(|| view! { <p class="alert warn" id="deploy-no-agents">{dt.no_agents}</p> })}
                                 <form on:submit=on_submit novalidate>
                                     <label for="deploy-agent">{dt.field_agent}</label>
@@ -147,17 +159,15 @@ pub fn DeployBeaconForm() -> impl IntoView {
                                 </form>
                             }
                                 .into_any()
-                        }
-                    }
-                })}
-            </Transition>
+    };
+    view! {
+            <WithChoices prefix="deploy" deployable=true form />
             {move || queued().map(|job| view! {
                 <p class="alert" role="status" id="deploy-queued">
                     {dt.queued}" "<a href=format!("/jobs/{}", job.id) id="deploy-job-link">{dt.open_job}</a>
                     <br />{dt.then_add}
                 </p>
             })}
-        </section>
     }
 }
 

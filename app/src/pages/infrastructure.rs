@@ -1,6 +1,6 @@
-//! Infrastructure: the Agents with their status, Add agent (one-time install
-//! tokens with copy-ready snippets), the Beacons, the tokens and the
-//! enrollment log.
+//! Infrastructure, Agents tab: the Agents with their status, Add agent
+//! (one-time install tokens with copy-ready snippets), the tokens and the
+//! enrollment log. The Beacons tab is `beacons::BeaconsPage`.
 
 use super::form_errors::FormErrors;
 use super::layout::Frame;
@@ -29,6 +29,22 @@ pub fn when(rfc3339: &str) -> String {
     rfc3339.replacen('T', " ", 1).replace('Z', " UTC")
 }
 
+/// The tabs of Infrastructure. Each is its own URL and its own WebAssembly
+/// chunk, so neither carries the other's forms on first load.
+#[component]
+pub fn InfraTabs(current: &'static str) -> impl IntoView {
+    let it = infra_texts(use_lang());
+    let tab = move |href: &'static str, label: &'static str| {
+        view! { <a class="tab" href=href aria-current=(href == current).then_some("page")>{label}</a> }
+    };
+    view! {
+        <nav class="tabs" aria-label=it.infra_title>
+            {tab("/infrastructure", it.agents_title)}
+            {tab("/infrastructure/beacons", it.beacons_tab)}
+        </nav>
+    }
+}
+
 #[component]
 pub fn InfrastructurePage() -> impl IntoView {
     let lang = use_lang();
@@ -54,6 +70,7 @@ pub fn InfrastructurePage() -> impl IntoView {
         <Frame>
             <h1>{it.infra_title}</h1>
             <p class="muted">{it.infra_intro}</p>
+            <InfraTabs current="/infrastructure" />
 
             <h2 id="agents">{it.agents_title}</h2>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
@@ -130,8 +147,6 @@ pub fn InfrastructurePage() -> impl IntoView {
             </Transition>
 
             <AddAgentForm create />
-
-            <super::beacons::BeaconsSection />
 
             <h2 id="install-tokens">{it.tokens_title}</h2>
             <p class="field-error" role="alert">

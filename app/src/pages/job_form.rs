@@ -2,6 +2,7 @@
 //! that kind's fields. The payload is checked in the browser with the same
 //! `protocol` rules the server applies, and a refusal is shown at its field.
 
+use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
 use crate::i18n_jobs::jobs_texts;
 use crate::jobs_api::CreateJob;
@@ -16,6 +17,28 @@ pub const KINDS: [&str; 4] = [
     "restart_component",
     "remove_component",
 ];
+
+/// What the form holds, kept by the Jobs page so that narrowing the Agent or
+/// profile list (which redraws the form) keeps what was typed.
+#[derive(Clone, Copy)]
+pub struct JobDraft {
+    agent_id: RwSignal<String>,
+    kind: RwSignal<String>,
+    fields: RwSignal<Fields>,
+}
+
+impl JobDraft {
+    pub fn new() -> Self {
+        Self {
+            agent_id: RwSignal::new(String::new()),
+            kind: RwSignal::new(KINDS[0].to_string()),
+            fields: RwSignal::new(Fields {
+                http_port: "18080".into(),
+                ..Default::default()
+            }),
+        }
+    }
+}
 
 /// The form's fields, as typed.
 #[derive(Clone, Default)]
@@ -77,33 +100,50 @@ fn payload(kind: &str, f: &Fields) -> Value {
     Value::Object(p)
 }
 
+/// The form with its Agent and profile lists, as its own WebAssembly chunk:
+/// the Jobs screen loads without it.
+#[lazy]
+pub async fn job_section(create: ServerAction<CreateJob>, draft: JobDraft) -> AnyView {
+    let form = move |agents, networks, searching| {
+        view! { <JobForm agents networks searching create draft /> }.into_any()
+    };
+    view! { <WithChoices prefix="job" deployable=false form /> }.into_any()
+}
+
+/// The form, given the Agents (not revoked or moved) and profiles that match
+/// the searches above it.
 #[component]
-pub fn JobForm(
+fn JobForm(
     agents: Vec<AgentChoice>,
     networks: Vec<NetworkProfile>,
+    /// An Agent search is narrowing `agents`.
+    searching: bool,
     create: ServerAction<CreateJob>,
+    draft: JobDraft,
 ) -> impl IntoView {
     let lang = use_lang();
     let jt = jobs_texts(lang);
-    let usable: Vec<AgentChoice> = agents
-        .into_iter()
-        .filter(|a| a.status != "revoked" && a.status != "moved")
-        .collect();
-    if usable.is_empty() {
+    if agents.is_empty() && !searching {
         return view! {
-            <section class="card" id="new-job">
-                <h2>{jt.new_job}</h2>
-                <p class="empty" id="jobs-no-agents">{jt.no_agents}" "<a href="/infrastructure">{"→"}</a></p>
-            </section>
+            <p class="empty" id="jobs-no-agents">{jt.no_agents}" "<a href="/infrastructure">{"→"}</a></p>
         }
         .into_any();
     }
-    let agent_id = RwSignal::new(String::new());
-    let kind = RwSignal::new(KINDS[0].to_string());
-    let fields = RwSignal::new(Fields {
-        http_port: "18080".into(),
-        ..Default::default()
-    });
+    let JobDraft {
+        agent_id,
+        kind,
+        fields,
+    } = draft;
+    // A search that hides the chosen entry unchooses it.
+    if !agents.iter().any(|a| a.id == agent_id.get_untracked()) {
+        agent_id.set(String::new());
+    }
+    if !networks
+        .iter()
+        .any(|n| fields.with_untracked(|f| f.network_id == n.id.as_str()))
+    {
+        fields.update(|f| f.network_id.clear());
+    }
     let errors = FormErrors::of(create, lang);
     let message_for = move |field: &'static str| errors.for_field(field);
     let networks_for_change = networks.clone();
@@ -153,27 +193,31 @@ pub fn JobForm(
     let is = move |k: &'static str| move || kind.get() == k;
     let deploy = move || kind.get().starts_with("deploy_");
     view! {
-        <section class="card" id="new-job">
-            <h2>{jt.new_job}</h2>
             <form on:submit=on_submit novalidate>
                 <label for="job-agent">{jt.field_agent}</label>
                 <select id="job-agent" on:change=move |ev| agent_id.set(event_target_value(&ev))>
                     <option value="">{jt.select_agent}</option>
-                    {usable.into_iter().map(|a| view! {
-                        <option value=a.id.clone()>{format!("{} ({})", a.name, a.status)}</option>
+                    {agents.into_iter().map(|a| {
+                        let id = a.id.clone();
+                        view! {
+                            <option value=a.id.clone() selected=move || agent_id.get() == id>{format!("{} ({})", a.name, a.status)}</option>
+                        }
                     }).collect_view()}
                 </select>
                 <p class="field-error" id="job-agent-error">{move || message_for("agent_id")}</p>
                 <label for="job-kind">{jt.field_kind}</label>
                 <select id="job-kind" on:change=move |ev| { kind.set(event_target_value(&ev)); errors.clear(); }>
-                    {KINDS.iter().map(|k| view! { <option value=*k>{jt.kind(k)}</option> }).collect_view()}
+                    {KINDS.iter().map(|k| view! { <option value=*k selected=move || kind.get() == *k>{jt.kind(k)}</option> }).collect_view()}
                 </select>
                 <Show when=deploy>
                     {input("job-name", jt.field_slug, "name", |f| f.name.clone(), |f, v| f.name = v)}
                     <label for="job-network">{jt.field_network}</label>
-                    <select id="job-network" prop:value=move || fields.with(|f| f.network_id.clone()) on:change=on_network.clone()>
+                    <select id="job-network" on:change=on_network.clone()>
                         <option value="">{jt.select_network}</option>
-                        {networks.iter().map(|n| view! { <option value=n.id.to_string()>{n.name.clone()}</option> }).collect_view()}
+                        {networks.iter().map(|n| {
+                            let id = n.id.to_string();
+                            view! { <option value=n.id.to_string() selected=move || fields.with(|f| f.network_id == id)>{n.name.clone()}</option> }
+                        }).collect_view()}
                     </select>
                     <p class="field-error" id="job-network-error">{move || message_for("network_id")}</p>
                 </Show>
@@ -203,7 +247,6 @@ pub fn JobForm(
                     <p class="saved" role="status" id="job-queued">{jt.queued}" "<code>{job.id}</code></p>
                 })}
             </form>
-        </section>
     }
     .into_any()
 }

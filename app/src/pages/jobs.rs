@@ -3,13 +3,13 @@
 //! or expired jobs; each job links to its own page.
 
 use super::infrastructure::when;
-use super::job_form::JobForm;
+use super::job_form::{job_section, JobDraft};
 use super::layout::Frame;
+use super::on_demand::OnDemand;
 use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_jobs::jobs_texts;
-use crate::infra_api::agent_choices;
 use crate::jobs_api::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
 use crate::use_lang;
 use leptos::prelude::*;
@@ -88,38 +88,41 @@ pub fn JobsPage() -> impl IntoView {
         },
         |(query, _)| list_jobs(query),
     );
-    let agents = Resource::new(|| (), |_| agent_choices());
-    let networks = Resource::new(|| (), |_| list_networks(None));
+    let draft = JobDraft::new();
+    let form_open = RwSignal::new(false);
+    // The filter offers the first profiles; one named in the address is kept.
+    let networks = Resource::new(|| (), |_| list_networks(None, None));
     let action_error = cancel_or_retry_refusal(cancel, retry, lang);
     view! {
         <Title text=format!("{} · {}", jt.jobs_title, t.product) />
         <Frame>
             <h1>{jt.jobs_title}</h1>
             <p class="muted">{jt.jobs_intro}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match (agents.await, networks.await) {
-                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(agents), Ok(networks)) => {
-                            view! { <JobForm agents networks=networks.items create /> }.into_any()
-                        }
-                    }
-                })}
-            </Transition>
+            <section class="card" id="new-job">
+                <h2>{jt.new_job}</h2>
+                <OnDemand id="open-new-job" label=jt.new_job open=form_open load=move || job_section(create, draft) />
+            </section>
 
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
             {move || Suspend::new(async move {
             let network_options = networks
                 .await
                 .map(|page| {
-                    page.items
+                    let chosen = network();
+                    let listed = page.items.iter().any(|n| Some(n.id.as_str()) == chosen.as_deref());
+                    let unlisted = chosen
+                        .filter(|_| !listed)
+                        .map(|id| view! { <option value=id.clone() selected=true>{id.clone()}</option> });
+                    let options = page
+                        .items
                         .into_iter()
                         .map(|n| {
                             let id = n.id.to_string();
                             let selected = network().as_deref() == Some(id.as_str());
                             view! { <option value=id.clone() selected=selected>{n.name}" ("{id.clone()}")"</option> }
                         })
-                        .collect_view()
+                        .collect_view();
+                    view! { {unlisted}{options} }
                 })
                 .ok();
             view! {

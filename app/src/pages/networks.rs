@@ -17,7 +17,7 @@ pub fn NetworksPage() -> impl IntoView {
     let t = texts(lang);
     let query = use_query_map();
     let after = move || query.read().get("after");
-    let page = Resource::new(after, list_networks);
+    let page = Resource::new(after, |after| list_networks(after, None));
     view! {
         <Title text=format!("{} · {}", t.networks_title, t.product) />
         <Frame>

@@ -47,7 +47,9 @@ pub fn OnboardingPage() -> impl IntoView {
             .and_then(|l| Lang::from_code(&l))
             .unwrap_or(lang)
     };
-    let networks = Resource::new(|| (), |_| list_networks(None));
+    // The first profiles by name; one named in the address (each network
+    // page links here with its own) is offered even beyond them.
+    let networks = Resource::new(|| (), |_| list_networks(None, None));
     let guide = Resource::new(
         move || (network(), platform(), text_lang()),
         |(network, platform, text_lang)| async move {
@@ -103,16 +105,21 @@ pub fn OnboardingPage() -> impl IntoView {
     }
 }
 
-/// One `<option>` per profile, the chosen one selected.
+/// One `<option>` per profile, the chosen one selected (and added, by its
+/// ID, when it is not among those listed).
 fn profile_options(profiles: Vec<NetworkProfile>, chosen: &str) -> impl IntoView {
-    profiles
+    let unlisted = (!chosen.is_empty() && !profiles.iter().any(|n| n.id.as_str() == chosen)).then(
+        || view! { <option value=chosen.to_string() selected=true>{chosen.to_string()}</option> },
+    );
+    let listed = profiles
         .into_iter()
         .map(|n| {
             let id = n.id.to_string();
             let selected = id == chosen;
             view! { <option value=id selected=selected>{n.name}</option> }
         })
-        .collect_view()
+        .collect_view();
+    view! { {unlisted}{listed} }
 }
 
 /// Profile and language as a GET form (works before hydration too), then the

@@ -69,11 +69,11 @@ pub fn OverviewPage() -> impl IntoView {
                                     <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
                                     <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />
                                     <Card
-                                        id="count-components"
-                                        href="/infrastructure"
-                                        label=t.card_components
-                                        value=c.managed_components.to_string()
-                                        note=(c.managed_components == 0).then(|| t.zero_components.to_string())
+                                        id="count-beacons"
+                                        href="/infrastructure/beacons"
+                                        label=t.card_beacons
+                                        value=c.managed_beacons.to_string()
+                                        note=(c.managed_beacons == 0).then(|| t.zero_beacons.to_string())
                                     />
                                     <Card
                                         id="count-services"

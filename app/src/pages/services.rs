@@ -2,15 +2,17 @@
 //! is none yet), restart and remove behind confirmations, and the form that
 //! publishes a service or changes one (which redeploys it, keeping its address).
 
+use super::choice_search::WithChoices;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::status_class;
 use super::layout::Frame;
+use super::on_demand::OnDemand;
 use super::LoadError;
 use crate::api::list_networks;
 use crate::i18n::texts;
 use crate::i18n_services::{pending_reason, service_texts};
-use crate::infra_api::{agent_choices, list_services_page};
+use crate::infra_api::list_services_page;
 use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -32,6 +34,8 @@ struct Draft {
     editing: RwSignal<bool>,
     /// This page queued a deployment (kept here: the form is redrawn when the list reloads).
     submitted: RwSignal<bool>,
+    /// The form is shown (opened, or a service is being changed).
+    open: RwSignal<bool>,
 }
 
 impl Draft {
@@ -45,6 +49,7 @@ impl Draft {
             advertise: RwSignal::new(String::new()),
             editing: RwSignal::new(false),
             submitted: RwSignal::new(false),
+            open: RwSignal::new(false),
         }
     }
 
@@ -59,6 +64,7 @@ impl Draft {
                 .set(spec.advertise.clone().unwrap_or_default());
         }
         self.editing.set(true);
+        self.open.set(true);
     }
 
     fn clear(&self) {
@@ -100,10 +106,8 @@ pub fn ServicesPage() -> impl IntoView {
         move || (after(), create.version().get(), live.agents()),
         |(after, _, _)| list_services_page(after),
     );
-    // The form's own copy is not live: redrawing it while someone types
-    // would take their focus.
-    let form_agents = Resource::new(move || create.version().get(), |_| agent_choices());
-    let networks = Resource::new(|| (), |_| list_networks(None));
+    // The table names each service's network.
+    let networks = Resource::new(|| (), |_| list_networks(None, None));
     let draft = Draft::new();
     // Restart and remove share the action; their refusals show at the top.
     let errors = FormErrors::of(create, lang);
@@ -160,18 +164,24 @@ pub fn ServicesPage() -> impl IntoView {
                     }
                 })}
             </Transition>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match (form_agents.await, networks.await) {
-                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(agents), Ok(networks)) => {
-                            view! { <PublishForm agents networks=networks.items create draft /> }.into_any()
-                        }
-                    }
-                })}
-            </Transition>
+            <section class="card" id="publish-service">
+                <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
+                <p class="muted">{st.publish_intro}</p>
+                <p class="muted">{st.keeps_address}</p>
+                <OnDemand id="open-publish" label=st.publish_title open=draft.open load=move || publish_section(create, draft) />
+            </section>
         </Frame>
     }
+}
+
+/// The publish form with its Agent and profile lists, as its own WebAssembly
+/// chunk: the Services screen loads without it.
+#[lazy]
+async fn publish_section(create: ServerAction<CreateJob>, draft: Draft) -> AnyView {
+    let form = move |agents, networks, searching| {
+        view! { <PublishForm agents networks searching create draft /> }.into_any()
+    };
+    view! { <WithChoices prefix="service" deployable=true form /> }.into_any()
 }
 
 #[component]
@@ -260,16 +270,36 @@ fn ServiceRow(
     }
 }
 
+/// The publish form, given the Agents (online with Docker) and profiles
+/// that match the searches above it.
 #[component]
 fn PublishForm(
     agents: Vec<AgentChoice>,
     networks: Vec<NetworkProfile>,
+    /// An Agent search is narrowing `agents`.
+    searching: bool,
     create: ServerAction<CreateJob>,
     draft: Draft,
 ) -> impl IntoView {
     let lang = use_lang();
     let st = service_texts(lang);
-    let eligible: Vec<AgentChoice> = agents.into_iter().filter(|a| a.can_deploy_now()).collect();
+    // A search that hides the chosen entry unchooses it; a service being
+    // changed keeps its Agent (the field is locked) and profile.
+    if !draft.editing.get_untracked() {
+        if !agents
+            .iter()
+            .any(|a| a.id == draft.agent_id.get_untracked())
+        {
+            draft.agent_id.set(String::new());
+        }
+        if !networks
+            .iter()
+            .any(|n| n.id.as_str() == draft.network_id.get_untracked())
+        {
+            draft.network_id.set(String::new());
+        }
+    }
+    let eligible = agents;
     let networks = StoredValue::new(networks);
     let chosen_network = move || {
         let id = draft.network_id.get();
@@ -305,7 +335,7 @@ fn PublishForm(
             draft.editing.set(false);
         }
     };
-    let no_agents = eligible.is_empty();
+    let no_agents = eligible.is_empty() && !searching;
     let agent_options = eligible
         .into_iter()
         .map(|a| {
@@ -322,10 +352,6 @@ fn PublishForm(
             .collect_view()
     });
     view! {
-        <section class="card" id="publish-service">
-            <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
-            <p class="muted">{st.publish_intro}</p>
-            <p class="muted">{st.keeps_address}</p>
             {no_agents.then(|| view! { <p class="alert warn" id="services-no-agents">{st.no_agents}</p> })}
             <form on:submit=on_submit novalidate>
                 <label for="service-agent">{st.field_agent}</label>
@@ -396,6 +422,5 @@ fn PublishForm(
                     </p>
                 })}
             </form>
-        </section>
     }
 }

@@ -223,6 +223,14 @@ impl Browsing {
             .unwrap()
     }
 
+    /// Opens a form that loads on demand (`pages::on_demand`): once the page
+    /// is interactive, presses its button and waits for `field`.
+    pub async fn open_form(&self, button: &str, field: &str) {
+        self.hydrated().await;
+        self.page.locator(button).click(None).await.unwrap();
+        self.wait_visible(field).await;
+    }
+
     pub async fn wait_visible(&self, selector: &str) {
         self.page
             .locator(selector)

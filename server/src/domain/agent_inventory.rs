@@ -243,23 +243,44 @@ impl AgentInventory {
         Ok((services, next))
     }
 
-    /// The Agents a job can be queued for (not revoked or moved), by name,
-    /// at most `limit`: what the forms offer. Components are not read: a
-    /// component in error does not stop a deployment, so an Agent whose
-    /// heartbeats arrive counts as online here.
-    pub async fn choices(&self, limit: u64) -> Result<Vec<AgentChoice>, InventoryError> {
-        let agents = agent::Entity::find()
-            .filter(agent::Column::Retired.eq(""))
+    /// The Agents a job can be queued for (not revoked or moved) whose name
+    /// contains `search`, by name, at most `limit`, and whether more match:
+    /// what the forms offer. With `deployable`, only those online with Docker
+    /// ([`AgentChoice::can_deploy_now`]), chosen in the database so that a
+    /// large offline fleet does not crowd them out of the list. Components
+    /// are not read: a component in error does not stop a deployment.
+    pub async fn choices(
+        &self,
+        search: Option<&str>,
+        deployable: bool,
+        limit: u64,
+    ) -> Result<(Vec<AgentChoice>, bool), InventoryError> {
+        let now = super::database_now(&self.db).await;
+        let mut query = agent::Entity::find().filter(agent::Column::Retired.eq(""));
+        if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
+            query = query.filter(super::name_contains(agent::Column::Name, search));
+        }
+        if deployable {
+            // agent_status's "online", as SQL.
+            query = query
+                .filter(agent::Column::Disabled.eq(false))
+                .filter(agent::Column::DockerAvailable.eq(true))
+                .filter(agent::Column::LastHeartbeatAt.gte(now - self.offline_after));
+        }
+        let agents = query
             .order_by_asc(agent::Column::Name)
             .order_by_asc(agent::Column::Id)
-            .limit(limit)
+            .limit(limit + 1)
             .all(&self.db)
             .await?;
-        let now = super::database_now(&self.db).await;
-        Ok(agents
+        let more = agents.len() as u64 > limit;
+        let choices = agents
             .iter()
+            .take(limit as usize)
             .map(|a| AgentChoice::from(&view(a, &[], now, self.offline_after)))
-            .collect())
+            .filter(|a| !deployable || a.can_deploy_now())
+            .collect();
+        Ok((choices, more))
     }
 
     /// The Agents an operator should look at, most urgent first (see

@@ -320,7 +320,7 @@ impl BeaconChecks {
         let mut beacons = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page = self.networks.list(after.as_deref(), PAGE_MAX).await?;
+            let page = self.networks.list(after.as_deref(), None, PAGE_MAX).await?;
             for profile in page.items {
                 for url in &profile.beacons {
                     let key = (profile.id.to_string(), url.clone());

@@ -2,7 +2,7 @@
 //! job out twice), leased while running, and woken for long-polling Agents.
 
 use super::job_wakeup::JobWakeup;
-use super::{audit, desired, split_page, StoreError};
+use super::{audit, deployed_beacons, desired, split_page, StoreError};
 use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobOutcome, JobResult};
@@ -315,6 +315,11 @@ impl JobQueue {
             ..row.clone()
         };
         desired::record_outcome(&txn, &finished, outcome == status::SUCCEEDED, &text, now).await?;
+        let joined = if outcome == status::SUCCEEDED {
+            deployed_beacons::join_profile(&txn, &finished).await?
+        } else {
+            None
+        };
         txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
         audit::record(
@@ -325,6 +330,17 @@ impl JobQueue {
             outcome,
         )
         .await;
+        if let Some(joined) = joined {
+            tracing::info!(network_id = %joined.network_id, url = %joined.url, "deployed Beacon added to its profile");
+            audit::record(
+                &self.db,
+                audit::CONTROL,
+                "network.beacon_added",
+                &joined.network_id,
+                &joined.url,
+            )
+            .await;
+        }
         Ok(())
     }
 

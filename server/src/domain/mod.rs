@@ -7,6 +7,7 @@ pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod beacon_checks;
+pub mod deployed_beacons;
 pub mod desired;
 pub mod enrollment;
 pub mod install_tokens;
@@ -40,6 +41,25 @@ pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) 
     } else {
         None
     }
+}
+
+/// Rows whose `column` contains `search`, ignoring case (ASCII case only on
+/// SQLite, whose `LOWER` knows no other letters). `%`, `_` and `\\` in the
+/// search are matched literally.
+pub fn name_contains<C: sea_orm::ColumnTrait>(
+    column: C,
+    search: &str,
+) -> sea_orm::sea_query::SimpleExpr {
+    use sea_orm::sea_query::{Expr, Func, LikeExpr};
+    let mut pattern = String::from("%");
+    for ch in search.trim().to_lowercase().chars() {
+        if matches!(ch, '%' | '_' | '\\') {
+            pattern.push('\\');
+        }
+        pattern.push(ch);
+    }
+    pattern.push('%');
+    Expr::expr(Func::lower(Expr::col(column))).like(LikeExpr::new(pattern).escape('\\'))
 }
 
 /// Keyset paging for lists ordered newest first by `(created_at, id)`: the

@@ -74,14 +74,24 @@ impl NetworkService {
         Self { db }
     }
 
-    /// One page in name order. The cursor is the last row's ID; its current
-    /// name is looked up, so the cursor stays short and opaque.
-    pub async fn list(&self, after: Option<&str>, limit: u64) -> Result<NetworkPage, NetworkError> {
+    /// One page in name order, of the profiles whose name contains `search`
+    /// when one is given (what the forms' choice lists narrow by). The cursor
+    /// is the last row's ID; its current name is looked up, so the cursor
+    /// stays short and opaque.
+    pub async fn list(
+        &self,
+        after: Option<&str>,
+        search: Option<&str>,
+        limit: u64,
+    ) -> Result<NetworkPage, NetworkError> {
         let limit = limit.clamp(1, PAGE_MAX);
         let mut query = network::Entity::find()
             .order_by_asc(network::Column::Name)
             .order_by_asc(network::Column::Id)
             .limit(limit + 1);
+        if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
+            query = query.filter(super::name_contains(network::Column::Name, search));
+        }
         if let Some(after_id) = after {
             // Restarting silently from the top would hand a paging script repeats.
             let anchor = network::Entity::find_by_id(after_id.to_string())

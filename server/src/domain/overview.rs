@@ -37,8 +37,9 @@ impl OverviewService {
             .filter(agent::Column::LastHeartbeatAt.gt(now - self.offline_after))
             .count(db)
             .await?;
-        let managed_components = component::Entity::find()
+        let managed_beacons = component::Entity::find()
             .filter(component::Column::Desired.eq(true))
+            .filter(component::Column::Kind.eq("beacon"))
             .count(db)
             .await?;
         let services = component::Entity::find()
@@ -51,7 +52,7 @@ impl OverviewService {
             networks_without_beacon,
             agents_online,
             agents_total,
-            managed_components,
+            managed_beacons,
             services,
         })
     }

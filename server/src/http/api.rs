@@ -103,6 +103,8 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<R
 #[derive(Deserialize)]
 struct ListQuery {
     after: Option<String>,
+    /// Only profiles whose name contains this, ignoring case.
+    search: Option<String>,
     limit: Option<u64>,
 }
 
@@ -114,7 +116,11 @@ async fn list_networks(
 ) -> Result<Response, ApiError> {
     let page = state
         .networks
-        .list(q.after.as_deref(), q.limit.unwrap_or(PAGE_MAX))
+        .list(
+            q.after.as_deref(),
+            q.search.as_deref(),
+            q.limit.unwrap_or(PAGE_MAX),
+        )
         .await?;
     Ok(super::extract::page(page.items, page.next))
 }

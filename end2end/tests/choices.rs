@@ -1,0 +1,110 @@
+//! Forms with a large fleet: 205 offline Agents sort before the one Agent
+//! that can deploy. The deploy wizard still offers that Agent (the database
+//! picks deployable ones), and the job form, which offers every Agent,
+//! lists 200 and shows a search box that narrows the list by name.
+
+mod common;
+
+use playwright_rs::expect;
+use std::time::{Duration, Instant};
+
+/// How many `<option>`s `select` holds once it settles on `want`.
+async fn wait_for_options(page: &playwright_rs::Page, select: &str, want: usize) {
+    let started = Instant::now();
+    loop {
+        let have = page
+            .locator(format!("{select} option"))
+            .count()
+            .await
+            .unwrap();
+        if have == want {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "{select}: {have} options, expected {want}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_search_narrows_agent_lists_past_200_and_deployable_agents_come_first() {
+    let control = common::start_control().await;
+    common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
+    let ready = common::SimAgent::enroll(&control.base).await;
+    ready.heartbeat(serde_json::json!([])).await;
+    // 205 enrolled Agents that never sent a heartbeat, named "bulk-001"…
+    control
+        .sql(&format!(
+            "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 205) \
+             INSERT INTO agents (id, name, public_key, hostname, version, tags, disabled, \
+             docker_available, docker_version, last_heartbeat_at, created_at, updated_at) \
+             SELECT 'ka_bulk' || i, printf('bulk-%03d', i), 'key-' || i, '', '', '[]', false, \
+             false, '', NULL, created_at, updated_at FROM n, agents WHERE agents.id = '{}'",
+            ready.id()
+        ))
+        .await;
+
+    let b = common::open_browser("choices", 1280, 900, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+    b.sign_in(&control.base).await;
+
+    // The deploy wizard offers the one Agent online with Docker, and no
+    // search box: one Agent fits.
+    b.goto(&format!("{}/infrastructure/beacons", control.base))
+        .await;
+    b.open_form("#open-deploy", "#deploy-agent").await;
+    wait_for_options(page, "#deploy-agent", 2).await;
+    expect(page.locator(format!("#deploy-agent option[value='{}']", ready.id())))
+        .with_timeout(wait)
+        .to_have_count(1)
+        .await
+        .unwrap();
+    expect(page.locator("#deploy-agent-search"))
+        .with_timeout(wait)
+        .to_be_hidden()
+        .await
+        .unwrap();
+
+    // The job form offers all 206: the first 200 by name, then a search.
+    b.goto(&format!("{}/jobs", control.base)).await;
+    b.open_form("#open-new-job", "#job-agent").await;
+    wait_for_options(page, "#job-agent", 201).await;
+    b.wait_visible("#job-agent-search").await;
+    b.screenshot("1-search-offered").await;
+    page.locator("#job-agent-search")
+        .fill("BULK-204", None)
+        .await
+        .unwrap();
+    wait_for_options(page, "#job-agent", 2).await;
+    expect(page.locator("#job-agent option[value='ka_bulk204']"))
+        .with_timeout(wait)
+        .to_have_count(1)
+        .await
+        .unwrap();
+    // The one the first 200 left out is found too; a search that hides
+    // it again unchooses it.
+    page.locator("#job-agent-search")
+        .fill("edge", None)
+        .await
+        .unwrap();
+    wait_for_options(page, "#job-agent", 2).await;
+    page.locator("#job-agent")
+        .select_option(ready.id().as_str(), None)
+        .await
+        .unwrap();
+    page.locator("#job-agent-search")
+        .fill("no such agent", None)
+        .await
+        .unwrap();
+    wait_for_options(page, "#job-agent", 1).await;
+    expect(page.locator("#new-job"))
+        .with_timeout(wait)
+        .to_contain_text("Nothing matches this search.")
+        .await
+        .unwrap();
+    b.screenshot("2-nothing-matches").await;
+    b.close().await;
+}
