@@ -69,6 +69,12 @@ pub struct Settings {
         value_parser = clap::value_parser!(u32).range(15..=86_400)
     )]
     pub agent_offline_after: u32,
+    /// Bearer token that GET /metrics (Prometheus) requires; unset, /metrics is off.
+    #[arg(long, env = "KNOTROUTE_CONTROL_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+    /// File holding the metrics token (instead of KNOTROUTE_CONTROL_METRICS_TOKEN).
+    #[arg(long, env = "KNOTROUTE_CONTROL_METRICS_TOKEN_FILE")]
+    pub metrics_token_file: Option<PathBuf>,
     /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
     #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
@@ -108,6 +114,8 @@ pub struct Config {
     pub trust_proxy: bool,
     pub site_root: PathBuf,
     pub agent_offline_after: chrono::Duration,
+    /// `None`: GET /metrics answers 404.
+    pub metrics_token: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -130,6 +138,8 @@ pub enum ConfigError {
     PublicUrl(String),
     #[error("KNOTROUTE_CONTROL_DATABASE_URL must start with postgres:// or postgresql://")]
     DatabaseUrl,
+    #[error("KNOTROUTE_CONTROL_METRICS_TOKEN equals another Control secret; give the metrics scraper its own token")]
+    MetricsTokenReused,
 }
 
 fn secret(
@@ -211,6 +221,17 @@ impl Settings {
         if admin_password.expose().trim() == enroll_token.expose().trim() {
             return Err(ConfigError::SameSecrets);
         }
+        let metrics_token = match (&self.metrics_token, &self.metrics_token_file) {
+            (None, None) => None,
+            (value, file) => Some(secret("METRICS_TOKEN", value, file)?),
+        };
+        if metrics_token.as_ref().is_some_and(|m| {
+            [&admin_password, &enroll_token]
+                .iter()
+                .any(|other| other.expose().trim() == m.expose().trim())
+        }) {
+            return Err(ConfigError::MetricsTokenReused);
+        }
         let public_url = match self
             .public_url
             .as_deref()
@@ -230,6 +251,7 @@ impl Settings {
             trust_proxy: self.trust_proxy,
             site_root: self.site_root.clone().unwrap_or_else(default_site_root),
             agent_offline_after: chrono::Duration::seconds(self.agent_offline_after.into()),
+            metrics_token,
         })
     }
 }
@@ -275,6 +297,28 @@ mod tests {
             "/tmp/x",
         ])
         .settings
+    }
+
+    #[test]
+    fn the_metrics_token_is_optional_but_long_and_its_own() {
+        let mut s = settings("admin-password-0123", "enroll-token-0123456789");
+        assert!(
+            s.validate().unwrap().metrics_token.is_none(),
+            "off by default"
+        );
+        s.metrics_token = Some("short".into());
+        assert_eq!(
+            s.validate().unwrap_err(),
+            ConfigError::TooShort("METRICS_TOKEN")
+        );
+        s.metrics_token = Some("admin-password-0123".into());
+        assert_eq!(s.validate().unwrap_err(), ConfigError::MetricsTokenReused);
+        s.metrics_token = Some("metrics-token-0123456789".into());
+        let config = s.validate().unwrap();
+        assert_eq!(
+            config.metrics_token.unwrap().expose(),
+            "metrics-token-0123456789"
+        );
     }
 
     #[test]

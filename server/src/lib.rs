@@ -7,6 +7,7 @@ pub mod db;
 pub mod domain;
 pub mod entities;
 pub mod http;
+pub mod metrics;
 pub mod ssr;
 pub mod state;
 

@@ -13,6 +13,7 @@ use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
 use crate::http::invite_page::InviteThrottle;
+use crate::metrics::Metrics;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
 use sea_orm::DatabaseConnection;
@@ -37,6 +38,7 @@ pub struct AppState {
     pub overview: OverviewService,
     /// What the admin screens' live updates are made of.
     pub live: ChangeFeed,
+    pub metrics: Metrics,
     pub leptos: LeptosOptions,
 }
 
@@ -52,8 +54,10 @@ impl AppState {
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         let networks = NetworkService::new(db.clone());
+        let metrics = Metrics::new();
         Self {
-            beacons: BeaconChecks::new(db.clone(), networks.clone()),
+            beacons: BeaconChecks::new(db.clone(), networks.clone(), metrics.clone()),
+            metrics,
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
             invite_throttle: InviteThrottle::default(),
             networks,

@@ -22,12 +22,24 @@ where
     Fut: Future<Output = AnyView> + Send + 'static,
 {
     let t = texts(use_lang());
+    // The pressed button goes away: keyboard focus moves to the form's region
+    // instead of falling back to the top of the page; Tab goes on to its fields.
+    let region = NodeRef::<leptos::html::Div>::new();
+    Effect::new(move |_| {
+        if open.get() {
+            if let Some(region) = region.get() {
+                let _ = region.focus();
+            }
+        }
+    });
     move || {
         if open.get() {
             view! {
-                <Suspense fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                    {move || Suspend::new(load())}
-                </Suspense>
+                <div class="on-demand" tabindex="-1" node_ref=region>
+                    <Suspense fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                        {move || Suspend::new(load())}
+                    </Suspense>
+                </div>
             }
             .into_any()
         } else {

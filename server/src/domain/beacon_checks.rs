@@ -10,6 +10,7 @@ use super::agents::bounded;
 use super::networks::{NetworkError, NetworkService, PAGE_MAX};
 use super::StoreError;
 use crate::entities::{beacon_check, component};
+use crate::metrics::Metrics;
 use chrono::{SecondsFormat, Utc};
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView, CheckClass, ManagedBeacon};
 use protocol::validation::FieldError;
@@ -204,14 +205,16 @@ pub struct BeaconChecks {
     db: DatabaseConnection,
     networks: NetworkService,
     timeout: Duration,
+    metrics: Metrics,
 }
 
 impl BeaconChecks {
-    pub fn new(db: DatabaseConnection, networks: NetworkService) -> Self {
+    pub fn new(db: DatabaseConnection, networks: NetworkService, metrics: Metrics) -> Self {
         Self {
             db,
             networks,
             timeout: CHECK_TIMEOUT,
+            metrics,
         }
     }
 
@@ -222,7 +225,13 @@ impl BeaconChecks {
         if !profile.beacons.contains(&url) {
             return Err(BeaconError::NotInProfile);
         }
+        let started = std::time::Instant::now();
         let probe = probe(&url, self.timeout).await;
+        self.metrics.beacon_checked(
+            probe.class.as_str(),
+            probe.class == CheckClass::Ok,
+            started.elapsed().as_secs_f64(),
+        );
         let row = beacon_check::ActiveModel {
             network_id: Set(network_id.to_string()),
             url: Set(url),

@@ -22,6 +22,15 @@ pub const RESULT_MAX: usize = 64 * 1024;
 /// safety net should a NOTIFY be lost (a listener reconnecting).
 pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// A job whose result was just recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedJob {
+    pub kind: String,
+    pub status: &'static str,
+    /// From the Agent taking it to its result.
+    pub ran_for: Option<std::time::Duration>,
+}
+
 pub mod status {
     pub const PENDING: &str = "pending";
     pub const RUNNING: &str = "running";
@@ -281,15 +290,20 @@ impl JobQueue {
     }
 
     /// Records an Agent's result. Only the Agent that holds the job may report;
-    /// the first result wins and a repeat is accepted without changing anything.
-    pub async fn report_result(&self, agent_id: &str, result: &JobResult) -> Result<(), JobError> {
+    /// the first result wins and a repeat is accepted without changing anything
+    /// (then `None`: only the call that recorded it returns the finished job).
+    pub async fn report_result(
+        &self,
+        agent_id: &str,
+        result: &JobResult,
+    ) -> Result<Option<FinishedJob>, JobError> {
         let row = job::Entity::find_by_id(result.job_id.as_str())
             .one(&self.db)
             .await?
             .filter(|j| j.agent_id == agent_id)
             .ok_or(JobError::NotFound)?;
         if row.status != status::RUNNING {
-            return Ok(());
+            return Ok(None);
         }
         let outcome = match result.status {
             JobOutcome::Succeeded => status::SUCCEEDED,
@@ -308,7 +322,7 @@ impl JobQueue {
             .await?;
         if done.rows_affected == 0 {
             // Another replica recorded the same result first.
-            return Ok(());
+            return Ok(None);
         }
         let finished = job::Model {
             status: outcome.to_string(),
@@ -341,7 +355,11 @@ impl JobQueue {
             )
             .await;
         }
-        Ok(())
+        Ok(Some(FinishedJob {
+            kind: row.kind,
+            status: outcome,
+            ran_for: row.started_at.and_then(|at| (now - at).to_std().ok()),
+        }))
     }
 
     /// Running jobs whose lease passed at `now` become `expired`, each audited
@@ -397,6 +415,22 @@ impl JobQueue {
             .exec(db)
             .await?;
         Ok(done.rows_affected)
+    }
+
+    /// How many jobs are stored, by status (for the metrics endpoint).
+    pub async fn count_by_status(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let rows: Vec<(String, i64)> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Status)
+            .column_as(job::Column::Id.count(), "count")
+            .group_by(job::Column::Status)
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(status, n)| (status, n.max(0) as u64))
+            .collect())
     }
 
     /// Jobs newest first, optionally of one status and one agent; `after` is

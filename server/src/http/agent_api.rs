@@ -113,6 +113,7 @@ async fn heartbeat(
     let (agent, heartbeat): (_, Heartbeat) =
         signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
     // `None`: the report is unchanged and nothing awaits reconciliation.
+    state.metrics.heartbeat();
     let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? else {
         return Ok(Json(Ack { ok: true }));
     };
@@ -164,6 +165,12 @@ async fn job_result(
 ) -> Result<Json<Ack>, ApiError> {
     let (agent, result): (_, JobResult) =
         signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
-    state.jobs.report_result(&agent.id, &result).await?;
+    if let Some(finished) = state.jobs.report_result(&agent.id, &result).await? {
+        if let Some(ran_for) = finished.ran_for {
+            state
+                .metrics
+                .job_finished(&finished.kind, finished.status, ran_for.as_secs_f64());
+        }
+    }
     Ok(Json(Ack { ok: true }))
 }

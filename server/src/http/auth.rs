@@ -64,10 +64,12 @@ enum Access {
 
 fn access_for(path: &str) -> Access {
     const PUBLIC_PREFIXES: [&str; 3] = ["/pkg/", "/lang/", "/join/"];
-    const PUBLIC_PATHS: [&str; 6] = [
+    // /metrics checks its own bearer token.
+    const PUBLIC_PATHS: [&str; 7] = [
         "/login",
         "/healthz",
         "/readyz",
+        "/metrics",
         "/favicon.svg",
         "/api/v1/session",
         app::api::SIGN_IN_PATH,

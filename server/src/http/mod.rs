@@ -13,6 +13,7 @@ pub mod invite_page;
 mod invite_text;
 pub mod jobs_api;
 pub mod lang;
+pub mod metrics;
 pub mod onboarding_api;
 pub mod security;
 
@@ -49,6 +50,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/metrics", get(metrics::scrape))
         .route("/lang/{code}", get(lang::switch_language))
         .route("/join/{token}", get(invite_page::show))
         .nest("/api/v1", api::routes())
@@ -70,6 +72,7 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(from_fn(error::json_payload_too_large))
         .layer(from_fn(security::security_headers))
+        .layer(from_fn_with_state(state.clone(), metrics::time_requests))
         // gzip for pages, JSON and the WebAssembly when the client accepts it;
         // tower-http's default predicate leaves server-sent events, images and
         // tiny bodies alone, so live updates are not buffered.

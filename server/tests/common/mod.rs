@@ -68,6 +68,8 @@ pub struct Options {
     pub public_url: Option<String>,
     /// Share this PostgreSQL database (a second replica) instead of a fresh one.
     pub database_url: Option<String>,
+    /// Turns GET /metrics on with this bearer token.
+    pub metrics_token: Option<String>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -102,6 +104,10 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     if let Some(url) = options.public_url {
         args.push("--public-url".into());
         args.push(url);
+    }
+    if let Some(token) = options.metrics_token {
+        args.push("--metrics-token".into());
+        args.push(token);
     }
     // Parse from explicit arguments only, so the developer's environment cannot leak in.
     let cli = Cli::try_parse_from(args).expect("test arguments parse");
