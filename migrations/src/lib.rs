@@ -14,6 +14,7 @@ mod m20261130_000007_beacon_checks;
 mod m20261130_000008_job_network;
 mod m20261130_000009_invites;
 mod m20261130_000010_sidecar_index;
+mod m20261130_000011_schedule_leases;
 
 pub struct Migrator;
 
@@ -31,6 +32,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000008_job_network::Migration),
             Box::new(m20261130_000009_invites::Migration),
             Box::new(m20261130_000010_sidecar_index::Migration),
+            Box::new(m20261130_000011_schedule_leases::Migration),
         ]
     }
 }

@@ -69,6 +69,14 @@ pub struct Settings {
         value_parser = clap::value_parser!(u32).range(15..=86_400)
     )]
     pub agent_offline_after: u32,
+    /// Seconds between scheduled checks of every Beacon URL (default 60); 0 turns them off.
+    #[arg(
+        long,
+        env = "KNOTROUTE_CONTROL_BEACON_CHECK_INTERVAL",
+        default_value_t = crate::domain::beacon_schedule::DEFAULT_INTERVAL_SECS,
+        value_parser = beacon_interval
+    )]
+    pub beacon_check_interval: u32,
     /// Bearer token that GET /metrics (Prometheus) requires; unset, /metrics is off.
     #[arg(long, env = "KNOTROUTE_CONTROL_METRICS_TOKEN", hide_env_values = true)]
     pub metrics_token: Option<String>,
@@ -78,6 +86,15 @@ pub struct Settings {
     /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
     #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
+}
+
+/// 0 (off) or 10 s to a day: a shorter round would only load the Beacons.
+fn beacon_interval(raw: &str) -> Result<u32, String> {
+    match raw.trim().parse::<u32>() {
+        Ok(0) => Ok(0),
+        Ok(secs) if (10..=86_400).contains(&secs) => Ok(secs),
+        _ => Err("use 0 (off) or 10 to 86400 seconds".into()),
+    }
 }
 
 /// A secret that never appears in `Debug` output or logs.
@@ -116,6 +133,8 @@ pub struct Config {
     pub agent_offline_after: chrono::Duration,
     /// `None`: GET /metrics answers 404.
     pub metrics_token: Option<Secret>,
+    /// `None`: no scheduled Beacon checks.
+    pub beacon_check_interval: Option<chrono::Duration>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -252,6 +271,8 @@ impl Settings {
             site_root: self.site_root.clone().unwrap_or_else(default_site_root),
             agent_offline_after: chrono::Duration::seconds(self.agent_offline_after.into()),
             metrics_token,
+            beacon_check_interval: (self.beacon_check_interval > 0)
+                .then(|| chrono::Duration::seconds(self.beacon_check_interval.into())),
         })
     }
 }

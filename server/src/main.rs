@@ -44,6 +44,15 @@ async fn main() -> ExitCode {
 
     let state = AppState::new(config.clone(), conn);
     spawn_pruning(state.clone());
+    if let Some(interval) = config.beacon_check_interval {
+        server::domain::beacon_schedule::BeaconSchedule::new(
+            state.db.clone(),
+            state.beacons.clone(),
+            state.networks.clone(),
+            interval,
+        )
+        .spawn();
+    }
     let listener = match tokio::net::TcpListener::bind(config.listen).await {
         Ok(l) => l,
         Err(e) => {

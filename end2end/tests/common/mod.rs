@@ -90,6 +90,9 @@ pub async fn start_control_with(settings: &[(&str, &str)]) -> Control {
         .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
         .env("KNOTROUTE_CONTROL_SITE_ROOT", &site)
         .env("RUST_LOG", "warn")
+        // Scheduled checks would change what a Beacon row shows while a test
+        // looks at it; a test that wants them sets an interval.
+        .env("KNOTROUTE_CONTROL_BEACON_CHECK_INTERVAL", "0")
         .envs(settings.iter().copied())
         .stdout(Stdio::null())
         .spawn()

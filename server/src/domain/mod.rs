@@ -7,6 +7,7 @@ pub mod agents;
 pub mod audit;
 pub mod auth;
 pub mod beacon_checks;
+pub mod beacon_schedule;
 pub mod deployed_beacons;
 pub mod desired;
 pub mod enrollment;

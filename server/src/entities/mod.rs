@@ -12,4 +12,5 @@ pub mod invite;
 pub mod job;
 pub mod login_failure;
 pub mod network;
+pub mod schedule_lease;
 pub mod seen_signature;

@@ -224,6 +224,11 @@ impl Drop for ControlProcess {
 /// Starts `knotroute-control` on a free loopback port against `database_url`
 /// and waits until it answers /readyz (it migrates first, under the lock).
 pub async fn spawn_control(database_url: &str) -> ControlProcess {
+    spawn_control_with(database_url, &[]).await
+}
+
+/// As [`spawn_control`], with extra settings (`KNOTROUTE_CONTROL_…` variables).
+pub async fn spawn_control_with(database_url: &str, settings: &[(&str, &str)]) -> ControlProcess {
     let data = tempfile::tempdir().expect("temp dir");
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
@@ -238,6 +243,7 @@ pub async fn spawn_control(database_url: &str) -> ControlProcess {
         .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
         .env("KNOTROUTE_CONTROL_DATABASE_URL", database_url)
         .env("RUST_LOG", "warn")
+        .envs(settings.iter().copied())
         .stdout(std::process::Stdio::null())
         .spawn()
         .expect("start knotroute-control");

@@ -1,0 +1,189 @@
+//! Scheduled Beacon checks: every round, every Beacon URL of every profile
+//! is checked (the same check as the "Check" button, kept as history), a
+//! bounded number at a time and in random order, by exactly one replica: the
+//! one that moves the round's lease on. Checks older than 30 days are pruned.
+
+use super::beacon_checks::BeaconChecks;
+use super::networks::{NetworkService, PAGE_MAX};
+use super::StoreError;
+use crate::entities::{beacon_check, schedule_lease};
+use chrono::{DateTime, Duration, Utc};
+use futures_util::StreamExt;
+use protocol::beacons::BeaconRef;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
+
+pub const DEFAULT_INTERVAL_SECS: u32 = 60;
+/// Checks in flight at once. Each waits at most `CHECK_TIMEOUT` (5 s), so a
+/// round of 1,000 URLs that all time out still ends within 80 s; healthy
+/// ones take milliseconds.
+pub const CONCURRENCY: usize = 64;
+/// How long check history is kept.
+pub const HISTORY: Duration = Duration::days(30);
+const LEASE: &str = "beacon_checks";
+
+/// What one round did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RoundReport {
+    pub checked: usize,
+    pub failed: usize,
+}
+
+#[derive(Clone)]
+pub struct BeaconSchedule {
+    db: DatabaseConnection,
+    checks: BeaconChecks,
+    networks: NetworkService,
+    interval: Duration,
+}
+
+impl BeaconSchedule {
+    pub fn new(
+        db: DatabaseConnection,
+        checks: BeaconChecks,
+        networks: NetworkService,
+        interval: Duration,
+    ) -> Self {
+        Self {
+            db,
+            checks,
+            networks,
+            interval,
+        }
+    }
+
+    /// Whether this replica runs the round due at `now`. The first call ever
+    /// schedules the first round one interval ahead (a fresh start does not
+    /// check at once); afterwards the replica whose update moves `next_at` on
+    /// wins, and the next round is one interval later, give or take 10 %, so
+    /// rounds do not fall into step with other periodic load.
+    pub async fn claim_round(&self, now: DateTime<Utc>) -> Result<bool, StoreError> {
+        let first = schedule_lease::ActiveModel {
+            name: Set(LEASE.to_string()),
+            next_at: Set(now + self.interval),
+        };
+        schedule_lease::Entity::insert(first)
+            .on_conflict(
+                OnConflict::column(schedule_lease::Column::Name)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        let tenth = (self.interval.num_milliseconds() / 10).max(1);
+        let jitter = Duration::milliseconds(rand::thread_rng().gen_range(-tenth..=tenth));
+        let moved = schedule_lease::Entity::update_many()
+            .col_expr(
+                schedule_lease::Column::NextAt,
+                (now + self.interval + jitter).into(),
+            )
+            .filter(schedule_lease::Column::Name.eq(LEASE))
+            .filter(schedule_lease::Column::NextAt.lte(now))
+            .exec(&self.db)
+            .await?;
+        Ok(moved.rows_affected == 1)
+    }
+
+    /// Checks every Beacon URL of every profile once.
+    pub async fn run_round(&self) -> Result<RoundReport, StoreError> {
+        let mut targets = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self
+                .networks
+                .list(after.as_deref(), None, PAGE_MAX)
+                .await
+                .map_err(|e| match e {
+                    super::networks::NetworkError::Store(s) => s,
+                    other => StoreError(sea_orm::DbErr::Custom(other.to_string())),
+                })?;
+            for profile in page.items {
+                for url in profile.beacons {
+                    targets.push(BeaconRef {
+                        network_id: profile.id.to_string(),
+                        url,
+                    });
+                }
+            }
+            match page.next {
+                Some(next) => after = Some(next),
+                None => break,
+            }
+        }
+        // Random order: a slow Beacon does not always hold up the same others.
+        targets.shuffle(&mut rand::thread_rng());
+        let results: Vec<bool> = futures_util::stream::iter(targets)
+            .map(|target| {
+                let checks = self.checks.clone();
+                async move {
+                    match checks.check(&target).await {
+                        Ok(view) => Some(view.ok),
+                        // Removed from its profile since the round began.
+                        Err(e) => {
+                            tracing::debug!(url = %target.url, error = %e, "scheduled check skipped");
+                            None
+                        }
+                    }
+                }
+            })
+            .buffer_unordered(CONCURRENCY)
+            .filter_map(|ok| async move { ok })
+            .collect()
+            .await;
+        Ok(RoundReport {
+            checked: results.len(),
+            failed: results.iter().filter(|ok| !**ok).count(),
+        })
+    }
+
+    /// Deletes checks older than [`HISTORY`] at `now`; returns how many.
+    pub async fn prune(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        let done = beacon_check::Entity::delete_many()
+            .filter(beacon_check::Column::CheckedAt.lt(now - HISTORY))
+            .exec(&self.db)
+            .await?;
+        Ok(done.rows_affected)
+    }
+
+    /// Runs rounds for as long as Control runs. Every replica looks every few
+    /// seconds whether a round is due; the lease lets one of them run it.
+    pub fn spawn(self) {
+        let look_every = std::time::Duration::from_secs(5).min(
+            self.interval
+                .to_std()
+                .unwrap_or(std::time::Duration::from_secs(5)),
+        );
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(look_every);
+            tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+            loop {
+                tick.tick().await;
+                match self.claim_round(Utc::now()).await {
+                    Ok(false) => continue,
+                    Ok(true) => {}
+                    Err(e) => {
+                        tracing::warn!(error = %e, "scheduling Beacon checks failed");
+                        continue;
+                    }
+                }
+                let started = std::time::Instant::now();
+                match self.run_round().await {
+                    Ok(report) => tracing::info!(
+                        checked = report.checked,
+                        failed = report.failed,
+                        took_ms = started.elapsed().as_millis() as u64,
+                        "scheduled Beacon checks done"
+                    ),
+                    Err(e) => tracing::warn!(error = %e, "scheduled Beacon checks failed"),
+                }
+                match self.prune(Utc::now()).await {
+                    Ok(0) => {}
+                    Ok(n) => tracing::info!(deleted = n, "old Beacon checks pruned"),
+                    Err(e) => tracing::warn!(error = %e, "pruning Beacon checks failed"),
+                }
+            }
+        });
+    }
+}
