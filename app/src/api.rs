@@ -76,6 +76,21 @@ pub async fn list_networks(
     )
 }
 
+/// The layered diagnosis of a profile (Beacons, Agents, services), in the
+/// page's language.
+#[server(prefix = "/ui", endpoint = "diagnose_network")]
+pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagnosis, UiError> {
+    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
+    with_status(
+        async {
+            crate::backend::backend()?
+                .diagnose_network(parse_id(&id)?, lang)
+                .await
+        }
+        .await,
+    )
+}
+
 #[server(prefix = "/ui", endpoint = "get_network")]
 pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
     with_status(async { crate::backend::backend()?.get_network(parse_id(&id)?).await }.await)

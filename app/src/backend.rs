@@ -71,6 +71,12 @@ pub trait AdminBackend: Send + Sync + 'static {
     /// The newest install tokens (one screenful).
     async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError>;
     async fn revoke_install_token(&self, id: String) -> Result<(), UiError>;
+    /// The layered diagnosis of a profile, in `lang`.
+    async fn diagnose_network(
+        &self,
+        id: NetworkId,
+        lang: protocol::Lang,
+    ) -> Result<protocol::diagnostics::Diagnosis, UiError>;
     /// The newest enrollment attempts (one screenful), in the request's language.
     async fn enrollment_log(&self, lang: protocol::Lang)
         -> Result<Vec<EnrollmentAttempt>, UiError>;

@@ -70,6 +70,11 @@ pub struct Texts {
     pub find_network: &'static str,
     pub find_hint: &'static str,
     pub no_match: &'static str,
+    pub diagnose_title: &'static str,
+    pub diagnose_intro: &'static str,
+    pub diagnose: &'static str,
+    pub diagnosing: &'static str,
+    pub next_step: &'static str,
 }
 
 pub static EN: Texts = Texts {
@@ -139,6 +144,11 @@ pub static EN: Texts = Texts {
     find_network: "Find a profile by name",
     find_hint: "The list shows the first ones by name; type part of a name to narrow it.",
     no_match: "Nothing matches this search.",
+    diagnose_title: "Diagnose",
+    diagnose_intro: "Checks layer by layer: each Beacon (DNS, TCP, /healthz with TLS, the relay port), then this network's Agents (online, Docker), then its services (container, .knot address), in the order to fix them.",
+    diagnose: "Diagnose",
+    diagnosing: "Checking…",
+    next_step: "Next step:",
 };
 
 pub static RU: Texts = Texts {
@@ -208,6 +218,11 @@ pub static RU: Texts = Texts {
     find_network: "Найти профиль по имени",
     find_hint: "Список показывает первые по имени; введите часть имени, чтобы сузить его.",
     no_match: "Ничего не найдено.",
+    diagnose_title: "Диагностика",
+    diagnose_intro: "Проверяет по слоям: каждый маяк (DNS, TCP, /healthz с TLS, порт релея), затем агентов этой сети (в сети, Docker), затем её сервисы (контейнер, адрес .knot) — в том порядке, в каком стоит исправлять.",
+    diagnose: "Диагностировать",
+    diagnosing: "Проверка…",
+    next_step: "Что делать:",
 };
 
 pub fn texts(lang: Lang) -> &'static Texts {

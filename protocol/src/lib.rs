@@ -6,6 +6,7 @@
 pub mod agent;
 pub mod api;
 pub mod beacons;
+pub mod diagnostics;
 pub mod ids;
 pub mod jobs;
 pub mod live;

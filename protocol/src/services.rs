@@ -6,7 +6,8 @@ use crate::api::{AgentView, ComponentView};
 use crate::jobs::DeploySidecar;
 
 /// Why a service has no `.knot` address yet, in the order to look into it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AddressPending {
     /// Its Agent is offline, disabled or gone: nothing can report it.
     AgentAway,

@@ -261,6 +261,22 @@ impl AdminBackend for Backend {
         Ok(app::infra_api::ServiceListPage { items, next })
     }
 
+    async fn diagnose_network(
+        &self,
+        id: NetworkId,
+        lang: protocol::Lang,
+    ) -> Result<protocol::diagnostics::Diagnosis, UiError> {
+        use crate::domain::diagnostics::DiagnosticsError;
+        self.state
+            .diagnostics
+            .diagnose(&id, lang)
+            .await
+            .map_err(|e| match e {
+                DiagnosticsError::Network(e) => ui_network_error(e),
+                DiagnosticsError::Inventory(e) => ui_inventory_error(e),
+            })
+    }
+
     async fn onboarding_guide(
         &self,
         network: NetworkId,

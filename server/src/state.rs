@@ -4,6 +4,7 @@ use crate::config::Config;
 use crate::domain::agent_inventory::AgentInventory;
 use crate::domain::beacon_checks::BeaconChecks;
 use crate::domain::desired::Reconciler;
+use crate::domain::diagnostics::Diagnostics;
 use crate::domain::enrollment::Enrollment;
 use crate::domain::install_tokens::InstallTokens;
 use crate::domain::invites::Invites;
@@ -39,6 +40,7 @@ pub struct AppState {
     /// What the admin screens' live updates are made of.
     pub live: ChangeFeed,
     pub metrics: Metrics,
+    pub diagnostics: Diagnostics,
     pub leptos: LeptosOptions,
 }
 
@@ -55,21 +57,23 @@ impl AppState {
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         let networks = NetworkService::new(db.clone());
         let metrics = Metrics::new();
+        let inventory = AgentInventory::new(
+            db.clone(),
+            reconciler.clone(),
+            install_tokens.clone(),
+            config.agent_offline_after,
+        );
         Self {
             beacons: BeaconChecks::new(db.clone(), networks.clone(), metrics.clone()),
             metrics,
+            diagnostics: Diagnostics::new(networks.clone(), inventory.clone()),
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
             invite_throttle: InviteThrottle::default(),
             networks,
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone()),
             enrollment: Enrollment::new(db.clone(), config.enroll_token.expose()),
-            inventory: AgentInventory::new(
-                db.clone(),
-                reconciler.clone(),
-                install_tokens.clone(),
-                config.agent_offline_after,
-            ),
+            inventory,
             install_tokens,
             jobs,
             reconciler,

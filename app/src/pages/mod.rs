@@ -7,6 +7,7 @@ pub mod beacons;
 pub mod choice_search;
 pub mod confirm;
 pub mod deploy_beacon;
+pub mod diagnose;
 pub mod form_errors;
 pub mod infrastructure;
 pub mod job;

@@ -119,6 +119,7 @@ pub fn NetworkPage() -> impl IntoView {
                                         {crate::i18n_onboarding::onboarding_texts(lang).onboard_users}
                                     </a>
                                 </p>
+                                <super::diagnose::DiagnoseSection id=id.clone() />
                                 <NetworkForm existing=Some(n) />
                                 <DeleteNetworkButton id />
                             }

@@ -146,9 +146,29 @@ impl AgentInventory {
             .collect())
     }
 
+    /// The Agents that run (or are to run) a component of `network_id`, by
+    /// name, each with all its components.
+    pub async fn in_network(&self, network_id: &str) -> Result<Vec<AgentView>, InventoryError> {
+        let of_network = Query::select()
+            .column(component::Column::AgentId)
+            .from(component::Entity)
+            .and_where(component::Column::NetworkId.eq(network_id))
+            .to_owned();
+        self.views_by_name(agent::Entity::find().filter(agent::Column::Id.in_subquery(of_network)))
+            .await
+    }
+
     /// Every Agent with its components, by name. (Two queries, whatever the count.)
     pub async fn list(&self) -> Result<Vec<AgentView>, InventoryError> {
-        let agents = agent::Entity::find()
+        self.views_by_name(agent::Entity::find()).await
+    }
+
+    /// The Agents `query` selects, by name, each with all its components.
+    async fn views_by_name(
+        &self,
+        query: sea_orm::Select<agent::Entity>,
+    ) -> Result<Vec<AgentView>, InventoryError> {
+        let agents = query
             .order_by_asc(agent::Column::Name)
             .order_by_asc(agent::Column::Id)
             .all(&self.db)

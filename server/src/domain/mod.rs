@@ -10,6 +10,8 @@ pub mod beacon_checks;
 pub mod beacon_schedule;
 pub mod deployed_beacons;
 pub mod desired;
+pub mod diagnostics;
+pub mod diagnostics_text;
 pub mod enrollment;
 pub mod install_tokens;
 pub mod invites;

@@ -9,6 +9,25 @@ use cookie::{Cookie, SameSite};
 use serde::Deserialize;
 
 /// The request's language: the remembered choice, else `Accept-Language`.
+/// `?lang=` when given (refused by name when unknown), else [`request_lang`].
+pub fn chosen_lang(
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Result<Lang, super::error::ApiError> {
+    match query {
+        None => Ok(request_lang(headers)),
+        Some(code) => Lang::from_code(code).ok_or_else(|| {
+            super::error::ApiError::new(
+                axum::http::StatusCode::BAD_REQUEST,
+                "invalid_lang",
+                "Unknown language.",
+            )
+            .hint("Use lang=en or lang=ru.")
+            .on_field("lang")
+        }),
+    }
+}
+
 pub fn request_lang(headers: &HeaderMap) -> Lang {
     let chosen = cookie_value(headers, LANG_COOKIE).and_then(|v| Lang::from_code(&v));
     chosen.unwrap_or_else(|| {

@@ -5,6 +5,7 @@ pub mod agents_api;
 pub mod api;
 pub mod auth;
 pub mod beacons_api;
+pub mod diagnostics_api;
 pub mod error;
 pub mod events;
 pub mod extract;

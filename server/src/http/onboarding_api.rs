@@ -3,7 +3,7 @@
 
 use super::error::ApiError;
 use super::extract::{page, ApiJson, ApiQuery};
-use super::lang::request_lang;
+use super::lang::chosen_lang;
 use crate::domain::onboarding;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -12,7 +12,7 @@ use axum::response::Response;
 use axum::routing::{delete, get};
 use axum::{Json, Router};
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
-use protocol::{Lang, NetworkId};
+use protocol::NetworkId;
 use serde::Deserialize;
 
 pub fn routes() -> Router<AppState> {
@@ -50,14 +50,7 @@ async fn network_onboarding(
         .as_deref()
         .and_then(Platform::parse)
         .ok_or_else(platform_error)?;
-    let lang = match q.lang.as_deref() {
-        None => request_lang(&headers),
-        Some(code) => Lang::from_code(code).ok_or_else(|| {
-            ApiError::new(StatusCode::BAD_REQUEST, "invalid_lang", "Unknown language.")
-                .hint("Use lang=en or lang=ru.")
-                .on_field("lang")
-        })?,
-    };
+    let lang = chosen_lang(q.lang.as_deref(), &headers)?;
     let profile = state.networks.get(&super::api::parse_id(&id)?).await?;
     Ok(Json(onboarding::guide(&profile, "", platform, lang)))
 }

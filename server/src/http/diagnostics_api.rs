@@ -1,0 +1,42 @@
+//! `GET /api/v1/networks/{id}/diagnostics?lang=`: the layered diagnosis.
+
+use super::error::ApiError;
+use super::extract::ApiQuery;
+use super::lang::chosen_lang;
+use crate::domain::diagnostics::DiagnosticsError;
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::routing::get;
+use axum::{Json, Router};
+use protocol::diagnostics::Diagnosis;
+use serde::Deserialize;
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route("/networks/{id}/diagnostics", get(diagnose))
+}
+
+#[derive(Deserialize)]
+struct DiagnoseQuery {
+    lang: Option<String>,
+}
+
+impl From<DiagnosticsError> for ApiError {
+    fn from(e: DiagnosticsError) -> Self {
+        match e {
+            DiagnosticsError::Network(e) => e.into(),
+            DiagnosticsError::Inventory(e) => e.into(),
+        }
+    }
+}
+
+async fn diagnose(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+    ApiQuery(q): ApiQuery<DiagnoseQuery>,
+) -> Result<Json<Diagnosis>, ApiError> {
+    let lang = chosen_lang(q.lang.as_deref(), &headers)?;
+    let id = super::api::parse_id(&id)?;
+    Ok(Json(state.diagnostics.diagnose(&id, lang).await?))
+}
