@@ -240,7 +240,9 @@ impl Settings {
         if admin_password.expose().trim() == enroll_token.expose().trim() {
             return Err(ConfigError::SameSecrets);
         }
-        let metrics_token = match (&self.metrics_token, &self.metrics_token_file) {
+        // Empty counts as unset: /metrics stays off rather than Control refusing to start.
+        let metrics_value = self.metrics_token.clone().filter(|v| !v.trim().is_empty());
+        let metrics_token = match (&metrics_value, &self.metrics_token_file) {
             (None, None) => None,
             (value, file) => Some(secret("METRICS_TOKEN", value, file)?),
         };
@@ -326,6 +328,11 @@ mod tests {
         assert!(
             s.validate().unwrap().metrics_token.is_none(),
             "off by default"
+        );
+        s.metrics_token = Some(String::new());
+        assert!(
+            s.validate().unwrap().metrics_token.is_none(),
+            "empty counts as unset"
         );
         s.metrics_token = Some("short".into());
         assert_eq!(

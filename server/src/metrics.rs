@@ -17,6 +17,8 @@ pub struct Metrics {
 
 struct Inner {
     registry: Registry,
+    /// Two scrapes at once must not see each other's gauge reset.
+    rendering: std::sync::Mutex<()>,
     http_requests: HistogramVec,
     heartbeats: IntCounter,
     beacon_checks: HistogramVec,
@@ -166,6 +168,7 @@ impl Metrics {
                 .expect("valid gauge"),
             ),
             registry,
+            rendering: std::sync::Mutex::new(()),
         };
         Self {
             inner: Arc::new(inner),
@@ -210,6 +213,10 @@ impl Metrics {
     /// The text exposition (format 0.0.4), with the gauges set from `now`.
     pub fn render(&self, now: &Snapshot) -> String {
         let inner = &self.inner;
+        let _one_at_a_time = inner
+            .rendering
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         inner.agents_online.set(now.agents_online as i64);
         inner.agents_total.set(now.agents_total as i64);
         // A status with no jobs left reads 0 instead of its last value.

@@ -125,6 +125,17 @@ on_both_databases!(
             assert_eq!(r.status(), 200);
         }
 
+        // A made-up method does not become a label of its own.
+        let r = reqwest::Client::new()
+            .request(
+                reqwest::Method::from_bytes(b"FOO").unwrap(),
+                c.url("/healthz"),
+            )
+            .send()
+            .await
+            .unwrap();
+        assert!(r.status().is_client_error(), "{}", r.status());
+
         let r = scrape(&c, Some(TOKEN)).await;
         assert_eq!(r.status(), 200);
         assert!(r.headers()["content-type"]
@@ -190,6 +201,14 @@ on_both_databases!(
             ) >= 2.0
         );
         assert!(!text.contains(&network_id), "no raw paths in labels");
+        assert_eq!(
+            v(
+                "knotroute_http_request_duration_seconds",
+                &[("route", "/healthz"), ("method", "other")]
+            ),
+            1.0
+        );
+        assert!(!text.contains("FOO"));
         assert!(v("knotroute_db_pool_max_connections", &[]) >= 1.0);
         assert!(v("knotroute_db_pool_connections", &[("state", "idle")]) >= 0.0);
     }

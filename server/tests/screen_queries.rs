@@ -243,6 +243,13 @@ on_both_databases!(
             (names(found.items), found.next.is_some()),
             (vec!["Office".to_string(), "office-2".into()], false)
         );
+        // A Cyrillic name is found as typed on both databases.
+        assert_eq!(
+            c.create_network(json!({"name": "Москва"})).await.status(),
+            201
+        );
+        let found = networks.list(None, Some("Моск"), 3).await.unwrap();
+        assert_eq!(names(found.items), ["Москва"]);
         // The JSON API narrows the same way.
         let r = c
             .client

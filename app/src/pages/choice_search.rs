@@ -130,8 +130,12 @@ pub fn ChoiceSearch(
         }
     };
     let help = format!("{id}-help");
+    // The server renders no box (its list is not loaded when this renders);
+    // the browser shows it only once hydrated, so both render the same.
+    let mounted = RwSignal::new(false);
+    Effect::new(move |_| mounted.set(true));
     move || {
-        (more.get() || !search.get().is_empty()).then(|| {
+        (mounted.get() && (more.get() || !search.get().is_empty())).then(|| {
             view! {
                 <div class="choice-search">
                     <label for=id.clone()>{label}</label>

@@ -278,7 +278,11 @@ impl AgentInventory {
         let now = super::database_now(&self.db).await;
         let mut query = agent::Entity::find().filter(agent::Column::Retired.eq(""));
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
-            query = query.filter(super::name_contains(agent::Column::Name, search));
+            query = query.filter(super::name_contains(
+                sea_orm::ConnectionTrait::get_database_backend(&self.db),
+                agent::Column::Name,
+                search,
+            ));
         }
         if deployable {
             // agent_status's "online", as SQL.

@@ -85,6 +85,26 @@ pub fn is_link_local(ip: IpAddr) -> bool {
     }
 }
 
+/// Why Control never connects to `ip`, if it must not: link-local addresses
+/// (above), the unspecified address (it reaches this host), and the cloud
+/// metadata services that live outside 169.254.0.0/16 (Alibaba's
+/// 100.100.100.200, AWS's IPv6 fd00:ec2::254).
+pub fn refused_address(ip: IpAddr) -> Option<&'static str> {
+    const METADATA: [IpAddr; 2] = [
+        IpAddr::V4(std::net::Ipv4Addr::new(100, 100, 100, 200)),
+        IpAddr::V6(std::net::Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)),
+    ];
+    if is_link_local(ip) {
+        Some("link-local")
+    } else if ip.is_unspecified() {
+        Some("unspecified")
+    } else if METADATA.contains(&ip) {
+        Some("cloud metadata")
+    } else {
+        None
+    }
+}
+
 /// The whole error chain as one line: reqwest hides the cause in sources.
 fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -122,10 +142,13 @@ pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
     if addresses.is_empty() {
         return failed(CheckClass::Dns, format!("{host} has no address"));
     }
-    if let Some(bad) = addresses.iter().find(|a| is_link_local(a.ip())) {
+    if let Some((bad, why)) = addresses
+        .iter()
+        .find_map(|a| refused_address(a.ip()).map(|why| (a.ip(), why)))
+    {
         return failed(
             CheckClass::Blocked,
-            format!("{host} resolves to the link-local address {}; Control never connects to link-local addresses (cloud metadata services live there)", bad.ip()),
+            format!("{host} resolves to the {why} address {bad}; Control never connects to link-local, unspecified or cloud metadata addresses"),
         );
     }
     let mut client = reqwest::Client::builder()
@@ -362,6 +385,22 @@ mod tests {
         }
         for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "::1", "2001:db8::1"] {
             assert!(!is_link_local(ip.parse().unwrap()), "{ip}");
+        }
+    }
+
+    #[test]
+    fn unspecified_and_metadata_addresses_are_refused_too() {
+        for ip in [
+            "0.0.0.0",
+            "::",
+            "100.100.100.200",
+            "fd00:ec2::254",
+            "169.254.169.254",
+        ] {
+            assert!(refused_address(ip.parse().unwrap()).is_some(), "{ip}");
+        }
+        for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "100.100.100.1"] {
+            assert!(refused_address(ip.parse().unwrap()).is_none(), "{ip}");
         }
     }
 

@@ -20,6 +20,8 @@ pub const DEFAULT_INTERVAL_SECS: u32 = 60;
 /// round of 1,000 URLs that all time out still ends within 80 s; healthy
 /// ones take milliseconds.
 pub const CONCURRENCY: usize = 64;
+/// How long a replica holds a claimed round before another may take it over.
+pub const ROUND_LEASE: Duration = Duration::minutes(10);
 /// How long check history is kept.
 pub const HISTORY: Duration = Duration::days(30);
 const LEASE: &str = "beacon_checks";
@@ -56,9 +58,10 @@ impl BeaconSchedule {
 
     /// Whether this replica runs the round due at `now`. The first call ever
     /// schedules the first round one interval ahead (a fresh start does not
-    /// check at once); afterwards the replica whose update moves `next_at` on
-    /// wins, and the next round is one interval later, give or take 10 %, so
-    /// rounds do not fall into step with other periodic load.
+    /// check at once); afterwards the replica whose update moves `next_at`
+    /// on wins, and holds the round for up to [`ROUND_LEASE`] until
+    /// [`Self::finish_round`] sets the next one: a slow round is not joined
+    /// by a second one, and a replica that dies mid-round is replaced.
     pub async fn claim_round(&self, now: DateTime<Utc>) -> Result<bool, StoreError> {
         let first = schedule_lease::ActiveModel {
             name: Set(LEASE.to_string()),
@@ -72,18 +75,32 @@ impl BeaconSchedule {
             )
             .exec_without_returning(&self.db)
             .await?;
-        let tenth = (self.interval.num_milliseconds() / 10).max(1);
-        let jitter = Duration::milliseconds(rand::thread_rng().gen_range(-tenth..=tenth));
         let moved = schedule_lease::Entity::update_many()
-            .col_expr(
-                schedule_lease::Column::NextAt,
-                (now + self.interval + jitter).into(),
-            )
+            .col_expr(schedule_lease::Column::NextAt, (now + ROUND_LEASE).into())
             .filter(schedule_lease::Column::Name.eq(LEASE))
             .filter(schedule_lease::Column::NextAt.lte(now))
             .exec(&self.db)
             .await?;
         Ok(moved.rows_affected == 1)
+    }
+
+    /// Ends the round that began at `started`: the next is due one interval
+    /// after that, give or take 10 % (so rounds do not fall into step with
+    /// other periodic load), and not sooner than 5 s after `ended`.
+    pub async fn finish_round(
+        &self,
+        started: DateTime<Utc>,
+        ended: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let tenth = (self.interval.num_milliseconds() / 10).max(1);
+        let jitter = Duration::milliseconds(rand::thread_rng().gen_range(-tenth..=tenth));
+        let next = (started + self.interval + jitter).max(ended + Duration::seconds(5));
+        schedule_lease::Entity::update_many()
+            .col_expr(schedule_lease::Column::NextAt, next.into())
+            .filter(schedule_lease::Column::Name.eq(LEASE))
+            .exec(&self.db)
+            .await?;
+        Ok(())
     }
 
     /// Checks every Beacon URL of every profile once.
@@ -160,7 +177,9 @@ impl BeaconSchedule {
             tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
             loop {
                 tick.tick().await;
-                match self.claim_round(Utc::now()).await {
+                // The database's clock on PostgreSQL: replicas' clocks may differ.
+                let started = super::database_now(&self.db).await;
+                match self.claim_round(started).await {
                     Ok(false) => continue,
                     Ok(true) => {}
                     Err(e) => {
@@ -168,17 +187,21 @@ impl BeaconSchedule {
                         continue;
                     }
                 }
-                let started = std::time::Instant::now();
+                let clock = std::time::Instant::now();
                 match self.run_round().await {
                     Ok(report) => tracing::info!(
                         checked = report.checked,
                         failed = report.failed,
-                        took_ms = started.elapsed().as_millis() as u64,
+                        took_ms = clock.elapsed().as_millis() as u64,
                         "scheduled Beacon checks done"
                     ),
                     Err(e) => tracing::warn!(error = %e, "scheduled Beacon checks failed"),
                 }
-                match self.prune(Utc::now()).await {
+                let ended = super::database_now(&self.db).await;
+                if let Err(e) = self.finish_round(started, ended).await {
+                    tracing::warn!(error = %e, "scheduling the next Beacon round failed");
+                }
+                match self.prune(ended).await {
                     Ok(0) => {}
                     Ok(n) => tracing::info!(deleted = n, "old Beacon checks pruned"),
                     Err(e) => tracing::warn!(error = %e, "pruning Beacon checks failed"),

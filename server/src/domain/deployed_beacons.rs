@@ -45,46 +45,59 @@ pub async fn join_profile(
     {
         return Ok(None);
     }
-    let Some(row) = network::Entity::find_by_id(beacon.network_id.as_str())
-        .one(db)
-        .await?
-    else {
-        return Ok(None);
-    };
-    let mut beacons: Vec<String> = serde_json::from_str(&row.beacons).unwrap_or_default();
-    if beacons.contains(&url) {
-        return Ok(None);
-    }
-    beacons.push(url.clone());
-    // The profile's own rules decide, as for an admin's edit.
-    let input = NetworkInput {
-        id: None,
-        name: row.name.clone(),
-        description: Some(row.description.clone()),
-        beacons,
-    };
-    let valid = match input.validate() {
-        Ok(valid) => valid,
-        Err(refused) => {
-            tracing::warn!(network_id = %row.id, %url, ?refused, "deployed Beacon not added to its profile");
+    // Compare-and-set on the stored list: a concurrent edit (another
+    // deployment finishing, an admin saving the profile) makes the update
+    // miss, and the addition is tried again on what is there now.
+    for _ in 0..5 {
+        let Some(row) = network::Entity::find_by_id(beacon.network_id.as_str())
+            .one(db)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let Ok(mut beacons) = serde_json::from_str::<Vec<String>>(&row.beacons) else {
+            tracing::warn!(network_id = %row.id, "stored Beacon list unreadable; deployed Beacon not added");
+            return Ok(None);
+        };
+        if beacons.contains(&url) {
             return Ok(None);
         }
-    };
-    network::Entity::update_many()
-        .col_expr(
-            network::Column::Beacons,
-            serde_json::to_string(&valid.beacons)
-                .expect("strings serialise")
-                .into(),
-        )
-        .col_expr(network::Column::UpdatedAt, Utc::now().into())
-        .filter(network::Column::Id.eq(row.id.as_str()))
-        .exec(db)
-        .await?;
-    Ok(Some(JoinedProfile {
-        network_id: row.id,
-        url,
-    }))
+        beacons.push(url.clone());
+        // The profile's own rules decide, as for an admin's edit.
+        let input = NetworkInput {
+            id: None,
+            name: row.name.clone(),
+            description: Some(row.description.clone()),
+            beacons,
+        };
+        let valid = match input.validate() {
+            Ok(valid) => valid,
+            Err(refused) => {
+                tracing::warn!(network_id = %row.id, %url, ?refused, "deployed Beacon not added to its profile");
+                return Ok(None);
+            }
+        };
+        let written = network::Entity::update_many()
+            .col_expr(
+                network::Column::Beacons,
+                serde_json::to_string(&valid.beacons)
+                    .expect("strings serialise")
+                    .into(),
+            )
+            .col_expr(network::Column::UpdatedAt, Utc::now().into())
+            .filter(network::Column::Id.eq(row.id.as_str()))
+            .filter(network::Column::Beacons.eq(row.beacons.as_str()))
+            .exec(db)
+            .await?;
+        if written.rows_affected == 1 {
+            return Ok(Some(JoinedProfile {
+                network_id: row.id,
+                url,
+            }));
+        }
+    }
+    tracing::warn!(network_id = %beacon.network_id, %url, "profile kept changing; deployed Beacon not added");
+    Ok(None)
 }
 
 fn deployed_beacon(job: &job::Model) -> Option<protocol::jobs::DeployBeacon> {

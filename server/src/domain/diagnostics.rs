@@ -6,7 +6,7 @@
 //! The same link-local refusal as the Beacon check applies to every step.
 
 use super::agent_inventory::{AgentInventory, InventoryError};
-use super::beacon_checks::{is_link_local, probe, CHECK_TIMEOUT};
+use super::beacon_checks::{probe, refused_address, CHECK_TIMEOUT};
 use super::diagnostics_text::{describe, Found};
 use super::networks::{NetworkError, NetworkService};
 use chrono::{SecondsFormat, Utc};
@@ -271,16 +271,17 @@ async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, Found> {
             detail: "no address".into(),
         });
     }
-    if addresses.iter().any(|a| is_link_local(a.ip())) {
+    if addresses.iter().any(|a| refused_address(a.ip()).is_some()) {
         return Err(Found::LinkLocal { host: host.into() });
     }
     Ok(addresses)
 }
 
-/// The first address that accepts a TCP connection.
+/// The first address that accepts a TCP connection, of the first three (a
+/// name with many addresses must not hold a diagnosis up for long).
 async fn connect(addresses: &[SocketAddr]) -> Result<SocketAddr, String> {
     let mut last = String::from("no address");
-    for address in addresses {
+    for address in addresses.iter().take(3) {
         match tokio::time::timeout(CHECK_TIMEOUT, tokio::net::TcpStream::connect(address)).await {
             Ok(Ok(_)) => return Ok(*address),
             Ok(Err(e)) => last = format!("{address}: {e}"),

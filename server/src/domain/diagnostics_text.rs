@@ -93,8 +93,8 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
                  format!("Проверьте DNS-запись {host} или написание адреса маяка.")),
         ),
         Found::LinkLocal { host } => (
-            pick(format!("{host} resolves to a link-local address; Control never connects there (cloud metadata services live there)."),
-                 format!("{host} разрешается в локальный адрес канала; Control туда не подключается (там живут сервисы метаданных облака).")),
+            pick(format!("{host} resolves to a link-local, unspecified or cloud metadata address; Control never connects there."),
+                 format!("{host} разрешается в локальный адрес канала, неопределённый адрес или адрес метаданных облака; Control туда не подключается.")),
             pick("Use the Beacon's real public or private address.".into(),
                  "Укажите настоящий публичный или частный адрес маяка.".into()),
         ),

@@ -46,23 +46,38 @@ pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) 
     }
 }
 
-/// Rows whose `column` contains `search`, ignoring case (ASCII case only on
-/// SQLite, whose `LOWER` knows no other letters). `%`, `_` and `\\` in the
-/// search are matched literally.
+/// Rows whose `column` contains `search`, ignoring case: on PostgreSQL by
+/// comparing lowercase forms (any letter its locale knows); on SQLite with
+/// plain LIKE, whose case folding knows ASCII only (other letters then match
+/// as typed, rather than never, as lowercasing one side would make them).
+/// `%`, `_` and `\\` in the search are matched literally.
 pub fn name_contains<C: sea_orm::ColumnTrait>(
+    backend: DbBackend,
     column: C,
     search: &str,
 ) -> sea_orm::sea_query::SimpleExpr {
     use sea_orm::sea_query::{Expr, Func, LikeExpr};
+    let postgres = backend == DbBackend::Postgres;
+    let typed = search.trim();
+    let typed = if postgres {
+        typed.to_lowercase()
+    } else {
+        typed.to_string()
+    };
     let mut pattern = String::from("%");
-    for ch in search.trim().to_lowercase().chars() {
+    for ch in typed.chars() {
         if matches!(ch, '%' | '_' | '\\') {
             pattern.push('\\');
         }
         pattern.push(ch);
     }
     pattern.push('%');
-    Expr::expr(Func::lower(Expr::col(column))).like(LikeExpr::new(pattern).escape('\\'))
+    let like = LikeExpr::new(pattern).escape('\\');
+    if postgres {
+        Expr::expr(Func::lower(Expr::col(column))).like(like)
+    } else {
+        Expr::col(column).like(like)
+    }
 }
 
 /// Keyset paging for lists ordered newest first by `(created_at, id)`: the

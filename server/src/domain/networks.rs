@@ -90,7 +90,11 @@ impl NetworkService {
             .order_by_asc(network::Column::Id)
             .limit(limit + 1);
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
-            query = query.filter(super::name_contains(network::Column::Name, search));
+            query = query.filter(super::name_contains(
+                sea_orm::ConnectionTrait::get_database_backend(&self.db),
+                network::Column::Name,
+                search,
+            ));
         }
         if let Some(after_id) = after {
             // Restarting silently from the top would hand a paging script repeats.

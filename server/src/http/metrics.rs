@@ -25,7 +25,9 @@ pub async fn scrape(State(state): State<AppState>, headers: HeaderMap) -> Respon
     let given = headers
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
+        .and_then(|v| v.split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, token)| token.trim())
         .unwrap_or("");
     if !secret_matches(given, expected.expose()) {
         let mut refused = ApiError::new(
@@ -82,11 +84,21 @@ pub async fn time_requests(
         .get::<MatchedPath>()
         .map(|p| p.as_str().to_string())
         .unwrap_or_else(|| "other".to_string());
-    let method = request.method().as_str().to_string();
+    // Any client can send any method: only the standard ones become labels.
+    let method: &'static str = match request.method().as_str() {
+        "GET" => "GET",
+        "HEAD" => "HEAD",
+        "POST" => "POST",
+        "PUT" => "PUT",
+        "PATCH" => "PATCH",
+        "DELETE" => "DELETE",
+        "OPTIONS" => "OPTIONS",
+        _ => "other",
+    };
     let response = next.run(request).await;
     state.metrics.request(
         &route,
-        &method,
+        method,
         response.status().as_u16(),
         started.elapsed().as_secs_f64(),
     );
