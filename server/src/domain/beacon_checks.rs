@@ -7,7 +7,7 @@
 //! body, and never touch link-local addresses (cloud metadata services).
 
 use super::agents::bounded;
-use super::networks::{NetworkError, NetworkService, PAGE_MAX};
+use super::networks::{NetworkError, NetworkService};
 use super::StoreError;
 use crate::entities::{beacon_check, component};
 use crate::metrics::Metrics;
@@ -117,6 +117,51 @@ fn chain(error: &dyn std::error::Error) -> String {
     text
 }
 
+/// Why a Beacon host cannot be contacted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unreachable {
+    /// The name did not resolve: why, as one sentence.
+    Dns(String),
+    /// It resolves to an address Control never contacts ([`refused_address`]).
+    Refused { ip: IpAddr, why: &'static str },
+}
+
+/// A URL's host without the brackets of an IPv6 literal.
+pub fn bare_host(host: &str) -> &str {
+    host.trim_start_matches('[').trim_end_matches(']')
+}
+
+/// The addresses of `host` (an IP literal stands for itself), unless any is
+/// one Control never contacts. The Beacon check and Diagnose both resolve
+/// here, so they refuse the same addresses.
+pub async fn resolve(
+    host: &str,
+    port: u16,
+    timeout: Duration,
+) -> Result<Vec<SocketAddr>, Unreachable> {
+    let host = bare_host(host);
+    let addresses: Vec<SocketAddr> = match host.parse::<IpAddr>() {
+        Ok(ip) => vec![SocketAddr::new(ip, port)],
+        Err(_) => {
+            match tokio::time::timeout(timeout, tokio::net::lookup_host((host, port))).await {
+                Err(_) => return Err(Unreachable::Dns(format!("resolving {host} timed out"))),
+                Ok(Err(e)) => return Err(Unreachable::Dns(format!("cannot resolve {host}: {e}"))),
+                Ok(Ok(found)) => found.collect(),
+            }
+        }
+    };
+    if addresses.is_empty() {
+        return Err(Unreachable::Dns(format!("{host} has no address")));
+    }
+    match addresses
+        .iter()
+        .find_map(|a| refused_address(a.ip()).map(|why| (a.ip(), why)))
+    {
+        Some((ip, why)) => Err(Unreachable::Refused { ip, why }),
+        None => Ok(addresses),
+    }
+}
+
 /// Checks `<beacon_url>/healthz` once.
 pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
     let Ok(url) = url::Url::parse(beacon_url) else {
@@ -126,31 +171,17 @@ pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
         return failed(CheckClass::Dns, format!("{beacon_url} names no host"));
     };
     let started = Instant::now();
-    let literal = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-        .ok();
-    let addresses: Vec<SocketAddr> = match literal {
-        Some(ip) => vec![SocketAddr::new(ip, port)],
-        None => match tokio::time::timeout(timeout, tokio::net::lookup_host((host, port))).await {
-            Err(_) => return failed(CheckClass::Dns, format!("resolving {host} timed out")),
-            Ok(Err(e)) => return failed(CheckClass::Dns, format!("cannot resolve {host}: {e}")),
-            Ok(Ok(found)) => found.collect(),
-        },
+    let literal = bare_host(host).parse::<IpAddr>().ok();
+    let addresses = match resolve(host, port, timeout).await {
+        Ok(addresses) => addresses,
+        Err(Unreachable::Dns(detail)) => return failed(CheckClass::Dns, detail),
+        Err(Unreachable::Refused { ip, why }) => {
+            return failed(
+                CheckClass::Blocked,
+                format!("{host} resolves to the {why} address {ip}; Control never connects to link-local, unspecified or cloud metadata addresses"),
+            )
+        }
     };
-    if addresses.is_empty() {
-        return failed(CheckClass::Dns, format!("{host} has no address"));
-    }
-    if let Some((bad, why)) = addresses
-        .iter()
-        .find_map(|a| refused_address(a.ip()).map(|why| (a.ip(), why)))
-    {
-        return failed(
-            CheckClass::Blocked,
-            format!("{host} resolves to the {why} address {bad}; Control never connects to link-local, unspecified or cloud metadata addresses"),
-        );
-    }
     let mut client = reqwest::Client::builder()
         .timeout(timeout.saturating_sub(started.elapsed()))
         .redirect(reqwest::redirect::Policy::none())
@@ -248,6 +279,16 @@ impl BeaconChecks {
         if !profile.beacons.contains(&url) {
             return Err(BeaconError::NotInProfile);
         }
+        Ok(self.check_listed(&network_id, url).await?)
+    }
+
+    /// Checks `url`, a Beacon URL of profile `network_id` (the caller read
+    /// the profile), and keeps the result.
+    pub async fn check_listed(
+        &self,
+        network_id: &protocol::NetworkId,
+        url: String,
+    ) -> Result<BeaconCheckView, StoreError> {
         let started = std::time::Instant::now();
         let probe = probe(&url, self.timeout).await;
         self.metrics.beacon_checked(
@@ -350,24 +391,16 @@ impl BeaconChecks {
         let latest = self.latest().await?;
         let managed = self.managed().await?;
         let mut beacons = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let page = self.networks.list(after.as_deref(), None, PAGE_MAX).await?;
-            for profile in page.items {
-                for url in &profile.beacons {
-                    let key = (profile.id.to_string(), url.clone());
-                    beacons.push(BeaconView {
-                        network_id: profile.id.to_string(),
-                        network_name: profile.name.clone(),
-                        url: url.clone(),
-                        managed_by: managed.get(url).cloned(),
-                        last_check: latest.get(&key).cloned(),
-                    });
-                }
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => break,
+        for profile in self.networks.all().await? {
+            for url in &profile.beacons {
+                let key = (profile.id.to_string(), url.clone());
+                beacons.push(BeaconView {
+                    network_id: profile.id.to_string(),
+                    network_name: profile.name.clone(),
+                    url: url.clone(),
+                    managed_by: managed.get(url).cloned(),
+                    last_check: latest.get(&key).cloned(),
+                });
             }
         }
         Ok(beacons)

@@ -4,12 +4,12 @@
 //! one that moves the round's lease on. Checks older than 30 days are pruned.
 
 use super::beacon_checks::BeaconChecks;
-use super::networks::{NetworkService, PAGE_MAX};
+use super::networks::{NetworkError, NetworkService};
 use super::StoreError;
 use crate::entities::{beacon_check, schedule_lease};
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
-use protocol::beacons::BeaconRef;
+use protocol::NetworkId;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use sea_orm::sea_query::OnConflict;
@@ -104,42 +104,30 @@ impl BeaconSchedule {
     }
 
     /// Checks every Beacon URL of every profile once.
-    pub async fn run_round(&self) -> Result<RoundReport, StoreError> {
-        let mut targets = Vec::new();
-        let mut after: Option<String> = None;
-        loop {
-            let page = self
-                .networks
-                .list(after.as_deref(), None, PAGE_MAX)
-                .await
-                .map_err(|e| match e {
-                    super::networks::NetworkError::Store(s) => s,
-                    other => StoreError(sea_orm::DbErr::Custom(other.to_string())),
-                })?;
-            for profile in page.items {
-                for url in profile.beacons {
-                    targets.push(BeaconRef {
-                        network_id: profile.id.to_string(),
-                        url,
-                    });
-                }
-            }
-            match page.next {
-                Some(next) => after = Some(next),
-                None => break,
-            }
-        }
+    pub async fn run_round(&self) -> Result<RoundReport, NetworkError> {
+        let mut targets: Vec<(NetworkId, String)> = self
+            .networks
+            .all()
+            .await?
+            .into_iter()
+            .flat_map(|profile| {
+                let id = profile.id;
+                profile
+                    .beacons
+                    .into_iter()
+                    .map(move |url| (id.clone(), url))
+            })
+            .collect();
         // Random order: a slow Beacon does not always hold up the same others.
         targets.shuffle(&mut rand::thread_rng());
         let results: Vec<bool> = futures_util::stream::iter(targets)
-            .map(|target| {
+            .map(|(network_id, url)| {
                 let checks = self.checks.clone();
                 async move {
-                    match checks.check(&target).await {
+                    match checks.check_listed(&network_id, url).await {
                         Ok(view) => Some(view.ok),
-                        // Removed from its profile since the round began.
                         Err(e) => {
-                            tracing::debug!(url = %target.url, error = %e, "scheduled check skipped");
+                            tracing::warn!(error = %e, "keeping a scheduled Beacon check failed");
                             None
                         }
                     }

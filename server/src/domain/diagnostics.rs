@@ -6,7 +6,7 @@
 //! The same link-local refusal as the Beacon check applies to every step.
 
 use super::agent_inventory::{AgentInventory, InventoryError};
-use super::beacon_checks::{probe, refused_address, CHECK_TIMEOUT};
+use super::beacon_checks::{self, probe, Unreachable, CHECK_TIMEOUT};
 use super::diagnostics_text::{describe, Found};
 use super::networks::{NetworkError, NetworkService};
 use chrono::{SecondsFormat, Utc};
@@ -133,10 +133,7 @@ async fn diagnose_beacon(lines: &mut Lines<'_>, url: &str, relay: Option<String>
     else {
         return;
     };
-    let host = host
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .to_string();
+    let host = beacon_checks::bare_host(&host).to_string();
     let addresses = match resolve(&host, port).await {
         Ok(addresses) => addresses,
         Err(found) => return lines.push(Step::Dns, Severity::Error, found),
@@ -239,42 +236,20 @@ fn of_network(c: &protocol::api::ComponentView, network_id: &str) -> bool {
 
 fn split_host_port(advertise: &str) -> Option<(String, u16)> {
     let (host, port) = advertise.rsplit_once(':')?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    Some((host.to_string(), port.parse().ok()?))
+    Some((
+        beacon_checks::bare_host(host).to_string(),
+        port.parse().ok()?,
+    ))
 }
 
-/// The host's addresses, refusing link-local ones as the Beacon check does.
+/// The host's addresses, refusing the same ones as the Beacon check.
 async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, Found> {
-    let addresses: Vec<SocketAddr> = match host.parse::<IpAddr>() {
-        Ok(ip) => vec![SocketAddr::new(ip, port)],
-        Err(_) => {
-            match tokio::time::timeout(CHECK_TIMEOUT, tokio::net::lookup_host((host, port))).await {
-                Err(_) => {
-                    return Err(Found::DnsFailed {
-                        host: host.into(),
-                        detail: "timed out".into(),
-                    })
-                }
-                Ok(Err(e)) => {
-                    return Err(Found::DnsFailed {
-                        host: host.into(),
-                        detail: e.to_string(),
-                    })
-                }
-                Ok(Ok(found)) => found.collect(),
-            }
-        }
-    };
-    if addresses.is_empty() {
-        return Err(Found::DnsFailed {
-            host: host.into(),
-            detail: "no address".into(),
-        });
-    }
-    if addresses.iter().any(|a| refused_address(a.ip()).is_some()) {
-        return Err(Found::LinkLocal { host: host.into() });
-    }
-    Ok(addresses)
+    beacon_checks::resolve(host, port, CHECK_TIMEOUT)
+        .await
+        .map_err(|e| match e {
+            Unreachable::Dns(detail) => Found::DnsFailed { detail },
+            Unreachable::Refused { .. } => Found::LinkLocal { host: host.into() },
+        })
 }
 
 /// The first address that accepts a TCP connection, of the first three (a

@@ -12,8 +12,8 @@ pub enum Found {
         host: String,
         addresses: Vec<String>,
     },
+    /// `detail` is the resolver's whole sentence (it names the host).
     DnsFailed {
-        host: String,
         detail: String,
     },
     LinkLocal {
@@ -87,10 +87,10 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
                  format!("{host} разрешается в {}.", addresses.join(", "))),
             none(),
         ),
-        Found::DnsFailed { host, detail } => (
-            pick(format!("{host} does not resolve ({detail})."), format!("{host} не разрешается ({detail}).")),
-            pick(format!("Check the DNS record of {host}, or the spelling of the Beacon URL."),
-                 format!("Проверьте DNS-запись {host} или написание адреса маяка.")),
+        Found::DnsFailed { detail } => (
+            pick(format!("The name does not resolve: {detail}."), format!("Имя не разрешается: {detail}.")),
+            pick("Check the DNS record of the Beacon's host, or the spelling of the Beacon URL.".into(),
+                 "Проверьте DNS-запись узла маяка или написание адреса маяка.".into()),
         ),
         Found::LinkLocal { host } => (
             pick(format!("{host} resolves to a link-local, unspecified or cloud metadata address; Control never connects there."),

@@ -74,6 +74,20 @@ impl NetworkService {
         Self { db }
     }
 
+    /// Every profile, by name, read a page at a time.
+    pub async fn all(&self) -> Result<Vec<NetworkProfile>, NetworkError> {
+        let mut profiles = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.list(after.as_deref(), None, PAGE_MAX).await?;
+            profiles.extend(page.items);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(profiles),
+            }
+        }
+    }
+
     /// One page in name order, of the profiles whose name contains `search`
     /// when one is given (what the forms' choice lists narrow by). The cursor
     /// is the last row's ID; its current name is looked up, so the cursor
