@@ -116,6 +116,13 @@ pub trait AdminBackend: Send + Sync + 'static {
         subject: Option<String>,
         before: Option<i64>,
     ) -> Result<crate::audit_api::AuditPage, UiError>;
+    async fn alert_settings(&self) -> Result<protocol::alerts::AlertSettings, UiError>;
+    /// Sets the alert webhook; an empty URL turns alerts off.
+    async fn set_alert_webhook(
+        &self,
+        input: protocol::alerts::AlertSettingsInput,
+    ) -> Result<protocol::alerts::AlertSettings, UiError>;
+    async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` value.
     async fn sign_in(
         &self,

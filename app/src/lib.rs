@@ -19,12 +19,14 @@ pub mod i18n_jobs;
 pub mod i18n_onboarding;
 pub mod i18n_overview;
 pub mod i18n_services;
+pub mod i18n_settings;
 pub mod infra_api;
 pub mod jobs_api;
 pub mod live;
 pub mod onboarding_api;
 pub mod overview_api;
 mod pages;
+pub mod settings_api;
 
 pub use pages::login::safe_next;
 
@@ -111,6 +113,7 @@ lazy_screen!(OnboardingScreen, pages::onboarding::OnboardingPage);
 lazy_screen!(JobsScreen, pages::jobs::JobsPage);
 lazy_screen!(JobScreen, pages::job::JobPage);
 lazy_screen!(AuditScreen, pages::audit::AuditPage);
+lazy_screen!(SettingsScreen, pages::settings::SettingsPage);
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -145,6 +148,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} />
                 <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
+                <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />
             </Routes>
         </Router>
     }

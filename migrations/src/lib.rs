@@ -15,6 +15,7 @@ mod m20261130_000008_job_network;
 mod m20261130_000009_invites;
 mod m20261130_000010_sidecar_index;
 mod m20261130_000011_schedule_leases;
+mod m20261130_000012_monitoring;
 
 pub struct Migrator;
 
@@ -33,6 +34,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000009_invites::Migration),
             Box::new(m20261130_000010_sidecar_index::Migration),
             Box::new(m20261130_000011_schedule_leases::Migration),
+            Box::new(m20261130_000012_monitoring::Migration),
         ]
     }
 }

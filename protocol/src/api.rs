@@ -201,6 +201,14 @@ pub struct ComponentView {
     pub spec: Option<serde_json::Value>,
 }
 
+impl ComponentView {
+    /// Reported by the Agent but not deployed through Control: a warning
+    /// ("unmanaged leftover") the admin may remove.
+    pub fn is_leftover(&self) -> bool {
+        !self.desired && !self.status.is_empty()
+    }
+}
+
 /// A job as the admin API shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobView {

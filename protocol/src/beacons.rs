@@ -77,6 +77,25 @@ pub struct BeaconView {
     /// deployed it; otherwise it is an external Beacon Control does not manage.
     pub managed_by: Option<ManagedBeacon>,
     pub last_check: Option<BeaconCheckView>,
+    /// The most recent failed check, however long ago.
+    #[serde(default)]
+    pub last_failure: Option<BeaconCheckView>,
+    /// The last 24 hours, oldest first, one entry per hour (the current one
+    /// last): what the sparkline draws.
+    #[serde(default)]
+    pub last_24h: Vec<LatencyHour>,
+}
+
+/// One hour of a Beacon URL's checks.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct LatencyHour {
+    /// The start of the hour, RFC 3339 UTC.
+    pub hour: String,
+    pub checks: u32,
+    pub failures: u32,
+    /// Mean latency of the successful checks, when there were any.
+    pub mean_ms: Option<u32>,
+    pub max_ms: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

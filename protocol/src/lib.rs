@@ -4,6 +4,7 @@
 //! server enforces.
 
 pub mod agent;
+pub mod alerts;
 pub mod api;
 pub mod beacons;
 pub mod diagnostics;

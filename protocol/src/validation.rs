@@ -94,6 +94,7 @@ pub enum Problem {
     UnknownJobKind,
     SidecarNeedsBeacon,
     OutOfRange { min: u32, max: u32 },
+    WebhookUrl,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -165,6 +166,7 @@ impl Problem {
             Problem::UnknownJobKind => "unknown_job_kind",
             Problem::SidecarNeedsBeacon => "sidecar_needs_beacon",
             Problem::OutOfRange { .. } => "out_of_range",
+            Problem::WebhookUrl => "invalid_webhook_url",
         }
     }
 
@@ -254,6 +256,8 @@ impl Problem {
             (Problem::SidecarNeedsBeacon, Ru) => "Sidecar нужен хотя бы один Beacon URL: шаблон sidecar не передаёт статических пиров.".into(),
             (Problem::OutOfRange { min, max }, En) => format!("Expected a whole number from {min} to {max}."),
             (Problem::OutOfRange { min, max }, Ru) => format!("Ожидается целое число от {min} до {max}."),
+            (Problem::WebhookUrl, En) => "A webhook URL must be an http:// or https:// address with a host name.".into(),
+            (Problem::WebhookUrl, Ru) => "URL вебхука должен быть адресом http:// или https:// с именем хоста.".into(),
         }
     }
 
@@ -271,6 +275,8 @@ impl Problem {
             (Problem::BeaconNonAscii, Ru) => "Для национального домена укажите его форму xn--, например https://xn--80ak6aa92e.example",
             (Problem::BeaconRelayPort, En) => "Use the Beacon's HTTP(S) address (usually port 443 behind HTTPS, or 8080); relays on 7447 are announced by the Beacon itself.",
             (Problem::BeaconRelayPort, Ru) => "Укажите HTTP(S)-адрес Beacon (обычно порт 443 за HTTPS или 8080); ретрансляторы на 7447 Beacon сообщает сам.",
+            (Problem::WebhookUrl, En) => "Example: https://hooks.example.net/knotroute. Leave it empty to send no alerts.",
+            (Problem::WebhookUrl, Ru) => "Пример: https://hooks.example.net/knotroute. Оставьте поле пустым, чтобы не отправлять оповещения.",
             _ => return None,
         })
     }

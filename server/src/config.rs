@@ -83,6 +83,9 @@ pub struct Settings {
     /// File holding the metrics token (instead of KNOTROUTE_CONTROL_METRICS_TOKEN).
     #[arg(long, env = "KNOTROUTE_CONTROL_METRICS_TOKEN_FILE")]
     pub metrics_token_file: Option<PathBuf>,
+    /// Webhook URL that receives alerts as JSON (overrides the settings screen); unset, the screen decides.
+    #[arg(long, env = "KNOTROUTE_CONTROL_ALERT_WEBHOOK", hide_env_values = true)]
+    pub alert_webhook: Option<String>,
     /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
     #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
@@ -135,6 +138,9 @@ pub struct Config {
     pub metrics_token: Option<Secret>,
     /// `None`: no scheduled Beacon checks.
     pub beacon_check_interval: Option<chrono::Duration>,
+    /// `None`: the settings screen sets the webhook. A secret: chat services
+    /// put their token in the URL.
+    pub alert_webhook: Option<Secret>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -159,6 +165,8 @@ pub enum ConfigError {
     DatabaseUrl,
     #[error("KNOTROUTE_CONTROL_METRICS_TOKEN equals another Control secret; give the metrics scraper its own token")]
     MetricsTokenReused,
+    #[error("KNOTROUTE_CONTROL_ALERT_WEBHOOK is not usable: {0}")]
+    AlertWebhook(String),
 }
 
 fn secret(
@@ -262,6 +270,10 @@ impl Settings {
             None => None,
             Some(raw) => Some(public_url(raw)?),
         };
+        let alert_webhook =
+            protocol::alerts::webhook_url(self.alert_webhook.as_deref().unwrap_or(""))
+                .map_err(|e| ConfigError::AlertWebhook(e.problem.message(protocol::Lang::En)))?
+                .map(Secret);
         Ok(Config {
             listen: self.listen,
             admin_password,
@@ -275,6 +287,7 @@ impl Settings {
             metrics_token,
             beacon_check_interval: (self.beacon_check_interval > 0)
                 .then(|| chrono::Duration::seconds(self.beacon_check_interval.into())),
+            alert_webhook,
         })
     }
 }

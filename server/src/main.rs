@@ -44,6 +44,11 @@ async fn main() -> ExitCode {
 
     let state = AppState::new(config.clone(), conn);
     spawn_pruning(state.clone());
+    state.alerts.clone().spawn_delivery();
+    state
+        .alerts
+        .clone()
+        .spawn_agent_watch(config.agent_offline_after);
     if let Some(interval) = config.beacon_check_interval {
         server::domain::beacon_schedule::BeaconSchedule::new(
             state.db.clone(),

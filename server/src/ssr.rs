@@ -6,8 +6,8 @@ use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
-    ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error, ui_invite_error,
-    ui_job_error, ui_network_error, ui_store_error,
+    ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
+    ui_invite_error, ui_job_error, ui_network_error, ui_store_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -259,6 +259,25 @@ impl AdminBackend for Backend {
             .await
             .map_err(ui_inventory_error)?;
         Ok(app::infra_api::ServiceListPage { items, next })
+    }
+
+    async fn alert_settings(&self) -> Result<protocol::alerts::AlertSettings, UiError> {
+        self.state.alerts.settings().await.map_err(ui_store_error)
+    }
+
+    async fn set_alert_webhook(
+        &self,
+        input: protocol::alerts::AlertSettingsInput,
+    ) -> Result<protocol::alerts::AlertSettings, UiError> {
+        self.state
+            .alerts
+            .set_webhook(&input)
+            .await
+            .map_err(ui_alert_error)
+    }
+
+    async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError> {
+        self.state.alerts.send_test().await.map_err(ui_alert_error)
     }
 
     async fn diagnose_network(

@@ -2,6 +2,7 @@
 
 use crate::config::Config;
 use crate::domain::agent_inventory::AgentInventory;
+use crate::domain::alerts::Alerts;
 use crate::domain::beacon_checks::BeaconChecks;
 use crate::domain::desired::Reconciler;
 use crate::domain::diagnostics::Diagnostics;
@@ -41,6 +42,7 @@ pub struct AppState {
     pub live: ChangeFeed,
     pub metrics: Metrics,
     pub diagnostics: Diagnostics,
+    pub alerts: Alerts,
     pub leptos: LeptosOptions,
 }
 
@@ -52,7 +54,15 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
-        let jobs = JobQueue::new(db.clone());
+        let alerts = Alerts::new(
+            db.clone(),
+            config
+                .alert_webhook
+                .as_ref()
+                .map(|s| s.expose().to_string()),
+            config.public_url.as_ref().map(|u| u.to_string()),
+        );
+        let jobs = JobQueue::new(db.clone(), alerts.clone());
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         let networks = NetworkService::new(db.clone());
@@ -64,7 +74,13 @@ impl AppState {
             config.agent_offline_after,
         );
         Self {
-            beacons: BeaconChecks::new(db.clone(), networks.clone(), metrics.clone()),
+            beacons: BeaconChecks::new(
+                db.clone(),
+                networks.clone(),
+                metrics.clone(),
+                alerts.clone(),
+            ),
+            alerts,
             metrics,
             diagnostics: Diagnostics::new(networks.clone(), inventory.clone()),
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),

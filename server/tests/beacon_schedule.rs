@@ -6,10 +6,11 @@
 mod common;
 
 use chrono::{Duration, Utc};
-use sea_orm::{ActiveModelTrait, EntityTrait, PaginatorTrait, Set};
+use sea_orm::{EntityTrait, PaginatorTrait};
 use serde_json::{json, Value};
+use server::domain::beacon_history;
 use server::domain::beacon_schedule::{BeaconSchedule, RoundReport};
-use server::entities::beacon_check;
+use server::entities::{beacon_check, beacon_check_hour, beacon_status};
 use standins::{closed_port_url, http_beacon};
 
 fn schedule(c: &common::Control, interval_secs: i64) -> BeaconSchedule {
@@ -63,6 +64,32 @@ on_both_databases!(
                 .unwrap(),
             6
         );
+        // The list shows each URL's day (both rounds, in the last hour or two
+        // should an hour have begun between them), and a failing Beacon's
+        // last failure with its class.
+        let listed: Vec<Value> = c.get_json("/api/v1/beacons").await;
+        let day_of = |url: &str| listed.iter().find(|b| b["url"] == url).unwrap().clone();
+        let sum = |day: &Value, field: &str| -> u64 {
+            day["last_24h"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|h| h[field].as_u64().unwrap())
+                .sum()
+        };
+        let healthy_day = day_of(&healthy);
+        let hours = healthy_day["last_24h"].as_array().unwrap();
+        assert_eq!(hours.len(), 24);
+        assert_eq!(sum(&healthy_day, "checks"), 2, "{healthy_day}");
+        assert!(hours[23]["mean_ms"].is_u64(), "{healthy_day}");
+        assert!(healthy_day["last_failure"].is_null());
+        let failing_day = day_of(&failing);
+        assert_eq!(sum(&failing_day, "failures"), 2);
+        assert_eq!(failing_day["last_failure"]["class"], "http_status");
+        assert!(failing_day["last_failure"]["detail"]
+            .as_str()
+            .unwrap()
+            .contains("database is down"));
     }
 );
 
@@ -106,27 +133,28 @@ on_both_databases!(history_older_than_30_days_is_pruned, |backend| async move {
     let c = common::start(backend).await;
     let now = Utc::now();
     for days in [31, 29, 0] {
-        beacon_check::ActiveModel {
-            network_id: Set("kn_x".into()),
-            url: Set("https://b.example.net".into()),
-            checked_at: Set(now - Duration::days(days)),
-            ok: Set(true),
-            latency_ms: Set(Some(12)),
-            class: Set("ok".into()),
-            detail: Set(String::new()),
-            ..Default::default()
-        }
-        .insert(&c.state.db)
-        .await
-        .unwrap();
+        let check = beacon_history::CheckRecord {
+            network_id: "kn_x".into(),
+            url: "https://b.example.net".into(),
+            at: now - Duration::days(days),
+            latency_ms: Some(12),
+            class: protocol::beacons::CheckClass::Ok,
+            detail: String::new(),
+        };
+        beacon_history::record(&c.state.db, check).await.unwrap();
     }
-    assert_eq!(schedule(&c, 60).prune(now).await.unwrap(), 1);
+    // One raw check, and the two hourly roll-ups older than two days.
+    assert_eq!(schedule(&c, 60).prune(now).await.unwrap(), 3);
+    let db = &c.state.db;
+    assert_eq!(beacon_check::Entity::find().count(db).await.unwrap(), 2);
     assert_eq!(
-        beacon_check::Entity::find()
-            .count(&c.state.db)
-            .await
-            .unwrap(),
-        2
+        beacon_check_hour::Entity::find().count(db).await.unwrap(),
+        1
+    );
+    assert_eq!(
+        beacon_status::Entity::find().count(db).await.unwrap(),
+        1,
+        "checked today"
     );
 });
 

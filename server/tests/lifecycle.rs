@@ -1,13 +1,13 @@
 //! The Agent lifecycle end to end: one-time install tokens, the enrollment
-//! log, revoke, delete, move to another host, enable re-sending the desired
-//! state, and reconciliation with retry backoff.
+//! log, revoke, delete, move to another host, and enable re-sending the
+//! desired state. Reconciliation itself is in `reconciliation.rs`.
 
 mod common;
 
 use chrono::{Duration, Utc};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
-use server::entities::{component, install_token};
+use server::entities::install_token;
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
@@ -347,125 +347,5 @@ on_both_databases!(
             (job["kind"].as_str(), job["payload"]["name"].as_str()),
             (Some("deploy_sidecar"), Some("web"))
         );
-    }
-);
-
-on_both_databases!(
-    failed_deployments_retry_with_backoff_and_missing_components_are_redeployed,
-    |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 38);
-        a.enroll_with_docker().await;
-        assert_eq!(
-            c.post_json("/api/v1/jobs", sidecar_job(&a.id()))
-                .await
-                .status(),
-            201
-        );
-        let job = a.claim().await.unwrap();
-        a.finish(
-            job["id"].as_str().unwrap(),
-            "failed",
-            "pull access denied\nmore",
-        )
-        .await;
-
-        let view: Value = c.get_json(&format!("/api/v1/agents/{}", a.id())).await;
-        assert_eq!(view["status"], "degraded");
-        let component = &view["components"][0];
-        assert!(component["last_error"]
-            .as_str()
-            .unwrap()
-            .contains("pull access denied"));
-        let retry_at =
-            chrono::DateTime::parse_from_rfc3339(component["next_retry_at"].as_str().unwrap())
-                .unwrap();
-        let wait = retry_at.with_timezone(&Utc) - Utc::now();
-        assert!(
-            wait > Duration::seconds(20) && wait <= Duration::seconds(30),
-            "{wait}"
-        );
-
-        // Not before the backoff has passed…
-        a.post("/api/v1/agents/heartbeat", report(&[])).await;
-        assert!(a.claim().await.is_none());
-        // …then the same, unchanged report brings the retry, once. (The backoff
-        // is moved into the past here rather than waited for.)
-        component::Entity::update_many()
-            .col_expr(
-                component::Column::NextDeployAt,
-                Some(Utc::now() - Duration::seconds(1)).into(),
-            )
-            .filter(component::Column::AgentId.eq(a.id()))
-            .exec(&c.state.db)
-            .await
-            .unwrap();
-        a.post("/api/v1/agents/heartbeat", report(&[])).await;
-        a.post("/api/v1/agents/heartbeat", report(&[])).await;
-        let reconciler = &c.state.reconciler;
-        let retry = a.claim().await.expect("the retry");
-        assert!(a.claim().await.is_none(), "queued once");
-        a.finish(retry["id"].as_str().unwrap(), "failed", "still denied")
-            .await;
-        let view: Value = c.get_json(&format!("/api/v1/agents/{}", a.id())).await;
-        let retry_at = chrono::DateTime::parse_from_rfc3339(
-            view["components"][0]["next_retry_at"].as_str().unwrap(),
-        )
-        .unwrap();
-        let wait = retry_at.with_timezone(&Utc) - Utc::now();
-        assert!(
-            wait > Duration::seconds(50) && wait <= Duration::seconds(60),
-            "doubled: {wait}"
-        );
-
-        // A success clears the error; a later report without the component redeploys it.
-        reconciler
-            .reconcile(&a.id(), false, Utc::now() + Duration::seconds(61))
-            .await
-            .unwrap();
-        let third = a.claim().await.unwrap();
-        a.finish(third["id"].as_str().unwrap(), "succeeded", "started")
-            .await;
-        a.post("/api/v1/agents/heartbeat", report(&["sidecar-web"]))
-            .await;
-        let view: Value = c.get_json(&format!("/api/v1/agents/{}", a.id())).await;
-        assert_eq!(view["status"], "online", "{view}");
-        a.post("/api/v1/agents/heartbeat", report(&[])).await;
-        assert!(
-            a.claim().await.is_none(),
-            "a heartbeat sent before the deploy may still omit it"
-        );
-        let queued = reconciler
-            .reconcile(&a.id(), false, Utc::now() + Duration::minutes(2))
-            .await
-            .unwrap();
-        assert_eq!(
-            queued.len(),
-            1,
-            "host rebuilt: the missing component is deployed again"
-        );
-
-        // Removing it ends the desired state: nothing more is queued.
-        let pending = a.claim().await.unwrap();
-        a.finish(pending["id"].as_str().unwrap(), "succeeded", "started")
-            .await;
-        let remove = json!({"agent_id": a.id(), "kind": "remove_component", "payload": {"component_id": "sidecar-web"}});
-        assert_eq!(c.post_json("/api/v1/jobs", remove).await.status(), 201);
-        let removal = a.claim().await.unwrap();
-        a.finish(removal["id"].as_str().unwrap(), "succeeded", "removed")
-            .await;
-        a.post("/api/v1/agents/heartbeat", report(&[])).await;
-        let queued = reconciler
-            .reconcile(&a.id(), false, Utc::now() + Duration::minutes(5))
-            .await
-            .unwrap();
-        assert!(queued.is_empty());
-        let audit: Value = c.get_json("/api/v1/audit?action=job.created").await;
-        assert!(audit
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["actor"] == "control"));
     }
 );

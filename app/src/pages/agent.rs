@@ -10,11 +10,12 @@ use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
 use crate::infra_api::{get_agent, AgentAction, AgentActionCall, MoveAgent};
+use crate::jobs_api::CreateJob;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
-use protocol::api::{AgentView, ComponentView};
+use protocol::api::{AgentView, ComponentView, NewJob};
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
@@ -25,6 +26,7 @@ pub fn AgentPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let act = ServerAction::<AgentActionCall>::new();
     let moving = ServerAction::<MoveAgent>::new();
+    let remove = ServerAction::<CreateJob>::new();
     let live = crate::live::use_live();
     let agent = Resource::new(
         move || {
@@ -32,6 +34,7 @@ pub fn AgentPage() -> impl IntoView {
                 id(),
                 act.version().get(),
                 moving.version().get(),
+                remove.version().get(),
                 live.agents(),
             )
         },
@@ -45,7 +48,7 @@ pub fn AgentPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match agent.await {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(a) => view! { <AgentDetails agent=a act moving /> }.into_any(),
+                        Ok(a) => view! { <AgentDetails agent=a act moving remove /> }.into_any(),
                     }
                 })}
             </Transition>
@@ -59,6 +62,7 @@ fn AgentDetails(
     agent: AgentView,
     act: ServerAction<AgentActionCall>,
     moving: ServerAction<MoveAgent>,
+    remove: ServerAction<CreateJob>,
 ) -> impl IntoView {
     let it = infra_texts(use_lang());
     let retired = agent.status == "revoked" || agent.status == "moved";
@@ -105,7 +109,10 @@ fn AgentDetails(
                         <th scope="col">{it.col_service}</th>
                         <th scope="col">{it.col_problems}</th>
                     </tr></thead>
-                    <tbody>{components.into_iter().map(|c| view! { <ComponentRow c /> }).collect_view()}</tbody>
+                    <tbody>{components.into_iter().map(|c| {
+                        let agent_id = id.clone();
+                        view! { <ComponentRow c agent_id remove /> }
+                    }).collect_view()}</tbody>
                 </table>
             }
                 .into_any()
@@ -120,23 +127,33 @@ fn AgentDetails(
 }
 
 #[component]
-fn ComponentRow(c: ComponentView) -> impl IntoView {
-    let it = infra_texts(use_lang());
+fn ComponentRow(
+    c: ComponentView,
+    agent_id: String,
+    /// Removes an unmanaged leftover through the shared Jobs server function.
+    remove: ServerAction<CreateJob>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let it = infra_texts(lang);
+    let leftover = c.is_leftover();
     let status = if c.status.is_empty() {
         it.not_reported.to_string()
     } else {
         c.status.clone()
     };
-    let class = if c.last_error.is_empty() {
-        "badge ok"
-    } else {
+    let class = if !c.last_error.is_empty() {
         "badge bad"
+    } else if leftover {
+        "badge warn"
+    } else {
+        "badge ok"
     };
     view! {
         <tr class="component-row">
             <td data-label=it.col_component>
                 <code>{c.id.clone()}</code>
                 {c.desired.then(|| view! { " "<span class="badge">{it.desired}</span> })}
+                {leftover.then(|| view! { " "<span class="badge warn">{it.leftover}</span> })}
             </td>
             <td data-label=it.col_status><span class=class>{status}</span></td>
             <td data-label=it.col_image>{c.image.clone()}</td>
@@ -145,8 +162,52 @@ fn ComponentRow(c: ComponentView) -> impl IntoView {
                 {(!c.last_error.is_empty()).then(|| view! { <p class="field-error">{c.last_error.clone()}</p> })}
                 {c.next_retry_at.as_deref().map(|at| view! { <p class="muted">{it.retry_at}": "{when(at)}</p> })}
                 {c.warnings.iter().map(|w| view! { <p class="warn-text">{w.clone()}</p> }).collect_view()}
+                {leftover.then(|| view! {
+                    <p class="warn-text">{it.leftover_explain}</p>
+                    <RemoveLeftover agent_id component_id=c.id.clone() remove lang />
+                })}
             </td>
         </tr>
+    }
+}
+
+/// The Remove button of an unmanaged leftover, behind a confirmation.
+#[component]
+fn RemoveLeftover(
+    agent_id: String,
+    component_id: String,
+    remove: ServerAction<CreateJob>,
+    lang: crate::i18n::Lang,
+) -> impl IntoView {
+    let it = infra_texts(lang);
+    let open = RwSignal::new(false);
+    let error = Signal::derive(move || {
+        remove
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = remove.value().get() {
+            open.set(false);
+        }
+    });
+    let button_id = format!("remove-{component_id}");
+    view! {
+        <button type="button" class="danger" id=button_id on:click=move |_| open.set(true)>{it.remove_leftover}</button>
+        <ConfirmDialog open title={it.remove_leftover} explain={it.remove_leftover_explain}
+            confirm_label={it.remove_leftover} confirm_id="confirm-remove-leftover"
+            error pending=remove.pending()
+            on_confirm=move || {
+                remove.dispatch(CreateJob {
+                    job: NewJob {
+                        agent_id: agent_id.clone(),
+                        kind: "remove_component".into(),
+                        payload: serde_json::json!({ "component_id": component_id.clone() }),
+                    },
+                });
+            } />
     }
 }
 

@@ -15,7 +15,7 @@ use leptos_router::hooks::use_query_map;
 use protocol::api::AuditEntry;
 
 /// Suggestions for the action filter (the filter takes any slug).
-const KNOWN_ACTIONS: [&str; 19] = [
+const KNOWN_ACTIONS: [&str; 21] = [
     "network.created",
     "network.updated",
     "network.deleted",
@@ -35,6 +35,8 @@ const KNOWN_ACTIONS: [&str; 19] = [
     "job.finished",
     "job.cancelled",
     "job.expired",
+    "component.redeployed",
+    "settings.alert_webhook",
 ];
 
 /// Where a subject ID leads: the page of the thing it names, when there is one.

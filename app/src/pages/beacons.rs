@@ -7,6 +7,7 @@ use super::choice_search::{as_search, more_profiles, ChoiceSearch};
 use super::form_errors::FormErrors;
 use super::infrastructure::{when, InfraTabs};
 use super::layout::Frame;
+use super::sparkline::Sparkline;
 use super::LoadError;
 use crate::api::list_networks;
 use crate::beacons_api::{list_beacons, AddExistingBeacon, CheckBeacon};
@@ -61,6 +62,7 @@ fn BeaconsSection() -> impl IntoView {
                                     <th scope="col">{bt.col_network}</th>
                                     <th scope="col">{bt.col_kind}</th>
                                     <th scope="col">{bt.col_check}</th>
+                                    <th scope="col">{bt.col_day}</th>
                                     <th scope="col"></th>
                                 </tr></thead>
                                 <tbody>{rows}</tbody>
@@ -112,6 +114,7 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
         .into_any(),
         None => view! { <span class="badge">{bt.external}</span> }.into_any(),
     };
+    let day = beacon_day(&beacon, lang);
     view! {
         <tr class="beacon-row" data-url=beacon.url.clone()>
             <td data-label=bt.col_url><code class="beacon-url">{beacon.url.clone()}</code></td>
@@ -126,6 +129,7 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
                 }}
                 <p class="field-error" role="alert">{error}</p>
             </td>
+            <td data-label=bt.col_day class="beacon-day">{day}</td>
             <td>
                 <button type="button" class="check-beacon"
                     aria-label=format!("{} {}", bt.check, beacon.url)
@@ -136,6 +140,40 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
             </td>
         </tr>
     }
+}
+
+/// The last 24 hours' sparkline and the last failure, with its class.
+fn beacon_day(beacon: &BeaconView, lang: crate::i18n::Lang) -> AnyView {
+    let bt = beacon_texts(lang);
+    let checks: u32 = beacon.last_24h.iter().map(|h| h.checks).sum();
+    let failures: u32 = beacon.last_24h.iter().map(|h| h.failures).sum();
+    let means = beacon.last_24h.iter().filter_map(|h| h.mean_ms);
+    let (low, high) = means.fold((u32::MAX, 0), |(lo, hi), ms| (lo.min(ms), hi.max(ms)));
+    let spark = if checks > 0 {
+        let range = if high > 0 {
+            format!("{low}–{high} ms")
+        } else {
+            "—".into()
+        };
+        let label = format!("{} {range}; {failures} {}", bt.day_label, bt.failed_checks);
+        view! { <Sparkline hours=beacon.last_24h.clone() label /> }.into_any()
+    } else {
+        view! { <span class="muted">{bt.no_checks_today}</span> }.into_any()
+    };
+    let failure = beacon.last_failure.clone().map(|f| {
+        let at = format!("{} {}", bt.last_failure, when(&f.checked_at));
+        view! {
+            <p class="last-failure">
+                <span class="badge bad">{f.class.as_str()}</span>" "<span class="muted">{at}</span>
+                <br /><code class="check-detail">{f.detail}</code>
+            </p>
+        }
+    });
+    view! {
+        {spark}
+        {failure}
+    }
+    .into_any()
 }
 
 #[component]

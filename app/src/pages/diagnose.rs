@@ -43,18 +43,21 @@ pub fn DiagnoseSection(id: String) -> impl IntoView {
     // Each press runs the diagnosis again; its code and the result's
     // rendering are fetched with the first press (a #[lazy] function).
     let runs = RwSignal::new(0u32);
+    // A second press while one runs would only queue the same work again.
+    let running = RwSignal::new(false);
     view! {
         <section class="card" id="diagnose">
             <h2>{t.diagnose_title}</h2>
             <p class="muted">{t.diagnose_intro}</p>
-            <button type="button" id="diagnose-run" on:click=move |_| runs.update(|n| *n += 1)>
-                {t.diagnose}
+            <button type="button" id="diagnose-run" disabled=move || running.get()
+                on:click=move |_| runs.update(|n| *n += 1)>
+                {move || if running.get() { t.diagnosing } else { t.diagnose }}
             </button>
             <div aria-live="polite">
                 {move || (runs.get() > 0).then(|| {
                     let id = id.clone();
                     view! {
-                        <Transition fallback=move || view! { <p class="muted">{t.diagnosing}</p> }>
+                        <Transition set_pending=running fallback=move || view! { <p class="muted">{t.diagnosing}</p> }>
                             {move || {
                                 runs.track();
                                 Suspend::new(diagnosis_view(id.clone(), lang))

@@ -55,6 +55,7 @@ pub fn Frame(children: Children) -> impl IntoView {
         ("/onboarding", t.nav_onboarding),
         ("/jobs", t.nav_jobs),
         ("/audit", t.nav_audit),
+        ("/settings", t.nav_settings),
     ];
     let switch_to = match lang {
         Lang::En => Lang::Ru,

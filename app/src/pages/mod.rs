@@ -21,6 +21,8 @@ pub mod on_demand;
 pub mod onboarding;
 pub mod overview;
 pub mod services;
+pub mod settings;
+pub mod sparkline;
 
 use crate::error::UiError;
 use crate::i18n::texts;

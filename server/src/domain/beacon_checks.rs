@@ -1,23 +1,23 @@
 //! Beacon health checks: `GET <beacon>/healthz`, classified by where it
-//! failed (DNS, connect, TLS, timeout, HTTP status), kept as history; and the
-//! list of every Beacon URL of every profile with its latest check.
+//! failed (DNS, connect, TLS, timeout, HTTP status), kept as history
+//! (`beacon_history`); and the list of every Beacon URL of every profile with
+//! its latest check, last failure and last 24 hours.
 //!
 //! Checks connect only to the addresses they resolved (no second lookup a
 //! DNS answer could change), follow no redirects, read at most 1 KiB of a
 //! body, and never touch link-local addresses (cloud metadata services).
 
 use super::agents::bounded;
+use super::alerts::Alerts;
+use super::beacon_history::{self, CheckRecord};
 use super::networks::{NetworkError, NetworkService};
 use super::StoreError;
-use crate::entities::{beacon_check, component};
+use crate::entities::component;
 use crate::metrics::Metrics;
-use chrono::{SecondsFormat, Utc};
+use chrono::Utc;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView, CheckClass, ManagedBeacon};
 use protocol::validation::FieldError;
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    Set, Statement,
-};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -242,33 +242,29 @@ pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
     }
 }
 
-fn view(row: beacon_check::Model) -> BeaconCheckView {
-    BeaconCheckView {
-        network_id: row.network_id,
-        url: row.url,
-        checked_at: row.checked_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-        ok: row.ok,
-        latency_ms: row.latency_ms.and_then(|ms| u32::try_from(ms).ok()),
-        class: CheckClass::parse(&row.class).unwrap_or(CheckClass::Connect),
-        detail: row.detail,
-    }
-}
-
 #[derive(Clone)]
 pub struct BeaconChecks {
     db: DatabaseConnection,
     networks: NetworkService,
     timeout: Duration,
     metrics: Metrics,
+    /// Told of every check: a Beacon going down or coming back is an alert.
+    alerts: Alerts,
 }
 
 impl BeaconChecks {
-    pub fn new(db: DatabaseConnection, networks: NetworkService, metrics: Metrics) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        networks: NetworkService,
+        metrics: Metrics,
+        alerts: Alerts,
+    ) -> Self {
         Self {
             db,
             networks,
             timeout: CHECK_TIMEOUT,
             metrics,
+            alerts,
         }
     }
 
@@ -296,19 +292,18 @@ impl BeaconChecks {
             probe.class == CheckClass::Ok,
             started.elapsed().as_secs_f64(),
         );
-        let row = beacon_check::ActiveModel {
-            network_id: Set(network_id.to_string()),
-            url: Set(url),
-            checked_at: Set(Utc::now()),
-            ok: Set(probe.class == CheckClass::Ok),
-            latency_ms: Set(probe.latency_ms.map(|ms| ms.min(i32::MAX as u32) as i32)),
-            class: Set(probe.class.as_str().to_string()),
-            detail: Set(probe.detail),
-            ..Default::default()
-        }
-        .insert(&self.db)
-        .await?;
-        Ok(view(row))
+        let check = CheckRecord {
+            network_id: network_id.to_string(),
+            url,
+            at: Utc::now(),
+            latency_ms: probe.latency_ms.map(|ms| ms.min(i32::MAX as u32) as i32),
+            class: probe.class,
+            detail: probe.detail,
+        };
+        let row = beacon_history::record(&self.db, check).await?;
+        let view = beacon_history::check_view(row);
+        self.alerts.beacon_checked(&view).await;
+        Ok(view)
     }
 
     /// Adds an existing (unmanaged) Beacon's URL to a profile. Refusals name
@@ -346,23 +341,6 @@ impl BeaconChecks {
             })
     }
 
-    /// The latest check of every checked URL, by (network ID, URL).
-    async fn latest(&self) -> Result<HashMap<(String, String), BeaconCheckView>, BeaconError> {
-        let backend = self.db.get_database_backend();
-        let rows = beacon_check::Entity::find()
-            .from_raw_sql(Statement::from_string(
-                backend,
-                "SELECT * FROM beacon_checks WHERE id IN \
-                 (SELECT MAX(id) FROM beacon_checks GROUP BY network_id, url)",
-            ))
-            .all(&self.db)
-            .await?;
-        Ok(rows
-            .into_iter()
-            .map(|row| ((row.network_id.clone(), row.url.clone()), view(row)))
-            .collect())
-    }
-
     /// Beacon URLs that Control deployed, with the Agent and component.
     async fn managed(&self) -> Result<HashMap<String, ManagedBeacon>, BeaconError> {
         let rows = component::Entity::find()
@@ -388,18 +366,25 @@ impl BeaconChecks {
 
     /// Every Beacon URL of every profile (by profile name), with its latest check.
     pub async fn list(&self) -> Result<Vec<BeaconView>, BeaconError> {
-        let latest = self.latest().await?;
+        let mut health = beacon_history::health(&self.db).await?;
+        let mut days = beacon_history::last_24h(&self.db, Utc::now()).await?;
         let managed = self.managed().await?;
         let mut beacons = Vec::new();
         for profile in self.networks.all().await? {
             for url in &profile.beacons {
                 let key = (profile.id.to_string(), url.clone());
+                let (last_check, last_failure) = match health.remove(&key) {
+                    Some(h) => (Some(h.last_check), h.last_failure),
+                    None => (None, None),
+                };
                 beacons.push(BeaconView {
                     network_id: profile.id.to_string(),
                     network_name: profile.name.clone(),
                     url: url.clone(),
                     managed_by: managed.get(url).cloned(),
-                    last_check: latest.get(&key).cloned(),
+                    last_check,
+                    last_failure,
+                    last_24h: days.remove(&key).unwrap_or_default(),
                 });
             }
         }

@@ -6,7 +6,7 @@
 use super::beacon_checks::BeaconChecks;
 use super::networks::{NetworkError, NetworkService};
 use super::StoreError;
-use crate::entities::{beacon_check, schedule_lease};
+use crate::entities::schedule_lease;
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
 use protocol::NetworkId;
@@ -22,8 +22,7 @@ pub const DEFAULT_INTERVAL_SECS: u32 = 60;
 pub const CONCURRENCY: usize = 64;
 /// How long a replica holds a claimed round before another may take it over.
 pub const ROUND_LEASE: Duration = Duration::minutes(10);
-/// How long check history is kept.
-pub const HISTORY: Duration = Duration::days(30);
+pub use super::beacon_history::HISTORY;
 const LEASE: &str = "beacon_checks";
 
 /// What one round did.
@@ -143,13 +142,9 @@ impl BeaconSchedule {
         })
     }
 
-    /// Deletes checks older than [`HISTORY`] at `now`; returns how many.
+    /// Deletes history older than [`HISTORY`] at `now`; returns how many rows.
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
-        let done = beacon_check::Entity::delete_many()
-            .filter(beacon_check::Column::CheckedAt.lt(now - HISTORY))
-            .exec(&self.db)
-            .await?;
-        Ok(done.rows_affected)
+        super::beacon_history::prune(&self.db, now).await
     }
 
     /// Runs rounds for as long as Control runs. Every replica looks every few

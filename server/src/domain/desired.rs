@@ -1,8 +1,8 @@
 //! Desired components and reconciliation (DESIGN.md, Agent and Job
 //! lifecycles): what the admin asked an Agent to run, compared with what its
-//! heartbeats report. A missing component is deployed again; a failed
-//! deployment is retried with backoff from 30 s doubling to 10 min until it
-//! succeeds or the admin changes or removes it.
+//! heartbeats report. A missing or exited component is deployed again and a
+//! failed deployment is retried, both with backoff from 30 s doubling to
+//! 10 min, until the component runs or the admin changes or removes it.
 
 use super::jobs::{status, JobQueue};
 use super::{audit, StoreError};
@@ -41,6 +41,13 @@ pub fn without_backoff(
         .col_expr(component::Column::DeployError, "".into())
 }
 
+/// Docker states in which a desired container is not working and will not
+/// recover by itself (`restarting` is Docker's own restart policy at work;
+/// `paused` is someone's deliberate act).
+pub fn is_down(status: &str) -> bool {
+    matches!(status, "exited" | "dead" | "created")
+}
+
 /// Makes the Agent's next heartbeat compare its components with the desired state.
 pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(), StoreError> {
     agent::Entity::update_many()
@@ -54,13 +61,14 @@ pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(
 /// The same rule as [`needs_reconciliation`], as SQL over an Agent's stored
 /// components, for `agents.reconcile_pending`.
 pub const RECONCILE_PENDING_SQL: &str = "EXISTS (SELECT 1 FROM components c \
-     WHERE c.agent_id = agents.id AND c.desired AND (c.status = '' OR c.deploy_failures > 0))";
+     WHERE c.agent_id = agents.id AND c.desired \
+     AND (c.status IN ('', 'exited', 'dead', 'created') OR c.deploy_failures > 0))";
 
 /// Whether these components (as a heartbeat left them) may need reconciliation.
 pub fn needs_reconciliation(components: &[component::Model]) -> bool {
     components
         .iter()
-        .any(|c| c.desired && (c.status.is_empty() || c.deploy_failures > 0))
+        .any(|c| c.desired && (c.status.is_empty() || is_down(&c.status) || c.deploy_failures > 0))
 }
 
 /// Records what an admin's job means for the desired state: a deployment
@@ -130,7 +138,9 @@ pub async fn record_intent(
 }
 
 /// Records how a deployment of a desired component ended: success clears the
-/// backoff, failure (or an expired lease) schedules the next attempt.
+/// error (the backoff stays until the component is seen running, see
+/// [`Reconciler::reconcile`]), failure (or an expired lease) schedules the
+/// next attempt.
 pub async fn record_outcome(
     db: &impl ConnectionTrait,
     finished: &job::Model,
@@ -155,7 +165,7 @@ pub async fn record_outcome(
     };
     let mut update = component::Entity::update_many().filter(component::Column::Id.eq(row.id));
     if succeeded {
-        update = without_backoff(update);
+        update = update.col_expr(component::Column::DeployError, "".into());
     } else {
         let failures = row.deploy_failures.saturating_add(1);
         let next = now + retry_delay(failures);
@@ -254,12 +264,21 @@ impl Reconciler {
                     continue;
                 }
             }
-            let why = if everything {
-                Some("desired state re-sent after the Agent was enabled")
+            if !everything && is_healthy_again(c, last, now) {
+                without_backoff(component::Entity::update_many())
+                    .filter(component::Column::Id.eq(c.id))
+                    .exec(&self.db)
+                    .await?;
+                continue;
+            }
+            let due = if everything {
+                Due::Resend
             } else {
-                due(c, last, now)
+                match due(c, last, now) {
+                    Some(due) => due,
+                    None => continue,
+                }
             };
-            let Some(why) = why else { continue };
             let Ok(spec) = serde_json::from_str::<serde_json::Value>(&c.spec) else {
                 continue;
             };
@@ -280,6 +299,34 @@ impl Reconciler {
                     super::jobs::JobError::Store(s) => s,
                     other => StoreError(sea_orm::DbErr::Custom(other.to_string())),
                 })?;
+            let why = due.reason();
+            let mut detail = format!("{} on Agent {agent_id}: {why}", c.component_id);
+            if let Due::Unhealthy(_) = due {
+                // The redeployment itself counts as an attempt, so a container
+                // that keeps exiting is redeployed less and less often.
+                let failures = c.deploy_failures.saturating_add(1);
+                let next = now + retry_delay(failures);
+                let error = format!("{why}; redeployed automatically (attempt {failures})");
+                component::Entity::update_many()
+                    .col_expr(component::Column::DeployFailures, failures.into())
+                    .col_expr(component::Column::NextDeployAt, Some(next).into())
+                    .col_expr(component::Column::DeployError, error.into())
+                    .filter(component::Column::Id.eq(c.id))
+                    .exec(&self.db)
+                    .await?;
+                detail.push_str(&format!(
+                    " (attempt {failures}; the next no sooner than {})",
+                    next.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                ));
+            }
+            audit::record(
+                &self.db,
+                audit::CONTROL,
+                "component.redeployed",
+                &row.id,
+                &detail,
+            )
+            .await;
             tracing::info!(agent_id, component = %c.component_id, job_id = %row.id, why, "reconciliation queued a deployment");
             queued.push(row);
         }
@@ -287,29 +334,65 @@ impl Reconciler {
     }
 }
 
-/// Why a desired component needs a deployment now, if it does.
-fn due(
-    c: &component::Model,
-    last: Option<&job::Model>,
-    now: DateTime<Utc>,
-) -> Option<&'static str> {
+/// Why reconciliation deploys a desired component now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Due {
+    /// The admin enabled the Agent again.
+    Resend,
+    /// Never deployed on this host (e.g. the record moved to a new one).
+    NeverDeployed,
+    /// The last deployment failed and its backoff has passed.
+    Retry,
+    /// Deployed, but missing from the report or its container is down.
+    Unhealthy(&'static str),
+}
+
+impl Due {
+    fn reason(self) -> &'static str {
+        match self {
+            Due::Resend => "desired state re-sent after the Agent was enabled",
+            Due::NeverDeployed => "desired component not deployed on this host yet",
+            Due::Retry => "retrying a failed deployment after its backoff",
+            Due::Unhealthy(why) => why,
+        }
+    }
+}
+
+/// What a desired component needs now, if anything.
+fn due(c: &component::Model, last: Option<&job::Model>, now: DateTime<Utc>) -> Option<Due> {
     let Some(last) = last else {
-        // Desired but never deployed here (e.g. the record moved to a new host).
-        return Some("desired component not deployed on this host yet");
+        return Some(Due::NeverDeployed);
     };
+    let backoff_passed = c.next_deploy_at.is_none_or(|at| at <= now);
     match last.status.as_str() {
-        status::FAILED | status::EXPIRED => match c.next_deploy_at {
-            Some(at) if at > now => None,
-            _ => Some("retrying a failed deployment after its backoff"),
-        },
+        status::FAILED | status::EXPIRED => backoff_passed.then_some(Due::Retry),
         // The admin stopped it; they deploy again by hand.
         status::CANCELLED => None,
         _ => {
             let finished = last.finished_at.unwrap_or(last.created_at);
-            (c.status.is_empty() && now - finished > SETTLE)
-                .then_some("desired component missing from the Agent's report")
+            // A heartbeat sent while the deployment ran may still show the old state.
+            if now - finished <= SETTLE || !backoff_passed {
+                return None;
+            }
+            if c.status.is_empty() {
+                Some(Due::Unhealthy("missing from the Agent's report"))
+            } else if is_down(&c.status) {
+                Some(Due::Unhealthy("its container is not running"))
+            } else {
+                None
+            }
         }
     }
+}
+
+/// A component that was being redeployed or retried is healthy again once
+/// its last deployment succeeded and it is still reported running after the
+/// backoff passed; its backoff then starts over.
+fn is_healthy_again(c: &component::Model, last: Option<&job::Model>, now: DateTime<Utc>) -> bool {
+    c.deploy_failures > 0
+        && c.status == "running"
+        && last.is_some_and(|l| l.status == status::SUCCEEDED)
+        && c.next_deploy_at.is_none_or(|at| at <= now)
 }
 
 #[cfg(test)]

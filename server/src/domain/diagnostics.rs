@@ -20,6 +20,8 @@ use std::net::{IpAddr, SocketAddr};
 
 /// The relay transport port (PROTOCOL.md), when the relay host is not known better.
 pub const RELAY_PORT: u16 = 7447;
+/// How long one Beacon's diagnosis may take, all steps together.
+pub const BEACON_DEADLINE: std::time::Duration = std::time::Duration::from_secs(20);
 
 #[derive(Debug, thiserror::Error)]
 pub enum DiagnosticsError {
@@ -43,7 +45,16 @@ struct Lines<'a> {
     lang: Lang,
 }
 
-impl Lines<'_> {
+impl<'a> Lines<'a> {
+    fn beacon(out: &'a mut Vec<DiagnosticLine>, url: &str, lang: Lang) -> Self {
+        Lines {
+            out,
+            layer: Layer::Beacon,
+            subject: url.to_string(),
+            lang,
+        }
+    }
+
     fn push(&mut self, step: Step, severity: Severity, found: Found) {
         let (reason, next_step) = describe(&found, self.lang);
         self.out.push(DiagnosticLine {
@@ -87,17 +98,23 @@ impl Diagnostics {
             let relay = managed_relay(&agents, url);
             async move {
                 let mut lines = Vec::new();
-                diagnose_beacon(
-                    &mut Lines {
-                        out: &mut lines,
-                        layer: Layer::Beacon,
-                        subject: url.clone(),
-                        lang,
-                    },
-                    url,
-                    relay,
+                // Each step has its own time limit; this bounds their sum, so
+                // one unresponsive Beacon cannot hold the whole answer up.
+                let finished = tokio::time::timeout(
+                    BEACON_DEADLINE,
+                    diagnose_beacon(&mut Lines::beacon(&mut lines, url, lang), url, relay),
                 )
-                .await;
+                .await
+                .is_ok();
+                if !finished {
+                    let step = step_after(lines.last().map(|l| l.step));
+                    let secs = BEACON_DEADLINE.as_secs();
+                    Lines::beacon(&mut lines, url, lang).push(
+                        step,
+                        Severity::Error,
+                        Found::GaveUp { secs },
+                    );
+                }
                 lines
             }
         }))
@@ -109,6 +126,16 @@ impl Diagnostics {
             checked_at: Utc::now().to_rfc3339_opts(SecondsFormat::Secs, true),
             lines: out,
         })
+    }
+}
+
+/// The Beacon step that was running when the deadline passed.
+fn step_after(last: Option<Step>) -> Step {
+    match last {
+        None => Step::Dns,
+        Some(Step::Dns) => Step::Connect,
+        Some(Step::Connect) => Step::Healthz,
+        Some(_) => Step::Relay,
     }
 }
 

@@ -44,6 +44,10 @@ pub enum Found {
         assumed: bool,
         detail: String,
     },
+    /// The Beacon's diagnosis ran out of time at this step.
+    GaveUp {
+        secs: u64,
+    },
     NoAgents,
     AgentOnline,
     AgentAway {
@@ -107,6 +111,12 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
                  format!("На {host}:{port} никто не принимает TCP-соединения ({detail}).")),
             pick(format!("Check that the Beacon (or the reverse proxy in front of it) runs and that port {port} is open in the firewall."),
                  format!("Проверьте, что маяк (или обратный прокси перед ним) работает и порт {port} открыт в файрволе.")),
+        ),
+        Found::GaveUp { secs } => (
+            pick(format!("No answer within {secs} s; the diagnosis of this Beacon stopped here."),
+                 format!("Нет ответа за {secs} с; диагностика этого маяка остановлена на этом шаге.")),
+            pick("The Beacon's host or a firewall in front of it drops packets instead of refusing them: check that it runs and that the port is open.".into(),
+                 "Хост маяка или файрвол перед ним отбрасывает пакеты, а не отклоняет их: проверьте, что маяк работает и порт открыт.".into()),
         ),
         Found::Healthy { latency_ms, https } => (
             match (en, https) {

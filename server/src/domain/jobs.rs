@@ -1,6 +1,7 @@
 //! The job queue: durable, claimed atomically (so two replicas never hand one
 //! job out twice), leased while running, and woken for long-polling Agents.
 
+use super::alerts::Alerts;
 use super::job_wakeup::JobWakeup;
 use super::{audit, deployed_beacons, desired, split_page, StoreError};
 use crate::entities::{agent, component, job};
@@ -125,15 +126,17 @@ fn default_page() -> u64 {
 pub struct JobQueue {
     db: DatabaseConnection,
     wakeup: JobWakeup,
+    /// Told of every failed or expired job.
+    alerts: Alerts,
 }
 
 impl JobQueue {
     /// Also starts, on PostgreSQL, the listener that wakes this replica's
     /// long-polls for jobs queued through another replica.
-    pub fn new(db: DatabaseConnection) -> Self {
+    pub fn new(db: DatabaseConnection, alerts: Alerts) -> Self {
         let wakeup = JobWakeup::default();
         wakeup.spawn_listener(&db);
-        Self { db, wakeup }
+        Self { db, wakeup, alerts }
     }
 
     /// Queues a job after validating its payload. Jobs for an offline Agent stay
@@ -336,6 +339,9 @@ impl JobQueue {
         };
         txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
+        if outcome == status::FAILED {
+            self.alerts.job_failed(&finished, &text).await;
+        }
         audit::record(
             &self.db,
             &audit::agent_actor(agent_id),
@@ -394,6 +400,7 @@ impl JobQueue {
             txn.commit().await?;
             tracing::warn!(job_id = %row.id, agent_id = %row.agent_id, "job lease expired");
             audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, REASON).await;
+            self.alerts.job_failed(&finished, REASON).await;
             expired += 1;
         }
         Ok(expired)

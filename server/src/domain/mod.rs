@@ -4,9 +4,13 @@
 pub mod agent_inventory;
 pub mod agent_status;
 pub mod agents;
+pub mod alert_delivery;
+pub mod alert_events;
+pub mod alerts;
 pub mod audit;
 pub mod auth;
 pub mod beacon_checks;
+pub mod beacon_history;
 pub mod beacon_schedule;
 pub mod deployed_beacons;
 pub mod desired;

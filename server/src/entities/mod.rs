@@ -3,8 +3,12 @@
 
 pub mod admin_session;
 pub mod agent;
+pub mod alert;
+pub mod alert_state;
 pub mod audit_entry;
 pub mod beacon_check;
+pub mod beacon_check_hour;
+pub mod beacon_status;
 pub mod component;
 pub mod enrollment_log;
 pub mod install_token;
@@ -14,3 +18,4 @@ pub mod login_failure;
 pub mod network;
 pub mod schedule_lease;
 pub mod seen_signature;
+pub mod setting;

@@ -117,6 +117,7 @@ async fn heartbeat(
     let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? else {
         return Ok(Json(Ack { ok: true }));
     };
+    state.alerts.services_reported(&agent, &components).await;
     // The heartbeat is stored; failing to queue a redeployment must not refuse it.
     if let Err(e) = state
         .reconciler

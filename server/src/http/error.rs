@@ -4,6 +4,7 @@
 
 use crate::domain::agent_inventory::InventoryError;
 use crate::domain::agents::AgentAuthError;
+use crate::domain::alerts::AlertError;
 use crate::domain::auth::AuthError;
 use crate::domain::beacon_checks::BeaconError;
 use crate::domain::enrollment::{EnrollError, EnrollRefusal};
@@ -152,6 +153,25 @@ impl From<BeaconError> for ApiError {
                 api
             }
             BeaconError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<AlertError> for ApiError {
+    fn from(e: AlertError) -> Self {
+        match e {
+            AlertError::Invalid(errors) => ApiError::fields(&errors),
+            AlertError::SetByEnvironment => {
+                let mut api = Self::new(
+                    StatusCode::CONFLICT,
+                    "webhook_set_by_environment",
+                    "The webhook URL is set by KNOTROUTE_CONTROL_ALERT_WEBHOOK, so it cannot be changed here.",
+                )
+                .hint("Change or unset KNOTROUTE_CONTROL_ALERT_WEBHOOK and restart Control.");
+                api.body.field = Some("webhook_url".into());
+                api
+            }
+            AlertError::Store(e) => e.into(),
         }
     }
 }
@@ -429,6 +449,14 @@ pub fn ui_beacon_error(e: BeaconError) -> UiError {
         BeaconError::NetworkNotFound => UiError::NotFound,
         BeaconError::NotInProfile => UiError::Refused(ApiError::from(e).body.error),
         BeaconError::Store(e) => ui_store_error(e),
+    }
+}
+
+pub fn ui_alert_error(e: AlertError) -> UiError {
+    match e {
+        AlertError::Invalid(errors) => UiError::Invalid(errors),
+        AlertError::SetByEnvironment => UiError::Refused(ApiError::from(e).body.error),
+        AlertError::Store(e) => ui_store_error(e),
     }
 }
 

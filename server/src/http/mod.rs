@@ -17,6 +17,7 @@ pub mod lang;
 pub mod metrics;
 pub mod onboarding_api;
 pub mod security;
+pub mod settings_api;
 
 use crate::ssr;
 use crate::state::AppState;

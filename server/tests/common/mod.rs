@@ -70,6 +70,8 @@ pub struct Options {
     pub database_url: Option<String>,
     /// Turns GET /metrics on with this bearer token.
     pub metrics_token: Option<String>,
+    /// KNOTROUTE_CONTROL_ALERT_WEBHOOK.
+    pub alert_webhook: Option<String>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -108,6 +110,10 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     if let Some(token) = options.metrics_token {
         args.push("--metrics-token".into());
         args.push(token);
+    }
+    if let Some(url) = options.alert_webhook {
+        args.push("--alert-webhook".into());
+        args.push(url);
     }
     // Parse from explicit arguments only, so the developer's environment cannot leak in.
     let cli = Cli::try_parse_from(args).expect("test arguments parse");

@@ -1,0 +1,33 @@
+//! Server functions of the Settings screen: alert webhook and test alert.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
+
+#[cfg(feature = "ssr")]
+use crate::api::with_status;
+#[cfg(feature = "ssr")]
+use crate::backend::backend;
+
+#[server(prefix = "/ui", endpoint = "get_alert_settings")]
+pub async fn get_alert_settings() -> Result<AlertSettings, UiError> {
+    with_status(async { backend()?.alert_settings().await }.await)
+}
+
+/// An empty URL turns alerts off.
+#[server(prefix = "/ui", endpoint = "save_alert_webhook")]
+pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, UiError> {
+    with_status(
+        async {
+            backend()?
+                .set_alert_webhook(AlertSettingsInput { webhook_url })
+                .await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "send_test_alert")]
+pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
+    with_status(async { backend()?.send_test_alert().await }.await)
+}

@@ -1,0 +1,38 @@
+//! Alert settings in the admin API: `GET /api/v1/settings/alerts` (the
+//! webhook, redacted, and recent alerts), `PUT` to set or clear the webhook,
+//! and `POST …/test` to send a test alert now.
+
+use super::error::ApiError;
+use super::extract::ApiJson;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/settings/alerts",
+            get(alert_settings).put(set_alert_webhook),
+        )
+        .route("/settings/alerts/test", post(send_test_alert))
+}
+
+async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSettings>, ApiError> {
+    Ok(Json(state.alerts.settings().await?))
+}
+
+async fn set_alert_webhook(
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<AlertSettingsInput>,
+) -> Result<Json<AlertSettings>, ApiError> {
+    Ok(Json(state.alerts.set_webhook(&input).await?))
+}
+
+/// 200 whether or not the receiver took it: `delivered` and `detail` say.
+async fn send_test_alert(
+    State(state): State<AppState>,
+) -> Result<Json<TestAlertOutcome>, ApiError> {
+    Ok(Json(state.alerts.send_test().await?))
+}
