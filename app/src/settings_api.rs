@@ -2,7 +2,7 @@
 
 use crate::error::UiError;
 use leptos::prelude::*;
-use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
+use protocol::alerts::{AlertSettings, TestAlertOutcome};
 
 #[cfg(feature = "ssr")]
 use crate::api::with_status;
@@ -20,7 +20,7 @@ pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, Ui
     with_status(
         async {
             backend()?
-                .set_alert_webhook(AlertSettingsInput { webhook_url })
+                .set_alert_webhook(protocol::alerts::AlertSettingsInput { webhook_url })
                 .await
         }
         .await,

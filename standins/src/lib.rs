@@ -1,7 +1,8 @@
 //! Local servers standing in for Beacons, for the server's tests and the
 //! browser tests alike: one answering with a chosen status, one that never
 //! answers, one speaking TLS with a certificate nobody trusts, and a closed
-//! port. Each runs on the caller's tokio runtime on a free loopback port.
+//! port; and a webhook receiver for alerts. Each runs on the caller's tokio
+//! runtime on a free loopback port.
 
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -76,4 +77,55 @@ pub async fn untrusted_tls_beacon() -> String {
 pub fn closed_port_url() -> String {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     format!("http://{}", listener.local_addr().unwrap())
+}
+
+/// Alert bodies a [`webhook_receiver`] accepted, in order.
+pub type Received = Arc<std::sync::Mutex<Vec<String>>>;
+
+/// `http://127.0.0.1:<port>/hook` accepting every POST with 204 and keeping its body.
+pub async fn webhook_receiver() -> (String, Received) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let received: Received = Arc::default();
+    let kept = received.clone();
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            let kept = kept.clone();
+            tokio::spawn(async move {
+                let mut request = Vec::new();
+                let mut chunk = [0u8; 4096];
+                // Headers, then as much body as Content-Length says.
+                let body = loop {
+                    let Ok(n) = stream.read(&mut chunk).await else {
+                        return;
+                    };
+                    if n == 0 {
+                        return;
+                    }
+                    request.extend_from_slice(&chunk[..n]);
+                    let text = String::from_utf8_lossy(&request).to_string();
+                    let Some(end) = text.find("\r\n\r\n") else {
+                        continue;
+                    };
+                    let length = text[..end]
+                        .lines()
+                        .find_map(|l| {
+                            let (name, value) = l.split_once(':')?;
+                            name.eq_ignore_ascii_case("content-length")
+                                .then(|| value.trim().parse::<usize>().ok())?
+                        })
+                        .unwrap_or(0);
+                    if request.len() >= end + 4 + length {
+                        break String::from_utf8_lossy(&request[end + 4..end + 4 + length])
+                            .to_string();
+                    }
+                };
+                kept.lock().unwrap().push(body);
+                let _ = stream
+                    .write_all(b"HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n")
+                    .await;
+            });
+        }
+    });
+    (url, received)
 }

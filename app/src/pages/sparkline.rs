@@ -10,7 +10,8 @@ const HEIGHT: f64 = 28.0;
 /// The line stays above the failure marks.
 const LINE_BOTTOM: f64 = 22.0;
 
-/// The line's path (`M … L …`), scaled to the slowest hour.
+/// The line's path (`M … L …`), scaled to the slowest hour. An hour with no
+/// neighbour to join is drawn as a dot (a round cap on a tiny stroke).
 pub fn line_path(hours: &[LatencyHour]) -> String {
     let slowest = hours
         .iter()
@@ -19,22 +20,37 @@ pub fn line_path(hours: &[LatencyHour]) -> String {
         .unwrap_or(0)
         .max(1) as f64;
     let step = WIDTH / hours.len().max(1) as f64;
-    let mut path = String::new();
+    let mut segments: Vec<Vec<(f64, f64)>> = Vec::new();
     let mut drawing = false;
     for (i, hour) in hours.iter().enumerate() {
         let Some(ms) = hour.mean_ms else {
             drawing = false;
             continue;
         };
-        let x = step * (i as f64 + 0.5);
-        let y = 2.0 + (LINE_BOTTOM - 2.0) * (1.0 - ms as f64 / slowest);
-        path.push_str(&format!(
-            "{}{x:.1} {y:.1} ",
-            if drawing { "L" } else { "M" }
-        ));
+        let point = (
+            step * (i as f64 + 0.5),
+            2.0 + (LINE_BOTTOM - 2.0) * (1.0 - ms as f64 / slowest),
+        );
+        match segments.last_mut() {
+            Some(segment) if drawing => segment.push(point),
+            _ => segments.push(vec![point]),
+        }
         drawing = true;
     }
-    path.trim_end().to_string()
+    segments
+        .iter()
+        .map(|segment| {
+            let mut part = String::new();
+            for (n, (x, y)) in segment.iter().enumerate() {
+                part.push_str(&format!("{}{x:.1} {y:.1} ", if n == 0 { "M" } else { "L" }));
+            }
+            if segment.len() == 1 {
+                part.push_str("h0.1");
+            }
+            part.trim_end().to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[component]
@@ -82,7 +98,7 @@ mod tests {
     #[test]
     fn the_line_breaks_where_no_check_succeeded_and_the_slowest_hour_is_on_top() {
         let hours = [hour(Some(10)), hour(Some(20)), hour(None), hour(Some(20))];
-        assert_eq!(line_path(&hours), "M15.0 12.0 L45.0 2.0 M105.0 2.0");
+        assert_eq!(line_path(&hours), "M15.0 12.0 L45.0 2.0 M105.0 2.0 h0.1");
         assert_eq!(line_path(&[hour(None)]), "");
     }
 }
