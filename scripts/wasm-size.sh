@@ -42,7 +42,7 @@ for name, chunks in sorted(screens.items()):
 print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
 # On-demand forms: the chunks of a #[lazy] function that its screen has not
 # loaded already. Which screen opens which form is not in the manifest.
-OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "publish_section": "services_screen",
+OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
                "job_section": "jobs_screen", "diagnosis_view": "network_screen"}
 for key, chunks in sorted(manifest.items()):
     if "_screen_view" in key:

@@ -36,16 +36,20 @@ async fn each_failure_class_is_named_with_what_to_do() {
             .click(None)
             .await
             .unwrap();
-        expect(page.locator(format!("{row} .check-result[data-class='{class}']")))
-            .with_timeout(wait)
-            .to_contain_text(says)
-            .await
-            .unwrap();
-    }
-    expect(page.locator(format!(".beacon-row[data-url='{failing}'] .check-result")))
-        .to_contain_text("500")
+        expect(page.locator(format!(
+            "{row} .beacon-check .check-result[data-class='{class}']"
+        )))
+        .with_timeout(wait)
+        .to_contain_text(says)
         .await
         .unwrap();
+    }
+    expect(page.locator(format!(
+        ".beacon-row[data-url='{failing}'] .beacon-check .check-result"
+    )))
+    .to_contain_text("500")
+    .await
+    .unwrap();
     b.screenshot("1-failure-classes-phone").await;
     b.close().await;
 }

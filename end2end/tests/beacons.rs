@@ -66,13 +66,16 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
         .click(None)
         .await
         .unwrap();
-    expect(page.locator(format!("{healthy_row} .check-result[data-class='ok']")))
-        .with_timeout(wait)
-        .to_contain_text(" ms")
-        .await
-        .unwrap();
+    expect(page.locator(format!(
+        "{healthy_row} .beacon-check .check-result[data-class='ok']"
+    )))
+    .with_timeout(wait)
+    .to_contain_text(" ms")
+    .await
+    .unwrap();
 
     // The relay port is refused beside the field, before anything is sent.
+    b.open_form("#open-add-beacon", "#beacon-network").await;
     page.locator("#beacon-network")
         .select_option(network_id.as_str(), None)
         .await
@@ -108,11 +111,13 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
         .click(None)
         .await
         .unwrap();
-    expect(page.locator(format!("{closed_row} .check-result[data-class='connect']")))
-        .with_timeout(wait)
-        .to_contain_text("Connection refused")
-        .await
-        .unwrap();
+    expect(page.locator(format!(
+        "{closed_row} .beacon-check .check-result[data-class='connect']"
+    )))
+    .with_timeout(wait)
+    .to_contain_text("Connection refused")
+    .await
+    .unwrap();
     b.screenshot("1-beacons-checked").await;
 
     // The stored results come back on a fresh load, and on a phone.
@@ -121,11 +126,9 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
     phone
         .goto(&format!("{}/infrastructure/beacons", control.base))
         .await;
-    expect(
-        phone
-            .page
-            .locator(format!(".beacon-row[data-url='{closed}'] .check-result")),
-    )
+    expect(phone.page.locator(format!(
+        ".beacon-row[data-url='{closed}'] .beacon-check .check-result"
+    )))
     .with_timeout(wait)
     .to_contain_text("connect")
     .await

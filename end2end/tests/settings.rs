@@ -84,7 +84,7 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     .await;
     b.wait_visible("#components-table").await;
     b.hydrated().await;
-    expect(page.locator("#components-table .badge.warn"))
+    expect(page.locator("#components-table .badge.leftover"))
         .to_contain_text("unmanaged leftover")
         .await
         .unwrap();

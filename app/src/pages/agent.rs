@@ -153,7 +153,7 @@ fn ComponentRow(
             <td data-label=it.col_component>
                 <code>{c.id.clone()}</code>
                 {c.desired.then(|| view! { " "<span class="badge">{it.desired}</span> })}
-                {leftover.then(|| view! { " "<span class="badge warn">{it.leftover}</span> })}
+                {leftover.then(|| view! { " "<span class="badge warn leftover">{it.leftover}</span> })}
             </td>
             <td data-label=it.col_status><span class=class>{status}</span></td>
             <td data-label=it.col_image>{c.image.clone()}</td>

@@ -7,7 +7,8 @@ use super::choice_search::{as_search, more_profiles, ChoiceSearch};
 use super::form_errors::FormErrors;
 use super::infrastructure::{when, InfraTabs};
 use super::layout::Frame;
-use super::sparkline::Sparkline;
+use super::on_demand::OnDemand;
+use super::sparkline::{escape, sparkline_svg};
 use super::LoadError;
 use crate::api::list_networks;
 use crate::beacons_api::{list_beacons, AddExistingBeacon, CheckBeacon};
@@ -39,6 +40,7 @@ fn BeaconsSection() -> impl IntoView {
     let t = texts(lang);
     let bt = beacon_texts(lang);
     let add = ServerAction::<AddExistingBeacon>::new();
+    let adding = RwSignal::new(false);
     let beacons = Resource::new(move || add.version().get(), |_| list_beacons());
     view! {
         <h2 id="beacons">{bt.title}</h2>
@@ -73,7 +75,11 @@ fn BeaconsSection() -> impl IntoView {
                 }
             })}
         </Transition>
-        <AddBeaconForm add />
+        <section class="card" id="add-beacon">
+            <h2>{bt.add_title}</h2>
+            <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
+            <OnDemand id="open-add-beacon" label=bt.add_title open=adding load=move || add_beacon_form(add) />
+        </section>
         <super::deploy_beacon::DeployBeaconCard />
     }
 }
@@ -143,37 +149,40 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
 }
 
 /// The last 24 hours' sparkline and the last failure, with its class.
-fn beacon_day(beacon: &BeaconView, lang: crate::i18n::Lang) -> AnyView {
+fn beacon_day(beacon: &BeaconView, lang: crate::i18n::Lang) -> impl IntoView {
     let bt = beacon_texts(lang);
     let checks: u32 = beacon.last_24h.iter().map(|h| h.checks).sum();
     let failures: u32 = beacon.last_24h.iter().map(|h| h.failures).sum();
     let means = beacon.last_24h.iter().filter_map(|h| h.mean_ms);
     let (low, high) = means.fold((u32::MAX, 0), |(lo, hi), ms| (lo.min(ms), hi.max(ms)));
-    let spark = if checks > 0 {
+    // Markup as text either way (see `sparkline_svg`): one view type, not two.
+    let day = if checks > 0 {
         let range = if high > 0 {
             format!("{low}–{high} ms")
         } else {
             "—".into()
         };
         let label = format!("{} {range}; {failures} {}", bt.day_label, bt.failed_checks);
-        view! { <Sparkline hours=beacon.last_24h.clone() label /> }.into_any()
+        sparkline_svg(&beacon.last_24h, &label)
     } else {
-        view! { <span class="muted">{bt.no_checks_today}</span> }.into_any()
+        format!(
+            r#"<span class="muted">{}</span>"#,
+            escape(bt.no_checks_today)
+        )
     };
-    let failure = beacon.last_failure.clone().map(|f| {
-        let at = format!("{} {}", bt.last_failure, when(&f.checked_at));
+    // The last failure looks like a failed check, because it is one.
+    let failure = beacon.last_failure.clone().map(|result| {
         view! {
-            <p class="last-failure">
-                <span class="badge bad">{f.class.as_str()}</span>" "<span class="muted">{at}</span>
-                <br /><code class="check-detail">{f.detail}</code>
-            </p>
+            <div class="last-failure">
+                <span class="muted">{bt.last_failure}": "</span>
+                <CheckResult result />
+            </div>
         }
     });
     view! {
-        {spark}
+        <span class="sparkline-box" inner_html=day></span>
         {failure}
     }
-    .into_any()
 }
 
 #[component]
@@ -203,6 +212,12 @@ fn CheckResult(result: BeaconCheckView) -> impl IntoView {
         }
         .into_any()
     }
+}
+
+/// The form as its own WebAssembly chunk: the Beacons tab loads without it.
+#[lazy]
+async fn add_beacon_form(add: ServerAction<AddExistingBeacon>) -> AnyView {
+    view! { <AddBeaconForm add /> }.into_any()
 }
 
 /// Adds an existing Beacon's URL to a profile.
@@ -238,9 +253,6 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
         }
     };
     view! {
-        <section class="card" id="add-beacon">
-            <h2>{bt.add_title}</h2>
-            <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
             <ChoiceSearch id="beacon-network-search" label=t.find_network search more />
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
@@ -290,6 +302,5 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
                     }
                 })}
             </Transition>
-        </section>
     }
 }
