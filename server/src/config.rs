@@ -83,6 +83,16 @@ pub struct Settings {
     /// File holding the metrics token (instead of KNOTROUTE_CONTROL_METRICS_TOKEN).
     #[arg(long, env = "KNOTROUTE_CONTROL_METRICS_TOKEN_FILE")]
     pub metrics_token_file: Option<PathBuf>,
+    /// Whether Beacon checks and Diagnose may contact private, loopback and shared (CGNAT)
+    /// addresses (default true, for self-hosted Beacons); link-local and cloud metadata
+    /// addresses are refused either way.
+    #[arg(
+        long,
+        env = "KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    pub allow_private_beacons: bool,
     /// Webhook URL that receives alerts as JSON (overrides the settings screen); unset, the screen decides.
     #[arg(long, env = "KNOTROUTE_CONTROL_ALERT_WEBHOOK", hide_env_values = true)]
     pub alert_webhook: Option<String>,
@@ -141,6 +151,7 @@ pub struct Config {
     /// `None`: the settings screen sets the webhook. A secret: chat services
     /// put their token in the URL.
     pub alert_webhook: Option<Secret>,
+    pub allow_private_beacons: bool,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -288,6 +299,7 @@ impl Settings {
             beacon_check_interval: (self.beacon_check_interval > 0)
                 .then(|| chrono::Duration::seconds(self.beacon_check_interval.into())),
             alert_webhook,
+            allow_private_beacons: self.allow_private_beacons,
         })
     }
 }

@@ -63,6 +63,9 @@ impl AppState {
             config.public_url.as_ref().map(|u| u.to_string()),
         );
         let jobs = JobQueue::new(db.clone(), alerts.clone());
+        let policy = crate::domain::beacon_checks::AddressPolicy {
+            allow_private: config.allow_private_beacons,
+        };
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         let networks = NetworkService::new(db.clone());
@@ -79,10 +82,11 @@ impl AppState {
                 networks.clone(),
                 metrics.clone(),
                 alerts.clone(),
+                policy,
             ),
             alerts,
             metrics,
-            diagnostics: Diagnostics::new(networks.clone(), inventory.clone()),
+            diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
             invite_throttle: InviteThrottle::default(),
             networks,

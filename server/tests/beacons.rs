@@ -213,3 +213,46 @@ on_both_databases!(
         assert_eq!(beacons().await, json!(["https://edge1.example.org"]));
     }
 );
+
+on_both_databases!(
+    private_beacons_are_refused_when_the_policy_says_so,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            common::Options {
+                refuse_private_beacons: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        c.sign_in().await;
+        let loopback = http_beacon(200, "ok").await;
+        let r = c
+            .create_network(json!({"name": "Internal", "beacons": [loopback]}))
+            .await;
+        assert_eq!(r.status(), 201);
+        let network: Value = r.json().await.unwrap();
+        let id = network["id"].as_str().unwrap();
+        let r = c
+            .post_json(
+                "/api/v1/beacons/check",
+                json!({"network_id": id, "url": loopback}),
+            )
+            .await;
+        let check: Value = r.json().await.unwrap();
+        assert_eq!(check["class"], "blocked", "{check}");
+        assert!(check["detail"]
+            .as_str()
+            .unwrap()
+            .contains("KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS"));
+        let diagnosis: Value = c
+            .get_json(&format!("/api/v1/networks/{id}/diagnostics?lang=en"))
+            .await;
+        let first = &diagnosis["lines"][0];
+        assert_eq!(first["severity"], "error", "{diagnosis}");
+        assert!(first["next_step"]
+            .as_str()
+            .unwrap()
+            .contains("KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true"));
+    }
+);

@@ -85,11 +85,46 @@ pub fn is_link_local(ip: IpAddr) -> bool {
     }
 }
 
+/// Which addresses Beacon checks and Diagnose may contact besides public
+/// ones (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddressPolicy {
+    /// Private, loopback and shared (CGNAT) addresses: allowed by default,
+    /// as self-hosted Beacons often live on them.
+    pub allow_private: bool,
+}
+
+impl Default for AddressPolicy {
+    fn default() -> Self {
+        Self {
+            allow_private: true,
+        }
+    }
+}
+
+/// RFC 1918, loopback, 100.64.0.0/10 (shared address space), IPv6 loopback
+/// and unique-local fc00::/7, also as IPv4-mapped IPv6.
+pub fn is_private(ip: IpAddr) -> bool {
+    let v4 = |v4: std::net::Ipv4Addr| {
+        let [a, b, ..] = v4.octets();
+        v4.is_private() || v4.is_loopback() || (a == 100 && (64..128).contains(&b))
+    };
+    match ip {
+        IpAddr::V4(ip) => v4(ip),
+        IpAddr::V6(ip) => {
+            ip.to_ipv4_mapped().is_some_and(v4)
+                || ip.is_loopback()
+                || (ip.segments()[0] & 0xfe00) == 0xfc00
+        }
+    }
+}
+
 /// Why Control never connects to `ip`, if it must not: link-local addresses
 /// (above), the unspecified address (it reaches this host), and the cloud
 /// metadata services that live outside 169.254.0.0/16 (Alibaba's
-/// 100.100.100.200, AWS's IPv6 fd00:ec2::254).
-pub fn refused_address(ip: IpAddr) -> Option<&'static str> {
+/// 100.100.100.200, AWS's IPv6 fd00:ec2::254), whatever the policy; private
+/// addresses when the policy refuses them.
+pub fn refused_address(ip: IpAddr, policy: AddressPolicy) -> Option<&'static str> {
     const METADATA: [IpAddr; 2] = [
         IpAddr::V4(std::net::Ipv4Addr::new(100, 100, 100, 200)),
         IpAddr::V6(std::net::Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)),
@@ -100,6 +135,8 @@ pub fn refused_address(ip: IpAddr) -> Option<&'static str> {
         Some("unspecified")
     } else if METADATA.contains(&ip) {
         Some("cloud metadata")
+    } else if !policy.allow_private && is_private(ip) {
+        Some("private")
     } else {
         None
     }
@@ -138,6 +175,7 @@ pub async fn resolve(
     host: &str,
     port: u16,
     timeout: Duration,
+    policy: AddressPolicy,
 ) -> Result<Vec<SocketAddr>, Unreachable> {
     let host = bare_host(host);
     let addresses: Vec<SocketAddr> = match host.parse::<IpAddr>() {
@@ -155,7 +193,7 @@ pub async fn resolve(
     }
     match addresses
         .iter()
-        .find_map(|a| refused_address(a.ip()).map(|why| (a.ip(), why)))
+        .find_map(|a| refused_address(a.ip(), policy).map(|why| (a.ip(), why)))
     {
         Some((ip, why)) => Err(Unreachable::Refused { ip, why }),
         None => Ok(addresses),
@@ -163,7 +201,7 @@ pub async fn resolve(
 }
 
 /// Checks `<beacon_url>/healthz` once.
-pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
+pub async fn probe(beacon_url: &str, timeout: Duration, policy: AddressPolicy) -> Probe {
     let Ok(url) = url::Url::parse(beacon_url) else {
         return failed(CheckClass::Dns, format!("{beacon_url} is not a URL"));
     };
@@ -172,9 +210,15 @@ pub async fn probe(beacon_url: &str, timeout: Duration) -> Probe {
     };
     let started = Instant::now();
     let literal = bare_host(host).parse::<IpAddr>().ok();
-    let addresses = match resolve(host, port, timeout).await {
+    let addresses = match resolve(host, port, timeout, policy).await {
         Ok(addresses) => addresses,
         Err(Unreachable::Dns(detail)) => return failed(CheckClass::Dns, detail),
+        Err(Unreachable::Refused { ip, why: "private" }) => {
+            return failed(
+                CheckClass::Blocked,
+                format!("{host} resolves to the private address {ip}; KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false refuses private, loopback and shared addresses"),
+            )
+        }
         Err(Unreachable::Refused { ip, why }) => {
             return failed(
                 CheckClass::Blocked,
@@ -250,6 +294,7 @@ pub struct BeaconChecks {
     metrics: Metrics,
     /// Told of every check: a Beacon going down or coming back is an alert.
     alerts: Alerts,
+    policy: AddressPolicy,
 }
 
 impl BeaconChecks {
@@ -258,6 +303,7 @@ impl BeaconChecks {
         networks: NetworkService,
         metrics: Metrics,
         alerts: Alerts,
+        policy: AddressPolicy,
     ) -> Self {
         Self {
             db,
@@ -265,6 +311,7 @@ impl BeaconChecks {
             timeout: CHECK_TIMEOUT,
             metrics,
             alerts,
+            policy,
         }
     }
 
@@ -286,7 +333,7 @@ impl BeaconChecks {
         url: String,
     ) -> Result<BeaconCheckView, StoreError> {
         let started = std::time::Instant::now();
-        let probe = probe(&url, self.timeout).await;
+        let probe = probe(&url, self.timeout, self.policy).await;
         self.metrics.beacon_checked(
             probe.class.as_str(),
             probe.class == CheckClass::Ok,
@@ -415,16 +462,57 @@ mod tests {
             "fd00:ec2::254",
             "169.254.169.254",
         ] {
-            assert!(refused_address(ip.parse().unwrap()).is_some(), "{ip}");
+            assert!(
+                refused_address(ip.parse().unwrap(), AddressPolicy::default()).is_some(),
+                "{ip}"
+            );
         }
         for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "100.100.100.1"] {
-            assert!(refused_address(ip.parse().unwrap()).is_none(), "{ip}");
+            assert!(
+                refused_address(ip.parse().unwrap(), AddressPolicy::default()).is_none(),
+                "{ip}"
+            );
         }
+    }
+
+    #[test]
+    fn private_addresses_are_refused_only_when_the_policy_says_so() {
+        let strict = AddressPolicy {
+            allow_private: false,
+        };
+        for ip in [
+            "10.1.2.3",
+            "172.16.0.1",
+            "192.168.1.1",
+            "127.0.0.1",
+            "100.64.0.1",
+            "::1",
+            "fd12::1",
+            "::ffff:192.168.1.1",
+        ] {
+            let ip = ip.parse().unwrap();
+            assert_eq!(refused_address(ip, strict), Some("private"), "{ip}");
+            assert_eq!(refused_address(ip, AddressPolicy::default()), None, "{ip}");
+        }
+        for ip in ["203.0.113.5", "2001:db8::1", "100.128.0.1"] {
+            assert_eq!(refused_address(ip.parse().unwrap(), strict), None, "{ip}");
+        }
+        // Link-local stays refused whatever the policy.
+        let metadata = "169.254.169.254".parse().unwrap();
+        assert_eq!(
+            refused_address(metadata, AddressPolicy::default()),
+            Some("link-local")
+        );
     }
 
     #[tokio::test]
     async fn the_metadata_address_is_never_contacted() {
-        let probe = probe("http://169.254.169.254", CHECK_TIMEOUT).await;
+        let probe = probe(
+            "http://169.254.169.254",
+            CHECK_TIMEOUT,
+            AddressPolicy::default(),
+        )
+        .await;
         assert_eq!(probe.class, CheckClass::Blocked);
         assert!(probe.detail.contains("link-local"), "{}", probe.detail);
     }

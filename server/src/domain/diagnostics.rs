@@ -6,7 +6,7 @@
 //! The same link-local refusal as the Beacon check applies to every step.
 
 use super::agent_inventory::{AgentInventory, InventoryError};
-use super::beacon_checks::{self, probe, Unreachable, CHECK_TIMEOUT};
+use super::beacon_checks::{self, probe, AddressPolicy, Unreachable, CHECK_TIMEOUT};
 use super::diagnostics_text::{describe, Found};
 use super::networks::{NetworkError, NetworkService};
 use chrono::{SecondsFormat, Utc};
@@ -35,6 +35,7 @@ pub enum DiagnosticsError {
 pub struct Diagnostics {
     networks: NetworkService,
     inventory: AgentInventory,
+    policy: AddressPolicy,
 }
 
 /// Lines of one layer and subject, in order.
@@ -69,10 +70,11 @@ impl<'a> Lines<'a> {
 }
 
 impl Diagnostics {
-    pub fn new(networks: NetworkService, inventory: AgentInventory) -> Self {
+    pub fn new(networks: NetworkService, inventory: AgentInventory, policy: AddressPolicy) -> Self {
         Self {
             networks,
             inventory,
+            policy,
         }
     }
 
@@ -94,6 +96,7 @@ impl Diagnostics {
             .push(Step::BeaconUrls, Severity::Error, Found::NoBeacon);
         }
         // Beacons are independent of each other: diagnose them together.
+        let policy = self.policy;
         let beacon_lines = futures_util::future::join_all(profile.beacons.iter().map(|url| {
             let relay = managed_relay(&agents, url);
             async move {
@@ -102,7 +105,12 @@ impl Diagnostics {
                 // one unresponsive Beacon cannot hold the whole answer up.
                 let finished = tokio::time::timeout(
                     BEACON_DEADLINE,
-                    diagnose_beacon(&mut Lines::beacon(&mut lines, url, lang), url, relay),
+                    diagnose_beacon(
+                        &mut Lines::beacon(&mut lines, url, lang),
+                        url,
+                        relay,
+                        policy,
+                    ),
                 )
                 .await
                 .is_ok();
@@ -153,7 +161,12 @@ fn managed_relay(agents: &[AgentView], url: &str) -> Option<String> {
         })
 }
 
-async fn diagnose_beacon(lines: &mut Lines<'_>, url: &str, relay: Option<String>) {
+async fn diagnose_beacon(
+    lines: &mut Lines<'_>,
+    url: &str,
+    relay: Option<String>,
+    policy: AddressPolicy,
+) {
     let Some((host, port)) = url::Url::parse(url)
         .ok()
         .and_then(|u| Some((u.host_str()?.to_string(), u.port_or_known_default()?)))
@@ -161,7 +174,7 @@ async fn diagnose_beacon(lines: &mut Lines<'_>, url: &str, relay: Option<String>
         return;
     };
     let host = beacon_checks::bare_host(&host).to_string();
-    let addresses = match resolve(&host, port).await {
+    let addresses = match resolve(&host, port, policy).await {
         Ok(addresses) => addresses,
         Err(found) => return lines.push(Step::Dns, Severity::Error, found),
     };
@@ -196,7 +209,7 @@ async fn diagnose_beacon(lines: &mut Lines<'_>, url: &str, relay: Option<String>
             )
         }
     }
-    let checked = probe(url, CHECK_TIMEOUT).await;
+    let checked = probe(url, CHECK_TIMEOUT, policy).await;
     let https = url.starts_with("https://");
     if checked.class != CheckClass::Ok {
         return lines.push(
@@ -221,7 +234,7 @@ async fn diagnose_beacon(lines: &mut Lines<'_>, url: &str, relay: Option<String>
         Some((h, p)) => (h, p, false),
         None => (host.clone(), RELAY_PORT, true),
     };
-    let target = match resolve(&relay_host, relay_port).await {
+    let target = match resolve(&relay_host, relay_port, policy).await {
         Ok(addresses) => connect(&addresses)
             .await
             .map_err(|detail| (relay_host.clone(), detail)),
@@ -270,11 +283,14 @@ fn split_host_port(advertise: &str) -> Option<(String, u16)> {
 }
 
 /// The host's addresses, refusing the same ones as the Beacon check.
-async fn resolve(host: &str, port: u16) -> Result<Vec<SocketAddr>, Found> {
-    beacon_checks::resolve(host, port, CHECK_TIMEOUT)
+async fn resolve(host: &str, port: u16, policy: AddressPolicy) -> Result<Vec<SocketAddr>, Found> {
+    beacon_checks::resolve(host, port, CHECK_TIMEOUT, policy)
         .await
         .map_err(|e| match e {
             Unreachable::Dns(detail) => Found::DnsFailed { detail },
+            Unreachable::Refused { why: "private", .. } => {
+                Found::PrivateRefused { host: host.into() }
+            }
             Unreachable::Refused { .. } => Found::LinkLocal { host: host.into() },
         })
 }

@@ -19,6 +19,10 @@ pub enum Found {
     LinkLocal {
         host: String,
     },
+    /// A private address, and KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false.
+    PrivateRefused {
+        host: String,
+    },
     PortOpen {
         address: String,
     },
@@ -101,6 +105,12 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
                  format!("{host} разрешается в локальный адрес канала, неопределённый адрес или адрес метаданных облака; Control туда не подключается.")),
             pick("Use the Beacon's real public or private address.".into(),
                  "Укажите настоящий публичный или частный адрес маяка.".into()),
+        ),
+        Found::PrivateRefused { host } => (
+            pick(format!("{host} resolves to a private, loopback or shared address, and this Control is set not to connect to those."),
+                 format!("{host} разрешается в частный, локальный или общий (CGNAT) адрес, а этому Control запрещено к ним подключаться.")),
+            pick("Use the Beacon's public address, or set KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into(),
+                 "Укажите публичный адрес маяка или задайте KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into()),
         ),
         Found::PortOpen { address } => (
             pick(format!("TCP connection to {address} accepted."), format!("TCP-соединение с {address} принято.")),

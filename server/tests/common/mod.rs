@@ -72,6 +72,8 @@ pub struct Options {
     pub metrics_token: Option<String>,
     /// KNOTROUTE_CONTROL_ALERT_WEBHOOK.
     pub alert_webhook: Option<String>,
+    /// KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false.
+    pub refuse_private_beacons: bool,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -110,6 +112,10 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     if let Some(token) = options.metrics_token {
         args.push("--metrics-token".into());
         args.push(token);
+    }
+    if options.refuse_private_beacons {
+        args.push("--allow-private-beacons".into());
+        args.push("false".into());
     }
     if let Some(url) = options.alert_webhook {
         args.push("--alert-webhook".into());
