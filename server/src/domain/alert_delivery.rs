@@ -27,11 +27,12 @@ const ERROR_MAX: usize = 300;
 
 /// The wait after `attempts` failed deliveries.
 pub fn retry_delay(attempts: i32) -> Duration {
-    let doublings = attempts.clamp(1, 16) - 1;
-    (Duration::seconds(10) * 2i32.pow(doublings as u32)).min(Duration::minutes(10))
+    super::doubling_backoff(Duration::seconds(10), Duration::minutes(10), attempts)
 }
 
-fn client() -> reqwest::Client {
+/// The client alerts are posted with; built once per Control (it keeps
+/// connections to the webhook open between deliveries).
+pub(super) fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .timeout(TIMEOUT)
         // A webhook that redirects elsewhere is a misconfiguration, not a hop to follow.
@@ -42,8 +43,8 @@ fn client() -> reqwest::Client {
 }
 
 /// POSTs `payload`; the receiver's status on 2xx, else why not.
-async fn post(url: &str, payload: &str) -> Result<u16, String> {
-    let answer = client()
+async fn post(client: &reqwest::Client, url: &str, payload: &str) -> Result<u16, String> {
+    let answer = client
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(payload.to_string())
@@ -102,7 +103,7 @@ impl Alerts {
             let mut row: alert::ActiveModel = a.clone().into();
             row.attempts = Set(attempts);
             row.lease_until = Set(None);
-            match post(&url, &a.payload).await {
+            match post(&self.client, &url, &a.payload).await {
                 Ok(_) => {
                     row.status = Set(status::SENT.into());
                     row.sent_at = Set(Some(now));
@@ -146,7 +147,7 @@ impl Alerts {
             "subject": {},
         })
         .to_string();
-        let result = post(&url, &payload).await;
+        let result = post(&self.client, &url, &payload).await;
         let (state, detail) = match &result {
             Ok(code) => (status::SENT, format!("The receiver answered HTTP {code}.")),
             Err(why) => (status::FAILED, why.clone()),

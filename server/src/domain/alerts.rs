@@ -78,6 +78,7 @@ pub struct Alerts {
     control_url: Option<Arc<str>>,
     /// Wakes the delivery loop when an alert is queued.
     pub(super) wake: Arc<Notify>,
+    pub(super) client: reqwest::Client,
 }
 
 impl Alerts {
@@ -91,6 +92,7 @@ impl Alerts {
             env_webhook: env_webhook.map(Arc::from),
             control_url: control_url.map(Arc::from),
             wake: Arc::new(Notify::new()),
+            client: super::alert_delivery::client(),
         }
     }
 

@@ -120,14 +120,36 @@ pub async fn record(
 }
 
 pub fn check_view(row: beacon_check::Model) -> BeaconCheckView {
-    BeaconCheckView {
-        network_id: row.network_id,
-        url: row.url,
-        checked_at: rfc3339(row.checked_at),
+    let c = StoredCheck {
+        at: row.checked_at,
         ok: row.ok,
-        latency_ms: row.latency_ms.and_then(|ms| u32::try_from(ms).ok()),
-        class: CheckClass::parse(&row.class).unwrap_or(CheckClass::Connect),
-        detail: row.detail,
+        latency_ms: row.latency_ms,
+        class: &row.class,
+        detail: row.detail.clone(),
+    };
+    c.view(row.network_id, row.url)
+}
+
+/// A check as a row keeps it, whichever table.
+struct StoredCheck<'a> {
+    at: DateTime<Utc>,
+    ok: bool,
+    latency_ms: Option<i32>,
+    class: &'a str,
+    detail: String,
+}
+
+impl StoredCheck<'_> {
+    fn view(self, network_id: String, url: String) -> BeaconCheckView {
+        BeaconCheckView {
+            network_id,
+            url,
+            checked_at: rfc3339(self.at),
+            ok: self.ok,
+            latency_ms: self.latency_ms.and_then(|ms| u32::try_from(ms).ok()),
+            class: CheckClass::parse(self.class).unwrap_or(CheckClass::Connect),
+            detail: self.detail,
+        }
     }
 }
 
@@ -143,25 +165,25 @@ pub struct Health {
 
 impl From<beacon_status::Model> for Health {
     fn from(s: beacon_status::Model) -> Self {
-        let last_failure = s.failed_at.map(|at| BeaconCheckView {
-            network_id: s.network_id.clone(),
-            url: s.url.clone(),
-            checked_at: rfc3339(at),
-            ok: false,
-            latency_ms: None,
-            class: CheckClass::parse(&s.failure_class).unwrap_or(CheckClass::Connect),
-            detail: s.failure_detail.clone(),
+        let last_failure = s.failed_at.map(|at| {
+            let failure = StoredCheck {
+                at,
+                ok: false,
+                latency_ms: None,
+                class: &s.failure_class,
+                detail: s.failure_detail.clone(),
+            };
+            failure.view(s.network_id.clone(), s.url.clone())
         });
+        let latest = StoredCheck {
+            at: s.checked_at,
+            ok: s.ok,
+            latency_ms: s.latency_ms,
+            class: &s.class,
+            detail: s.detail,
+        };
         Health {
-            last_check: BeaconCheckView {
-                network_id: s.network_id,
-                url: s.url,
-                checked_at: rfc3339(s.checked_at),
-                ok: s.ok,
-                latency_ms: s.latency_ms.and_then(|ms| u32::try_from(ms).ok()),
-                class: CheckClass::parse(&s.class).unwrap_or(CheckClass::Connect),
-                detail: s.detail,
-            },
+            last_check: latest.view(s.network_id, s.url),
             last_failure,
         }
     }

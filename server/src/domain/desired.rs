@@ -23,8 +23,7 @@ pub const SETTLE: Duration = Duration::seconds(60);
 
 /// The wait before retrying after `failures` failed deployments in a row.
 pub fn retry_delay(failures: i32) -> Duration {
-    let doublings = failures.clamp(1, 16) - 1;
-    (FIRST_RETRY * 2i32.pow(doublings as u32)).min(MAX_RETRY)
+    super::doubling_backoff(FIRST_RETRY, MAX_RETRY, failures)
 }
 
 /// Clears a component's deployment backoff and error: what a successful

@@ -39,6 +39,17 @@ pub fn is_unique_violation(e: &DbErr) -> bool {
     )
 }
 
+/// A wait that starts at `first` and doubles with each attempt after the
+/// first, up to `max`: the backoff of redeployments and of alert deliveries.
+pub fn doubling_backoff(
+    first: chrono::Duration,
+    max: chrono::Duration,
+    attempts: i32,
+) -> chrono::Duration {
+    let doublings = attempts.clamp(1, 16) - 1;
+    (first * 2i32.pow(doublings as u32)).min(max)
+}
+
 /// Keyset paging: queries fetch `limit + 1` rows; this drops the extra one and
 /// returns the cursor (the last kept row's key) when there is a next page.
 pub fn split_page<T>(rows: &mut Vec<T>, limit: u64, key: impl Fn(&T) -> String) -> Option<String> {
