@@ -19,7 +19,7 @@ strip -o "$work/agent-stripped" "$target/knotroute-agent"
 echo "agent binary bytes, stripped: $(stat -c %s "$work/agent-stripped")"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 KNOTROUTE_CONTROL_ADMIN_PASSWORD=bench-admin-password-0001 KNOTROUTE_CONTROL_ENROLL_TOKEN=bench-enroll-token-00001 \
-  KNOTROUTE_CONTROL_LISTEN="127.0.0.1:$port" KNOTROUTE_CONTROL_DATA="$work/control" RUST_LOG=warn \
+  KNOTROUTE_CONTROL_LISTEN="127.0.0.1:$port" KNOTROUTE_CONTROL_DATA="$work/control" RUST_LOG=warn KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT=0 \
   "$control" >/dev/null 2>&1 &
 until curl -fs "http://127.0.0.1:$port/readyz" >/dev/null 2>&1; do sleep 0.05; done
 # KNOTROUTE_BENCH_DOCKER=standin: Docker enabled, through the recording

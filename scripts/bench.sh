@@ -13,6 +13,8 @@ wasm="$site/pkg/knotroute.wasm"
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 export KNOTROUTE_CONTROL_ADMIN_PASSWORD=bench-admin-password-0001 KNOTROUTE_CONTROL_ENROLL_TOKEN=bench-enroll-token-00001
+# The load comes from one loopback address by design.
+export KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT=0
 export KNOTROUTE_CONTROL_LISTEN="127.0.0.1:$port" KNOTROUTE_CONTROL_SITE_ROOT="$site" RUST_LOG=warn
 
 echo "wasm raw bytes:  $(stat -c %s "$wasm")"

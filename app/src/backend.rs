@@ -123,6 +123,14 @@ pub trait AdminBackend: Send + Sync + 'static {
         input: protocol::alerts::AlertSettingsInput,
     ) -> Result<protocol::alerts::AlertSettings, UiError>;
     async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError>;
+    /// Personal API tokens, newest first (never the tokens themselves).
+    async fn list_api_tokens(&self) -> Result<Vec<protocol::tokens::TokenView>, UiError>;
+    /// Creates a token; the answer is the only place the token appears.
+    async fn create_api_token(
+        &self,
+        input: protocol::tokens::TokenInput,
+    ) -> Result<protocol::tokens::CreatedToken, UiError>;
+    async fn revoke_api_token(&self, id: String) -> Result<protocol::tokens::TokenView, UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` value.
     async fn sign_in(
         &self,

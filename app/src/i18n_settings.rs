@@ -80,6 +80,83 @@ const RU: SettingsTexts = SettingsTexts {
     attempts: "попыток",
 };
 
+/// The API tokens section of the Settings screen.
+pub struct TokenTexts {
+    pub title: &'static str,
+    pub intro: &'static str,
+    pub name_field: &'static str,
+    pub name_placeholder: &'static str,
+    pub scope_field: &'static str,
+    pub scope_read: &'static str,
+    pub scope_write: &'static str,
+    pub create: &'static str,
+    pub shown_once: &'static str,
+    pub usage: &'static str,
+    pub empty: &'static str,
+    pub col_name: &'static str,
+    pub col_token: &'static str,
+    pub col_scope: &'static str,
+    pub col_created: &'static str,
+    pub col_last_used: &'static str,
+    pub never: &'static str,
+    pub revoke: &'static str,
+    pub revoke_explain: &'static str,
+    pub revoked: &'static str,
+}
+
+const TOKENS_EN: TokenTexts = TokenTexts {
+    title: "API tokens",
+    intro: "Scripts call the API at /api/v1 with a token instead of the admin password. A read token may only GET; a write token may do what the API allows, except manage tokens.",
+    name_field: "Name",
+    name_placeholder: "e.g. nightly backup script",
+    scope_field: "Scope",
+    scope_read: "read: GET only",
+    scope_write: "write: read and change",
+    create: "Create token",
+    shown_once: "Copy the token now: it is shown only this once, and Control keeps only its hash.",
+    usage: "Send it as:",
+    empty: "No API token yet.",
+    col_name: "Name",
+    col_token: "Token",
+    col_scope: "Scope",
+    col_created: "Created",
+    col_last_used: "Last used",
+    never: "never",
+    revoke: "Revoke",
+    revoke_explain: "Scripts using this token are refused from now on. This cannot be undone; create a new token if needed.",
+    revoked: "revoked",
+};
+
+const TOKENS_RU: TokenTexts = TokenTexts {
+    title: "API-токены",
+    intro: "Скрипты обращаются к API по /api/v1 с токеном вместо пароля администратора. Токен read может только GET; токен write может всё, что позволяет API, кроме управления токенами.",
+    name_field: "Название",
+    name_placeholder: "например, скрипт ночного бэкапа",
+    scope_field: "Права",
+    scope_read: "read: только GET",
+    scope_write: "write: чтение и изменение",
+    create: "Создать токен",
+    shown_once: "Скопируйте токен сейчас: он показывается только один раз, Control хранит лишь его хеш.",
+    usage: "Передавайте его так:",
+    empty: "API-токенов пока нет.",
+    col_name: "Название",
+    col_token: "Токен",
+    col_scope: "Права",
+    col_created: "Создан",
+    col_last_used: "Использован",
+    never: "никогда",
+    revoke: "Отозвать",
+    revoke_explain: "Скрипты с этим токеном с этого момента получают отказ. Отменить нельзя; при необходимости создайте новый токен.",
+    revoked: "отозван",
+};
+
+pub fn token_texts(lang: Lang) -> &'static TokenTexts {
+    match lang {
+        Lang::En => &TOKENS_EN,
+        Lang::Ru => &TOKENS_RU,
+    }
+}
+
 pub fn settings_texts(lang: Lang) -> &'static SettingsTexts {
     match lang {
         Lang::En => &EN,

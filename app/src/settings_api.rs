@@ -1,8 +1,10 @@
-//! Server functions of the Settings screen: alert webhook and test alert.
+//! Server functions of the Settings screen: alert webhook, test alert and
+//! personal API tokens.
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
+use protocol::tokens::{CreatedToken, TokenInput, TokenView};
 
 #[cfg(feature = "ssr")]
 use crate::api::with_status;
@@ -30,4 +32,26 @@ pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, Ui
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
     with_status(async { backend()?.send_test_alert().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "list_api_tokens")]
+pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
+    with_status(async { backend()?.list_api_tokens().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "create_api_token")]
+pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToken, UiError> {
+    with_status(
+        async {
+            backend()?
+                .create_api_token(TokenInput { name, scope })
+                .await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "revoke_api_token")]
+pub async fn revoke_api_token(id: String) -> Result<TokenView, UiError> {
+    with_status(async { backend()?.revoke_api_token(id).await }.await)
 }

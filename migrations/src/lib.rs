@@ -16,6 +16,7 @@ mod m20261130_000009_invites;
 mod m20261130_000010_sidecar_index;
 mod m20261130_000011_schedule_leases;
 mod m20261130_000012_monitoring;
+mod m20261130_000013_api_tokens;
 
 pub struct Migrator;
 
@@ -35,6 +36,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000010_sidecar_index::Migration),
             Box::new(m20261130_000011_schedule_leases::Migration),
             Box::new(m20261130_000012_monitoring::Migration),
+            Box::new(m20261130_000013_api_tokens::Migration),
         ]
     }
 }

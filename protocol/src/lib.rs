@@ -14,6 +14,7 @@ pub mod live;
 pub mod onboarding;
 pub mod services;
 pub mod signing;
+pub mod tokens;
 pub mod validation;
 
 pub use ids::{AgentId, JobId, NetworkId};

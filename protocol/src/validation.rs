@@ -95,6 +95,7 @@ pub enum Problem {
     SidecarNeedsBeacon,
     OutOfRange { min: u32, max: u32 },
     WebhookUrl,
+    TokenScope,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -167,6 +168,7 @@ impl Problem {
             Problem::SidecarNeedsBeacon => "sidecar_needs_beacon",
             Problem::OutOfRange { .. } => "out_of_range",
             Problem::WebhookUrl => "invalid_webhook_url",
+            Problem::TokenScope => "invalid_token_scope",
         }
     }
 
@@ -258,6 +260,8 @@ impl Problem {
             (Problem::OutOfRange { min, max }, Ru) => format!("Ожидается целое число от {min} до {max}."),
             (Problem::WebhookUrl, En) => "A webhook URL must be an http:// or https:// address with a host name.".into(),
             (Problem::WebhookUrl, Ru) => "URL вебхука должен быть адресом http:// или https:// с именем хоста.".into(),
+            (Problem::TokenScope, En) => "Choose read (GET only) or write.".into(),
+            (Problem::TokenScope, Ru) => "Выберите read (только GET) или write.".into(),
         }
     }
 

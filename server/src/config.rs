@@ -22,12 +22,32 @@ pub struct Cli {
     pub command: Option<Command>,
 }
 
-#[derive(Subcommand, Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
 pub enum Command {
     /// Run Control (the default).
     Serve,
     /// Apply database migrations and exit.
     Migrate,
+    /// Write a consistent backup of the database to FILE, while Control runs.
+    Backup {
+        /// Where to write the backup (gzip-compressed JSON lines).
+        #[arg(long, value_name = "FILE")]
+        out: PathBuf,
+    },
+    /// Restore a backup into an empty database (Control stopped).
+    Restore {
+        /// A file written by `knotroute-control backup`.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Replace whatever the database holds now.
+        #[arg(long)]
+        force: bool,
+    },
+    /// Import the state.json of the single-file KnotRoute Control.
+    ImportState {
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
 }
 
 /// Every setting, each from a flag or its environment variable.
@@ -93,6 +113,15 @@ pub struct Settings {
         action = clap::ArgAction::Set
     )]
     pub allow_private_beacons: bool,
+    /// Requests a minute one client address may make to /healthz, /readyz, /metrics and
+    /// the Agent API before it gets 429; 0 turns the limit off. An Agent makes about ten a
+    /// minute, so the default lets some 100 Agents share one NAT address.
+    #[arg(
+        long,
+        env = "KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT",
+        default_value_t = 1200
+    )]
+    pub machine_rate_limit: u32,
     /// Webhook URL that receives alerts as JSON (overrides the settings screen); unset, the screen decides.
     #[arg(long, env = "KNOTROUTE_CONTROL_ALERT_WEBHOOK", hide_env_values = true)]
     pub alert_webhook: Option<String>,
@@ -152,6 +181,8 @@ pub struct Config {
     /// put their token in the URL.
     pub alert_webhook: Option<Secret>,
     pub allow_private_beacons: bool,
+    /// Requests a minute per address to the machine endpoints; `None`: unlimited.
+    pub machine_rate_limit: Option<std::num::NonZeroU32>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -300,6 +331,7 @@ impl Settings {
                 .then(|| chrono::Duration::seconds(self.beacon_check_interval.into())),
             alert_webhook,
             allow_private_beacons: self.allow_private_beacons,
+            machine_rate_limit: std::num::NonZeroU32::new(self.machine_rate_limit),
         })
     }
 }

@@ -8,6 +8,7 @@ pub mod domain;
 pub mod entities;
 pub mod http;
 pub mod metrics;
+pub mod ops;
 pub mod ssr;
 pub mod state;
 

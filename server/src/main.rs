@@ -1,4 +1,5 @@
-//! `knotroute-control`: runs Control (default) or applies migrations.
+//! `knotroute-control`: runs Control (default), or one of the operator
+//! commands in `server::ops` (migrate, backup, restore, import-state).
 
 use axum::serve::ListenerExt;
 use clap::Parser;
@@ -17,8 +18,8 @@ async fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
-    if cli.command == Some(Command::Migrate) {
-        return migrate_only(&cli.settings).await;
+    if let Some(command) = cli.command.as_ref().filter(|c| **c != Command::Serve) {
+        return server::ops::run(command, &cli.settings).await;
     }
     let config = match cli.settings.validate() {
         Ok(c) => c,
@@ -89,31 +90,6 @@ async fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("knotroute-control: server error: {e}");
-            ExitCode::from(1)
-        }
-    }
-}
-
-/// `knotroute-control migrate`: needs only the database settings, not the secrets.
-async fn migrate_only(settings: &server::config::Settings) -> ExitCode {
-    let target = match settings.database() {
-        Ok(t) => t,
-        Err(e) => {
-            eprintln!("knotroute-control: {e}");
-            return ExitCode::from(2);
-        }
-    };
-    let result = match db::connect(&target).await {
-        Ok(conn) => db::migrate(&conn).await,
-        Err(e) => Err(e),
-    };
-    match result {
-        Ok(()) => {
-            println!("knotroute-control: database is up to date");
-            ExitCode::SUCCESS
-        }
-        Err(e) => {
-            eprintln!("knotroute-control: {e}");
             ExitCode::from(1)
         }
     }

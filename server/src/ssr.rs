@@ -7,7 +7,7 @@ use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
     ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
-    ui_invite_error, ui_job_error, ui_network_error, ui_store_error,
+    ui_invite_error, ui_job_error, ui_network_error, ui_store_error, ui_token_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -278,6 +278,29 @@ impl AdminBackend for Backend {
 
     async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError> {
         self.state.alerts.send_test().await.map_err(ui_alert_error)
+    }
+
+    async fn list_api_tokens(&self) -> Result<Vec<protocol::tokens::TokenView>, UiError> {
+        self.state.api_tokens.list().await.map_err(ui_store_error)
+    }
+
+    async fn create_api_token(
+        &self,
+        input: protocol::tokens::TokenInput,
+    ) -> Result<protocol::tokens::CreatedToken, UiError> {
+        self.state
+            .api_tokens
+            .create(&input)
+            .await
+            .map_err(ui_token_error)
+    }
+
+    async fn revoke_api_token(&self, id: String) -> Result<protocol::tokens::TokenView, UiError> {
+        self.state
+            .api_tokens
+            .revoke(&id)
+            .await
+            .map_err(ui_token_error)
     }
 
     async fn diagnose_network(

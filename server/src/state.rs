@@ -3,6 +3,7 @@
 use crate::config::Config;
 use crate::domain::agent_inventory::AgentInventory;
 use crate::domain::alerts::Alerts;
+use crate::domain::api_tokens::ApiTokens;
 use crate::domain::beacon_checks::BeaconChecks;
 use crate::domain::desired::Reconciler;
 use crate::domain::diagnostics::Diagnostics;
@@ -15,6 +16,7 @@ use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
 use crate::http::invite_page::InviteThrottle;
+use crate::http::throttle::AddressThrottle;
 use crate::metrics::Metrics;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
@@ -34,6 +36,8 @@ pub struct AppState {
     pub invites: Invites,
     /// Limits how often one client address may open invite pages.
     pub invite_throttle: InviteThrottle,
+    /// Limits how often one client address may call the machine endpoints; `None`: off.
+    pub machine_throttle: Option<AddressThrottle>,
     pub inventory: AgentInventory,
     pub jobs: JobQueue,
     pub reconciler: Reconciler,
@@ -43,6 +47,7 @@ pub struct AppState {
     pub metrics: Metrics,
     pub diagnostics: Diagnostics,
     pub alerts: Alerts,
+    pub api_tokens: ApiTokens,
     pub leptos: LeptosOptions,
 }
 
@@ -85,10 +90,12 @@ impl AppState {
                 policy,
             ),
             alerts,
+            api_tokens: ApiTokens::new(db.clone()),
             metrics,
             diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
             invite_throttle: InviteThrottle::default(),
+            machine_throttle: config.machine_rate_limit.map(AddressThrottle::per_minute),
             networks,
             auth: AuthService::new(db.clone(), config.admin_password.expose()),
             agents: AgentService::new(db.clone()),

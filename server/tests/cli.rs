@@ -5,13 +5,7 @@ mod common;
 use std::process::Command;
 
 fn control() -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_knotroute-control"));
-    for (key, _) in std::env::vars() {
-        if key.starts_with("KNOTROUTE_CONTROL_") {
-            cmd.env_remove(key);
-        }
-    }
-    cmd
+    common::control_command()
 }
 
 fn refusal(args: &[&str]) -> String {

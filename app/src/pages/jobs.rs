@@ -17,14 +17,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use protocol::api::JobView;
 
-pub const STATUSES: [&str; 6] = [
-    "pending",
-    "running",
-    "succeeded",
-    "failed",
-    "cancelled",
-    "expired",
-];
+pub const STATUSES: [&str; 6] = protocol::jobs::JOB_STATUSES;
 
 pub fn status_class(status: &str) -> &'static str {
     match status {

@@ -2,6 +2,7 @@
 
 pub mod agent;
 pub mod agent_jobs;
+pub mod api_tokens;
 pub mod audit;
 pub mod beacons;
 pub mod choice_search;

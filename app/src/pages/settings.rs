@@ -1,6 +1,8 @@
 //! Settings: where alerts go (a webhook URL, unless the environment sets
-//! it), a test alert, and the latest alerts with how their delivery went.
+//! it), a test alert, the latest alerts with how their delivery went, and
+//! personal API tokens.
 
+use super::api_tokens::ApiTokensSection;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
@@ -41,6 +43,7 @@ pub fn SettingsPage() -> impl IntoView {
                     })}
                 </Transition>
             </section>
+            <ApiTokensSection />
         </Frame>
     }
 }

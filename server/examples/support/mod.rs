@@ -57,6 +57,9 @@ impl Bench {
             ENROLL_TOKEN.into(),
             "--data".into(),
             data.path().display().to_string(),
+            // The load comes from one loopback address by design.
+            "--machine-rate-limit".into(),
+            "0".into(),
         ];
         if let Some(url) = database_url {
             cli.extend(["--database-url".into(), url.to_string()]);

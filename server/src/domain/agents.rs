@@ -373,7 +373,7 @@ fn reported_agent_fields(a: &agent::Model, hb: &Heartbeat) -> AgentFields {
 }
 
 /// A reported component as it is stored, bounded.
-fn reported_component(
+pub(crate) fn reported_component(
     agent_id: &str,
     report: &ComponentReport,
     now: chrono::DateTime<Utc>,

@@ -7,6 +7,7 @@ pub mod agents;
 pub mod alert_delivery;
 pub mod alert_events;
 pub mod alerts;
+pub mod api_tokens;
 pub mod audit;
 pub mod auth;
 pub mod beacon_checks;

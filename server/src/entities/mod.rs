@@ -5,6 +5,7 @@ pub mod admin_session;
 pub mod agent;
 pub mod alert;
 pub mod alert_state;
+pub mod api_token;
 pub mod audit_entry;
 pub mod beacon_check;
 pub mod beacon_check_hour;

@@ -36,6 +36,7 @@ pub fn routes() -> Router<AppState> {
         .merge(super::onboarding_api::routes())
         .merge(super::diagnostics_api::routes())
         .merge(super::settings_api::routes())
+        .merge(super::tokens_api::routes())
         .route("/audit", get(list_audit))
         .route("/events", get(super::events::events))
         .fallback(|| async { ApiError::not_found() })

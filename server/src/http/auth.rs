@@ -1,4 +1,5 @@
-//! Session cookies and the gate in front of everything that needs a signed-in admin.
+//! Session cookies and the gate in front of everything that needs a signed-in
+//! admin; on /api/v1 a personal API token (`Authorization: Bearer`) also opens it.
 
 use super::error::ApiError;
 use super::extract::{came_over_https, cookie_value};
@@ -6,10 +7,11 @@ use crate::domain::auth::{AdminSession, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
 use axum::extract::{Request, State};
-use axum::http::{header, HeaderMap, StatusCode};
+use axum::http::{header, HeaderMap, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 use cookie::{Cookie, SameSite};
+use protocol::tokens::TokenScope;
 
 pub const SESSION_COOKIE: &str = "kr_session";
 
@@ -108,6 +110,24 @@ pub async fn require_admin(
         }
         return next.run(request).await;
     }
+    if matches!(access, Access::Api) {
+        if let Some(token) = bearer_token(request.headers()) {
+            return match state.api_tokens.authenticate(&token).await {
+                Ok(Some(scope)) => match token_refusal(scope, request.method(), &path) {
+                    Some(refusal) => refusal.into_response(),
+                    None => next.run(request).await,
+                },
+                Ok(None) => ApiError::new(
+                    StatusCode::UNAUTHORIZED,
+                    "invalid_token",
+                    "This API token is not known, or it was revoked.",
+                )
+                .hint("Create a token under Settings → API tokens and send it as Authorization: Bearer krt_….")
+                .into_response(),
+                Err(e) => ApiError::from(e).into_response(),
+            };
+        }
+    }
     let session = match current_session(&state, request.headers()).await {
         Ok(s) => s,
         Err(e) => return e.into_response(),
@@ -132,6 +152,41 @@ pub async fn require_admin(
             Redirect::to(&target).into_response()
         }
     }
+}
+
+/// The token of an `Authorization: Bearer …` header, if any.
+pub fn bearer_token(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim().to_string())
+        .filter(|t| !t.is_empty())
+}
+
+/// Why a valid token may not make this request, if it may not.
+fn token_refusal(scope: TokenScope, method: &Method, path: &str) -> Option<ApiError> {
+    if path == super::tokens_api::TOKENS_PATH
+        || path.starts_with(&format!("{}/", super::tokens_api::TOKENS_PATH))
+    {
+        return Some(
+            ApiError::new(
+                StatusCode::FORBIDDEN,
+                "session_required",
+                "API tokens are managed only by a signed-in admin, not with a token.",
+            )
+            .hint("Sign in to Control and open Settings → API tokens."),
+        );
+    }
+    let reads = matches!(*method, Method::GET | Method::HEAD);
+    (scope == TokenScope::Read && !reads).then(|| {
+        ApiError::new(
+            StatusCode::FORBIDDEN,
+            "read_only_token",
+            "This API token may only read (GET); this request changes something.",
+        )
+        .hint("Create a token with the write scope for scripts that change things.")
+    })
 }
 
 fn urlencode(s: &str) -> String {

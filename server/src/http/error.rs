@@ -5,6 +5,7 @@
 use crate::domain::agent_inventory::InventoryError;
 use crate::domain::agents::AgentAuthError;
 use crate::domain::alerts::AlertError;
+use crate::domain::api_tokens::TokenError;
 use crate::domain::auth::AuthError;
 use crate::domain::beacon_checks::BeaconError;
 use crate::domain::enrollment::{EnrollError, EnrollRefusal};
@@ -45,6 +46,12 @@ impl ApiError {
 
     pub fn hint(mut self, hint: impl Into<String>) -> Self {
         self.body.hint = Some(hint.into());
+        self
+    }
+
+    /// Tells the client when to try again (429).
+    pub fn retry_after(mut self, secs: i64) -> Self {
+        self.retry_after_secs = Some(secs.max(1));
         self
     }
 
@@ -449,6 +456,24 @@ pub fn ui_beacon_error(e: BeaconError) -> UiError {
         BeaconError::NetworkNotFound => UiError::NotFound,
         BeaconError::NotInProfile => UiError::Refused(ApiError::from(e).body.error),
         BeaconError::Store(e) => ui_store_error(e),
+    }
+}
+
+impl From<TokenError> for ApiError {
+    fn from(e: TokenError) -> Self {
+        match e {
+            TokenError::Invalid(errors) => ApiError::fields(&errors),
+            TokenError::NotFound => ApiError::not_found(),
+            TokenError::Store(e) => e.into(),
+        }
+    }
+}
+
+pub fn ui_token_error(e: TokenError) -> UiError {
+    match e {
+        TokenError::Invalid(errors) => UiError::Invalid(errors),
+        TokenError::NotFound => UiError::NotFound,
+        TokenError::Store(e) => ui_store_error(e),
     }
 }
 

@@ -7,6 +7,7 @@ use super::extract::{came_over_https, client_address, cookie_value};
 use super::invite_text::{invite_texts, InviteTexts};
 use super::lang::request_lang;
 use super::security::CspNonce;
+use super::throttle::AddressThrottle;
 use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite, Visit};
 use crate::domain::onboarding::{guide_text, qr_svg};
 use crate::domain::onboarding_text::{qr_label, qr_too_long};
@@ -17,7 +18,6 @@ use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use cookie::{Cookie, SameSite};
-use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use leptos::prelude::*;
 use leptos::tachys::view::RenderHtml;
 use protocol::onboarding::Platform;
@@ -25,7 +25,6 @@ use protocol::Lang;
 use serde::Deserialize;
 use std::net::SocketAddr;
 use std::num::NonZeroU32;
-use std::sync::Arc;
 
 /// Page views per client address: a burst of this many, refilled one per second.
 const PAGES_PER_MINUTE: u32 = 60;
@@ -56,29 +55,13 @@ fn is_link_preview(user_agent: &str) -> bool {
 
 /// Per-address limiter for invite pages (in memory, per replica).
 #[derive(Clone)]
-pub struct InviteThrottle(Arc<DefaultKeyedRateLimiter<String>>);
+pub struct InviteThrottle(AddressThrottle);
 
 impl Default for InviteThrottle {
     fn default() -> Self {
-        let per_minute = NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero");
-        Self(Arc::new(RateLimiter::keyed(Quota::per_minute(per_minute))))
-    }
-}
-
-impl InviteThrottle {
-    /// Seconds to wait when `client` is over its quota.
-    fn check(&self, client: &str) -> Result<(), u64> {
-        // Forget idle addresses now and then, so a scan does not grow memory for ever.
-        if self.0.len() > 10_000 {
-            self.0.retain_recent();
-        }
-        self.0.check_key(&client.to_string()).map_err(|not_until| {
-            let clock = governor::clock::DefaultClock::default();
-            not_until
-                .wait_time_from(governor::clock::Clock::now(&clock))
-                .as_secs()
-                + 1
-        })
+        Self(AddressThrottle::per_minute(
+            NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero"),
+        ))
     }
 }
 
@@ -104,7 +87,7 @@ pub async fn show(
         .unwrap_or_else(|| request_lang(&headers));
     let t = invite_texts(lang);
     let client = client_address(&headers, Some(peer), state.config.trust_proxy);
-    if let Err(wait) = state.invite_throttle.check(&client) {
+    if let Err(wait) = state.invite_throttle.0.check(&client) {
         let mut response = refusal_page(
             StatusCode::TOO_MANY_REQUESTS,
             t.busy_title,

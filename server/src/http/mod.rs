@@ -18,6 +18,8 @@ pub mod metrics;
 pub mod onboarding_api;
 pub mod security;
 pub mod settings_api;
+pub mod throttle;
+pub mod tokens_api;
 
 use crate::ssr;
 use crate::state::AppState;
@@ -69,6 +71,10 @@ pub fn router(state: AppState) -> Router {
         .layer(from_fn_with_state(
             state.clone(),
             security::same_origin_only,
+        ))
+        .layer(from_fn_with_state(
+            state.clone(),
+            throttle::limit_machine_endpoints,
         ))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))

@@ -74,6 +74,9 @@ pub struct Options {
     pub alert_webhook: Option<String>,
     /// KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false.
     pub refuse_private_beacons: bool,
+    /// KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT; off unless a test sets it, since
+    /// tests send many Agent requests from one loopback address.
+    pub machine_rate_limit: Option<u32>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -117,6 +120,8 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         args.push("--allow-private-beacons".into());
         args.push("false".into());
     }
+    args.push("--machine-rate-limit".into());
+    args.push(options.machine_rate_limit.unwrap_or(0).to_string());
     if let Some(url) = options.alert_webhook {
         args.push("--alert-webhook".into());
         args.push(url);
@@ -168,6 +173,11 @@ pub fn browser_like_client(base: &str) -> reqwest::Client {
 }
 
 impl Control {
+    /// The data directory (the SQLite file lives here when on SQLite).
+    pub fn data_dir(&self) -> &std::path::Path {
+        self._data.path()
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("{}{}", self.base, path)
     }
@@ -255,6 +265,8 @@ pub async fn spawn_control_with(database_url: &str, settings: &[(&str, &str)]) -
         .env("KNOTROUTE_CONTROL_LISTEN", format!("127.0.0.1:{port}"))
         .env("KNOTROUTE_CONTROL_DATABASE_URL", database_url)
         .env("RUST_LOG", "warn")
+        // Tests send many Agent requests from one loopback address.
+        .env("KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT", "0")
         .envs(settings.iter().copied())
         .stdout(std::process::Stdio::null())
         .spawn()
@@ -458,5 +470,69 @@ impl SimAgent {
             )
             .await;
         assert_eq!(r.status(), 200);
+    }
+}
+
+/// The `knotroute-control` binary, without any KNOTROUTE_CONTROL_ setting of
+/// the developer's environment.
+pub fn control_command() -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_knotroute-control"));
+    for (key, _) in std::env::vars() {
+        if key.starts_with("KNOTROUTE_CONTROL_") {
+            cmd.env_remove(key);
+        }
+    }
+    cmd
+}
+
+/// Where an operator command finds its database: a data directory holding
+/// the SQLite file, or a PostgreSQL URL.
+#[derive(Clone, Debug)]
+pub enum Store {
+    Sqlite(std::path::PathBuf),
+    Postgres(String),
+}
+
+impl Store {
+    /// An empty store on `backend` (the directory lives as long as `keep`).
+    pub async fn empty(backend: Backend, keep: &tempfile::TempDir, name: &str) -> Store {
+        match backend {
+            Backend::Sqlite => Store::Sqlite(keep.path().join(name)),
+            Backend::Postgres => Store::Postgres(fresh_postgres_database().await),
+        }
+    }
+
+    /// Where the running test Control `c` keeps its data.
+    pub fn of(c: &Control) -> Store {
+        match &c.database_url {
+            Some(url) => Store::Postgres(url.clone()),
+            None => Store::Sqlite(c.data_dir().to_path_buf()),
+        }
+    }
+
+    /// Runs `knotroute-control <args>` against this store.
+    pub fn run(&self, args: &[&str]) -> std::process::Output {
+        let mut cmd = control_command();
+        match self {
+            Store::Sqlite(dir) => cmd.env("KNOTROUTE_CONTROL_DATA", dir),
+            Store::Postgres(url) => cmd
+                .env("KNOTROUTE_CONTROL_DATA", std::env::temp_dir())
+                .env("KNOTROUTE_CONTROL_DATABASE_URL", url),
+        };
+        cmd.env("RUST_LOG", "error")
+            .args(args)
+            .output()
+            .expect("run knotroute-control")
+    }
+
+    /// Settings for [`spawn_control_with`]: a Control serving this store.
+    pub fn serve_settings(&self) -> (String, Vec<(&'static str, String)>) {
+        match self {
+            Store::Sqlite(dir) => (
+                String::new(),
+                vec![("KNOTROUTE_CONTROL_DATA", dir.display().to_string())],
+            ),
+            Store::Postgres(url) => (url.clone(), Vec::new()),
+        }
     }
 }

@@ -1,0 +1,85 @@
+//! Operator commands that work on the database without serving:
+//! `migrate`, `backup`, `restore` and `import-state`. Each needs only the
+//! database settings, not the secrets, and prints what it did.
+
+pub mod backup;
+pub mod import_state;
+pub mod restore;
+mod tables;
+
+use crate::config::{Command, Settings};
+use crate::db;
+use std::process::ExitCode;
+
+/// Runs a command other than `serve`.
+pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
+    let target = match settings.database() {
+        Ok(t) => t,
+        Err(e) => return fail(2, e),
+    };
+    let conn = match db::connect(&target).await {
+        Ok(c) => c,
+        Err(e) => return fail(1, e),
+    };
+    // A backup reads the schema the running Control uses; every other command
+    // brings the database up to date first.
+    if !matches!(command, Command::Backup { .. }) {
+        if let Err(e) = db::migrate(&conn).await {
+            return fail(1, e);
+        }
+    }
+    match command {
+        Command::Serve => unreachable!("serve is not an offline command"),
+        Command::Migrate => {
+            println!("knotroute-control: database is up to date");
+            ExitCode::SUCCESS
+        }
+        Command::Backup { out } => match backup::write_backup(&conn, out).await {
+            Ok(m) => {
+                println!(
+                    "knotroute-control: wrote {} ({} rows, schema {}, taken {})",
+                    out.display(),
+                    m.tables.values().sum::<u64>(),
+                    m.schema,
+                    m.created_at.to_rfc3339()
+                );
+                print_counts(&m.tables);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(1, e),
+        },
+        Command::Restore { file, force } => match restore::restore(&conn, file, *force).await {
+            Ok(r) => {
+                println!(
+                    "knotroute-control: restored {} ({} rows from a backup taken {} by Control {}){}",
+                    file.display(),
+                    r.restored.values().sum::<u64>(),
+                    r.manifest.created_at.to_rfc3339(),
+                    r.manifest.control_version,
+                    if r.replaced { ", replacing the data that was there" } else { "" }
+                );
+                print_counts(&r.manifest.tables);
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(1, e),
+        },
+        Command::ImportState { file } => match import_state::import_state(&conn, file).await {
+            Ok(report) => {
+                print!("{}", report.text());
+                ExitCode::SUCCESS
+            }
+            Err(e) => fail(1, e),
+        },
+    }
+}
+
+fn print_counts(tables: &std::collections::BTreeMap<String, u64>) {
+    for (table, rows) in tables {
+        println!("  {table}: {rows}");
+    }
+}
+
+fn fail(code: u8, e: impl std::fmt::Display) -> ExitCode {
+    eprintln!("knotroute-control: {e}");
+    ExitCode::from(code)
+}
