@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs the build and test tools that are not part of the repository, into a
 # cache folder outside it so that later runs (and CI on the same machine) skip them.
-# Only crates.io, the npm registry and Debian's packages are used.
+# Only crates.io, the npm registry, PyPI and Debian's packages are used.
 #
 # Usage: scripts/install-tools.sh [--browser]
 #   --browser  also install Chromium and the Playwright driver (needed by end2end/)
+#              and schemathesis (scripts/api-contract.sh)
 #
 # Prints nothing but progress; callers source scripts/env.sh afterwards.
 set -euo pipefail
@@ -18,6 +19,7 @@ want_browser=false
 CARGO_LEPTOS_VERSION=0.3.10
 BINARYEN_VERSION=132.0.0
 PLAYWRIGHT_VERSION=1.64.0
+SCHEMATHESIS_VERSION=4.32.5
 # wasm-bindgen-cli must match the wasm-bindgen crate in Cargo.lock exactly.
 WASM_BINDGEN_VERSION="$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' "$here/../Cargo.lock")"
 
@@ -79,5 +81,11 @@ if $want_browser; then
   mkdir -p "$d"
   ln -sfn "$(command -v node)" "$d/node"
   ln -sfn "$KNOTROUTE_TOOLS/npm/node_modules/playwright-core" "$d/package"
+fi
+if $want_browser && [[ "$("$KNOTROUTE_TOOLS/schemathesis/bin/schemathesis" --version 2>/dev/null || true)" != *"$SCHEMATHESIS_VERSION"* ]]; then
+  # The API contract check (scripts/api-contract.sh), in its own virtualenv from PyPI.
+  log "installing schemathesis $SCHEMATHESIS_VERSION from PyPI"
+  python3 -m venv "$KNOTROUTE_TOOLS/schemathesis"
+  "$KNOTROUTE_TOOLS/schemathesis/bin/pip" install --quiet "schemathesis==$SCHEMATHESIS_VERSION"
 fi
 log "tools ready in $KNOTROUTE_TOOLS"

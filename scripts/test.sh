@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs every check and test: formatting, lints (server and WebAssembly), unit
-# tests, integration tests on SQLite and PostgreSQL, then the browser tests in
-# Chromium against the release build. Installs what is missing first.
+# tests, integration tests on SQLite and PostgreSQL, then the API contract
+# check (schemathesis) and the browser tests in Chromium against the release
+# build. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -50,6 +51,9 @@ run_tests --workspace --exclude end2end --locked
 step "release build (server + WebAssembly front end)"
 # --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
 cargo leptos build --release --split
+
+step "API contract: schemathesis against /api/v1/openapi.json of the release build"
+scripts/api-contract.sh "${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
 
 step "browser tests (Chromium via playwright-rs)"
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"

@@ -4,7 +4,7 @@
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
-use protocol::tokens::{CreatedToken, TokenInput, TokenView};
+use protocol::tokens::{CreatedToken, TokenView};
 
 #[cfg(feature = "ssr")]
 use crate::api::with_status;
@@ -44,7 +44,7 @@ pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToke
     with_status(
         async {
             backend()?
-                .create_api_token(TokenInput { name, scope })
+                .create_api_token(protocol::tokens::TokenInput { name, scope })
                 .await
         }
         .await,

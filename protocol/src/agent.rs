@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 
 /// `POST /api/v1/agents/enroll`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollRequest {
     #[serde(default)]
     pub name: String,
@@ -21,12 +22,14 @@ pub struct EnrollRequest {
 
 /// Answer to a successful enrollment (201).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollResponse {
     pub agent_id: AgentId,
 }
 
 /// `POST /api/v1/agents/heartbeat`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Heartbeat {
     #[serde(default)]
     pub name: String,
@@ -49,6 +52,7 @@ pub struct Heartbeat {
 
 /// One managed container as the Agent sees it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentReport {
     /// `beacon-<slug>` or `sidecar-<slug>`.
     #[serde(default)]
@@ -89,6 +93,7 @@ pub struct ComponentReport {
 
 /// `POST /api/v1/agents/jobs/next` body: `{}` from version 1, `{"nonce"}` from ours.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobNextRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
@@ -96,6 +101,7 @@ pub struct JobNextRequest {
 
 /// A job as handed to an Agent (the claim moved it to `running`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobOffer {
     pub id: JobId,
     pub agent_id: AgentId,
@@ -108,6 +114,7 @@ pub struct JobOffer {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum JobOutcome {
     Succeeded,
@@ -116,6 +123,7 @@ pub enum JobOutcome {
 
 /// `POST /api/v1/agents/jobs/result`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobResult {
     pub job_id: JobId,
     pub status: JobOutcome,
@@ -127,6 +135,7 @@ pub struct JobResult {
 
 /// `{"ok": true}`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ack {
     pub ok: bool,
 }

@@ -49,6 +49,7 @@ pub fn redacted(url: &str) -> String {
 
 /// `GET /api/v1/settings/alerts`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertSettings {
     /// The webhook in use, redacted; `None` when alerts are off.
     pub webhook: Option<String>,
@@ -60,12 +61,14 @@ pub struct AlertSettings {
 
 /// `PUT /api/v1/settings/alerts`: an empty URL turns alerts off.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertSettingsInput {
     pub webhook_url: String,
 }
 
 /// One alert and how its delivery went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AlertView {
     pub id: i64,
     /// `agent.offline`, `agent.online`, `job.failed`, `beacon.down`,
@@ -82,6 +85,7 @@ pub struct AlertView {
 
 /// `POST /api/v1/settings/alerts/test`: how the test delivery went.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TestAlertOutcome {
     pub delivered: bool,
     /// The receiver's HTTP status, or why nothing was delivered.

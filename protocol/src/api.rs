@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A stored network profile as the API returns it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NetworkProfile {
     pub id: NetworkId,
     pub name: String,
@@ -20,6 +21,7 @@ pub struct NetworkProfile {
 /// What an admin submits to create (`id` optional: blank generates one) or
 /// update (`id`, if given, must equal the stored one) a profile.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NetworkInput {
     #[serde(default)]
     pub id: Option<String>,
@@ -73,6 +75,7 @@ impl NetworkInput {
 
 /// The error body of every API refusal: `{"error","code","field","hint"}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     pub error: String,
     pub code: String,
@@ -84,6 +87,7 @@ pub struct ErrorBody {
 
 /// `POST /api/v1/session`.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignIn {
     #[serde(default)]
     pub password: String,
@@ -91,6 +95,7 @@ pub struct SignIn {
 
 /// `GET /api/v1/session`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SessionStatus {
     pub authenticated: bool,
     /// RFC 3339 UTC; present when authenticated.
@@ -100,6 +105,7 @@ pub struct SessionStatus {
 
 /// An Agent as the admin API shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentView {
     pub id: String,
     pub name: String,
@@ -179,6 +185,7 @@ impl AgentView {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentView {
     pub id: String,
     pub kind: String,
@@ -211,6 +218,7 @@ impl ComponentView {
 
 /// A job as the admin API shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobView {
     pub id: String,
     pub agent_id: String,
@@ -234,6 +242,7 @@ pub struct JobView {
 
 /// `POST /api/v1/jobs`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewJob {
     pub agent_id: String,
     pub kind: String,
@@ -258,6 +267,7 @@ impl NewJob {
 
 /// `POST /api/v1/install-tokens`: a one-time token for one Agent.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewInstallToken {
     /// Name for the Agent that enrolls with it; empty = the Agent's own.
     #[serde(default)]
@@ -313,6 +323,7 @@ impl NewInstallToken {
 
 /// An install token as the admin sees it (never the token itself).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InstallTokenView {
     pub id: String,
     pub name: String,
@@ -330,6 +341,7 @@ pub struct InstallTokenView {
 
 /// The answer to creating a token: the only time the token is shown.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedInstallToken {
     #[serde(flatten)]
     pub view: InstallTokenView,
@@ -343,6 +355,7 @@ pub struct CreatedInstallToken {
 
 /// One enrollment attempt, accepted or refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollmentAttempt {
     pub at: String,
     pub client: String,
@@ -357,6 +370,7 @@ pub struct EnrollmentAttempt {
 
 /// A line of the audit log as the API shows it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AuditEntry {
     /// Increasing; pass the last one as `before` for the next page.
     pub id: i64,

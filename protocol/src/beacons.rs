@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// Why a Beacon check failed, in the order a connection gets there.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum CheckClass {
     /// /healthz answered 2xx.
@@ -54,6 +55,7 @@ impl CheckClass {
 
 /// One health check of a Beacon URL.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BeaconCheckView {
     pub network_id: String,
     pub url: String,
@@ -69,6 +71,7 @@ pub struct BeaconCheckView {
 
 /// A Beacon URL of a network profile.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BeaconView {
     pub network_id: String,
     pub network_name: String,
@@ -88,6 +91,7 @@ pub struct BeaconView {
 
 /// One hour of a Beacon URL's checks.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct LatencyHour {
     /// The start of the hour, RFC 3339 UTC.
     pub hour: String,
@@ -99,6 +103,7 @@ pub struct LatencyHour {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ManagedBeacon {
     pub agent_id: String,
     pub component_id: String,
@@ -106,6 +111,7 @@ pub struct ManagedBeacon {
 
 /// `POST /api/v1/beacons/check` and `POST /api/v1/beacons`: a Beacon URL of a profile.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BeaconRef {
     #[serde(default)]
     pub network_id: String,

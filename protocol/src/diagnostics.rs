@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     Ok,
@@ -23,6 +24,7 @@ impl Severity {
 
 /// Which layer a line is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Layer {
     Beacon,
@@ -32,6 +34,7 @@ pub enum Layer {
 
 /// The step a line reports on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Step {
     /// The profile lists no Beacon URL at all.
@@ -53,6 +56,7 @@ pub enum Step {
 
 /// One finding: what was checked, how it went, why, and what to do next.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiagnosticLine {
     pub layer: Layer,
     /// The Beacon URL, Agent name or service name.
@@ -66,6 +70,7 @@ pub struct DiagnosticLine {
 
 /// A network's diagnosis: its Beacons, then its Agents, then its services.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Diagnosis {
     pub network_id: String,
     /// RFC 3339 UTC.

@@ -9,6 +9,7 @@ use std::fmt;
 ///
 /// Input is accepted case-insensitively and trimmed; the stored form is lowercase.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(try_from = "String", into = "String")]
 pub struct NetworkId(String);
 
@@ -75,6 +76,7 @@ impl From<NetworkId> for String {
 /// An Agent ID: `ka_` + lowercase base32 of the first 20 bytes of
 /// `SHA-256("knotroute/agent/v1|" ‖ public key)`. Derived, never chosen.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(try_from = "String", into = "String")]
 pub struct AgentId(String);
 
@@ -108,6 +110,7 @@ impl AgentId {
 
 /// A Job ID: `job_` + lowercase base32 of 16 random bytes.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(try_from = "String", into = "String")]
 pub struct JobId(String);
 

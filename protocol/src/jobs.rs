@@ -120,6 +120,7 @@ pub const JOB_STATUSES: [&str; 6] = [
 ];
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeployBeacon {
     pub name: String,
     pub network_id: NetworkId,
@@ -131,6 +132,7 @@ pub struct DeployBeacon {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeploySidecar {
     pub name: String,
     pub network_id: NetworkId,

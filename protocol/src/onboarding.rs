@@ -19,6 +19,7 @@ const QUERY_VALUE: &AsciiSet = &NON_ALPHANUMERIC
 /// What an app needs to join a network: exactly the profile's public
 /// connection metadata, never a key.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JoinLink {
     pub network_id: String,
     pub name: String,
@@ -66,6 +67,7 @@ impl JoinLink {
 
 /// Who the instructions are for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Platform {
     Windows,
@@ -144,6 +146,7 @@ impl Platform {
 
 /// One step of a guide; `code` is text to copy exactly (a command, a config file).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct GuideStep {
     pub text: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -153,6 +156,7 @@ pub struct GuideStep {
 /// `GET /api/v1/networks/{id}/onboarding?platform=&lang=`: ready-to-share
 /// instructions for one platform of one profile.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct OnboardingGuide {
     pub network_id: NetworkId,
     pub platform: Platform,
@@ -178,6 +182,7 @@ pub const INVITE_MAX_OPENS: u32 = 1_000_000;
 
 /// `POST /api/v1/invites`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewInvite {
     #[serde(default)]
     pub network_id: String,
@@ -236,6 +241,7 @@ impl NewInvite {
 /// An invite as the admin sees it. The link itself is shown only at creation:
 /// Control keeps only a hash of its token.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InviteView {
     pub id: String,
     pub network_id: String,
@@ -257,6 +263,7 @@ pub struct InviteView {
 
 /// `201` answer to `POST /api/v1/invites`: the only time the link is shown.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedInvite {
     #[serde(flatten)]
     pub view: InviteView,

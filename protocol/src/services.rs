@@ -7,6 +7,7 @@ use crate::jobs::DeploySidecar;
 
 /// Why a service has no `.knot` address yet, in the order to look into it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum AddressPending {
     /// Its Agent is offline, disabled or gone: nothing can report it.
@@ -46,6 +47,7 @@ pub fn address_pending(agent: &AgentView, sidecar: &ComponentView) -> Option<Add
 
 /// One published service: a sidecar and the Agent it runs on.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PublishedService {
     pub agent: AgentView,
     pub sidecar: ComponentView,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a token may do on /api/v1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum TokenScope {
     /// GET and HEAD only.
@@ -33,6 +34,7 @@ impl TokenScope {
 
 /// `POST /api/v1/tokens`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TokenInput {
     #[serde(default)]
     pub name: String,
@@ -60,6 +62,7 @@ impl TokenInput {
 
 /// A token as listed: never the token itself.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TokenView {
     pub id: String,
     pub name: String,
@@ -74,6 +77,7 @@ pub struct TokenView {
 
 /// The answer to a creation: the only time the token is shown.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct CreatedToken {
     pub token: String,
     #[serde(flatten)]

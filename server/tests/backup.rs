@@ -58,7 +58,7 @@ async fn backup(store: &Store, file: &Path) -> String {
 fn heartbeat(n: usize) -> Value {
     json!({"name": "edge", "docker_available": true, "components": [
         {"id": "sidecar-web", "kind": "sidecar", "name": "web",
-         "status": if n % 2 == 0 { "running" } else { "restarting" },
+         "status": if n.is_multiple_of(2) { "running" } else { "restarting" },
          "service": "web-abc.knot", "restart_count": n}]})
 }
 

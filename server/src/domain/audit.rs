@@ -42,7 +42,8 @@ pub async fn record(
 /// An audit line as the API shows it (shared with the UI through `protocol`).
 pub type AuditView = protocol::api::AuditEntry;
 
-#[derive(Clone, Debug, Default, Deserialize)]
+#[derive(Clone, Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct AuditFilter {
     pub action: Option<String>,
     pub subject: Option<String>,

@@ -104,7 +104,8 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
 }
 
 /// What `GET /api/v1/jobs` may filter on.
-#[derive(Clone, Debug, Default, serde::Deserialize)]
+#[derive(Clone, Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct JobFilter {
     pub status: Option<String>,
     pub agent_id: Option<String>,

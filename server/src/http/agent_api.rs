@@ -3,6 +3,8 @@
 
 use super::error::ApiError;
 use super::extract::{client_address, ApiJson, ApiQuery};
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::domain::agents::{Purpose, SignedHeaders};
 use crate::domain::jobs::offer;
 use crate::entities::agent;
@@ -41,6 +43,13 @@ pub fn routes() -> Router<AppState> {
         .route("/agents/jobs/result", post(job_result))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/enroll",
+    tag = "agent protocol",
+    request_body = EnrollRequest,
+    responses((status = 201, body = EnrollResponse), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 async fn enroll(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -103,6 +112,14 @@ async fn signed<T: DeserializeOwned>(
     Ok((agent, parsed))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/heartbeat",
+    tag = "agent protocol",
+    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding")),
+    request_body = Heartbeat,
+    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 async fn heartbeat(
     State(state): State<AppState>,
     method: Method,
@@ -129,7 +146,8 @@ async fn heartbeat(
     Ok(Json(Ack { ok: true }))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct WaitQuery {
     /// Ours: hold the request up to this many seconds (at most 30) until a job exists.
     wait: Option<u64>,
@@ -137,6 +155,14 @@ struct WaitQuery {
 
 pub const MAX_WAIT_SECS: u64 = 30;
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/jobs/next",
+    tag = "agent protocol",
+    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding"), WaitQuery),
+    request_body = JobNextRequest,
+    responses((status = 200, body = JobOffer), (status = 204, description = "No job"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 /// `POST /api/v1/agents/jobs/next[?wait=N]`: 200 with the claimed job, or 204.
 async fn next_job(
     State(state): State<AppState>,
@@ -156,6 +182,14 @@ async fn next_job(
     })
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/jobs/result",
+    tag = "agent protocol",
+    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding")),
+    request_body = JobResult,
+    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 /// `POST /api/v1/agents/jobs/result`.
 async fn job_result(
     State(state): State<AppState>,

@@ -3,6 +3,8 @@
 
 use super::error::ApiError;
 use super::extract::{page, ApiJson, ApiQuery};
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -28,10 +30,25 @@ pub fn routes() -> Router<AppState> {
         .route("/enrollments", get(enrollment_log))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/agents",
+    tag = "agents",
+    responses((status = 200, body = [AgentView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
     Ok(Json(state.inventory.list().await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/agents/{id}",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn get_agent(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -39,6 +56,14 @@ async fn get_agent(
     Ok(Json(state.inventory.get(&id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/disable",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn disable_agent(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -46,6 +71,14 @@ async fn disable_agent(
     Ok(Json(state.inventory.set_disabled(&id, true).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/enable",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn enable_agent(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -53,6 +86,14 @@ async fn enable_agent(
     Ok(Json(state.inventory.set_disabled(&id, false).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/revoke",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn revoke_agent(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -60,6 +101,14 @@ async fn revoke_agent(
     Ok(Json(state.inventory.revoke(&id).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/move",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// 201 with the move token and its snippets (shown once).
 async fn move_agent(
     State(state): State<AppState>,
@@ -71,6 +120,14 @@ async fn move_agent(
     ))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/api/v1/agents/{id}",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 204, description = "Deleted"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn delete_agent(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -79,6 +136,14 @@ async fn delete_agent(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/install-tokens",
+    tag = "agents",
+    request_body = NewInstallToken,
+    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// 201 with the token and its snippets: the only time the token is shown.
 async fn create_install_token(
     State(state): State<AppState>,
@@ -90,14 +155,16 @@ async fn create_install_token(
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct TokenPage {
     after: Option<String>,
     #[serde(default = "default_limit")]
     limit: u64,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct LogPage {
     before: Option<i64>,
     #[serde(default = "default_limit")]
@@ -108,6 +175,14 @@ fn default_limit() -> u64 {
     100
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/install-tokens",
+    tag = "agents",
+    params(TokenPage),
+    responses((status = 200, body = [InstallTokenView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_install_tokens(
     State(state): State<AppState>,
@@ -120,6 +195,14 @@ async fn list_install_tokens(
     Ok(page(rows, next))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/install-tokens/{id}/revoke",
+    tag = "agents",
+    params(("id" = String, Path, description = "Install token ID")),
+    responses((status = 200, body = InstallTokenView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn revoke_install_token(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -127,6 +210,14 @@ async fn revoke_install_token(
     Ok(Json(state.install_tokens.revoke(&id).await?))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/enrollments",
+    tag = "agents",
+    params(LogPage),
+    responses((status = 200, body = [EnrollmentAttempt], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// Newest first; `X-Next-Cursor` carries `before` for the next page.
 async fn enrollment_log(
     State(state): State<AppState>,

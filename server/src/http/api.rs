@@ -4,6 +4,8 @@
 use super::auth::{cleared_session_cookie, current_session, session_cookie, session_token};
 use super::error::ApiError;
 use super::extract::{client_address, ApiJson, ApiQuery};
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::domain::audit::{self, AuditFilter, AuditView};
 use crate::domain::networks::PAGE_MAX;
 use crate::state::AppState;
@@ -39,6 +41,7 @@ pub fn routes() -> Router<AppState> {
         .merge(super::tokens_api::routes())
         .route("/audit", get(list_audit))
         .route("/events", get(super::events::events))
+        .route("/openapi.json", get(super::openapi::openapi_json))
         .fallback(|| async { ApiError::not_found() })
         .method_not_allowed_fallback(|| async {
             ApiError::new(
@@ -56,6 +59,13 @@ fn with_cookie(mut response: Response, cookie: String) -> Response {
     response
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/session",
+    tag = "session",
+    request_body = SignIn,
+    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 async fn sign_in(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
@@ -78,6 +88,12 @@ async fn sign_in(
     ))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/session",
+    tag = "session",
+    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 async fn session_status(
     State(state): State<AppState>,
     headers: HeaderMap,
@@ -89,6 +105,12 @@ async fn session_status(
     }))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/api/v1/session",
+    tag = "session",
+    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
 async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
     if let Some(token) = session_token(&headers) {
         state.auth.sign_out(&token).await?;
@@ -103,7 +125,8 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<R
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct ListQuery {
     after: Option<String>,
     /// Only profiles whose name contains this, ignoring case.
@@ -111,6 +134,14 @@ struct ListQuery {
     limit: Option<u64>,
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/networks",
+    tag = "networks",
+    params(ListQuery),
+    responses((status = 200, body = [NetworkProfile], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// All profiles (up to `limit`, default and maximum 500) as a JSON array, like
 /// the first Control; `X-Next-Cursor` carries `after` for the next page.
 async fn list_networks(
@@ -139,6 +170,14 @@ pub(super) fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {
     })
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/networks/{id}",
+    tag = "networks",
+    params(("id" = String, Path, description = "Network ID")),
+    responses((status = 200, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn get_network(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -146,6 +185,14 @@ async fn get_network(
     Ok(Json(state.networks.get(&parse_id(&id)?).await?).into_response())
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/networks",
+    tag = "networks",
+    request_body = NetworkInput,
+    responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn create_network(
     State(state): State<AppState>,
     ApiJson(input): ApiJson<NetworkInput>,
@@ -154,6 +201,15 @@ async fn create_network(
     Ok((StatusCode::CREATED, Json(profile)).into_response())
 }
 
+#[utoipa::path(
+    put,
+    path = "/api/v1/networks/{id}",
+    tag = "networks",
+    params(("id" = String, Path, description = "Network ID")),
+    request_body = NetworkInput,
+    responses((status = 200, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn update_network(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -163,6 +219,14 @@ async fn update_network(
     Ok(Json(profile).into_response())
 }
 
+#[utoipa::path(
+    delete,
+    path = "/api/v1/networks/{id}",
+    tag = "networks",
+    params(("id" = String, Path, description = "Network ID")),
+    responses((status = 204, description = "Deleted"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn delete_network(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -172,6 +236,14 @@ async fn delete_network(
     Ok(StatusCode::NO_CONTENT)
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/audit",
+    tag = "audit",
+    params(AuditFilter),
+    responses((status = 200, body = [AuditEntry]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `GET /api/v1/audit?action=&subject=&before=&limit=`: newest first.
 async fn list_audit(
     State(state): State<AppState>,

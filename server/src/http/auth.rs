@@ -67,13 +67,14 @@ enum Access {
 fn access_for(path: &str) -> Access {
     const PUBLIC_PREFIXES: [&str; 3] = ["/pkg/", "/lang/", "/join/"];
     // /metrics checks its own bearer token.
-    const PUBLIC_PATHS: [&str; 7] = [
+    const PUBLIC_PATHS: [&str; 8] = [
         "/login",
         "/healthz",
         "/readyz",
         "/metrics",
         "/favicon.svg",
         "/api/v1/session",
+        "/api/v1/openapi.json",
         app::api::SIGN_IN_PATH,
     ];
     if PUBLIC_PATHS.contains(&path)

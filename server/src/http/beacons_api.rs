@@ -3,6 +3,8 @@
 
 use super::error::ApiError;
 use super::extract::ApiJson;
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -17,10 +19,25 @@ pub fn routes() -> Router<AppState> {
         .route("/beacons/check", post(check_beacon))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/beacons",
+    tag = "beacons",
+    responses((status = 200, body = [BeaconView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconView>>, ApiError> {
     Ok(Json(state.beacons.list().await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/beacons/check",
+    tag = "beacons",
+    request_body = BeaconRef,
+    responses((status = 200, body = BeaconCheckView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `{"network_id","url"}` → the check's result (a failed check is still 200:
 /// the request worked; `ok` and `class` say how the Beacon did).
 async fn check_beacon(
@@ -30,6 +47,14 @@ async fn check_beacon(
     Ok(Json(state.beacons.check(&beacon).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/beacons",
+    tag = "beacons",
+    request_body = BeaconRef,
+    responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `{"network_id","url"}` → 201 with the updated profile.
 async fn add_existing_beacon(
     State(state): State<AppState>,

@@ -3,6 +3,8 @@
 use super::error::ApiError;
 use super::extract::ApiQuery;
 use super::lang::chosen_lang;
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::domain::diagnostics::DiagnosticsError;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -16,7 +18,8 @@ pub fn routes() -> Router<AppState> {
     Router::new().route("/networks/{id}/diagnostics", get(diagnose))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct DiagnoseQuery {
     lang: Option<String>,
 }
@@ -30,6 +33,14 @@ impl From<DiagnosticsError> for ApiError {
     }
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/networks/{id}/diagnostics",
+    tag = "networks",
+    params(("id" = String, Path, description = "Network ID"), DiagnoseQuery),
+    responses((status = 200, body = Diagnosis), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn diagnose(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -2,6 +2,8 @@
 
 use super::error::ApiError;
 use super::extract::{page, ApiJson, ApiQuery};
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::domain::jobs::{view, JobFilter};
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -19,6 +21,14 @@ pub fn routes() -> Router<AppState> {
         .route("/jobs/{id}/retry", post(retry_job))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/jobs",
+    tag = "jobs",
+    params(JobFilter),
+    responses((status = 200, body = [JobView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `GET /api/v1/jobs?status=&agent_id=&after=&limit=`: newest first;
 /// `X-Next-Cursor` carries `after` for the next page.
 async fn list_jobs(
@@ -29,6 +39,14 @@ async fn list_jobs(
     Ok(page(rows.iter().map(view).collect(), next))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/jobs/{id}/cancel",
+    tag = "jobs",
+    params(("id" = String, Path, description = "Job ID")),
+    responses((status = 200, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn cancel_job(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -36,6 +54,14 @@ async fn cancel_job(
     Ok(Json(view(&state.jobs.cancel(&id).await?)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/jobs/{id}/retry",
+    tag = "jobs",
+    params(("id" = String, Path, description = "Job ID")),
+    responses((status = 201, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// 201 with the new job, linked to the old one by `retry_of`.
 async fn retry_job(
     State(state): State<AppState>,
@@ -47,6 +73,14 @@ async fn retry_job(
     ))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/jobs",
+    tag = "jobs",
+    request_body = NewJob,
+    responses((status = 201, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `POST /api/v1/jobs` → 201 with the job, as the first Control answers.
 async fn create_job(
     State(state): State<AppState>,
@@ -59,6 +93,14 @@ async fn create_job(
     Ok((StatusCode::CREATED, Json(view(&row))))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/jobs/{id}",
+    tag = "jobs",
+    params(("id" = String, Path, description = "Job ID")),
+    responses((status = 200, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn get_job(
     State(state): State<AppState>,
     Path(id): Path<String>,

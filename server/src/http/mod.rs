@@ -16,6 +16,7 @@ pub mod jobs_api;
 pub mod lang;
 pub mod metrics;
 pub mod onboarding_api;
+pub mod openapi;
 pub mod security;
 pub mod settings_api;
 pub mod throttle;

@@ -4,6 +4,8 @@
 use super::error::ApiError;
 use super::extract::{page, ApiJson, ApiQuery};
 use super::lang::chosen_lang;
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::domain::onboarding;
 use crate::state::AppState;
 use axum::extract::{Path, State};
@@ -22,7 +24,8 @@ pub fn routes() -> Router<AppState> {
         .route("/invites/{id}", delete(revoke_invite))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct GuideQuery {
     platform: Option<String>,
     lang: Option<String>,
@@ -38,6 +41,14 @@ fn platform_error() -> ApiError {
     .on_field("platform")
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/networks/{id}/onboarding",
+    tag = "onboarding",
+    params(("id" = String, Path, description = "Network ID"), GuideQuery),
+    responses((status = 200, body = OnboardingGuide), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// `GET /api/v1/networks/{id}/onboarding?platform=…&lang=ru|en`.
 async fn network_onboarding(
     State(state): State<AppState>,
@@ -55,6 +66,14 @@ async fn network_onboarding(
     Ok(Json(onboarding::guide(&profile, "", platform, lang)))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/invites",
+    tag = "onboarding",
+    request_body = NewInvite,
+    responses((status = 201, body = CreatedInvite), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// 201 with the link: the only time it is shown.
 async fn create_invite(
     State(state): State<AppState>,
@@ -66,7 +85,8 @@ async fn create_invite(
     ))
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 struct InvitePage {
     network_id: Option<String>,
     after: Option<String>,
@@ -78,6 +98,14 @@ fn default_limit() -> u64 {
     100
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/invites",
+    tag = "onboarding",
+    params(InvitePage),
+    responses((status = 200, body = [InviteView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_invites(
     State(state): State<AppState>,
@@ -101,6 +129,14 @@ async fn list_invites(
     Ok(page(rows, next))
 }
 
+#[utoipa::path(
+    delete,
+    path = "/api/v1/invites/{id}",
+    tag = "onboarding",
+    params(("id" = String, Path, description = "Invite ID")),
+    responses((status = 200, body = InviteView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// Revokes the invite (its page then answers 410); the record stays listed.
 async fn revoke_invite(
     State(state): State<AppState>,

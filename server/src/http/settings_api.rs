@@ -4,6 +4,8 @@
 
 use super::error::ApiError;
 use super::extract::ApiJson;
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::routing::{get, post};
@@ -19,10 +21,25 @@ pub fn routes() -> Router<AppState> {
         .route("/settings/alerts/test", post(send_test_alert))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings/alerts",
+    tag = "settings",
+    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSettings>, ApiError> {
     Ok(Json(state.alerts.settings().await?))
 }
 
+#[utoipa::path(
+    put,
+    path = "/api/v1/settings/alerts",
+    tag = "settings",
+    request_body = AlertSettingsInput,
+    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn set_alert_webhook(
     State(state): State<AppState>,
     ApiJson(input): ApiJson<AlertSettingsInput>,
@@ -30,6 +47,13 @@ async fn set_alert_webhook(
     Ok(Json(state.alerts.set_webhook(&input).await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/settings/alerts/test",
+    tag = "settings",
+    responses((status = 200, body = TestAlertOutcome), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 /// 200 whether or not the receiver took it: `delivered` and `detail` say.
 async fn send_test_alert(
     State(state): State<AppState>,

@@ -5,6 +5,8 @@
 
 use super::error::ApiError;
 use super::extract::ApiJson;
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
 use crate::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::StatusCode;
@@ -21,10 +23,25 @@ pub fn routes() -> Router<AppState> {
         .route("/tokens/{id}/revoke", post(revoke_token))
 }
 
+#[utoipa::path(
+    get,
+    path = "/api/v1/tokens",
+    tag = "tokens",
+    responses((status = 200, body = [TokenView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn list_tokens(State(state): State<AppState>) -> Result<Json<Vec<TokenView>>, ApiError> {
     Ok(Json(state.api_tokens.list().await?))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/tokens",
+    tag = "tokens",
+    request_body = TokenInput,
+    responses((status = 201, body = CreatedToken, description = "The token is in this answer only"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn create_token(
     State(state): State<AppState>,
     ApiJson(input): ApiJson<TokenInput>,
@@ -35,6 +52,14 @@ async fn create_token(
     ))
 }
 
+#[utoipa::path(
+    post,
+    path = "/api/v1/tokens/{id}/revoke",
+    tag = "tokens",
+    params(("id" = String, Path, description = "Token ID")),
+    responses((status = 200, body = TokenView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
 async fn revoke_token(
     State(state): State<AppState>,
     Path(id): Path<String>,

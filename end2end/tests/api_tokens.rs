@@ -1,0 +1,102 @@
+//! API tokens on the Settings screen in a real browser: a nameless token is
+//! refused in the form, a write token is shown once and works for a script,
+//! and once revoked after a confirmation it is refused.
+
+mod common;
+
+use playwright_rs::expect;
+use std::time::Duration;
+
+async fn create_use_revoke(width: u32, height: u32, name: &str) {
+    let control = common::start_control().await;
+    let b = common::open_browser(name, width, height, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/settings", control.base)).await;
+    b.wait_visible("#token-name").await;
+    b.hydrated().await;
+    expect(page.locator("#tokens-empty"))
+        .to_contain_text("No API token yet")
+        .await
+        .unwrap();
+
+    page.locator("#create-token").click(None).await.unwrap();
+    expect(page.locator("#token-name-error"))
+        .with_timeout(wait)
+        .to_contain_text("required")
+        .await
+        .unwrap();
+    page.locator("#token-name")
+        .fill("deploy script", None)
+        .await
+        .unwrap();
+    page.locator("#token-scope")
+        .select_option("write", None)
+        .await
+        .unwrap();
+    page.locator("#create-token").click(None).await.unwrap();
+    b.wait_visible("#new-token-value").await;
+    let token = page
+        .locator("#new-token-value")
+        .text_content()
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(token.starts_with("krt_"), "{token}");
+    expect(page.locator("#tokens-table .token-row"))
+        .with_timeout(wait)
+        .to_contain_text("deploy script")
+        .await
+        .unwrap();
+    let listed = page
+        .locator("#tokens-table")
+        .text_content()
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        listed.contains(&token[..12]) && !listed.contains(&token),
+        "{listed}"
+    );
+    b.screenshot("1-created").await;
+
+    // A script with the token, without the password or a session.
+    let script = reqwest::Client::new();
+    let create = |label: &'static str| {
+        script
+            .post(format!("{}/api/v1/networks", control.base))
+            .bearer_auth(&token)
+            .json(&serde_json::json!({ "name": label }))
+            .send()
+    };
+    assert_eq!(create("From a script").await.unwrap().status(), 201);
+
+    page.locator("#tokens-table .token-row button.danger")
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible("#confirm-revoke-token").await;
+    b.screenshot("2-confirm-revoke").await;
+    page.locator("#confirm-revoke-token")
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator("#tokens-table .token-row .badge.bad"))
+        .with_timeout(wait)
+        .to_contain_text("revoked")
+        .await
+        .unwrap();
+    assert_eq!(create("Too late").await.unwrap().status(), 401);
+    b.close().await;
+}
+
+#[tokio::test]
+async fn desktop() {
+    create_use_revoke(1280, 900, "tokens-desktop").await;
+}
+
+#[tokio::test]
+async fn phone() {
+    create_use_revoke(390, 844, "tokens-phone").await;
+}
