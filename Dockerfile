@@ -36,6 +36,8 @@ COPY --from=build /src/target/release/knotroute-agent /usr/local/bin/knotroute-a
 # Not root: to use a mounted Docker socket, add the socket's group (see compose.agent.yaml).
 USER knotroute
 VOLUME /data
+# Healthy while Control accepts its heartbeats (knotroute-agent --health-check).
+HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD ["knotroute-agent", "--health-check"]
 ENTRYPOINT ["knotroute-agent"]
 
 FROM runtime-base AS control

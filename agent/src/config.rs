@@ -48,6 +48,10 @@ pub struct Settings {
     /// Extra PEM root certificates, for a Control behind a private CA.
     #[arg(long, env = "KNOTROUTE_AGENT_CA_FILE")]
     pub ca_file: Option<PathBuf>,
+    /// Check health and exit: 0 when Control accepted a heartbeat within three poll
+    /// intervals (at least 45 s), 1 otherwise. For container health checks.
+    #[arg(long)]
+    pub health_check: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]

@@ -5,6 +5,7 @@ pub mod client;
 pub mod compose;
 pub mod config;
 pub mod docker;
+pub mod health;
 pub mod identity;
 pub mod inventory;
 pub mod private_file;

@@ -13,7 +13,24 @@ async fn main() -> ExitCode {
             tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()),
         )
         .init();
-    let config = match Settings::parse().validate() {
+    let settings = Settings::parse();
+    if settings.health_check {
+        let limit = (settings.poll * 3).max(std::time::Duration::from_secs(45));
+        return match agent::health::check(&settings.data, limit) {
+            Ok(age) => {
+                println!(
+                    "healthy: Control accepted a heartbeat {} s ago",
+                    age.as_secs()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("knotroute-agent: unhealthy: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    let config = match settings.validate() {
         Ok(config) => config,
         Err(e) => {
             eprintln!("knotroute-agent: {e}");

@@ -112,8 +112,9 @@ async fn send_heartbeat(
     let body = serde_json::to_value(heartbeat_body(config, workloads).await).expect("serialises");
     client
         .signed(identity, "/api/v1/agents/heartbeat", body)
-        .await
-        .map(drop)
+        .await?;
+    crate::health::heartbeat_accepted(&config.data);
+    Ok(())
 }
 
 /// What the Agent makes of a job, as (outcome, result text). The payload is

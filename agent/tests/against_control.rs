@@ -51,6 +51,18 @@ async fn enrollment_problems_are_explained_and_the_agent_exits() {
 async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
     let control = start_control().await;
     let data = tempfile::tempdir().unwrap();
+    let health = |data: &std::path::Path| {
+        agent(&control.base, data, None)
+            .arg("--health-check")
+            .output()
+            .unwrap()
+    };
+    let before_start = health(data.path());
+    assert!(
+        !before_start.status.success(),
+        "unhealthy before any heartbeat"
+    );
+    assert!(String::from_utf8_lossy(&before_start.stderr).contains("no heartbeat"));
     let mut child = Running(
         agent(&control.base, data.path(), Some(ENROLL))
             .stdout(Stdio::null())
@@ -77,6 +89,13 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
     };
     let stored = agent::identity::load(data.path()).unwrap().unwrap();
     assert_eq!(stored.agent_id.as_str(), agent_id);
+    // The container health check passes once Control accepts heartbeats.
+    let healthy = health(data.path());
+    assert!(
+        healthy.status.success(),
+        "{}",
+        String::from_utf8_lossy(&healthy.stderr)
+    );
 
     // Control refuses Docker jobs for it, naming the reason the Agent reported.
     let job = json!({"agent_id": agent_id, "kind": "restart_component",

@@ -80,6 +80,25 @@ pub async fn agent_action(id: String, action: AgentAction) -> Result<(), UiError
     with_status(async { backend()?.agent_action(id, action).await }.await)
 }
 
+/// Queues the removal of an unmanaged leftover. A call of its own, answering
+/// nothing, so the Agent page does not carry the job form's encoders.
+#[server(name = RemoveLeftoverCall, prefix = "/ui", endpoint = "remove_leftover")]
+pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(), UiError> {
+    with_status(
+        async {
+            backend()?
+                .create_job(protocol::api::NewJob {
+                    agent_id,
+                    kind: "remove_component".into(),
+                    payload: serde_json::json!({ "component_id": component_id }),
+                })
+                .await
+                .map(drop)
+        }
+        .await,
+    )
+}
+
 #[server(prefix = "/ui", endpoint = "move_agent")]
 pub async fn move_agent(id: String) -> Result<CreatedInstallToken, UiError> {
     with_status(async { backend()?.move_agent(id).await }.await)

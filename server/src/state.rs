@@ -59,6 +59,9 @@ impl AppState {
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
             .build();
+        let policy = crate::domain::beacon_checks::AddressPolicy {
+            allow_private: config.allow_private_beacons,
+        };
         let alerts = Alerts::new(
             db.clone(),
             config
@@ -66,11 +69,9 @@ impl AppState {
                 .as_ref()
                 .map(|s| s.expose().to_string()),
             config.public_url.as_ref().map(|u| u.to_string()),
+            policy,
         );
         let jobs = JobQueue::new(db.clone(), alerts.clone());
-        let policy = crate::domain::beacon_checks::AddressPolicy {
-            allow_private: config.allow_private_beacons,
-        };
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
         let networks = NetworkService::new(db.clone());

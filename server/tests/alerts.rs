@@ -318,3 +318,37 @@ on_both_databases!(
         assert!(settings["webhook"].is_null());
     }
 );
+
+on_both_databases!(
+    webhooks_never_reach_link_local_or_refused_private_addresses,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            common::Options {
+                refuse_private_beacons: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        c.sign_in().await;
+        for (url, why) in [
+            ("http://169.254.169.254/latest", "link-local"),
+            ("http://localhost:9/hook", "private"),
+            ("http://10.0.0.1/hook", "private"),
+        ] {
+            let r = c
+                .client
+                .put(c.url("/api/v1/settings/alerts"))
+                .json(&json!({ "webhook_url": url }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+            let r = c.post_json("/api/v1/settings/alerts/test", json!({})).await;
+            let outcome: Value = r.json().await.unwrap();
+            assert_eq!(outcome["delivered"], false, "{url}: {outcome}");
+            let detail = outcome["detail"].as_str().unwrap();
+            assert!(detail.contains(why), "{url}: {detail}");
+        }
+    }
+);

@@ -203,6 +203,12 @@ on_both_databases!(
         let source = Store::of(&c);
         let file = files.path().join("a.backup");
         backup(&source, &file).await;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600, "only its owner reads a backup");
+        }
 
         // Not over data that is there, unless asked.
         let said = refused(&source.run(&["restore", file.to_str().unwrap()]));

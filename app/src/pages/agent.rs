@@ -9,13 +9,12 @@ use super::layout::Frame;
 use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
-use crate::infra_api::{get_agent, AgentAction, AgentActionCall, MoveAgent};
-use crate::jobs_api::CreateJob;
+use crate::infra_api::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
-use protocol::api::{AgentView, ComponentView, NewJob};
+use protocol::api::{AgentView, ComponentView};
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
@@ -26,7 +25,7 @@ pub fn AgentPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let act = ServerAction::<AgentActionCall>::new();
     let moving = ServerAction::<MoveAgent>::new();
-    let remove = ServerAction::<CreateJob>::new();
+    let remove = ServerAction::<RemoveLeftoverCall>::new();
     let live = crate::live::use_live();
     let agent = Resource::new(
         move || {
@@ -62,7 +61,7 @@ fn AgentDetails(
     agent: AgentView,
     act: ServerAction<AgentActionCall>,
     moving: ServerAction<MoveAgent>,
-    remove: ServerAction<CreateJob>,
+    remove: ServerAction<RemoveLeftoverCall>,
 ) -> impl IntoView {
     let it = infra_texts(use_lang());
     let retired = agent.status == "revoked" || agent.status == "moved";
@@ -131,7 +130,7 @@ fn ComponentRow(
     c: ComponentView,
     agent_id: String,
     /// Removes an unmanaged leftover through the shared Jobs server function.
-    remove: ServerAction<CreateJob>,
+    remove: ServerAction<RemoveLeftoverCall>,
 ) -> impl IntoView {
     let lang = use_lang();
     let it = infra_texts(lang);
@@ -176,7 +175,7 @@ fn ComponentRow(
 fn RemoveLeftover(
     agent_id: String,
     component_id: String,
-    remove: ServerAction<CreateJob>,
+    remove: ServerAction<RemoveLeftoverCall>,
     lang: crate::i18n::Lang,
 ) -> impl IntoView {
     let it = infra_texts(lang);
@@ -200,12 +199,9 @@ fn RemoveLeftover(
             confirm_label={it.remove_leftover} confirm_id="confirm-remove-leftover"
             error pending=remove.pending()
             on_confirm=move || {
-                remove.dispatch(CreateJob {
-                    job: NewJob {
-                        agent_id: agent_id.clone(),
-                        kind: "remove_component".into(),
-                        payload: serde_json::json!({ "component_id": component_id.clone() }),
-                    },
+                remove.dispatch(RemoveLeftoverCall {
+                    agent_id: agent_id.clone(),
+                    component_id: component_id.clone(),
                 });
             } />
     }

@@ -4,6 +4,7 @@
 //! test alert.
 
 use super::alerts::{status, AlertError, Alerts};
+use super::beacon_checks::{refused_address, AddressPolicy};
 use super::StoreError;
 use crate::entities::alert;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -12,6 +13,8 @@ use sea_orm::sea_query::Condition;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
+use std::net::IpAddr;
+use std::sync::Arc;
 
 pub const MAX_ATTEMPTS: i32 = 8;
 /// Each delivery gives up after this long.
@@ -31,9 +34,11 @@ pub fn retry_delay(attempts: i32) -> Duration {
 }
 
 /// The client alerts are posted with; built once per Control (it keeps
-/// connections to the webhook open between deliveries).
-pub(super) fn client() -> reqwest::Client {
+/// connections to the webhook open between deliveries). It connects only to
+/// addresses the Beacon-check policy allows, resolved by itself.
+pub(super) fn client(policy: AddressPolicy) -> reqwest::Client {
     reqwest::Client::builder()
+        .dns_resolver(Arc::new(PolicyResolver(policy)))
         .timeout(TIMEOUT)
         // A webhook that redirects elsewhere is a misconfiguration, not a hop to follow.
         .redirect(reqwest::redirect::Policy::none())
@@ -42,8 +47,58 @@ pub(super) fn client() -> reqwest::Client {
         .expect("a client with static settings builds")
 }
 
+/// Resolves webhook host names and drops the addresses the policy refuses
+/// (link-local and metadata always; private ones with
+/// KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false), so a webhook cannot reach them.
+struct PolicyResolver(AddressPolicy);
+
+impl reqwest::dns::Resolve for PolicyResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let policy = self.0;
+        Box::pin(async move {
+            let found: Vec<std::net::SocketAddr> =
+                tokio::net::lookup_host((name.as_str(), 0)).await?.collect();
+            let allowed: Vec<std::net::SocketAddr> = found
+                .iter()
+                .copied()
+                .filter(|a| refused_address(a.ip(), policy).is_none())
+                .collect();
+            if allowed.is_empty() && !found.is_empty() {
+                let why = refused_address(found[0].ip(), policy).unwrap_or("refused");
+                return Err(format!(
+                    "{} resolves to a {why} address, which alerts never reach",
+                    name.as_str()
+                )
+                .into());
+            }
+            Ok(Box::new(allowed.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+/// Why an IP-literal webhook host is refused (the resolver never sees those).
+fn refused_literal(url: &str, policy: AddressPolicy) -> Option<String> {
+    let host = url::Url::parse(url).ok()?.host()?.to_owned();
+    let ip: IpAddr = match host {
+        url::Host::Ipv4(ip) => ip.into(),
+        url::Host::Ipv6(ip) => ip.into(),
+        url::Host::Domain(_) => return None,
+    };
+    refused_address(ip, policy).map(|why| {
+        format!("{ip} is a {why} address, which alerts never reach (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS)")
+    })
+}
+
 /// POSTs `payload`; the receiver's status on 2xx, else why not.
-async fn post(client: &reqwest::Client, url: &str, payload: &str) -> Result<u16, String> {
+async fn post(
+    client: &reqwest::Client,
+    policy: AddressPolicy,
+    url: &str,
+    payload: &str,
+) -> Result<u16, String> {
+    if let Some(refusal) = refused_literal(url, policy) {
+        return Err(refusal);
+    }
     let answer = client
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
@@ -56,7 +111,8 @@ async fn post(client: &reqwest::Client, url: &str, payload: &str) -> Result<u16,
             if e.is_timeout() {
                 format!("no answer within {} s", TIMEOUT.as_secs())
             } else if e.is_connect() {
-                format!("cannot connect: {e}")
+                // The cause (refused, unreachable, a refused address) is in the source chain.
+                format!("cannot connect: {}", super::beacon_checks::chain(&e))
             } else {
                 e.to_string()
             }
@@ -103,7 +159,7 @@ impl Alerts {
             let mut row: alert::ActiveModel = a.clone().into();
             row.attempts = Set(attempts);
             row.lease_until = Set(None);
-            match post(&self.client, &url, &a.payload).await {
+            match post(&self.client, self.policy, &url, &a.payload).await {
                 Ok(_) => {
                     row.status = Set(status::SENT.into());
                     row.sent_at = Set(Some(now));
@@ -147,7 +203,7 @@ impl Alerts {
             "subject": {},
         })
         .to_string();
-        let result = post(&self.client, &url, &payload).await;
+        let result = post(&self.client, self.policy, &url, &payload).await;
         let (state, detail) = match &result {
             Ok(code) => (status::SENT, format!("The receiver answered HTTP {code}.")),
             Err(why) => (status::FAILED, why.clone()),

@@ -79,6 +79,8 @@ pub struct Alerts {
     /// Wakes the delivery loop when an alert is queued.
     pub(super) wake: Arc<Notify>,
     pub(super) client: reqwest::Client,
+    /// Which addresses webhook deliveries may reach.
+    pub(super) policy: super::beacon_checks::AddressPolicy,
 }
 
 impl Alerts {
@@ -86,13 +88,15 @@ impl Alerts {
         db: DatabaseConnection,
         env_webhook: Option<String>,
         control_url: Option<String>,
+        policy: super::beacon_checks::AddressPolicy,
     ) -> Self {
         Self {
             db,
             env_webhook: env_webhook.map(Arc::from),
             control_url: control_url.map(Arc::from),
             wake: Arc::new(Notify::new()),
-            client: super::alert_delivery::client(),
+            client: super::alert_delivery::client(policy),
+            policy,
         }
     }
 

@@ -143,7 +143,7 @@ pub fn refused_address(ip: IpAddr, policy: AddressPolicy) -> Option<&'static str
 }
 
 /// The whole error chain as one line: reqwest hides the cause in sources.
-fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(cause) = source {

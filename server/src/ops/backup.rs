@@ -83,7 +83,7 @@ pub async fn write_backup(db: &DatabaseConnection, out: &Path) -> Result<Manifes
         reason,
     };
     let partial = partial_path(out);
-    let file = std::fs::File::create(&partial).map_err(|e| write_error(e.to_string()))?;
+    let file = create_private(&partial).map_err(|e| write_error(e.to_string()))?;
     let result = write_snapshot(db, BufWriter::new(file)).await;
     let manifest = match result {
         Ok(m) => m,
@@ -101,6 +101,15 @@ pub async fn write_backup(db: &DatabaseConnection, out: &Path) -> Result<Manifes
     };
     std::fs::rename(&partial, out).map_err(|e| write_error(e.to_string()))?;
     Ok(manifest)
+}
+
+/// A backup holds the inventory and settings: readable by its owner only.
+fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options.open(path)
 }
 
 fn partial_path(out: &Path) -> PathBuf {
