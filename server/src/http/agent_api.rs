@@ -116,7 +116,7 @@ async fn signed<T: DeserializeOwned>(
     post,
     path = "/api/v1/agents/heartbeat",
     tag = "agent protocol",
-    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding")),
+    params(SignatureHeaders),
     request_body = Heartbeat,
     responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
 )]
@@ -146,6 +146,23 @@ async fn heartbeat(
     Ok(Json(Ack { ok: true }))
 }
 
+/// The headers that sign every Agent request (PROTOCOL.md); here only to
+/// describe them in the OpenAPI document.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+struct SignatureHeaders {
+    /// The Agent ID.
+    #[serde(rename = "X-Knot-Agent")]
+    agent: String,
+    /// Unix seconds, within 3 minutes of Control's clock.
+    #[serde(rename = "X-Knot-Timestamp")]
+    timestamp: String,
+    /// Ed25519 signature of the request, base64 without padding.
+    #[serde(rename = "X-Knot-Signature")]
+    signature: String,
+}
+
 #[derive(Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 struct WaitQuery {
@@ -159,7 +176,7 @@ pub const MAX_WAIT_SECS: u64 = 30;
     post,
     path = "/api/v1/agents/jobs/next",
     tag = "agent protocol",
-    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding"), WaitQuery),
+    params(SignatureHeaders, WaitQuery),
     request_body = JobNextRequest,
     responses((status = 200, body = JobOffer), (status = 204, description = "No job"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
 )]
@@ -186,7 +203,7 @@ async fn next_job(
     post,
     path = "/api/v1/agents/jobs/result",
     tag = "agent protocol",
-    params(("X-Knot-Agent" = String, Header, description = "Agent ID"), ("X-Knot-Timestamp" = String, Header, description = "Unix seconds"), ("X-Knot-Signature" = String, Header, description = "Ed25519 signature, base64 without padding")),
+    params(SignatureHeaders),
     request_body = JobResult,
     responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
 )]
