@@ -376,7 +376,7 @@ pub struct AuditEntry {
     pub id: i64,
     /// RFC 3339 UTC.
     pub at: String,
-    /// `admin`, `agent:<id>` or `control`.
+    /// `admin`, `token:<name>` (an API token), `agent:<id>` or `control`.
     pub actor: String,
     /// A stable slug, e.g. `network.created`.
     pub action: String,

@@ -76,6 +76,11 @@ on_both_databases!(
             201,
             "a write token changes things, without an Origin header"
         );
+        let created: Value = c.get_json("/api/v1/audit?action=network.created").await;
+        assert_eq!(
+            created[0]["actor"], "token:automation",
+            "the audit log names the token"
+        );
         // Tokens cannot mint or revoke tokens.
         let r = call(reqwest::Method::GET, "/api/v1/tokens", &write_token)
             .await

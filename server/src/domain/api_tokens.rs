@@ -122,10 +122,13 @@ impl ApiTokens {
         Ok(view(row))
     }
 
-    /// The scope of a presented token, `None` when it is unknown or revoked.
+    /// The name and scope of a presented token, `None` when it is unknown or revoked.
     /// The lookup is by the token's SHA-256: the database compares digests,
     /// which tell an attacker nothing about any stored token.
-    pub async fn authenticate(&self, presented: &str) -> Result<Option<TokenScope>, StoreError> {
+    pub async fn authenticate(
+        &self,
+        presented: &str,
+    ) -> Result<Option<(String, TokenScope)>, StoreError> {
         if !presented.starts_with(TOKEN_PREFIX) {
             return Ok(None);
         }
@@ -150,6 +153,6 @@ impl ApiTokens {
                 .exec(&self.db)
                 .await?;
         }
-        Ok(TokenScope::parse(&row.scope))
+        Ok(TokenScope::parse(&row.scope).map(|scope| (row.name, scope)))
     }
 }

@@ -19,6 +19,22 @@ pub fn agent_actor(agent_id: &str) -> String {
     format!("agent:{agent_id}")
 }
 
+tokio::task_local! {
+    /// Who acts for "admin" in this request when it came with an API token
+    /// (`token:<name>`); set by the auth gate around that request only.
+    pub static ADMIN_ACTOR: String;
+}
+
+/// `actor`, except that `admin` becomes the API token that made the request.
+fn acting(actor: &str) -> String {
+    if actor == ADMIN {
+        if let Ok(token) = ADMIN_ACTOR.try_with(|a| a.clone()) {
+            return token;
+        }
+    }
+    actor.to_string()
+}
+
 pub async fn record(
     db: &impl ConnectionTrait,
     actor: &str,
@@ -28,7 +44,7 @@ pub async fn record(
 ) {
     let row = audit_entry::ActiveModel {
         at: Set(Utc::now()),
-        actor: Set(bounded(actor, 80)),
+        actor: Set(bounded(&acting(actor), 80)),
         action: Set(bounded(action, 64)),
         subject: Set(bounded(subject, 128)),
         detail: Set(bounded(detail, 1024)),

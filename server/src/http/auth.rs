@@ -3,6 +3,7 @@
 
 use super::error::ApiError;
 use super::extract::{came_over_https, cookie_value};
+use crate::domain::audit;
 use crate::domain::auth::{AdminSession, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
@@ -114,9 +115,14 @@ pub async fn require_admin(
     if matches!(access, Access::Api) {
         if let Some(token) = bearer_token(request.headers()) {
             return match state.api_tokens.authenticate(&token).await {
-                Ok(Some(scope)) => match token_refusal(scope, request.method(), &path) {
+                Ok(Some((name, scope))) => match token_refusal(scope, request.method(), &path) {
                     Some(refusal) => refusal.into_response(),
-                    None => next.run(request).await,
+                    // The audit log names the token, not "admin".
+                    None => {
+                        audit::ADMIN_ACTOR
+                            .scope(format!("token:{name}"), next.run(request))
+                            .await
+                    }
                 },
                 Ok(None) => ApiError::new(
                     StatusCode::UNAUTHORIZED,
