@@ -3,8 +3,9 @@
 //!
 //! The file is gzip-compressed JSON lines: a manifest (format, versions, time,
 //! row count per table), then one line per row, then an end line with the
-//! total. Rows are the entities' own JSON form, so a backup taken on SQLite
-//! restores into PostgreSQL and back. Every table is read inside one
+//! total. Rows are the entities' own JSON form, the same for both databases
+//! (restoring into the other database is intended but not tested yet).
+//! Every table is read inside one
 //! transaction: PostgreSQL's REPEATABLE READ and SQLite's WAL read snapshot
 //! both give the state at one instant, while Agents keep writing.
 
