@@ -15,7 +15,6 @@ use crate::domain::live::ChangeFeed;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
-use crate::http::invite_page::InviteThrottle;
 use crate::http::throttle::AddressThrottle;
 use crate::metrics::Metrics;
 use axum::extract::FromRef;
@@ -35,7 +34,7 @@ pub struct AppState {
     pub install_tokens: InstallTokens,
     pub invites: Invites,
     /// Limits how often one client address may open invite pages.
-    pub invite_throttle: InviteThrottle,
+    pub invite_throttle: AddressThrottle,
     /// Limits how often one client address may call the machine endpoints; `None`: off.
     pub machine_throttle: Option<AddressThrottle>,
     pub inventory: AgentInventory,
@@ -95,7 +94,7 @@ impl AppState {
             metrics,
             diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
             invites: Invites::new(db.clone(), networks.clone(), config.public_url.clone()),
-            invite_throttle: InviteThrottle::default(),
+            invite_throttle: crate::http::invite_page::invite_throttle(),
             machine_throttle: config.machine_rate_limit.map(AddressThrottle::per_minute),
             networks,
             auth: AuthService::new(db.clone(), config.admin_password.expose()),

@@ -332,7 +332,14 @@ impl AgentService {
 /// The Agent columns a heartbeat sets: name, hostname, version, Docker
 /// availability and version, tags (JSON).
 #[derive(PartialEq)]
-struct AgentFields(String, String, String, bool, String, String);
+pub(crate) struct AgentFields(
+    pub(crate) String,
+    pub(crate) String,
+    pub(crate) String,
+    pub(crate) bool,
+    pub(crate) String,
+    pub(crate) String,
+);
 
 fn current_agent_fields(a: &agent::Model) -> AgentFields {
     AgentFields(
@@ -345,31 +352,31 @@ fn current_agent_fields(a: &agent::Model) -> AgentFields {
     )
 }
 
-/// What the heartbeat says about the Agent. A name and tags an admin gave
-/// through an install token stay; otherwise the Agent's own are taken.
-fn reported_agent_fields(a: &agent::Model, hb: &Heartbeat) -> AgentFields {
-    let name = bounded(&hb.name, limits::NAME);
-    let (name, tags) = if a.named_by_admin {
-        (a.name.clone(), a.tags.clone())
-    } else {
-        (
-            if name.is_empty() {
-                a.name.clone()
-            } else {
-                name
-            },
-            serde_json::to_string(&bounded_list(&hb.tags, limits::TAGS, limits::TAG))
-                .expect("strings serialise"),
-        )
-    };
+/// The Agent columns a heartbeat carries, bounded as they are stored (the
+/// name may come out empty). Imports of the first Control's state use it too.
+pub(crate) fn heartbeat_fields(hb: &Heartbeat) -> AgentFields {
     AgentFields(
-        name,
+        bounded(&hb.name, limits::NAME),
         bounded(&hb.hostname, limits::NAME),
         bounded(&hb.version, limits::SHORT_TEXT),
         hb.docker_available,
         bounded(&hb.docker_version, limits::SHORT_TEXT),
-        tags,
+        serde_json::to_string(&bounded_list(&hb.tags, limits::TAGS, limits::TAG))
+            .expect("strings serialise"),
     )
+}
+
+/// What the heartbeat says about the Agent. A name and tags an admin gave
+/// through an install token stay; otherwise the Agent's own are taken.
+fn reported_agent_fields(a: &agent::Model, hb: &Heartbeat) -> AgentFields {
+    let mut fields = heartbeat_fields(hb);
+    if a.named_by_admin {
+        fields.0 = a.name.clone();
+        fields.5 = a.tags.clone();
+    } else if fields.0.is_empty() {
+        fields.0 = a.name.clone();
+    }
+    fields
 }
 
 /// A reported component as it is stored, bounded.

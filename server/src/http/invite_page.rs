@@ -53,16 +53,9 @@ fn is_link_preview(user_agent: &str) -> bool {
     PREVIEWERS.iter().any(|p| ua.contains(p))
 }
 
-/// Per-address limiter for invite pages (in memory, per replica).
-#[derive(Clone)]
-pub struct InviteThrottle(AddressThrottle);
-
-impl Default for InviteThrottle {
-    fn default() -> Self {
-        Self(AddressThrottle::per_minute(
-            NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero"),
-        ))
-    }
+/// The per-address limiter for invite pages (in memory, per replica).
+pub fn invite_throttle() -> AddressThrottle {
+    AddressThrottle::per_minute(NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero"))
 }
 
 #[derive(Deserialize)]
@@ -87,7 +80,7 @@ pub async fn show(
         .unwrap_or_else(|| request_lang(&headers));
     let t = invite_texts(lang);
     let client = client_address(&headers, Some(peer), state.config.trust_proxy);
-    if let Err(wait) = state.invite_throttle.0.check(&client) {
+    if let Err(wait) = state.invite_throttle.check(&client) {
         let mut response = refusal_page(
             StatusCode::TOO_MANY_REQUESTS,
             t.busy_title,

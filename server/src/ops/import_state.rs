@@ -8,11 +8,11 @@
 //! fields). Records already present are left alone, so a second run changes
 //! nothing. Everything is written in one transaction.
 
-use crate::domain::agents::{bounded, bounded_list, limits, reported_component};
+use crate::domain::agents::{bounded, heartbeat_fields, limits, reported_component, AgentFields};
 use crate::domain::audit;
 use crate::entities::{agent, component, job, network};
 use chrono::{DateTime, Datelike, Utc};
-use protocol::agent::ComponentReport;
+use protocol::agent::{ComponentReport, Heartbeat};
 use protocol::api::NetworkInput;
 use protocol::jobs::JobPayload;
 use protocol::signing::AgentPublicKey;
@@ -276,20 +276,27 @@ pub async fn import_state(
         let components =
             agent_components(&id, &old.components, &desired, &networks, &mut report, now);
         let created = real_time(old.enrolled_at).unwrap_or(now);
-        let name = bounded(&old.name, limits::NAME);
+        // Bounded exactly as a heartbeat with these fields would be.
+        let AgentFields(name, hostname, version, docker_available, docker_version, tags) =
+            heartbeat_fields(&Heartbeat {
+                name: old.name,
+                hostname: old.hostname,
+                version: old.version,
+                docker_available: old.docker_available,
+                docker_version: old.docker_version,
+                tags: old.tags,
+                ..Default::default()
+            });
         agent::ActiveModel {
             id: Set(id.clone()),
             name: Set(if name.is_empty() { id.clone() } else { name }),
             public_key: Set(public_key.to_wire()),
-            hostname: Set(bounded(&old.hostname, limits::NAME)),
-            version: Set(bounded(&old.version, limits::SHORT_TEXT)),
-            tags: Set(
-                serde_json::to_string(&bounded_list(&old.tags, limits::TAGS, limits::TAG))
-                    .expect("strings serialise"),
-            ),
+            hostname: Set(hostname),
+            version: Set(version),
+            tags: Set(tags),
             disabled: Set(false),
-            docker_available: Set(old.docker_available),
-            docker_version: Set(bounded(&old.docker_version, limits::SHORT_TEXT)),
+            docker_available: Set(docker_available),
+            docker_version: Set(docker_version),
             last_heartbeat_at: Set(real_time(old.last_seen)),
             created_at: Set(created),
             updated_at: Set(now),
