@@ -129,7 +129,10 @@ pub async fn delete_network(id: String) -> Result<(), UiError> {
 pub async fn sign_in(password: String) -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
-    match crate::backend::backend()?.sign_in(password, &parts).await {
+    match crate::backend::session_backend()?
+        .sign_in(password, &parts)
+        .await
+    {
         Ok(cookie) => {
             if let Ok(value) = http::HeaderValue::from_str(&cookie) {
                 response.append_header(http::header::SET_COOKIE, value);
@@ -143,7 +146,7 @@ pub async fn sign_in(password: String) -> Result<(), UiError> {
 #[server(prefix = "/ui", endpoint = "sign_out")]
 pub async fn sign_out() -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
-    let cookie = crate::backend::backend()?.sign_out(&parts).await?;
+    let cookie = crate::backend::session_backend()?.sign_out(&parts).await?;
     if let Ok(value) = http::HeaderValue::from_str(&cookie) {
         expect_context::<leptos_axum::ResponseOptions>()
             .append_header(http::header::SET_COOKIE, value);

@@ -143,7 +143,37 @@ pub trait AdminBackend: Send + Sync + 'static {
 
 pub type SharedBackend = Arc<dyn AdminBackend>;
 
-/// The backend provided to this request by the server.
+/// Provided by the server only to requests whose admin session it verified.
+/// Admin data is reachable only through [`backend`], which asks for it, so a
+/// page rendered for a request the gate mistook for public shows no data.
+#[derive(Clone, Copy, Debug)]
+pub struct SignedInRequest;
+
+/// The backend for admin work: refused unless this request's session was verified.
 pub fn backend() -> Result<SharedBackend, UiError> {
+    if leptos::prelude::use_context::<SignedInRequest>().is_none() {
+        return Err(UiError::Unauthenticated);
+    }
+    session_backend()
+}
+
+/// The backend for signing in and out, which need no verified session.
+pub fn session_backend() -> Result<SharedBackend, UiError> {
     leptos::prelude::use_context::<SharedBackend>().ok_or(UiError::Internal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn admin_data_is_refused_to_a_request_without_a_verified_session() {
+        let owner = leptos::prelude::Owner::new();
+        owner.with(|| {
+            assert!(matches!(backend(), Err(UiError::Unauthenticated)));
+            leptos::prelude::provide_context(SignedInRequest);
+            // Past the check it asks for the backend itself (none in this test).
+            assert!(matches!(backend(), Err(UiError::Internal)));
+        });
+    }
 }

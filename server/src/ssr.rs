@@ -472,6 +472,15 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
         provide_context(backend.clone());
         if let Some(parts) = use_context::<http::request::Parts>() {
             provide_context(request_lang(&parts.headers));
+            // Only the session gate inserts this, and only after it verified
+            // the request's session (see app::backend::backend).
+            if parts
+                .extensions
+                .get::<crate::http::auth::VerifiedAdmin>()
+                .is_some()
+            {
+                provide_context(app::backend::SignedInRequest);
+            }
             if let Some(nonce) = parts.extensions.get::<CspNonce>() {
                 provide_context(leptos::nonce::Nonce::from_value(nonce.0.clone()));
             }

@@ -30,7 +30,14 @@ on_both_databases!(
 on_both_databases!(
     every_page_carries_a_nonce_csp_that_matches_its_inline_script,
     |backend| async move {
-        let c = common::start(backend).await;
+        let site = tempfile::tempdir().unwrap();
+        std::fs::create_dir(site.path().join("pkg")).unwrap();
+        std::fs::write(site.path().join("pkg/knotroute.js"), "export {};").unwrap();
+        let options = common::Options {
+            site_root: Some(site.path().to_path_buf()),
+            ..Default::default()
+        };
+        let c = common::start_with(backend, options).await;
         let r = c.client.get(c.url("/login")).send().await.unwrap();
         let csp = r.headers()["content-security-policy"]
             .to_str()
@@ -62,7 +69,12 @@ on_both_databases!(
             .send()
             .await
             .unwrap();
+        assert_eq!(asset.status(), 200);
         assert_eq!(asset.headers()["cache-control"], "no-cache");
+        // A file that is not there is no asset: nothing of it may be kept.
+        let missing = c.client.get(c.url("/pkg/missing.js")).send().await.unwrap();
+        assert_eq!(missing.status(), 404);
+        assert_eq!(missing.headers()["cache-control"], "no-store");
         // A new response gets a new nonce.
         let again = c.client.get(c.url("/login")).send().await.unwrap();
         assert!(!again.headers()["content-security-policy"]

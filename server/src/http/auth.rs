@@ -58,6 +58,7 @@ pub async fn current_session(
 }
 
 /// What a path needs before it is served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Access {
     Public,
     Api,
@@ -65,8 +66,14 @@ enum Access {
     Page,
 }
 
+/// Prefixes whose paths are public only in the exact shape their own handler
+/// serves; anything else below them needs a session like any page.
+const STATIC_ASSETS: &str = "/pkg/";
+const ONE_SEGMENT_PUBLIC: [&str; 2] = ["/lang/", "/join/"];
+
+/// Decides on the raw path, which [`super::paths::refuse_ambiguous_paths`] has
+/// already checked is read the same way by the router and the renderer.
 fn access_for(path: &str) -> Access {
-    const PUBLIC_PREFIXES: [&str; 3] = ["/pkg/", "/lang/", "/join/"];
     // /metrics checks its own bearer token.
     const PUBLIC_PATHS: [&str; 8] = [
         "/login",
@@ -78,8 +85,15 @@ fn access_for(path: &str) -> Access {
         "/api/v1/openapi.json",
         app::api::SIGN_IN_PATH,
     ];
+    let one_segment_under = |prefix: &str| {
+        path.strip_prefix(prefix)
+            .is_some_and(|rest| !rest.is_empty() && !rest.contains('/'))
+    };
     if PUBLIC_PATHS.contains(&path)
-        || PUBLIC_PREFIXES.iter().any(|p| path.starts_with(p))
+        || path
+            .strip_prefix(STATIC_ASSETS)
+            .is_some_and(|rest| !rest.is_empty())
+        || ONE_SEGMENT_PUBLIC.iter().any(|p| one_segment_under(p))
         || super::agent_api::is_agent_protocol_path(path)
     {
         Access::Public
@@ -93,6 +107,20 @@ fn access_for(path: &str) -> Access {
         Access::Page
     }
 }
+
+/// True when the gate authenticates this path by an API token in
+/// `Authorization: Bearer` (and not by the session cookie): only the JSON API.
+/// The Origin check may skip exactly these requests, since the token, not a
+/// cookie a browser attaches by itself, is what opens them.
+pub fn opened_by_api_token(path: &str) -> bool {
+    access_for(path) == Access::Api && path.starts_with("/api/v1/")
+}
+
+/// Marks a request whose admin session (or API token) the gate verified. The
+/// Leptos context hands out the admin backend only to requests carrying it, so
+/// a mistake in deciding what is public cannot render admin data.
+#[derive(Clone, Copy, Debug)]
+pub struct VerifiedAdmin;
 
 /// Lets a request through only with a valid session, except public paths.
 /// Pages redirect to the sign-in screen; API and server-function calls get 401.
@@ -112,13 +140,15 @@ pub async fn require_admin(
         }
         return next.run(request).await;
     }
-    if matches!(access, Access::Api) {
+    if opened_by_api_token(&path) {
         if let Some(token) = bearer_token(request.headers()) {
             return match state.api_tokens.authenticate(&token).await {
                 Ok(Some((name, scope))) => match token_refusal(scope, request.method(), &path) {
                     Some(refusal) => refusal.into_response(),
                     // The audit log names the token, not "admin".
                     None => {
+                        let mut request = request;
+                        request.extensions_mut().insert(VerifiedAdmin);
                         audit::ADMIN_ACTOR
                             .scope(format!("token:{name}"), next.run(request))
                             .await
@@ -140,6 +170,8 @@ pub async fn require_admin(
         Err(e) => return e.into_response(),
     };
     if session.is_some() {
+        let mut request = request;
+        request.extensions_mut().insert(VerifiedAdmin);
         return next.run(request).await;
     }
     match access {
@@ -226,5 +258,89 @@ mod tests {
             "kr_lang=ru; kr_session=abc123".parse().unwrap(),
         );
         assert_eq!(session_token(&h).as_deref(), Some("abc123"));
+    }
+
+    /// The path a renderer or file server may end up reading: escapes decoded
+    /// (twice, for layers that decode again), backslashes taken as slashes and
+    /// dot segments resolved, as a URL parser does.
+    fn as_a_renderer_reads_it(raw: &str) -> String {
+        let once = percent_decode(raw);
+        let twice = percent_decode(&once);
+        let slashed = twice.replace('\\', "/");
+        match url::Url::parse(&format!("http://control.test{slashed}")) {
+            Ok(u) => u.path().to_string(),
+            Err(_) => slashed,
+        }
+    }
+
+    fn percent_decode(s: &str) -> String {
+        url::form_urlencoded::parse(format!("x={}", s.replace('+', "%2B")).as_bytes())
+            .next()
+            .map(|(_, v)| v.into_owned())
+            .unwrap_or_default()
+    }
+
+    fn segment() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        prop_oneof![
+            Just("..".to_string()),
+            Just(".".to_string()),
+            Just(String::new()),
+            Just("%2e%2e".to_string()),
+            Just("%2E.".to_string()),
+            Just(".%2E".to_string()),
+            Just("%252e%252e".to_string()),
+            Just("..%2f..".to_string()),
+            Just("..%5c..".to_string()),
+            Just("..\\..".to_string()),
+            Just("..;x=1".to_string()),
+            Just("pkg".to_string()),
+            Just("join".to_string()),
+            Just("lang".to_string()),
+            Just("api".to_string()),
+            Just("v1".to_string()),
+            Just("ui".to_string()),
+            Just("login".to_string()),
+            Just("infrastructure".to_string()),
+            Just("audit".to_string()),
+            "[a-zA-Z0-9_.%;\\\\-]{1,8}",
+        ]
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+
+        /// Whatever the spelling, a path the renderer would read as an admin
+        /// screen is either refused outright or needs a session at the gate.
+        #[test]
+        fn no_spelling_turns_an_admin_path_public(segments in proptest::collection::vec(segment(), 1..7)) {
+            let raw = format!("/{}", segments.join("/"));
+            let read_as = as_a_renderer_reads_it(&raw);
+            let passes_path_check = super::super::paths::ambiguity(&raw).is_none();
+            if passes_path_check {
+                // What passes the path check reads the same everywhere.
+                proptest::prop_assert_eq!(&read_as, &raw);
+            }
+            // Public at the gate implies public where it is rendered.
+            if passes_path_check && access_for(&raw) == Access::Public {
+                proptest::prop_assert_eq!(access_for(&read_as), Access::Public, "{} is read as {}", raw, read_as);
+            }
+        }
+    }
+
+    #[test]
+    fn public_prefixes_open_only_their_own_shapes() {
+        assert_eq!(access_for("/join/abc"), Access::Public);
+        assert_eq!(access_for("/join/abc/audit"), Access::Page);
+        assert_eq!(access_for("/join/"), Access::Page);
+        assert_eq!(access_for("/lang/ru"), Access::Public);
+        assert_eq!(access_for("/lang/ru/jobs"), Access::Page);
+        assert_eq!(access_for("/pkg/knotroute.wasm"), Access::Public);
+        assert_eq!(access_for("/pkg/"), Access::Page);
+        assert!(opened_by_api_token("/api/v1/networks"));
+        assert!(!opened_by_api_token("/api/v1/session"));
+        assert!(!opened_by_api_token("/ui/overview"));
+        assert!(!opened_by_api_token("/networks"));
+        assert!(!opened_by_api_token("/api/other"));
     }
 }

@@ -17,6 +17,7 @@ pub mod lang;
 pub mod metrics;
 pub mod onboarding_api;
 pub mod openapi;
+pub mod paths;
 pub mod security;
 pub mod settings_api;
 pub mod throttle;
@@ -25,8 +26,9 @@ pub mod tokens_api;
 use crate::ssr;
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::Router;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::CompressionLayer;
@@ -48,6 +50,20 @@ fn request_span(request: &axum::extract::Request) -> tracing::Span {
     tracing::debug_span!("request", method = %request.method(), path)
 }
 
+/// The compiled front end under /pkg/, as the Leptos file handler would serve
+/// it (precompressed variants included), and nothing else: a missing file is a
+/// bare 404, never a rendered page.
+fn static_assets(state: &AppState) -> tower_http::services::ServeDir {
+    let options = &state.leptos;
+    tower_http::services::ServeDir::new(format!("{}/{}", options.site_root, options.site_pkg_dir))
+        .precompressed_gzip()
+        .precompressed_br()
+}
+
+async fn plain_not_found() -> StatusCode {
+    StatusCode::NOT_FOUND
+}
+
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
     let context = ssr::request_context(state.clone());
@@ -58,6 +74,11 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics::scrape))
         .route("/lang/{code}", get(lang::switch_language))
         .route("/join/{token}", get(invite_page::show))
+        // Below the public prefixes only their own handlers answer: the app is
+        // never rendered for such a path (it would read it differently).
+        .route("/join/{token}/{*rest}", any(plain_not_found))
+        .route("/lang/{code}/{*rest}", any(plain_not_found))
+        .nest_service("/pkg", static_assets(&state))
         .nest("/api/v1", api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             app::shell(shell_options.clone())
@@ -80,6 +101,7 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(from_fn(error::json_payload_too_large))
+        .layer(from_fn(paths::refuse_ambiguous_paths))
         .layer(from_fn(security::security_headers))
         .layer(from_fn_with_state(state.clone(), metrics::time_requests))
         // gzip for pages, JSON and the WebAssembly when the client accepts it;

@@ -34,9 +34,15 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
     // Only the compiled assets may be cached; pages and API answers can hold
     // admin data and must not come back from a cache after sign-out.
     let path = request.uri().path();
-    let cacheable = path.starts_with("/pkg/") || path == "/favicon.svg";
+    let asset_path = path.starts_with("/pkg/") || path == "/favicon.svg";
     request.extensions_mut().insert(CspNonce(nonce.clone()));
     let mut response = next.run(request).await;
+    // Only a file actually served may be cached; anything else under /pkg/
+    // (a refusal, a 404) is treated like a page.
+    let served_file = matches!(
+        response.status(),
+        StatusCode::OK | StatusCode::NOT_MODIFIED | StatusCode::PARTIAL_CONTENT
+    );
     let h = response.headers_mut();
     if let Ok(v) = HeaderValue::from_str(&content_security_policy(&nonce)) {
         h.insert(header::CONTENT_SECURITY_POLICY, v);
@@ -48,7 +54,11 @@ pub async fn security_headers(mut request: Request, next: Next) -> Response {
     // Assets keep their names across releases (and the split WebAssembly's
     // chunks must match their main module), so a cached copy is revalidated
     // (a cheap 304) rather than trusted after an upgrade.
-    let cache = if cacheable { "no-cache" } else { "no-store" };
+    let cache = if asset_path && served_file {
+        "no-cache"
+    } else {
+        "no-store"
+    };
     h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
@@ -136,9 +146,11 @@ pub async fn same_origin_only(
     );
     let agent_api = super::agent_api::is_agent_protocol_path(request.uri().path());
     // A browser never attaches an Authorization header by itself, so a request
-    // carrying one cannot be a forged cross-site request; the token is checked
-    // by the auth gate.
-    let bearer = super::auth::bearer_token(request.headers()).is_some();
+    // carrying one cannot be a forged cross-site request, but only where the
+    // gate then authenticates by that token alone (/api/v1). Pages and server
+    // functions are opened by the cookie, so a Bearer header proves nothing there.
+    let bearer = super::auth::opened_by_api_token(request.uri().path())
+        && super::auth::bearer_token(request.headers()).is_some();
     let authority = request.uri().authority().map(|a| a.as_str().to_string());
     let config = &state.config;
     if safe

@@ -77,6 +77,8 @@ pub struct Options {
     /// KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT; off unless a test sets it, since
     /// tests send many Agent requests from one loopback address.
     pub machine_rate_limit: Option<u32>,
+    /// KNOTROUTE_CONTROL_SITE_ROOT: where the compiled front end is served from.
+    pub site_root: Option<std::path::PathBuf>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -122,6 +124,10 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     }
     args.push("--machine-rate-limit".into());
     args.push(options.machine_rate_limit.unwrap_or(0).to_string());
+    if let Some(root) = options.site_root {
+        args.push("--site-root".into());
+        args.push(root.display().to_string());
+    }
     if let Some(url) = options.alert_webhook {
         args.push("--alert-webhook".into());
         args.push(url);
