@@ -36,7 +36,7 @@ pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             }
             UiError::Invalid(_) => StatusCode::BAD_REQUEST,
             UiError::NotFound => StatusCode::NOT_FOUND,
-            UiError::Refused(_) => StatusCode::CONFLICT,
+            UiError::Refused(_) | UiError::StaleProfile => StatusCode::CONFLICT,
             UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,

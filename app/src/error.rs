@@ -24,6 +24,10 @@ pub enum UiError {
     /// Agent); the server's sentence says why.
     #[error("{0}")]
     Refused(String),
+    /// The network profile changed since the version the form showed (409
+    /// `stale_profile`); nothing was saved.
+    #[error("the profile changed meanwhile")]
+    StaleProfile,
     /// Detail is in the server's log only.
     #[error("internal error")]
     Internal,
@@ -54,6 +58,7 @@ impl UiError {
                 retry_after_minutes,
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
             UiError::Refused(message) => message.clone(),
+            UiError::StaleProfile => t.stale_profile.to_string(),
             UiError::Internal | UiError::ServerFn(_) => t.internal_error.to_string(),
         }
     }

@@ -16,6 +16,10 @@ pub struct NetworkProfile {
     /// RFC 3339 UTC.
     pub created_at: String,
     pub updated_at: String,
+    /// Raised by one on every change. Send it back as `version` in the update
+    /// (or as `If-Match: "<version>"`) so that a change made meanwhile by
+    /// someone else is refused with 409 `stale_profile` instead of undone.
+    pub version: i64,
 }
 
 /// What an admin submits to create (`id` optional: blank generates one) or
@@ -31,6 +35,13 @@ pub struct NetworkInput {
     pub description: Option<String>,
     #[serde(default)]
     pub beacons: Vec<String>,
+    /// On update: the profile's `version` this change is based on; if the
+    /// profile has changed since, the update is refused with 409
+    /// `stale_profile` and changes nothing. Left out, the update replaces the
+    /// profile whatever its version (as scripts for the first Control expect).
+    /// Ignored on create.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
 }
 
 /// A profile that passed every rule; `id` is `None` when one must be generated.
@@ -426,6 +437,7 @@ mod tests {
             name: " ".into(),
             description: None,
             beacons: vec!["http://beacon.example.net:7447".into()],
+            version: None,
         };
         let errors = input.validate().unwrap_err();
         let fields: Vec<_> = errors.iter().map(|e| e.field.as_str()).collect();

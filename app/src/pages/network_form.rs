@@ -1,6 +1,8 @@
 //! The form that creates or edits a network profile. The rules run in the
 //! browser as the admin types (from `protocol`) and again on the server; a
-//! server refusal is shown next to its field the same way.
+//! server refusal is shown next to its field the same way. An edit carries
+//! the profile's version it started from, so saving over someone else's
+//! change is refused (and said so, with a way to reload) instead of undoing it.
 
 use crate::api::{CreateNetwork, UpdateNetwork};
 use crate::error::UiError;
@@ -26,6 +28,10 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let t = texts(lang);
     let is_new = existing.is_none();
     let existing_id = existing.as_ref().map(|n| n.id.to_string());
+    let reload_href = existing_id
+        .as_ref()
+        .map(|id| format!("/networks/{id}"))
+        .unwrap_or_default();
     let name = RwSignal::new(
         existing
             .as_ref()
@@ -45,6 +51,8 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
             .map(|n| n.beacons.join("\n"))
             .unwrap_or_default(),
     );
+    // The version this form's content is based on; a save sends it back.
+    let version = RwSignal::new(existing.as_ref().map(|n| n.version));
     let touched = RwSignal::new(Vec::<&'static str>::new());
     let submitted = RwSignal::new(false);
     let server_error = RwSignal::new(None::<UiError>);
@@ -55,6 +63,7 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
         name: name.get(),
         description: Some(description.get()),
         beacons: beacon_lines(&beacons.get()),
+        version: version.get(),
     });
     let local_errors = Memo::new(move |_| input.get().validate().err().unwrap_or_default());
 
@@ -92,6 +101,7 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
             name.set(profile.name);
             description.set(profile.description);
             beacons.set(profile.beacons.join("\n"));
+            version.set(Some(profile.version));
             saved.set(true);
         }
         Some(Err(e)) => server_error.set(Some(e)),
@@ -127,6 +137,9 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
         })
     };
     let no_beacons = move || beacon_lines(&beacons.get()).is_empty();
+    // Someone saved meanwhile: what was typed stays in the form; the full
+    // reload (on the admin's click only) shows their version.
+    let stale = move || server_error.with(|e| matches!(e, Some(UiError::StaleProfile)));
 
     view! {
         <form class="card form" id="network-form" novalidate on:submit=on_submit>
@@ -203,7 +216,12 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     <p class="alert warn" id="no-beacon-warning">{t.beacons_none_warning}</p>
                 </Show>
             </div>
-            <p class="alert error" role="alert" id="form-error">{general_error}</p>
+            <p class="alert error" role="alert" id="form-error">
+                {general_error}
+                {move || stale().then(|| view! {
+                    " " <a id="reload-profile" href=reload_href.clone() rel="external">{t.reload}</a>
+                })}
+            </p>
             <div class="actions">
                 <button type="submit" class="primary" id="save-network" disabled=pending>
                     {move || {

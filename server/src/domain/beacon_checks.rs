@@ -36,6 +36,9 @@ pub enum BeaconError {
     /// The URL is not one of the profile's Beacons.
     #[error("not a Beacon of this profile")]
     NotInProfile,
+    /// The profile kept changing through every attempt to add the URL.
+    #[error("the profile kept changing")]
+    Stale,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -53,6 +56,7 @@ impl From<NetworkError> for BeaconError {
             NetworkError::Invalid(errors) => BeaconError::Invalid(errors),
             NetworkError::Store(e) => BeaconError::Store(e),
             NetworkError::UnknownCursor => BeaconError::NetworkNotFound,
+            NetworkError::Stale => BeaconError::Stale,
         }
     }
 }
@@ -354,23 +358,15 @@ impl BeaconChecks {
     }
 
     /// Adds an existing (unmanaged) Beacon's URL to a profile. Refusals name
-    /// the `url` field, as the form has no list of Beacons.
+    /// the `url` field, as the form has no list of Beacons. Concurrent
+    /// additions all land (see `networks::add_beacon`).
     pub async fn add_existing(
         &self,
         beacon: &BeaconRef,
     ) -> Result<protocol::api::NetworkProfile, BeaconError> {
         let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
-        let profile = self.networks.get(&network_id).await?;
-        let mut beacons = profile.beacons.clone();
-        beacons.push(url);
-        let input = protocol::api::NetworkInput {
-            id: None,
-            name: profile.name,
-            description: Some(profile.description),
-            beacons,
-        };
         self.networks
-            .update(&network_id, input)
+            .add_beacon(&network_id, &url)
             .await
             .map_err(|e| match BeaconError::from(e) {
                 BeaconError::Invalid(errors) => BeaconError::Invalid(
@@ -379,6 +375,7 @@ impl BeaconChecks {
                         .map(|mut e| {
                             if e.field.starts_with("beacons") {
                                 e.field = "url".into();
+                                e.index = None;
                             }
                             e
                         })

@@ -4,10 +4,9 @@
 //! added on success, not when queued, so clients are never sent to a Beacon
 //! that does not answer yet.
 
+use super::networks::{self, NetworkError};
 use super::StoreError;
-use crate::entities::{job, network};
-use chrono::Utc;
-use protocol::api::NetworkInput;
+use crate::entities::job;
 use protocol::jobs::JobPayload;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
@@ -45,59 +44,23 @@ pub async fn join_profile(
     {
         return Ok(None);
     }
-    // Compare-and-set on the stored list: a concurrent edit (another
-    // deployment finishing, an admin saving the profile) makes the update
-    // miss, and the addition is tried again on what is there now.
-    for _ in 0..5 {
-        let Some(row) = network::Entity::find_by_id(beacon.network_id.as_str())
-            .one(db)
-            .await?
-        else {
-            return Ok(None);
-        };
-        let Ok(mut beacons) = serde_json::from_str::<Vec<String>>(&row.beacons) else {
-            tracing::warn!(network_id = %row.id, "stored Beacon list unreadable; deployed Beacon not added");
-            return Ok(None);
-        };
-        if beacons.contains(&url) {
-            return Ok(None);
-        }
-        beacons.push(url.clone());
-        // The profile's own rules decide, as for an admin's edit.
-        let input = NetworkInput {
-            id: None,
-            name: row.name.clone(),
-            description: Some(row.description.clone()),
-            beacons,
-        };
-        let valid = match input.validate() {
-            Ok(valid) => valid,
-            Err(refused) => {
-                tracing::warn!(network_id = %row.id, %url, ?refused, "deployed Beacon not added to its profile");
-                return Ok(None);
-            }
-        };
-        let written = network::Entity::update_many()
-            .col_expr(
-                network::Column::Beacons,
-                serde_json::to_string(&valid.beacons)
-                    .expect("strings serialise")
-                    .into(),
-            )
-            .col_expr(network::Column::UpdatedAt, Utc::now().into())
-            .filter(network::Column::Id.eq(row.id.as_str()))
-            .filter(network::Column::Beacons.eq(row.beacons.as_str()))
-            .exec(db)
-            .await?;
-        if written.rows_affected == 1 {
-            return Ok(Some(JoinedProfile {
-                network_id: row.id,
-                url,
-            }));
+    let network_id = beacon.network_id;
+    // The same versioned write as the admin's "add Beacon": a concurrent
+    // change (another deployment finishing, an admin adding a Beacon) makes
+    // it retry on what is there now, so neither is lost; an admin saving a
+    // form opened before this is refused as stale rather than undoing it.
+    match networks::add_beacon(db, &network_id, &url).await {
+        Ok((row, true)) => Ok(Some(JoinedProfile {
+            network_id: row.id,
+            url,
+        })),
+        Ok((_, false)) | Err(NetworkError::NotFound) => Ok(None),
+        Err(NetworkError::Store(e)) => Err(e),
+        Err(refused) => {
+            tracing::warn!(network_id = %network_id, %url, ?refused, "deployed Beacon not added to its profile");
+            Ok(None)
         }
     }
-    tracing::warn!(network_id = %beacon.network_id, %url, "profile kept changing; deployed Beacon not added");
-    Ok(None)
 }
 
 fn deployed_beacon(job: &job::Model) -> Option<protocol::jobs::DeployBeacon> {

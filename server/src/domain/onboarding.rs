@@ -160,6 +160,7 @@ mod tests {
             beacons: beacons.iter().map(|b| b.to_string()).collect(),
             created_at: String::new(),
             updated_at: String::new(),
+            version: 1,
         }
     }
 

@@ -16,6 +16,9 @@ pub struct Model {
     pub beacons: String,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// Raised by one on every change (starts at 1): writers compare it to the
+    /// version their change was based on, so none silently undoes another's.
+    pub version: i64,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

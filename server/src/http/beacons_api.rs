@@ -55,7 +55,9 @@ async fn check_beacon(
     responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
     security(("session" = []), ("token" = []))
 )]
-/// `{"network_id","url"}` → 201 with the updated profile.
+/// `{"network_id","url"}` → 201 with the updated profile. Needs no
+/// `version`: an addition is re-applied to the current profile if it
+/// changed meanwhile, so parallel additions all land.
 async fn add_existing_beacon(
     State(state): State<AppState>,
     ApiJson(beacon): ApiJson<BeaconRef>,

@@ -139,6 +139,13 @@ impl From<NetworkError> for ApiError {
                 api.body.field = Some("after".into());
                 api.hint("Start again without `after`.")
             }
+            NetworkError::Stale => Self::new(
+                StatusCode::CONFLICT,
+                "stale_profile",
+                "Someone else changed this network profile since the version this change is based on; nothing was saved.",
+            )
+            .hint("GET the profile again, apply the change to it and send its new `version`.")
+            .on_field("version"),
             NetworkError::Store(e) => e.into(),
         }
     }
@@ -159,6 +166,12 @@ impl From<BeaconError> for ApiError {
                 api.body.field = Some("url".into());
                 api
             }
+            BeaconError::Stale => Self::new(
+                StatusCode::CONFLICT,
+                "stale_profile",
+                "The network profile kept changing while the Beacon was being added; nothing was saved.",
+            )
+            .hint("Try again."),
             BeaconError::Store(e) => e.into(),
         }
     }
@@ -446,6 +459,7 @@ pub fn ui_network_error(e: NetworkError) -> UiError {
     match e {
         NetworkError::Invalid(errors) => UiError::Invalid(errors),
         NetworkError::NotFound | NetworkError::UnknownCursor => UiError::NotFound,
+        NetworkError::Stale => UiError::StaleProfile,
         NetworkError::Store(e) => ui_store_error(e),
     }
 }
@@ -455,6 +469,7 @@ pub fn ui_beacon_error(e: BeaconError) -> UiError {
         BeaconError::Invalid(errors) => UiError::Invalid(errors),
         BeaconError::NetworkNotFound => UiError::NotFound,
         BeaconError::NotInProfile => UiError::Refused(ApiError::from(e).body.error),
+        BeaconError::Stale => UiError::StaleProfile,
         BeaconError::Store(e) => ui_store_error(e),
     }
 }

@@ -199,6 +199,7 @@ pub async fn import_state(
             name: old.name,
             description: Some(old.description),
             beacons: old.beacons,
+            version: None,
         };
         let valid = match input.validate() {
             Ok(v) => v,
@@ -225,6 +226,7 @@ pub async fn import_state(
             beacons: Set(serde_json::to_string(&valid.beacons).expect("strings serialise")),
             created_at: Set(created),
             updated_at: Set(real_time(old.updated_at).unwrap_or(created)),
+            version: Set(1),
         }
         .insert(&txn)
         .await?;
