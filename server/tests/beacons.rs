@@ -317,3 +317,52 @@ on_both_databases!(
         }
     }
 );
+
+on_both_databases!(
+    beacon_hosts_that_compose_would_interpolate_are_refused_everywhere,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c.create_network(json!({"name": "Plain"})).await;
+        let network_id = r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let a = common::SimAgent::new(&c, 32);
+        a.enroll_with_docker().await;
+        for host in [
+            "http://${https_proxy}",
+            "http://a${",
+            "http://$HOME:8080",
+            "https://a%24%7Bx%7D.example",
+        ] {
+            let refusals = [
+                c.create_network(json!({"name": "Hostile", "beacons": [host]}))
+                    .await,
+                c.post_json(
+                    "/api/v1/beacons",
+                    json!({"network_id": network_id, "url": host}),
+                )
+                .await,
+                c.post_json(
+                    "/api/v1/jobs",
+                    json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
+                        "name": "edge", "network_id": network_id, "beacon_url": host,
+                        "advertise": "edge.example.net:7447", "http_port": 18080}}),
+                )
+                .await,
+            ];
+            for (r, field) in refusals.into_iter().zip(["beacons", "url", "beacon_url"]) {
+                assert_eq!(r.status(), 400, "{host}");
+                let body: Value = r.json().await.unwrap();
+                assert_eq!(body["code"], "beacon_host_characters", "{host}: {body}");
+                assert_eq!(body["field"], field, "{host}: {body}");
+                assert!(
+                    body["hint"].as_str().unwrap().contains('$'),
+                    "{host}: {body}"
+                );
+            }
+        }
+        assert_eq!(a.claim().await, None, "nothing was queued");
+    }
+);
