@@ -1,6 +1,7 @@
 //! Compose files for Beacons and sidecars, as PROTOCOL.md describes them,
 //! built from typed structs and written by a YAML serializer: nothing from a
-//! job is ever pasted into YAML text, so no value can add keys or services.
+//! job is ever pasted into YAML text, so no value can add keys or services,
+//! and every `$` is escaped, so no value is filled in by Compose either.
 
 use protocol::jobs::{DeployBeacon, DeploySidecar, BEACON_IMAGE, SIDECAR_IMAGE};
 use serde::Serialize;
@@ -145,7 +146,24 @@ pub fn sidecar(job: &DeploySidecar, image_tag: &str) -> ComposeFile {
     )
 }
 
-/// The YAML text of a compose file.
+/// The YAML text of a compose file. Compose fills `$VAR` and `${VAR}` in
+/// from the Agent's environment in every value, so each `$` is written `$$`
+/// (which Compose reads as a literal `$`): no string from a job or from
+/// Control can copy a variable into a container or break the file. Keys
+/// are not interpolated, and are left as they are.
 pub fn to_yaml(file: &ComposeFile) -> String {
-    serde_yaml_ng::to_string(file).expect("compose structs serialise")
+    let mut value = serde_yaml_ng::to_value(file).expect("compose structs serialise");
+    escape_dollars(&mut value);
+    serde_yaml_ng::to_string(&value).expect("a YAML value serialises")
+}
+
+fn escape_dollars(value: &mut serde_yaml_ng::Value) {
+    use serde_yaml_ng::Value;
+    match value {
+        Value::String(s) if s.contains('$') => *s = s.replace('$', "$$"),
+        Value::Sequence(items) => items.iter_mut().for_each(escape_dollars),
+        Value::Mapping(map) => map.values_mut().for_each(escape_dollars),
+        Value::Tagged(tagged) => escape_dollars(&mut tagged.value),
+        _ => {}
+    }
 }

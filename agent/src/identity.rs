@@ -152,6 +152,30 @@ mod tests {
         }
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn an_identity_is_never_written_through_a_file_someone_left_beside_it() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let victim = dir.path().join("victim");
+        std::fs::write(&victim, "not yours").unwrap();
+        // The temporary names store() and store_pending() write first.
+        std::os::unix::fs::symlink(&victim, dir.path().join(".agent-identity.json.tmp")).unwrap();
+        let stale = dir.path().join("..agent-identity.pending.json.tmp");
+        std::fs::write(&stale, "left over").unwrap();
+        std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o644)).unwrap();
+        store(dir.path(), &generate()).unwrap();
+        store_pending(dir.path(), &generate()).unwrap();
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "not yours");
+        for written in [path(dir.path()), dir.path().join(PENDING_FILE_NAME)] {
+            let mode = std::fs::symlink_metadata(&written)
+                .unwrap()
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600, "{}", written.display());
+        }
+    }
+
     #[test]
     fn a_file_in_the_documented_format_is_read() {
         // Written the way another implementation would, from the independently

@@ -1,9 +1,9 @@
 //! Compose files against golden copies, and hostile values staying inert
-//! strings. Set KNOTROUTE_UPDATE_GOLDEN=1 to rewrite the golden files after an
+//! strings that Compose does not interpolate. Set KNOTROUTE_UPDATE_GOLDEN=1 to rewrite the golden files after an
 //! intended change (then read the diff).
 
 use agent::compose::{self, to_yaml};
-use protocol::jobs::{DeploySidecar, JobPayload};
+use protocol::jobs::{DeployBeacon, DeploySidecar, JobPayload};
 use protocol::NetworkId;
 use serde_json::json;
 use std::path::PathBuf;
@@ -83,4 +83,119 @@ fn hostile_values_stay_strings_and_add_nothing() {
     assert_eq!(service["volumes"].as_sequence().unwrap().len(), 1);
     assert_eq!(service["image"].as_str(), job.image.as_deref());
     assert_eq!(parsed["networks"].as_mapping().unwrap().len(), 1);
+}
+
+/// What Compose makes of a value: `$$` is a literal `$`, and any other `$`
+/// starts a variable taken from the Agent's environment (refused here).
+fn as_compose_reads_it(value: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut chars = value.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '$' {
+            out.push(c);
+        } else if chars.peek() == Some(&'$') {
+            chars.next();
+            out.push('$');
+        } else {
+            return Err(format!("{value:?} would be interpolated"));
+        }
+    }
+    Ok(out)
+}
+
+/// Every string value (not key) of a parsed compose file, as Compose reads it.
+fn values(value: &serde_yaml_ng::Value, out: &mut Vec<String>) {
+    use serde_yaml_ng::Value;
+    match value {
+        Value::String(s) => out.push(as_compose_reads_it(s).unwrap()),
+        Value::Sequence(items) => items.iter().for_each(|v| values(v, out)),
+        Value::Mapping(map) => map.values().for_each(|v| values(v, out)),
+        _ => {}
+    }
+}
+
+#[test]
+fn dollars_in_any_value_reach_the_container_literally() {
+    // Validation refuses these; the file must still keep them literal.
+    let hostile = ["${https_proxy}", "$HOME", "$$", "a${", "$", "}{$}"];
+    for text in hostile {
+        let sidecar = DeploySidecar {
+            name: format!("web{text}"),
+            network_id: NetworkId::from_random_bytes([7; 32]),
+            target: format!("app{text}:8080"),
+            docker_network: format!("apps{text}"),
+            beacons: vec![format!("https://b{text}.example.net")],
+            advertise: Some(format!("web{text}.example.net:17447")),
+            image: Some(format!("ghcr.io/localzet/knotroute-sidecar:1{text}")),
+        };
+        let yaml = to_yaml(&compose::sidecar(&sidecar, "latest"));
+        let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&yaml).unwrap();
+        let mut read = Vec::new();
+        values(&parsed, &mut read);
+        let service = &parsed["services"]["knotroute"];
+        let env = |name: &str| as_compose_reads_it(service["environment"][name].as_str().unwrap());
+        assert_eq!(
+            env("KNOTROUTE_SERVICE_NAME"),
+            Ok(sidecar.name.clone()),
+            "{yaml}"
+        );
+        assert_eq!(env("KNOTROUTE_SERVICE_TARGET"), Ok(sidecar.target.clone()));
+        assert_eq!(env("KNOTROUTE_BEACONS"), Ok(sidecar.beacons[0].clone()));
+        assert_eq!(
+            env("KNOTROUTE_ADVERTISE"),
+            Ok(sidecar.advertise.clone().unwrap())
+        );
+        let label = |name: &str| as_compose_reads_it(service["labels"][name].as_str().unwrap());
+        assert_eq!(label("io.knotroute.service-name"), Ok(sidecar.name.clone()));
+        assert_eq!(label("io.knotroute.target"), Ok(sidecar.target.clone()));
+        assert_eq!(
+            as_compose_reads_it(service["image"].as_str().unwrap()),
+            Ok(sidecar.image.clone().unwrap())
+        );
+        // Keys are not interpolated: the network's key is the name itself,
+        // and the service's reference to it reads back to the same name.
+        let networks = parsed["networks"].as_mapping().unwrap();
+        assert_eq!(
+            networks.keys().next().unwrap().as_str(),
+            Some(sidecar.docker_network.as_str())
+        );
+        assert_eq!(
+            as_compose_reads_it(service["networks"][0].as_str().unwrap()),
+            Ok(sidecar.docker_network.clone())
+        );
+
+        let beacon = DeployBeacon {
+            name: format!("edge{text}"),
+            network_id: NetworkId::from_random_bytes([7; 32]),
+            beacon_url: format!("https://edge{text}.example.net"),
+            advertise: format!("edge{text}.example.net:7447"),
+            http_port: 18080,
+            image: Some(format!("ghcr.io/localzet/knotroute-beacon:1{text}")),
+        };
+        let yaml = to_yaml(&compose::beacon(&beacon, "latest"));
+        let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&yaml).unwrap();
+        values(&parsed, &mut Vec::new());
+        let service = &parsed["services"]["knotroute"];
+        assert_eq!(
+            as_compose_reads_it(
+                service["labels"]["io.knotroute.public-url"]
+                    .as_str()
+                    .unwrap()
+            ),
+            Ok(beacon.beacon_url.clone()),
+            "{yaml}"
+        );
+        assert_eq!(
+            as_compose_reads_it(
+                service["environment"]["KNOTROUTE_BEACON_RELAY_ADVERTISE"]
+                    .as_str()
+                    .unwrap()
+            ),
+            Ok(beacon.advertise.clone())
+        );
+        assert_eq!(
+            as_compose_reads_it(service["image"].as_str().unwrap()),
+            Ok(beacon.image.clone().unwrap())
+        );
+    }
 }

@@ -78,6 +78,7 @@ pub enum Problem {
     BeaconNonAscii,
     BeaconScheme,
     BeaconNoHost,
+    BeaconHostCharacters,
     BeaconCredentials,
     BeaconPath,
     BeaconQueryOrFragment,
@@ -151,6 +152,7 @@ impl Problem {
             Problem::BeaconNonAscii => "beacon_non_ascii",
             Problem::BeaconScheme => "beacon_scheme",
             Problem::BeaconNoHost => "beacon_no_host",
+            Problem::BeaconHostCharacters => "beacon_host_characters",
             Problem::BeaconCredentials => "beacon_credentials",
             Problem::BeaconPath => "beacon_path",
             Problem::BeaconQueryOrFragment => "beacon_query_or_fragment",
@@ -212,6 +214,12 @@ impl Problem {
             }
             (Problem::BeaconNoHost, En) => "The URL has no host name.".into(),
             (Problem::BeaconNoHost, Ru) => "В URL нет имени хоста.".into(),
+            (Problem::BeaconHostCharacters, En) => {
+                "A Beacon host name may contain only letters, digits, '-', '_' and '.'.".into()
+            }
+            (Problem::BeaconHostCharacters, Ru) => {
+                "Имя хоста Beacon может содержать только буквы, цифры, '-', '_' и '.'.".into()
+            }
             (Problem::BeaconCredentials, En) => {
                 "A Beacon URL must not contain a user name or password.".into()
             }
@@ -275,6 +283,8 @@ impl Problem {
             (Problem::BeaconScheme | Problem::BeaconNotUrl, Ru) => "Пример: https://beacon.example.net",
             (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, En) => "Use only scheme, host and optional port, e.g. https://beacon.example.net:8443",
             (Problem::BeaconPath | Problem::BeaconQueryOrFragment | Problem::BeaconCredentials, Ru) => "Укажите только схему, хост и при необходимости порт, например https://beacon.example.net:8443",
+            (Problem::BeaconHostCharacters, En) => "Characters such as $, { and } are not part of a host name (Docker Compose would read them as variables), e.g. https://beacon.example.net",
+            (Problem::BeaconHostCharacters, Ru) => "Символы вроде $, { и } не бывают в имени хоста (Docker Compose прочёл бы их как переменные), например https://beacon.example.net",
             (Problem::BeaconNonAscii, En) => "For an internationalised name use its xn-- form, e.g. https://xn--80ak6aa92e.example",
             (Problem::BeaconNonAscii, Ru) => "Для национального домена укажите его форму xn--, например https://xn--80ak6aa92e.example",
             (Problem::BeaconRelayPort, En) => "Use the Beacon's HTTP(S) address (usually port 443 behind HTTPS, or 8080); relays on 7447 are announced by the Beacon itself.",
@@ -395,6 +405,16 @@ pub fn beacon_url(input: &str) -> Result<String, Problem> {
     let Some(host) = url.host_str().filter(|h| !h.is_empty()) else {
         return Err(Problem::BeaconNoHost);
     };
+    // The URL parser lets `$`, `{`, `}` and other punctuation (also when
+    // percent-encoded) into a name; a host is a DNS name or an IP literal.
+    // The URL reaches Compose files, where `${…}` would be filled in.
+    if matches!(url.host(), Some(url::Host::Domain(_)))
+        && !host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        return Err(Problem::BeaconHostCharacters);
+    }
     if url.port() == Some(RELAY_PORT) {
         return Err(Problem::BeaconRelayPort);
     }
@@ -494,6 +514,57 @@ mod tests {
         ];
         for (input, expected) in cases {
             assert_eq!(beacon_url(input).unwrap_err(), expected, "{input}");
+        }
+    }
+
+    #[test]
+    fn beacon_hosts_with_characters_compose_would_interpolate_are_refused() {
+        let hostile = [
+            "http://${https_proxy}",
+            "http://a${",
+            "http://$HOME",
+            "http://a$b.example.net",
+            "http://b.example.net$",
+            "https://{b}.example.net",
+            "https://b}.example.net:8443",
+            "http://a%24%7Bhttps_proxy%7D",
+            "http://a%24b",
+            "http://$$",
+            "http://a!b.example",
+            "http://a'b.example",
+            "http://a\"b.example",
+            "http://a(b).example",
+            "http://a*b.example",
+            "http://a+b.example",
+            "http://a,b.example",
+            "http://a;b.example",
+            "http://a=b.example",
+            "http://a&b.example",
+            "http://a~b.example",
+            "http://a`b`.example",
+        ];
+        for input in hostile {
+            assert_eq!(
+                beacon_url(input),
+                Err(Problem::BeaconHostCharacters),
+                "{input}"
+            );
+        }
+        let refused = beacon_urls(&["https://ok.example", "http://${https_proxy}"]).unwrap_err();
+        assert_eq!(
+            refused,
+            FieldError::at("beacons", 1, Problem::BeaconHostCharacters)
+        );
+        assert!(refused.problem.hint(Lang::En).unwrap().contains('$'));
+        assert!(refused.problem.hint(Lang::Ru).unwrap().contains('$'));
+        for fine in [
+            "https://beacon-1.example.net",
+            "http://my_beacon.lan:8080",
+            "http://10.0.0.5:8080",
+            "http://[fd00::1]:8080",
+            "https://xn--80ak6aa92e.example",
+        ] {
+            assert!(beacon_url(fine).is_ok(), "{fine}");
         }
     }
 

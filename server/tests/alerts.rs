@@ -352,3 +352,100 @@ on_both_databases!(
         }
     }
 );
+
+on_both_databases!(
+    webhooks_written_as_ipv6_forms_of_refused_addresses_are_refused,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            common::Options {
+                refuse_private_beacons: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        c.sign_in().await;
+        // A receiver on loopback, named through IPv6 spellings of 127.0.0.1
+        // and 0.0.0.0: a failing policy would still only reach this machine.
+        let (hook, received) = standins::webhook_receiver().await;
+        let port = hook
+            .trim_start_matches("http://127.0.0.1:")
+            .trim_end_matches("/hook");
+        for (url, why) in [
+            (format!("http://[::ffff:127.0.0.1]:{port}/hook"), "private"),
+            (
+                format!("http://[::ffff:0.0.0.0]:{port}/hook"),
+                "unspecified",
+            ),
+        ] {
+            let r = c
+                .client
+                .put(c.url("/api/v1/settings/alerts"))
+                .json(&json!({ "webhook_url": url }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200, "{url}");
+            let r = c.post_json("/api/v1/settings/alerts/test", json!({})).await;
+            let outcome: Value = r.json().await.unwrap();
+            assert_eq!(outcome["delivered"], false, "{url}: {outcome}");
+            let detail = outcome["detail"].as_str().unwrap();
+            assert!(detail.contains(why), "{url}: {detail}");
+        }
+        assert!(received.lock().unwrap().is_empty(), "nothing reached it");
+    }
+);
+
+/// A webhook refusing with 500 and a body that never ends.
+async fn endless_refusal() -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        while let Ok((mut stream, _)) = listener.accept().await {
+            tokio::spawn(async move {
+                let mut request = [0u8; 8192];
+                let _ = stream.read(&mut request).await;
+                let head = "HTTP/1.1 500 Internal Server Error\r\nContent-Type: text/plain\r\n\r\n";
+                if stream.write_all(head.as_bytes()).await.is_err() {
+                    return;
+                }
+                let chunk = "overloaded ".repeat(1000);
+                while stream.write_all(chunk.as_bytes()).await.is_ok() {}
+            });
+        }
+    });
+    url
+}
+
+on_both_databases!(
+    a_refusing_webhooks_body_is_read_only_up_to_a_bound,
+    |backend| async move {
+        let hook = endless_refusal().await;
+        let c = common::start_with(
+            backend,
+            common::Options {
+                alert_webhook: Some(hook),
+                ..Default::default()
+            },
+        )
+        .await;
+        let started = std::time::Instant::now();
+        let outcome = c.state.alerts.send_test().await.unwrap();
+        assert!(!outcome.delivered);
+        assert!(
+            outcome
+                .detail
+                .starts_with("HTTP 500: overloaded overloaded"),
+            "{}",
+            outcome.detail
+        );
+        assert!(outcome.detail.chars().count() < 400, "{}", outcome.detail);
+        // Reading the whole body would only end at the 10 s delivery timeout.
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(5),
+            "took {:?}",
+            started.elapsed()
+        );
+    }
+);

@@ -254,3 +254,52 @@ on_both_databases!(
         assert_eq!(r.status(), 200);
     }
 );
+
+#[cfg(unix)]
+on_both_databases!(
+    a_backup_never_writes_through_a_file_or_symlink_left_at_its_partial_name,
+    |backend| async move {
+        use std::os::unix::fs::PermissionsExt;
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c.create_network(json!({"name": "Kept"})).await;
+        assert_eq!(r.status(), 201);
+        let store = Store::of(&c);
+        let files = tempfile::tempdir().unwrap();
+        let mode = |p: &Path| std::fs::symlink_metadata(p).unwrap().permissions().mode() & 0o777;
+
+        // Someone else's file, and a symlink to it where the backup writes first.
+        let victim = files.path().join("victim.txt");
+        std::fs::write(&victim, "not yours").unwrap();
+        std::fs::set_permissions(&victim, std::fs::Permissions::from_mode(0o644)).unwrap();
+        let out = files.path().join("linked.backup");
+        std::os::unix::fs::symlink(&victim, files.path().join("linked.backup.partial")).unwrap();
+        backup(&store, &out).await;
+        assert_eq!(std::fs::read_to_string(&victim).unwrap(), "not yours");
+        assert_eq!(mode(&victim), 0o644);
+        assert!(std::fs::symlink_metadata(&out)
+            .unwrap()
+            .file_type()
+            .is_file());
+        assert_eq!(mode(&out), 0o600);
+        assert!(!contents(&out).1.is_empty(), "a whole backup");
+
+        // A symlink to where nothing is yet: nothing is created there.
+        let nowhere = files.path().join("created-by-nobody");
+        let out = files.path().join("dangling.backup");
+        std::os::unix::fs::symlink(&nowhere, files.path().join("dangling.backup.partial")).unwrap();
+        backup(&store, &out).await;
+        assert!(!nowhere.exists());
+        assert_eq!(mode(&out), 0o600);
+
+        // A readable file left by an earlier run: the backup is a new 0600 file.
+        let out = files.path().join("stale.backup");
+        let stale = files.path().join("stale.backup.partial");
+        std::fs::write(&stale, "left over").unwrap();
+        std::fs::set_permissions(&stale, std::fs::Permissions::from_mode(0o644)).unwrap();
+        backup(&store, &out).await;
+        assert_eq!(mode(&out), 0o600);
+        assert!(!stale.exists());
+        assert!(!contents(&out).1.is_empty(), "a whole backup");
+    }
+);

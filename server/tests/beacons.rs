@@ -1,7 +1,8 @@
 //! Beacon checks through the JSON API, against local servers standing in for
 //! Beacons: healthy, HTTP 500, closed port, TLS with an untrusted
 //! certificate, a server that never answers, an unresolvable name and the
-//! cloud metadata address. Plus the list and "add existing Beacon".
+//! cloud metadata address. Plus the list and "add existing Beacon", and
+//! IPv6 spellings of IPv4 addresses judged as those addresses.
 
 mod common;
 
@@ -254,5 +255,114 @@ on_both_databases!(
             .as_str()
             .unwrap()
             .contains("KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true"));
+    }
+);
+
+on_both_databases!(
+    ipv4_addresses_written_as_ipv6_are_refused_like_the_addresses_they_carry,
+    |backend| async move {
+        let c = common::start_with(
+            backend,
+            common::Options {
+                refuse_private_beacons: true,
+                ..Default::default()
+            },
+        )
+        .await;
+        c.sign_in().await;
+        // A healthy Beacon on loopback, reached through IPv6 spellings of
+        // 127.0.0.1 and of 0.0.0.0 (which reaches this host): wherever the
+        // policy failed, the connection would stay on this machine.
+        let healthy = http_beacon(200, "ok").await;
+        let port = healthy.rsplit_once(':').unwrap().1;
+        let forms = [
+            (format!("http://[::ffff:127.0.0.1]:{port}"), "private"),
+            (format!("http://[::ffff:0.0.0.0]:{port}"), "unspecified"),
+        ];
+        let urls: Vec<&str> = forms.iter().map(|(u, _)| u.as_str()).collect();
+        let r = c
+            .create_network(json!({"name": "Spelled", "beacons": urls}))
+            .await;
+        assert_eq!(r.status(), 201);
+        let network: Value = r.json().await.unwrap();
+        let id = network["id"].as_str().unwrap();
+        let stored: Vec<String> = serde_json::from_value(network["beacons"].clone()).unwrap();
+        for (url, (_, why)) in stored.iter().zip(&forms) {
+            let r = c
+                .post_json(
+                    "/api/v1/beacons/check",
+                    json!({"network_id": id, "url": url}),
+                )
+                .await;
+            assert_eq!(r.status(), 200);
+            let check: Value = r.json().await.unwrap();
+            assert_eq!(check["class"], "blocked", "{url}: {check}");
+            let detail = check["detail"].as_str().unwrap();
+            assert!(detail.contains(why), "{url}: {detail}");
+        }
+        // Diagnose stops at the address for each, before any connection.
+        let diagnosis: Value = c
+            .get_json(&format!("/api/v1/networks/{id}/diagnostics?lang=en"))
+            .await;
+        for url in &stored {
+            let lines: Vec<&Value> = diagnosis["lines"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .filter(|l| l["subject"] == url.as_str())
+                .collect();
+            assert_eq!(lines.len(), 1, "{url}: {diagnosis}");
+            assert_eq!(lines[0]["severity"], "error", "{url}: {diagnosis}");
+            assert_eq!(lines[0]["step"], "dns", "{url}: {diagnosis}");
+        }
+    }
+);
+
+on_both_databases!(
+    beacon_hosts_that_compose_would_interpolate_are_refused_everywhere,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c.create_network(json!({"name": "Plain"})).await;
+        let network_id = r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let a = common::SimAgent::new(&c, 32);
+        a.enroll_with_docker().await;
+        for host in [
+            "http://${https_proxy}",
+            "http://a${",
+            "http://$HOME:8080",
+            "https://a%24%7Bx%7D.example",
+        ] {
+            let refusals = [
+                c.create_network(json!({"name": "Hostile", "beacons": [host]}))
+                    .await,
+                c.post_json(
+                    "/api/v1/beacons",
+                    json!({"network_id": network_id, "url": host}),
+                )
+                .await,
+                c.post_json(
+                    "/api/v1/jobs",
+                    json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
+                        "name": "edge", "network_id": network_id, "beacon_url": host,
+                        "advertise": "edge.example.net:7447", "http_port": 18080}}),
+                )
+                .await,
+            ];
+            for (r, field) in refusals.into_iter().zip(["beacons", "url", "beacon_url"]) {
+                assert_eq!(r.status(), 400, "{host}");
+                let body: Value = r.json().await.unwrap();
+                assert_eq!(body["code"], "beacon_host_characters", "{host}: {body}");
+                assert_eq!(body["field"], field, "{host}: {body}");
+                assert!(
+                    body["hint"].as_str().unwrap().contains('$'),
+                    "{host}: {body}"
+                );
+            }
+        }
+        assert_eq!(a.claim().await, None, "nothing was queued");
     }
 );

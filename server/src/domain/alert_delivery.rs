@@ -3,8 +3,8 @@
 //! replica at a time per alert (a short lease), plus the settings screen's
 //! test alert.
 
+use super::address_policy::{refused_address, shown, AddressPolicy};
 use super::alerts::{status, AlertError, Alerts};
-use super::beacon_checks::{refused_address, AddressPolicy};
 use super::StoreError;
 use crate::entities::alert;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -27,6 +27,9 @@ const BATCH: u64 = 50;
 const KEPT: Duration = Duration::days(30);
 /// How much of a refusal's body an alert keeps as its error.
 const ERROR_MAX: usize = 300;
+/// How much of a refusal's body is read at most (a receiver could send an
+/// endless one); enough for [`ERROR_MAX`] characters of any script.
+const ERROR_READ_MAX: usize = 4 * ERROR_MAX;
 
 /// The wait after `attempts` failed deliveries.
 pub fn retry_delay(attempts: i32) -> Duration {
@@ -35,9 +38,12 @@ pub fn retry_delay(attempts: i32) -> Duration {
 
 /// The client alerts are posted with; built once per Control (it keeps
 /// connections to the webhook open between deliveries). It connects only to
-/// addresses the Beacon-check policy allows, resolved by itself.
+/// addresses the Beacon-check policy allows, resolved by itself, and never
+/// through a proxy named in the environment (that would resolve and connect
+/// on its own, past the policy).
 pub(super) fn client(policy: AddressPolicy) -> reqwest::Client {
     reqwest::Client::builder()
+        .no_proxy()
         .dns_resolver(Arc::new(PolicyResolver(policy)))
         .timeout(TIMEOUT)
         // A webhook that redirects elsewhere is a misconfiguration, not a hop to follow.
@@ -85,7 +91,7 @@ fn refused_literal(url: &str, policy: AddressPolicy) -> Option<String> {
         url::Host::Domain(_) => return None,
     };
     refused_address(ip, policy).map(|why| {
-        format!("{ip} is a {why} address, which alerts never reach (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS)")
+        format!("{} is a {why} address, which alerts never reach (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS)", shown(ip))
     })
 }
 
@@ -99,7 +105,7 @@ async fn post(
     if let Some(refusal) = refused_literal(url, policy) {
         return Err(refusal);
     }
-    let answer = client
+    let mut answer = client
         .post(url)
         .header(reqwest::header::CONTENT_TYPE, "application/json")
         .body(payload.to_string())
@@ -121,7 +127,7 @@ async fn post(
     if code.is_success() {
         return Ok(code.as_u16());
     }
-    let body = answer.text().await.unwrap_or_default();
+    let body = super::beacon_checks::body_excerpt(&mut answer, ERROR_READ_MAX).await;
     let excerpt: String = body.chars().take(ERROR_MAX).collect();
     Err(format!("HTTP {}: {}", code.as_u16(), excerpt.trim()))
 }

@@ -4,9 +4,12 @@
 //! its latest check, last failure and last 24 hours.
 //!
 //! Checks connect only to the addresses they resolved (no second lookup a
-//! DNS answer could change), follow no redirects, read at most 1 KiB of a
-//! body, and never touch link-local addresses (cloud metadata services).
+//! DNS answer could change) and that [`refused_address`] allows, never
+//! through a proxy named in the environment (it would do its own lookup),
+//! follow no redirects and read at most 1 KiB of a body.
 
+use super::address_policy::shown;
+pub use super::address_policy::{refused_address, AddressPolicy};
 use super::agents::bounded;
 use super::alerts::Alerts;
 use super::beacon_history::{self, CheckRecord};
@@ -77,75 +80,6 @@ fn failed(class: CheckClass, detail: impl Into<String>) -> Probe {
     }
 }
 
-/// Link-local addresses: 169.254.0.0/16 (where cloud metadata services
-/// answer) and fe80::/10. Always refused, whatever else is allowed.
-pub fn is_link_local(ip: IpAddr) -> bool {
-    match ip {
-        IpAddr::V4(v4) => v4.is_link_local(),
-        IpAddr::V6(v6) => {
-            v6.to_ipv4_mapped().is_some_and(|v4| v4.is_link_local())
-                || (v6.segments()[0] & 0xffc0) == 0xfe80
-        }
-    }
-}
-
-/// Which addresses Beacon checks and Diagnose may contact besides public
-/// ones (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct AddressPolicy {
-    /// Private, loopback and shared (CGNAT) addresses: allowed by default,
-    /// as self-hosted Beacons often live on them.
-    pub allow_private: bool,
-}
-
-impl Default for AddressPolicy {
-    fn default() -> Self {
-        Self {
-            allow_private: true,
-        }
-    }
-}
-
-/// RFC 1918, loopback, 100.64.0.0/10 (shared address space), IPv6 loopback
-/// and unique-local fc00::/7, also as IPv4-mapped IPv6.
-pub fn is_private(ip: IpAddr) -> bool {
-    let v4 = |v4: std::net::Ipv4Addr| {
-        let [a, b, ..] = v4.octets();
-        v4.is_private() || v4.is_loopback() || (a == 100 && (64..128).contains(&b))
-    };
-    match ip {
-        IpAddr::V4(ip) => v4(ip),
-        IpAddr::V6(ip) => {
-            ip.to_ipv4_mapped().is_some_and(v4)
-                || ip.is_loopback()
-                || (ip.segments()[0] & 0xfe00) == 0xfc00
-        }
-    }
-}
-
-/// Why Control never connects to `ip`, if it must not: link-local addresses
-/// (above), the unspecified address (it reaches this host), and the cloud
-/// metadata services that live outside 169.254.0.0/16 (Alibaba's
-/// 100.100.100.200, AWS's IPv6 fd00:ec2::254), whatever the policy; private
-/// addresses when the policy refuses them.
-pub fn refused_address(ip: IpAddr, policy: AddressPolicy) -> Option<&'static str> {
-    const METADATA: [IpAddr; 2] = [
-        IpAddr::V4(std::net::Ipv4Addr::new(100, 100, 100, 200)),
-        IpAddr::V6(std::net::Ipv6Addr::new(0xfd00, 0xec2, 0, 0, 0, 0, 0, 0x254)),
-    ];
-    if is_link_local(ip) {
-        Some("link-local")
-    } else if ip.is_unspecified() {
-        Some("unspecified")
-    } else if METADATA.contains(&ip) {
-        Some("cloud metadata")
-    } else if !policy.allow_private && is_private(ip) {
-        Some("private")
-    } else {
-        None
-    }
-}
-
 /// The whole error chain as one line: reqwest hides the cause in sources.
 pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
@@ -204,6 +138,20 @@ pub async fn resolve(
     }
 }
 
+/// At most `max` bytes of a response body, as text: a hostile server could
+/// send an endless one, or trickle it (each chunk gets a second).
+pub(crate) async fn body_excerpt(response: &mut reqwest::Response, max: usize) -> String {
+    let mut body = Vec::new();
+    while body.len() < max {
+        match tokio::time::timeout(Duration::from_secs(1), response.chunk()).await {
+            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
+            _ => break,
+        }
+    }
+    body.truncate(max);
+    String::from_utf8_lossy(&body).into_owned()
+}
+
 /// Checks `<beacon_url>/healthz` once.
 pub async fn probe(beacon_url: &str, timeout: Duration, policy: AddressPolicy) -> Probe {
     let Ok(url) = url::Url::parse(beacon_url) else {
@@ -220,18 +168,21 @@ pub async fn probe(beacon_url: &str, timeout: Duration, policy: AddressPolicy) -
         Err(Unreachable::Refused { ip, why: "private" }) => {
             return failed(
                 CheckClass::Blocked,
-                format!("{host} resolves to the private address {ip}; KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false refuses private, loopback and shared addresses"),
+                format!("{host} resolves to the private address {}; KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false refuses private, loopback and shared addresses", shown(ip)),
             )
         }
         Err(Unreachable::Refused { ip, why }) => {
             return failed(
                 CheckClass::Blocked,
-                format!("{host} resolves to the {why} address {ip}; Control never connects to link-local, unspecified or cloud metadata addresses"),
+                format!("{host} resolves to the {why} address {}; Control never connects to link-local, unspecified or cloud metadata addresses", shown(ip)),
             )
         }
     };
     let mut client = reqwest::Client::builder()
         .timeout(timeout.saturating_sub(started.elapsed()))
+        // An HTTP(S)_PROXY from the environment would resolve and connect
+        // by itself, past the addresses checked above.
+        .no_proxy()
         .redirect(reqwest::redirect::Policy::none())
         .user_agent(concat!("knotroute-control/", env!("CARGO_PKG_VERSION")));
     if literal.is_none() {
@@ -270,16 +221,7 @@ pub async fn probe(beacon_url: &str, timeout: Duration, policy: AddressPolicy) -
             detail: format!("HTTP {}", status.as_u16()),
         };
     }
-    // A bounded excerpt: a hostile server could send an endless body.
-    let mut body = Vec::new();
-    while body.len() < BODY_EXCERPT {
-        match tokio::time::timeout(Duration::from_secs(1), response.chunk()).await {
-            Ok(Ok(Some(chunk))) => body.extend_from_slice(&chunk),
-            _ => break,
-        }
-    }
-    body.truncate(BODY_EXCERPT);
-    let excerpt = String::from_utf8_lossy(&body);
+    let excerpt = body_excerpt(&mut response, BODY_EXCERPT).await;
     Probe {
         class: CheckClass::HttpStatus,
         latency_ms: Some(latency_ms),
@@ -439,68 +381,6 @@ impl BeaconChecks {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn link_local_addresses_are_recognised() {
-        for ip in ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254"] {
-            assert!(is_link_local(ip.parse().unwrap()), "{ip}");
-        }
-        for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "::1", "2001:db8::1"] {
-            assert!(!is_link_local(ip.parse().unwrap()), "{ip}");
-        }
-    }
-
-    #[test]
-    fn unspecified_and_metadata_addresses_are_refused_too() {
-        for ip in [
-            "0.0.0.0",
-            "::",
-            "100.100.100.200",
-            "fd00:ec2::254",
-            "169.254.169.254",
-        ] {
-            assert!(
-                refused_address(ip.parse().unwrap(), AddressPolicy::default()).is_some(),
-                "{ip}"
-            );
-        }
-        for ip in ["10.0.0.1", "192.168.1.1", "127.0.0.1", "100.100.100.1"] {
-            assert!(
-                refused_address(ip.parse().unwrap(), AddressPolicy::default()).is_none(),
-                "{ip}"
-            );
-        }
-    }
-
-    #[test]
-    fn private_addresses_are_refused_only_when_the_policy_says_so() {
-        let strict = AddressPolicy {
-            allow_private: false,
-        };
-        for ip in [
-            "10.1.2.3",
-            "172.16.0.1",
-            "192.168.1.1",
-            "127.0.0.1",
-            "100.64.0.1",
-            "::1",
-            "fd12::1",
-            "::ffff:192.168.1.1",
-        ] {
-            let ip = ip.parse().unwrap();
-            assert_eq!(refused_address(ip, strict), Some("private"), "{ip}");
-            assert_eq!(refused_address(ip, AddressPolicy::default()), None, "{ip}");
-        }
-        for ip in ["203.0.113.5", "2001:db8::1", "100.128.0.1"] {
-            assert_eq!(refused_address(ip.parse().unwrap(), strict), None, "{ip}");
-        }
-        // Link-local stays refused whatever the policy.
-        let metadata = "169.254.169.254".parse().unwrap();
-        assert_eq!(
-            refused_address(metadata, AddressPolicy::default()),
-            Some("link-local")
-        );
-    }
 
     #[tokio::test]
     async fn the_metadata_address_is_never_contacted() {

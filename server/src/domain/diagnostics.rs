@@ -3,7 +3,7 @@
 //! then each Agent running the network's components (online, Docker), then
 //! each service (container running, `.knot` address). A step that fails
 //! ends that Beacon's list: the later steps could only fail the same way.
-//! The same link-local refusal as the Beacon check applies to every step.
+//! The Beacon check's address policy (`address_policy`) applies to every step.
 
 use super::agent_inventory::{AgentInventory, InventoryError};
 use super::beacon_checks::{self, probe, AddressPolicy, Unreachable, CHECK_TIMEOUT};

@@ -73,13 +73,17 @@ pub struct OpenedInvite {
     pub counted_mark: Option<String>,
 }
 
-/// Who is opening an invite page.
+/// A person opening an invite page.
 pub struct Visit<'a> {
     /// The browser's counted mark (cookie), if it sent one.
     pub mark: Option<&'a str>,
-    /// False for visits that must not use up an open: HEAD requests and
-    /// link-preview robots fetching a link pasted into a chat.
-    pub countable: bool,
+}
+
+/// What a preview of an invite (a chat app's robot drawing the link, a HEAD
+/// request) is shown: its name, nothing to join the network with. A preview
+/// uses up no open, so it must not carry what an open would.
+pub struct InvitePreview {
+    pub name: String,
 }
 
 /// What an invite can still do.
@@ -292,41 +296,17 @@ impl Invites {
         Ok(view(&row, &name, now))
     }
 
-    /// Opens an invite page. A new, countable visitor is counted atomically
+    /// Opens an invite page for a person. A new visitor is counted atomically
     /// against the limit, so two visitors cannot both take the last open; a
     /// browser carrying this invite's counted mark comes back without being
     /// counted again, even once the limit is reached. The mark is a random
     /// value per invite that only Control hands out, so it cannot be forged
     /// from the link.
     pub async fn open(&self, token: &str, visit: Visit<'_>) -> Result<OpenedInvite, OpenError> {
-        let refused = |r| Err(OpenError::Refused(r));
-        let Some(row) = invite::Entity::find()
-            .filter(invite::Column::TokenHash.eq(token_hash(token)))
-            .one(&self.db)
-            .await?
-        else {
-            return refused(InviteRefusal::Unknown);
-        };
+        let (row, profile, returning) = self.showable(token, visit.mark).await?;
         let now = Utc::now();
-        let returning = visit
-            .mark
-            .is_some_and(|mark| secret_matches(mark, &row.visitor_key));
-        match state(&row, now) {
-            InviteState::Revoked => return refused(InviteRefusal::Revoked),
-            InviteState::Expired => return refused(InviteRefusal::Expired),
-            InviteState::UsedUp if !returning => return refused(InviteRefusal::UsedUp),
-            _ => {}
-        }
-        let Ok(network_id) = NetworkId::parse(&row.network_id) else {
-            return refused(InviteRefusal::Unknown);
-        };
-        let profile = match self.networks.get(&network_id).await {
-            Ok(p) => p,
-            Err(NetworkError::Store(e)) => return Err(OpenError::Store(e)),
-            Err(_) => return refused(InviteRefusal::Unknown),
-        };
         let mut counted_mark = None;
-        if visit.countable && !returning {
+        if !returning {
             let counted = invite::Entity::update_many()
                 .col_expr(
                     invite::Column::Opens,
@@ -346,7 +326,7 @@ impl Invites {
                 .exec(&self.db)
                 .await?;
             if counted.rows_affected == 0 {
-                return refused(InviteRefusal::UsedUp);
+                return Err(OpenError::Refused(InviteRefusal::UsedUp));
             }
             counted_mark = Some(row.visitor_key.clone());
         }
@@ -355,5 +335,46 @@ impl Invites {
             profile,
             counted_mark,
         })
+    }
+
+    /// A preview of an invite: refused exactly as an open would be (unknown,
+    /// expired, revoked, used up), counted never, and without the profile.
+    pub async fn preview(&self, token: &str) -> Result<InvitePreview, OpenError> {
+        let (row, _, _) = self.showable(token, None).await?;
+        Ok(InvitePreview { name: row.name })
+    }
+
+    /// The invite of `token` with its profile, if it may be shown to a
+    /// visitor carrying `mark`, and whether that mark is this invite's.
+    async fn showable(
+        &self,
+        token: &str,
+        mark: Option<&str>,
+    ) -> Result<(invite::Model, NetworkProfile, bool), OpenError> {
+        let refused = |r| Err(OpenError::Refused(r));
+        let Some(row) = invite::Entity::find()
+            .filter(invite::Column::TokenHash.eq(token_hash(token)))
+            .one(&self.db)
+            .await?
+        else {
+            return refused(InviteRefusal::Unknown);
+        };
+        let now = Utc::now();
+        let returning = mark.is_some_and(|mark| secret_matches(mark, &row.visitor_key));
+        match state(&row, now) {
+            InviteState::Revoked => return refused(InviteRefusal::Revoked),
+            InviteState::Expired => return refused(InviteRefusal::Expired),
+            InviteState::UsedUp if !returning => return refused(InviteRefusal::UsedUp),
+            _ => {}
+        }
+        let Ok(network_id) = NetworkId::parse(&row.network_id) else {
+            return refused(InviteRefusal::Unknown);
+        };
+        let profile = match self.networks.get(&network_id).await {
+            Ok(p) => p,
+            Err(NetworkError::Store(e)) => return Err(OpenError::Store(e)),
+            Err(_) => return refused(InviteRefusal::Unknown),
+        };
+        Ok((row, profile, returning))
     }
 }

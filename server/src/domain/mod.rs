@@ -1,6 +1,7 @@
 //! Domain services: the rules of Control, independent of HTTP. The UI's server
 //! functions and the JSON API both call these, so each rule lives here once.
 
+pub mod address_policy;
 pub mod agent_inventory;
 pub mod agent_status;
 pub mod agents;

@@ -2,13 +2,15 @@
 //! Plain server-rendered HTML (no WebAssembly, readable without JavaScript;
 //! a few lines of script only add copy buttons), mobile-first, small, in the
 //! visitor's language, never indexed and rate-limited per client address.
+//! Link previews and HEAD requests use up no open, so they get the title
+//! only: nothing to join the network with.
 
 use super::extract::{came_over_https, client_address, cookie_value};
 use super::invite_text::{invite_texts, InviteTexts};
 use super::lang::request_lang;
 use super::security::CspNonce;
 use super::throttle::AddressThrottle;
-use crate::domain::invites::{InviteRefusal, OpenError, OpenedInvite, Visit};
+use crate::domain::invites::{InvitePreview, InviteRefusal, OpenError, OpenedInvite, Visit};
 use crate::domain::onboarding::{guide_text, qr_svg};
 use crate::domain::onboarding_text::{qr_label, qr_too_long};
 use crate::state::AppState;
@@ -58,6 +60,12 @@ pub fn invite_throttle() -> AddressThrottle {
     AddressThrottle::per_minute(NonZeroU32::new(PAGES_PER_MINUTE).expect("non-zero"))
 }
 
+/// What a visit is shown: a person the invite, a preview its title.
+enum Shown {
+    Page(Box<OpenedInvite>),
+    Preview(InvitePreview),
+}
+
 #[derive(Deserialize)]
 pub struct PageQuery {
     lang: Option<String>,
@@ -100,22 +108,28 @@ pub async fn show(
         .get(header::USER_AGENT)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
-    let visit = Visit {
-        mark: mark.as_deref(),
-        countable: method != Method::HEAD && !is_link_preview(user_agent),
-    };
+    // axum sends HEAD the headers of this answer without its body; it is
+    // the preview all the same, so that no route to the content is uncounted.
+    let preview = method == Method::HEAD || is_link_preview(user_agent);
     // A token is 43 URL-safe characters; anything else cannot match and is not looked up.
     let plausible = token.len() <= 64
         && token
             .bytes()
             .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    let opened = if plausible {
-        state.invites.open(&token, visit).await
-    } else {
+    let opened = if !plausible {
         Err(OpenError::Refused(InviteRefusal::Unknown))
+    } else if preview {
+        state.invites.preview(&token).await.map(Shown::Preview)
+    } else {
+        let visit = Visit {
+            mark: mark.as_deref(),
+        };
+        let opened = state.invites.open(&token, visit).await;
+        opened.map(|o| Shown::Page(Box::new(o)))
     };
     match opened {
-        Ok(opened) => {
+        Ok(Shown::Preview(preview)) => preview_page(&preview, lang, &nonce),
+        Ok(Shown::Page(opened)) => {
             let mut response = invite_page(&opened, Platform::detect(user_agent), lang, &nonce);
             if let Some(mark) = &opened.counted_mark {
                 let cookie = Cookie::build((COUNTED_COOKIE, mark.clone()))
@@ -187,7 +201,8 @@ fn html_response(status: StatusCode, body: String) -> Response {
     response
 }
 
-/// The document around a page body: language, noindex, styles, copy script.
+/// The document around a page body: language, noindex, the title also for
+/// link previews (og:title), styles, copy script.
 fn document(lang: Lang, title: &str, nonce: &CspNonce, body: impl RenderHtml) -> String {
     let nonce = nonce.0.clone();
     view! {
@@ -199,6 +214,7 @@ fn document(lang: Lang, title: &str, nonce: &CspNonce, body: impl RenderHtml) ->
                 <meta name="robots" content="noindex, nofollow" />
                 <meta name="referrer" content="no-referrer" />
                 <title>{title.to_string()}</title>
+                {leptos::tachys::html::element::meta().attr("property", "og:title").content(title.to_string())}
                 <style nonce=nonce.clone() inner_html=STYLE></style>
             </head>
             <body>
@@ -292,6 +308,18 @@ fn invite_page(
         {(!profile.beacons.is_empty()).then(|| view! { <p>{t.beacons}</p><ul id="beacons">{beacons}</ul> })}
         <p class="note" id="no-secrets">{t.no_secrets}</p>
         {expires}
+    };
+    html_response(StatusCode::OK, document(lang, &heading, nonce, body))
+}
+
+/// The title and a line saying where the rest is: no Network ID, Beacon,
+/// deep link or QR code, since nothing was counted.
+fn preview_page(preview: &InvitePreview, lang: Lang, nonce: &CspNonce) -> Response {
+    let t = invite_texts(lang);
+    let heading = format!("{} {}{}{}", t.join, t.quotes.0, preview.name, t.quotes.1);
+    let body = view! {
+        <h1>{heading.clone()}</h1>
+        <p id="preview">{t.preview_body}</p>
     };
     html_response(StatusCode::OK, document(lang, &heading, nonce, body))
 }

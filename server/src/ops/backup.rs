@@ -105,11 +105,21 @@ pub async fn write_backup(db: &DatabaseConnection, out: &Path) -> Result<Manifes
 }
 
 /// A backup holds the inventory and settings: readable by its owner only.
+/// It is always a new file, never one found at `path` (which would keep its
+/// mode and owner) nor one a symlink there points at: a stale `.partial` is
+/// unlinked first, and if one appears again before creating, this fails.
 fn create_private(path: &Path) -> std::io::Result<std::fs::File> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e),
+        _ => {}
+    }
     let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
+    options.write(true).create_new(true);
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600).custom_flags(libc::O_NOFOLLOW);
+    }
     options.open(path)
 }
 
