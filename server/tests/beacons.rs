@@ -20,7 +20,9 @@ on_both_databases!(
         let tls = untrusted_tls_beacon().await;
         let silent = silent_beacon().await;
         let unresolvable = "http://no-such-beacon.invalid".to_string();
-        let metadata = "http://169.254.169.254".to_string();
+        // Refused whatever the policy, and on this machine should the policy
+        // regress (link-local and metadata forms: domain/address_policy.rs).
+        let metadata = "http://0.0.0.0:9".to_string();
         let urls = [
             &healthy,
             &failing,
