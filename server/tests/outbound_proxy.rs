@@ -76,6 +76,7 @@ on_both_databases!(
                 name: "Proxied".into(),
                 description: None,
                 beacons: vec![beacon.clone()],
+                version: None,
             })
             .await
             .unwrap();
