@@ -130,9 +130,11 @@ pub async fn sign_in(password: String) -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
     match crate::backend::backend()?.sign_in(password, &parts).await {
-        Ok(cookie) => {
-            if let Ok(value) = http::HeaderValue::from_str(&cookie) {
-                response.append_header(http::header::SET_COOKIE, value);
+        Ok(cookies) => {
+            for cookie in cookies {
+                if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+                    response.append_header(http::header::SET_COOKIE, value);
+                }
             }
             Ok(())
         }
