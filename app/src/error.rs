@@ -24,6 +24,9 @@ pub enum UiError {
     /// Agent); the server's sentence says why.
     #[error("{0}")]
     Refused(String),
+    /// The database cannot be reached right now; try again after this long.
+    #[error("database unavailable")]
+    Unavailable { retry_after_secs: u32 },
     /// Detail is in the server's log only.
     #[error("internal error")]
     Internal,
@@ -54,6 +57,7 @@ impl UiError {
                 retry_after_minutes,
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
             UiError::Refused(message) => message.clone(),
+            UiError::Unavailable { .. } => t.database_unavailable.to_string(),
             UiError::Internal | UiError::ServerFn(_) => t.internal_error.to_string(),
         }
     }

@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod private_postgres;
+
 use clap::Parser;
 use protocol::signing::AgentKey;
 use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
