@@ -2,9 +2,9 @@
 //! services, and the per-request context (language, nonce, backend) for pages
 //! and server functions.
 
+use crate::domain::auth::Attempt;
 use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
-use crate::domain::auth::Attempt;
 use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
 use crate::http::error::{
     ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,

@@ -84,7 +84,9 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
         .await,
     );
     c.sign_in().await;
-    let agents: Vec<Arc<SimAgent>> = (0..4).map(|n| Arc::new(SimAgent::new(&c, 200 + n))).collect();
+    let agents: Vec<Arc<SimAgent>> = (0..4)
+        .map(|n| Arc::new(SimAgent::new(&c, 200 + n)))
+        .collect();
     for a in &agents {
         a.enroll_with_docker().await;
     }
@@ -98,8 +100,8 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
     let mut tasks = Vec::new();
 
     // Heartbeats: steady, and a tight burst around the restart.
-    for a in agents.iter().cloned() {
-        let (log, stop, burst) = (log.clone(), stop.clone(), burst.clone());
+    for a in &agents {
+        let (a, log, stop, burst) = (a.clone(), log.clone(), stop.clone(), burst.clone());
         tasks.push(tokio::spawn(async move {
             let mut sent_in_burst = 0;
             while !stop.load(Ordering::Relaxed) {
@@ -138,7 +140,10 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
                 log.record("admin queue", at, &r);
                 if r.status() == 201 {
                     let job: Value = r.json().await.unwrap();
-                    created.lock().unwrap().push(job["id"].as_str().unwrap().to_string());
+                    created
+                        .lock()
+                        .unwrap()
+                        .push(job["id"].as_str().unwrap().to_string());
                 }
                 tokio::time::sleep(Duration::from_millis(100)).await;
             }
@@ -173,10 +178,14 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let down = log.now();
     let db = pg.clone();
-    tokio::task::spawn_blocking(move || db.stop_server()).await.unwrap();
+    tokio::task::spawn_blocking(move || db.stop_server())
+        .await
+        .unwrap();
     tokio::time::sleep(Duration::from_millis(2500)).await;
     let db = pg.clone();
-    tokio::task::spawn_blocking(move || db.start_server()).await.unwrap();
+    tokio::task::spawn_blocking(move || db.start_server())
+        .await
+        .unwrap();
     let up = log.now();
     tokio::time::sleep(Duration::from_secs(1)).await;
     burst.store(false, Ordering::Relaxed);
@@ -191,7 +200,10 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
         .iter()
         .filter(|a| ![200, 201, 204, 503].contains(&a.status))
         .collect();
-    assert!(unexpected.is_empty(), "no 500 (nor anything else): {unexpected:?}");
+    assert!(
+        unexpected.is_empty(),
+        "no 500 (nor anything else): {unexpected:?}"
+    );
     let unavailable: Vec<&Answer> = answers.iter().filter(|a| a.status == 503).collect();
     assert!(
         unavailable.iter().all(|a| a.retry_after),
@@ -204,14 +216,23 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
         "/readyz said not ready while the database was stopped"
     );
     let late: Vec<&Answer> = answers.iter().filter(|a| a.at > up + 5.0).collect();
-    for what in ["heartbeat", "admin read", "admin queue", "jobs/next", "readyz"] {
+    for what in [
+        "heartbeat",
+        "admin read",
+        "admin queue",
+        "jobs/next",
+        "readyz",
+    ] {
         assert!(
             late.iter().any(|a| a.what == what),
             "{what} was asked after the restart"
         );
     }
     let failing: Vec<&&Answer> = late.iter().filter(|a| a.status == 503).collect();
-    assert!(failing.is_empty(), "5 s after the restart all succeeds: {failing:?}");
+    assert!(
+        failing.is_empty(),
+        "5 s after the restart all succeeds: {failing:?}"
+    );
     let total = answers.len();
     eprintln!(
         "{total} requests, {} answered 503, database down from {down:.1} s to {up:.1} s",

@@ -157,7 +157,10 @@ on_both_databases!(
         }
         assert!(codes[..60].iter().all(|s| *s == 404), "{codes:?}");
         let refused = codes.iter().filter(|s| **s == 429).count();
-        assert!(refused >= 10, "invite pages are limited for the peer: {codes:?}");
+        assert!(
+            refused >= 10,
+            "invite pages are limited for the peer: {codes:?}"
+        );
     }
 );
 
@@ -229,12 +232,20 @@ on_both_databases!(
         let (_, lang) = raw(c.addr, &get("/lang/ru?next=/login")).await;
         let cookies = header(&lang, "set-cookie");
         assert!(
-            cookies.len() == 1 && cookies[0].starts_with("kr_lang=ru") && cookies[0].contains("Secure"),
+            cookies.len() == 1
+                && cookies[0].starts_with("kr_lang=ru")
+                && cookies[0].contains("Secure"),
             "{cookies:?}"
         );
         // HSTS on every answer: pages, probes, refusals, unknown paths, the sign-in.
         assert!(!header(&answer, "strict-transport-security").is_empty());
-        for path in ["/healthz", "/login", "/api/v1/networks", "/no/such/page", "/lang/ru"] {
+        for path in [
+            "/healthz",
+            "/login",
+            "/api/v1/networks",
+            "/no/such/page",
+            "/lang/ru",
+        ] {
             let (_, a) = raw(c.addr, &get(path)).await;
             assert_eq!(
                 header(&a, "strict-transport-security"),
@@ -247,7 +258,10 @@ on_both_databases!(
         );
         let (_, out) = raw(c.addr, &sign_out).await;
         let cleared = header(&out, "set-cookie");
-        assert!(cleared.len() == 1 && cleared[0].contains("Secure"), "{cleared:?}");
+        assert!(
+            cleared.len() == 1 && cleared[0].contains("Secure"),
+            "{cleared:?}"
+        );
     }
 );
 

@@ -33,7 +33,12 @@ on_both_databases!(
         let c = Arc::new(common::start(backend).await);
         // The admin signed in with this browser before, and signed out.
         c.sign_in().await;
-        let out = c.client.delete(c.url("/api/v1/session")).send().await.unwrap();
+        let out = c
+            .client
+            .delete(c.url("/api/v1/session"))
+            .send()
+            .await
+            .unwrap();
         assert_eq!(out.status(), 200);
 
         // Someone at the same address keeps guessing, four at a time.
@@ -62,7 +67,11 @@ on_both_databases!(
         // The admin's browser is let in at once, the guessing going on.
         let started = Instant::now();
         assert_eq!(attempt(&c.client, &c, PASSWORD).await, 200);
-        assert!(started.elapsed() < Duration::from_secs(2), "{:?}", started.elapsed());
+        assert!(
+            started.elapsed() < Duration::from_secs(2),
+            "{:?}",
+            started.elapsed()
+        );
         // A browser Control has never seen is not told apart from the guesser.
         let fresh = common::browser_like_client(&c.base);
         assert_eq!(attempt(&fresh, &c, PASSWORD).await, 429);
@@ -77,7 +86,11 @@ on_both_databases!(
         let checked = statuses.iter().filter(|s| **s == 401).count();
         assert_eq!(checked, 8, "only 8 guesses were checked");
         assert!(statuses.iter().all(|s| *s == 401 || *s == 429));
-        assert!(statuses.len() > 20, "the guesser kept at it: {}", statuses.len());
+        assert!(
+            statuses.len() > 20,
+            "the guesser kept at it: {}",
+            statuses.len()
+        );
         // Refused attempts leave no rows behind (they would fill the table).
         let rows = login_failure::Entity::find()
             .filter(login_failure::Column::Client.eq("127.0.0.1"))

@@ -68,7 +68,10 @@ impl std::fmt::Debug for NewSession {
         f.debug_struct("NewSession")
             .field("token", &"<redacted>")
             .field("expires_at", &self.expires_at)
-            .field("new_device", &self.new_device.as_ref().map(|_| "<redacted>"))
+            .field(
+                "new_device",
+                &self.new_device.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
 }
@@ -146,11 +149,19 @@ impl AuthService {
                 .map(|f| f.failed_at)
                 .unwrap_or(now);
             let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
-            tracing::warn!(client, known_browser = device.is_some(), "admin sign-in refused: too many failed attempts");
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in refused: too many failed attempts"
+            );
             return Err(AuthError::Throttled { retry_after });
         }
         if !secret_matches(password, &self.admin_password) {
-            tracing::warn!(client, known_browser = device.is_some(), "admin sign-in failed: wrong password");
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in failed: wrong password"
+            );
             return Err(AuthError::WrongPassword);
         }
         login_failure::Entity::delete_by_id(attempt.id)

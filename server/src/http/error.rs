@@ -148,13 +148,12 @@ fn is_unreachable(e: &sqlx::Error) -> bool {
                 // Class 08: connection exception; 57P01-57P03: the server
                 // shuts down, crashed or is starting; 53300: too many connections.
                 Some(_) => {
-                    code.starts_with("08") || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+                    code.starts_with("08")
+                        || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
                 }
                 // SQLite: SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included,
                 // once the busy timeout has run out.
-                None => code
-                    .parse::<u32>()
-                    .is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
+                None => code.parse::<u32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
             }
         }
         _ => false,
@@ -611,9 +610,13 @@ mod tests {
         let unreachable = [
             DbErr::ConnectionAcquire(ConnAcquireErr::Timeout),
             DbErr::ConnectionAcquire(ConnAcquireErr::ConnectionClosed),
-            DbErr::Conn(RuntimeErr::SqlxError(io(std::io::ErrorKind::ConnectionRefused))),
+            DbErr::Conn(RuntimeErr::SqlxError(io(
+                std::io::ErrorKind::ConnectionRefused,
+            ))),
             DbErr::Conn(RuntimeErr::Internal("disconnected".into())),
-            DbErr::Exec(RuntimeErr::SqlxError(io(std::io::ErrorKind::ConnectionReset))),
+            DbErr::Exec(RuntimeErr::SqlxError(io(
+                std::io::ErrorKind::ConnectionReset,
+            ))),
             DbErr::Query(RuntimeErr::SqlxError(io(std::io::ErrorKind::UnexpectedEof))),
             DbErr::Query(RuntimeErr::SqlxError(sqlx::Error::PoolTimedOut)),
             DbErr::Exec(RuntimeErr::SqlxError(sqlx::Error::PoolClosed)),
@@ -640,8 +643,12 @@ mod tests {
             assert_eq!(api.status, StatusCode::INTERNAL_SERVER_ERROR, "{shown}");
         }
         assert!(matches!(
-            ui_store_error(StoreError(DbErr::ConnectionAcquire(ConnAcquireErr::Timeout))),
-            UiError::Unavailable { retry_after_secs: 2 }
+            ui_store_error(StoreError(DbErr::ConnectionAcquire(
+                ConnAcquireErr::Timeout
+            ))),
+            UiError::Unavailable {
+                retry_after_secs: 2
+            }
         ));
         assert!(matches!(
             ui_store_error(StoreError(DbErr::Custom("bug".into()))),

@@ -116,7 +116,10 @@ mod tests {
         h.insert("x-forwarded-for", "203.0.113.9, 10.0.0.2".parse().unwrap());
         let peer = Some("127.0.0.1:5000".parse().unwrap());
         let loopback = TrustedProxies::parse("127.0.0.0/8").unwrap();
-        assert_eq!(client_address(&h, peer, &TrustedProxies::none()), "127.0.0.1");
+        assert_eq!(
+            client_address(&h, peer, &TrustedProxies::none()),
+            "127.0.0.1"
+        );
         assert_eq!(client_address(&h, peer, &loopback), "10.0.0.2");
         let both = TrustedProxies::parse("127.0.0.0/8,10.0.0.0/8").unwrap();
         assert_eq!(client_address(&h, peer, &both), "203.0.113.9");

@@ -189,7 +189,10 @@ mod tests {
         assert!(t.contains("192.0.2.7".parse().unwrap()));
         assert!(!t.contains("192.0.2.8".parse().unwrap()));
         assert!(t.contains("fd12::1".parse().unwrap()));
-        assert!(t.contains("::ffff:10.0.0.1".parse().unwrap()), "mapped IPv4");
+        assert!(
+            t.contains("::ffff:10.0.0.1".parse().unwrap()),
+            "mapped IPv4"
+        );
         // Host bits are dropped, not refused.
         assert_eq!(
             TrustedProxies::parse("10.1.2.3/8").unwrap().to_string(),
@@ -221,13 +224,22 @@ mod tests {
             ("x-forwarded-for", b"127.0.0.1"),
             ("x-forwarded-proto", b"https"),
         ];
-        let seen = Forwarded::of(&headers(spoof), Some("203.0.113.5:999".parse().unwrap()), &t);
+        let seen = Forwarded::of(
+            &headers(spoof),
+            Some("203.0.113.5:999".parse().unwrap()),
+            &t,
+        );
         assert_eq!(seen.client, Some("203.0.113.5".parse().unwrap()));
         assert!(!seen.https && !seen.peer_trusted && seen.ignored_forwarded_for);
         // No trust configured at all: even loopback peers are not believed.
         let none = TrustedProxies::none();
         assert_eq!(
-            client(&[("x-forwarded-for", b"198.51.100.1")], "127.0.0.1:1", &none).as_deref(),
+            client(
+                &[("x-forwarded-for", b"198.51.100.1")],
+                "127.0.0.1:1",
+                &none
+            )
+            .as_deref(),
             Some("127.0.0.1")
         );
         // No peer known: nothing to trust.
