@@ -63,7 +63,10 @@ fn a_malformed_trusted_proxy_range_fails_start_up_with_one_line() {
         assert_eq!(out.status.code(), Some(2), "{list} must not start");
         let stderr = String::from_utf8(out.stderr).unwrap();
         assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
-        assert!(stderr.contains("KNOTROUTE_CONTROL_TRUSTED_PROXIES"), "{stderr}");
+        assert!(
+            stderr.contains("KNOTROUTE_CONTROL_TRUSTED_PROXIES"),
+            "{stderr}"
+        );
     }
     let mut args = secrets.to_vec();
     args.extend(["--trusted-proxies", "10.0.0.0/8"]);
