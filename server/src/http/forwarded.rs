@@ -113,7 +113,6 @@ impl Forwarded {
     /// Reads `headers` as sent by `peer` under `trusted`.
     pub fn of(headers: &HeaderMap, peer: Option<SocketAddr>, trusted: &TrustedProxies) -> Self {
         let peer_ip = peer.map(|p| p.ip().to_canonical());
-        let forwarded_for = joined(headers, "x-forwarded-for");
         if !trusted.trusts(peer) {
             return Self {
                 client: peer_ip,
@@ -123,7 +122,7 @@ impl Forwarded {
             };
         }
         Self {
-            client: forwarded_for
+            client: joined(headers, "x-forwarded-for")
                 .as_deref()
                 .and_then(|list| rightmost_untrusted(list, trusted))
                 .or(peer_ip),
