@@ -2,8 +2,9 @@
 # Prints the URL of a PostgreSQL server the tests may create databases on:
 #  1. KNOTROUTE_TEST_DATABASE_URL when set;
 #  2. else the server on 127.0.0.1:5432 when one answers (as on this kind of machine);
-#  3. else Debian's postgresql is installed if missing and a private instance is
-#     started on a free port under $KNOTROUTE_PG_DIR (stopped by `scripts/postgres.sh stop`).
+#  3. else a private instance is started on a free port under $KNOTROUTE_PG_DIR
+#     (stopped by `scripts/postgres.sh stop`).
+# In every case Debian's postgresql is installed first when its binaries are missing.
 # KNOTROUTE_TEST_PG_PRIVATE=1 skips 1 and 2 (to try the third way on a machine that has a server).
 set -euo pipefail
 pgdir="${KNOTROUTE_PG_DIR:-${TMPDIR:-/tmp}/knotroute-test-pg}"
@@ -18,6 +19,14 @@ if [[ "${1:-}" == "stop" ]]; then
   exit 0
 fi
 
+# The server binaries are needed even when a server answers already: the
+# database-restart test (server/tests/database_restart.rs) starts and restarts
+# a PostgreSQL of its own, never the shared one.
+if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
+  log "installing Debian's postgresql"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
+fi
 private_only="${KNOTROUTE_TEST_PG_PRIVATE:-}"
 if [[ -z "$private_only" && -n "${KNOTROUTE_TEST_DATABASE_URL:-}" ]]; then
   echo "$KNOTROUTE_TEST_DATABASE_URL"; exit 0
@@ -27,11 +36,6 @@ if [[ -z "$private_only" ]] && command -v psql >/dev/null && psql "postgres://po
   echo "$url"; exit 0
 fi
 
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1; then
-  log "installing Debian's postgresql"
-  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql >/dev/null
-fi
 bin="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
 if [[ -f "$pgdir/port" ]] && runuser -u postgres -- "$bin/pg_ctl" -D "$pgdir/data" status >/dev/null 2>&1; then
   echo "postgres://postgres@127.0.0.1:$(cat "$pgdir/port")/postgres"; exit 0

@@ -14,6 +14,11 @@ pub enum CallError {
     /// Network failure or a 5xx: try again later, with backoff.
     #[error("Control is unreachable or failing: {0}")]
     Unavailable(String),
+    /// 503 or 429 with `Retry-After`: Control is up but cannot serve now (its
+    /// database is away, or this address is over its limit). Like
+    /// `Unavailable`, but not before the time it asked for.
+    #[error("Control cannot serve now ({why}); it asks to come back in {} s", retry_after.as_secs())]
+    Busy { why: String, retry_after: Duration },
     /// Control answered and refused (4xx); `code` is its machine slug.
     #[error("Control refused the request ({status}, {code}): {message}")]
     Refused {
@@ -35,11 +40,43 @@ fn nonce() -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 
+impl CallError {
+    /// How long Control asked the Agent to stay away, if it did.
+    pub fn retry_after(&self) -> Option<Duration> {
+        match self {
+            CallError::Busy { retry_after, .. } => Some(*retry_after),
+            _ => None,
+        }
+    }
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is not used by Control),
+/// at most a minute so a wrong value cannot park the Agent.
+fn retry_after(response: &reqwest::Response) -> Option<Duration> {
+    let secs: u64 = response
+        .headers()
+        .get(reqwest::header::RETRY_AFTER)?
+        .to_str()
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    Some(Duration::from_secs(secs.clamp(1, 60)))
+}
+
 async fn refusal(response: reqwest::Response) -> CallError {
     let status = response.status().as_u16();
+    let asked = retry_after(&response).filter(|_| status == 503 || status == 429);
     let body: serde_json::Value = response.json().await.unwrap_or_default();
     let text = |k: &str| body[k].as_str().unwrap_or("").to_string();
-    // Throttling and proxy timeouts pass: back off and try again.
+    // Throttling, proxy timeouts and a Control whose database is away
+    // (503 `database_unavailable`) pass: back off and try again.
+    if let Some(retry_after) = asked {
+        return CallError::Busy {
+            why: format!("{status} {}", text("error")),
+            retry_after,
+        };
+    }
     if status >= 500 || status == 408 || status == 429 {
         return CallError::Unavailable(format!("{status} {}", text("error")));
     }
@@ -142,5 +179,43 @@ impl ControlClient {
         } else {
             Err(refusal(response).await)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(status: u16, retry_after: Option<&str>, body: &str) -> reqwest::Response {
+        let mut builder = axum::http::Response::builder().status(status);
+        if let Some(v) = retry_after {
+            builder = builder.header("retry-after", v);
+        }
+        reqwest::Response::from(builder.body(body.to_string()).unwrap())
+    }
+
+    #[tokio::test]
+    async fn a_503_from_a_control_without_its_database_is_a_wait_not_a_refusal() {
+        let body = r#"{"error":"Control cannot reach its database right now.","code":"database_unavailable"}"#;
+        let e = refusal(answer(503, Some("2"), body)).await;
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(2)), "{e}");
+        assert!(e.to_string().contains("database"), "{e}");
+        let e = refusal(answer(429, Some("30"), "{}")).await;
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(30)));
+        // Without Retry-After (a proxy's 502/503), or with a useless one: plain backoff.
+        for (status, header) in [
+            (503, None),
+            (502, None),
+            (503, Some("soon")),
+            (500, Some("5")),
+        ] {
+            let e = refusal(answer(status, header, "")).await;
+            assert!(matches!(e, CallError::Unavailable(_)), "{status}: {e}");
+        }
+        // A huge value cannot park the Agent for long.
+        let e = refusal(answer(503, Some("86400"), "")).await;
+        assert_eq!(e.retry_after(), Some(Duration::from_secs(60)));
+        let e = refusal(answer(401, Some("2"), r#"{"code":"unauthorized"}"#)).await;
+        assert!(matches!(e, CallError::Refused { status: 401, .. }), "{e}");
     }
 }

@@ -1,8 +1,9 @@
 //! The Agent's loop: enroll once, then a signed heartbeat every interval and,
 //! between heartbeats, a job long-poll (a version-1 Control answers at once and
 //! the Agent then waits out the interval). When Control is unreachable or
-//! failing the Agent backs off with jitter, up to 60 s, forever; nothing it
-//! runs is touched because Control is away.
+//! failing (a 503 while its database is away included) the Agent backs off
+//! with jitter, up to 60 s and never sooner than a `Retry-After`, forever;
+//! nothing it runs is touched because Control is away.
 
 use crate::client::{CallError, ControlClient};
 use crate::config::Config;
@@ -41,6 +42,19 @@ pub fn backoff(failures: u32) -> Duration {
     base.mul_f64(rand::thread_rng().gen_range(0.5..=1.0))
 }
 
+/// The wait before retrying after `error`, the `failures`-th in a row: the
+/// backoff, but never sooner than Control asked (`Retry-After`, with up to 50 %
+/// more so that Agents told the same do not all return in step).
+pub fn wait_before_retry(error: &CallError, failures: u32) -> Duration {
+    let base = backoff(failures);
+    match error.retry_after() {
+        Some(asked) => base
+            .max(asked.mul_f64(rand::thread_rng().gen_range(1.0..=1.5)))
+            .min(MAX_BACKOFF),
+        None => base,
+    }
+}
+
 /// Loads the identity or enrolls a new one, retrying while Control is unreachable.
 pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identity, StartError> {
     if let Some(stored) = identity::load(&config.data)? {
@@ -73,8 +87,8 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
             Err(CallError::Refused { code, message, .. }) => {
                 return Err(StartError::EnrollRefused { code, message })
             }
-            Err(CallError::Unavailable(why)) => {
-                let wait = backoff(failures);
+            Err(why) => {
+                let wait = wait_before_retry(&why, failures);
                 failures += 1;
                 tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "enrollment: Control unavailable; retrying");
                 tokio::time::sleep(wait).await;
@@ -234,8 +248,8 @@ pub async fn run(
                 }
                 next_heartbeat = Instant::now();
             }
-            Err(CallError::Unavailable(why)) => {
-                let wait = backoff(failures);
+            Err(why) => {
+                let wait = wait_before_retry(&why, failures);
                 failures = failures.saturating_add(1);
                 tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "Control unavailable; backing off");
                 tokio::select! {
@@ -303,7 +317,7 @@ async fn send_result(
                 return true;
             }
             Err(e) => {
-                let wait = backoff(failures);
+                let wait = wait_before_retry(&e, failures);
                 failures += 1;
                 tracing::warn!(job_id = %result["job_id"], error = %e, "could not report; retrying");
                 tokio::time::sleep(wait).await;
@@ -315,6 +329,30 @@ async fn send_result(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_retry_waits_at_least_as_long_as_control_asked() {
+        let busy = CallError::Busy {
+            why: "503 database unavailable".into(),
+            retry_after: Duration::from_secs(2),
+        };
+        for _ in 0..20 {
+            let wait = wait_before_retry(&busy, 0);
+            assert!(
+                wait >= Duration::from_secs(2) && wait <= Duration::from_secs(3),
+                "{wait:?}"
+            );
+        }
+        // A longer own backoff wins; a minute is the most either way.
+        assert!(wait_before_retry(&busy, 5) >= Duration::from_secs(16));
+        let long = CallError::Busy {
+            why: String::new(),
+            retry_after: Duration::from_secs(60),
+        };
+        assert!(wait_before_retry(&long, 0) <= MAX_BACKOFF);
+        let plain = CallError::Unavailable("connection refused".into());
+        assert!(wait_before_retry(&plain, 0) <= Duration::from_secs(1));
+    }
 
     #[test]
     fn backoff_doubles_to_a_minute_with_jitter() {

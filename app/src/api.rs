@@ -39,10 +39,14 @@ pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             UiError::Refused(_) | UiError::StaleProfile => StatusCode::CONFLICT,
             UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            UiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
             response.set_status(status);
+            if let UiError::Unavailable { retry_after_secs } = e {
+                response.insert_header(http::header::RETRY_AFTER, (*retry_after_secs).into());
+            }
         }
     }
     result
@@ -133,9 +137,11 @@ pub async fn sign_in(password: String) -> Result<(), UiError> {
         .sign_in(password, &parts)
         .await
     {
-        Ok(cookie) => {
-            if let Ok(value) = http::HeaderValue::from_str(&cookie) {
-                response.append_header(http::header::SET_COOKIE, value);
+        Ok(cookies) => {
+            for cookie in cookies {
+                if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+                    response.append_header(http::header::SET_COOKIE, value);
+                }
             }
             Ok(())
         }

@@ -131,12 +131,12 @@ pub trait AdminBackend: Send + Sync + 'static {
         input: protocol::tokens::TokenInput,
     ) -> Result<protocol::tokens::CreatedToken, UiError>;
     async fn revoke_api_token(&self, id: String) -> Result<protocol::tokens::TokenView, UiError>;
-    /// Checks the password for the requesting client; returns the `Set-Cookie` value.
+    /// Checks the password for the requesting client; returns the `Set-Cookie` values.
     async fn sign_in(
         &self,
         password: String,
         request: &http::request::Parts,
-    ) -> Result<String, UiError>;
+    ) -> Result<Vec<String>, UiError>;
     /// Ends the request's session; returns the `Set-Cookie` value that clears it.
     async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError>;
 }

@@ -28,6 +28,9 @@ pub enum UiError {
     /// `stale_profile`); nothing was saved.
     #[error("the profile changed meanwhile")]
     StaleProfile,
+    /// The database cannot be reached right now; try again after this long.
+    #[error("database unavailable")]
+    Unavailable { retry_after_secs: u32 },
     /// Detail is in the server's log only.
     #[error("internal error")]
     Internal,
@@ -59,6 +62,7 @@ impl UiError {
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
             UiError::Refused(message) => message.clone(),
             UiError::StaleProfile => t.stale_profile.to_string(),
+            UiError::Unavailable { .. } => t.database_unavailable.to_string(),
             UiError::Internal | UiError::ServerFn(_) => t.internal_error.to_string(),
         }
     }

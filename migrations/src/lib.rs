@@ -18,6 +18,7 @@ mod m20261130_000011_schedule_leases;
 mod m20261130_000012_monitoring;
 mod m20261130_000013_api_tokens;
 mod m20261201_000016_profile_version;
+mod m20261201_000017_signin;
 
 pub struct Migrator;
 
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000012_monitoring::Migration),
             Box::new(m20261130_000013_api_tokens::Migration),
             Box::new(m20261201_000016_profile_version::Migration),
+            Box::new(m20261201_000017_signin::Migration),
         ]
     }
 }

@@ -1,6 +1,7 @@
 //! Configuration: defaults → environment (`KNOTROUTE_CONTROL_…`, `*_FILE` for
 //! secrets) → flags. Start-up fails fast with one line that says what to fix.
 
+use crate::http::forwarded::TrustedProxies;
 use clap::{Args, Parser, Subcommand};
 use std::fmt;
 use std::net::SocketAddr;
@@ -77,9 +78,12 @@ pub struct Settings {
     /// postgres://… to use PostgreSQL; unset uses the embedded SQLite file in the data directory.
     #[arg(long, env = "KNOTROUTE_CONTROL_DATABASE_URL", hide_env_values = true)]
     pub database_url: Option<String>,
-    /// Take the client address from the last X-Forwarded-For entry (only behind a reverse proxy you run).
+    /// Believe X-Forwarded-For/-Proto/-Host, but only from the peers in --trusted-proxies.
     #[arg(long, env = "KNOTROUTE_CONTROL_TRUST_PROXY", default_value_t = false)]
     pub trust_proxy: bool,
+    /// Comma-separated CIDRs of your reverse proxies (with --trust-proxy; default loopback only).
+    #[arg(long, env = "KNOTROUTE_CONTROL_TRUSTED_PROXIES")]
+    pub trusted_proxies: Option<String>,
     /// Seconds without a verified heartbeat after which an Agent counts as offline
     /// (default 45: three missed heartbeats at the Agent's default 15 s interval).
     #[arg(
@@ -170,7 +174,9 @@ pub struct Config {
     pub public_url: Option<url::Url>,
     pub data_dir: PathBuf,
     pub database: DatabaseTarget,
-    pub trust_proxy: bool,
+    /// The peers whose forwarded headers are believed; empty unless
+    /// KNOTROUTE_CONTROL_TRUST_PROXY is on.
+    pub trusted_proxies: TrustedProxies,
     pub site_root: PathBuf,
     pub agent_offline_after: chrono::Duration,
     /// `None`: GET /metrics answers 404.
@@ -209,6 +215,24 @@ pub enum ConfigError {
     MetricsTokenReused,
     #[error("KNOTROUTE_CONTROL_ALERT_WEBHOOK is not usable: {0}")]
     AlertWebhook(String),
+    #[error("KNOTROUTE_CONTROL_TRUSTED_PROXIES: `{0}` is not an address or CIDR range (write e.g. 10.0.0.0/8,fd00::/8,192.0.2.7)")]
+    TrustedProxies(String),
+    #[error("KNOTROUTE_CONTROL_TRUSTED_PROXIES is set but KNOTROUTE_CONTROL_TRUST_PROXY is not true: set it to true to believe forwarded headers from those proxies, or unset the list")]
+    TrustedProxiesWithoutTrust,
+}
+
+/// The peers whose forwarded headers count: none unless `trust_proxy`; then
+/// `list`, loopback when unset (a proxy on the same host).
+fn trusted_proxies(trust_proxy: bool, list: Option<&str>) -> Result<TrustedProxies, ConfigError> {
+    let list = list.map(str::trim).filter(|l| !l.is_empty());
+    match (trust_proxy, list) {
+        (false, None) => Ok(TrustedProxies::none()),
+        (false, Some(_)) => Err(ConfigError::TrustedProxiesWithoutTrust),
+        (true, list) => {
+            TrustedProxies::parse(list.unwrap_or(crate::http::forwarded::DEFAULT_TRUSTED_PROXIES))
+                .map_err(ConfigError::TrustedProxies)
+        }
+    }
 }
 
 fn secret(
@@ -323,7 +347,7 @@ impl Settings {
             public_url,
             data_dir: self.data.clone(),
             database: self.database()?,
-            trust_proxy: self.trust_proxy,
+            trusted_proxies: trusted_proxies(self.trust_proxy, self.trusted_proxies.as_deref())?,
             site_root: self.site_root.clone().unwrap_or_else(default_site_root),
             agent_offline_after: chrono::Duration::seconds(self.agent_offline_after.into()),
             metrics_token,
@@ -471,6 +495,38 @@ mod tests {
         assert!(with("ftp://control.example.net").is_err());
         assert!(with("https://user:pw@control.example.net").is_err());
         assert!(with("https://control.example.net/?x=1").is_err());
+    }
+
+    #[test]
+    fn trusted_proxies_default_to_loopback_and_a_bad_range_fails_start_up() {
+        let with = |extra: &[&str]| {
+            let mut args = vec![
+                "knotroute-control",
+                "--admin-password",
+                "admin-password-0123",
+                "--enroll-token",
+                "enroll-token-0123456789",
+            ];
+            args.extend_from_slice(extra);
+            Cli::parse_from(args).settings.validate()
+        };
+        let off = with(&[]).unwrap().trusted_proxies;
+        assert!(off.is_empty(), "no proxy is trusted by default");
+        let on = with(&["--trust-proxy"]).unwrap().trusted_proxies;
+        assert!(on.contains("127.0.0.1".parse().unwrap()) && on.contains("::1".parse().unwrap()));
+        assert!(!on.contains("172.17.0.2".parse().unwrap()));
+        let listed = with(&["--trust-proxy", "--trusted-proxies", "172.16.0.0/12, ::1"])
+            .unwrap()
+            .trusted_proxies;
+        assert!(listed.contains("172.17.0.2".parse().unwrap()));
+        assert!(!listed.contains("127.0.0.1".parse().unwrap()));
+        let bad = with(&["--trust-proxy", "--trusted-proxies", "10.0.0.0/8,10.0.0/8"]).unwrap_err();
+        assert_eq!(bad, ConfigError::TrustedProxies("10.0.0/8".into()));
+        assert!(!bad.to_string().contains('\n'), "one line: {bad}");
+        assert_eq!(
+            with(&["--trusted-proxies", "10.0.0.0/8"]).unwrap_err(),
+            ConfigError::TrustedProxiesWithoutTrust
+        );
     }
 
     #[test]

@@ -31,6 +31,9 @@ async fn main() -> ExitCode {
     if let Some(warning) = config.public_url_warning() {
         tracing::warn!("{warning}");
     }
+    if !config.trusted_proxies.is_empty() {
+        tracing::info!(trusted_proxies = %config.trusted_proxies, "forwarded headers are believed only from these peers");
+    }
     let conn = match db::connect(&config.database).await {
         Ok(c) => c,
         Err(e) => {

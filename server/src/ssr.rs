@@ -2,14 +2,15 @@
 //! services, and the per-request context (language, nonce, backend) for pages
 //! and server functions.
 
+use crate::domain::auth::Attempt;
 use crate::domain::jobs::{view as job_view, JobFilter};
 use crate::domain::networks::NetworkService;
-use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
+use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
 use crate::http::error::{
     ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
     ui_invite_error, ui_job_error, ui_network_error, ui_store_error, ui_token_error,
 };
-use crate::http::extract::client_address;
+use crate::http::extract::{came_over_https, client_address, peer_of};
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
 use crate::state::AppState;
@@ -21,14 +22,12 @@ use app::infra_api::AgentListPage;
 use app::jobs_api::{JobListPage, JobQuery};
 use app::overview_api::{OverviewLists, ATTENTION_SHOWN, RECENT_JOBS_SHOWN};
 use async_trait::async_trait;
-use axum::extract::ConnectInfo;
 use leptos::prelude::*;
 use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
     JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
 };
 use protocol::NetworkId;
-use std::net::SocketAddr;
 use std::sync::Arc;
 
 /// Rows per page in the UI lists.
@@ -438,19 +437,23 @@ impl AdminBackend for Backend {
         &self,
         password: String,
         request: &http::request::Parts,
-    ) -> Result<String, UiError> {
-        let peer = request
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0);
-        let client = client_address(&request.headers, peer, self.state.config.trust_proxy);
+    ) -> Result<Vec<String>, UiError> {
+        let peer = peer_of(&request.extensions);
+        let config = &self.state.config;
+        let client = client_address(&request.headers, peer, &config.trusted_proxies);
+        let device = device_token(&request.headers);
+        let from = Attempt {
+            client: &client,
+            device: device.as_deref(),
+        };
         let session = self
             .state
             .auth
-            .sign_in(&password, &client)
+            .sign_in(&password, from)
             .await
             .map_err(ui_auth_error)?;
-        Ok(session_cookie(&session.token, &request.headers))
+        let secure = came_over_https(&request.headers, peer, config);
+        Ok(sign_in_cookies(&session, secure))
     }
 
     async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError> {
@@ -461,7 +464,12 @@ impl AdminBackend for Backend {
                 .await
                 .map_err(ui_auth_error)?;
         }
-        Ok(cleared_session_cookie(&request.headers))
+        let secure = came_over_https(
+            &request.headers,
+            peer_of(&request.extensions),
+            &self.state.config,
+        );
+        Ok(cleared_session_cookie(secure))
     }
 }
 

@@ -44,6 +44,35 @@ fn start_up_refuses_unsafe_secrets_with_one_line_that_says_why() {
     .contains("different secrets"));
 }
 
+#[test]
+fn a_malformed_trusted_proxy_range_fails_start_up_with_one_line() {
+    let secrets = [
+        "--admin-password",
+        "admin-password-0123",
+        "--enroll-token",
+        "enroll-token-0123456789",
+    ];
+    for list in ["10.0.0/8", "127.0.0.0/8,fd00::/129", "localhost"] {
+        let out = control()
+            .args(secrets)
+            .args(["--data", &std::env::temp_dir().display().to_string()])
+            .env("KNOTROUTE_CONTROL_TRUST_PROXY", "true")
+            .env("KNOTROUTE_CONTROL_TRUSTED_PROXIES", list)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{list} must not start");
+        let stderr = String::from_utf8(out.stderr).unwrap();
+        assert_eq!(stderr.trim().lines().count(), 1, "one line: {stderr}");
+        assert!(
+            stderr.contains("KNOTROUTE_CONTROL_TRUSTED_PROXIES"),
+            "{stderr}"
+        );
+    }
+    let mut args = secrets.to_vec();
+    args.extend(["--trusted-proxies", "10.0.0.0/8"]);
+    assert!(refusal(&args).contains("KNOTROUTE_CONTROL_TRUST_PROXY is not true"));
+}
+
 fn migrate(data: &std::path::Path) -> std::process::Output {
     migrate_with(data, None)
 }

@@ -1,18 +1,40 @@
 //! Admin sign-in: password check, throttling of failed attempts, and sessions
 //! kept in the database (only token hashes) so any replica can serve any admin.
+//!
+//! Throttling, and why it cannot lock the admin out: failures are counted per
+//! *key* in the database (shared by replicas); past [`MAX_FAILURES`] in
+//! [`FAILURE_WINDOW`] a key's attempts are refused (429, `Retry-After`)
+//! without the password being looked at, so guessing stays at 8 per 10
+//! minutes per key. The key is the client address, except for a browser the
+//! admin signed in with before: it carries a known-browser token (cookie
+//! `kr_device`, stored here as a hash) and has a budget of its own. Behind a
+//! proxy that is not trusted every visitor shares one address, and whoever
+//! guesses there can only exhaust the address's budget, never a known
+//! browser's: the admin's own browser gets its password checked at once,
+//! however long the guessing goes on. A browser new to Control cannot be told
+//! apart from the guesser by anything but the password, and checking the
+//! password of every attempt would make guessing fast; it waits until the
+//! address's window has passed. Refused attempts are not stored, so they
+//! neither extend that wait (at most [`FAILURE_WINDOW`] after the last
+//! checked failure) nor fill the table.
 
 use super::secrets::{new_token, secret_matches, token_hash};
 use super::StoreError;
-use crate::entities::{admin_session, login_failure};
+use crate::entities::{admin_session, login_failure, signin_device};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, Set,
+    QueryOrder, QuerySelect, Set,
 };
 
 pub const SESSION_LIFETIME: Duration = Duration::hours(12);
 pub const FAILURE_WINDOW: Duration = Duration::minutes(10);
 pub const MAX_FAILURES: u64 = 8;
+/// How long a browser stays known after a sign-in with it.
+pub const DEVICE_LIFETIME: Duration = Duration::days(90);
+/// Known browsers kept; older ones are forgotten (a script that signs in
+/// without keeping cookies would otherwise add one each time).
+const DEVICES_KEPT: u64 = 20;
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -36,6 +58,9 @@ impl From<sea_orm::DbErr> for AuthError {
 pub struct NewSession {
     pub token: String,
     pub expires_at: DateTime<Utc>,
+    /// A known-browser token for the `kr_device` cookie, when the browser did
+    /// not already present a valid one.
+    pub new_device: Option<String>,
 }
 
 impl std::fmt::Debug for NewSession {
@@ -43,8 +68,21 @@ impl std::fmt::Debug for NewSession {
         f.debug_struct("NewSession")
             .field("token", &"<redacted>")
             .field("expires_at", &self.expires_at)
+            .field(
+                "new_device",
+                &self.new_device.as_ref().map(|_| "<redacted>"),
+            )
             .finish()
     }
+}
+
+/// Who a sign-in attempt comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Attempt<'a> {
+    /// The client address (`http::extract::client_address`).
+    pub client: &'a str,
+    /// The known-browser token its `kr_device` cookie carried, if any.
+    pub device: Option<&'a str>,
 }
 
 /// A valid session found from a cookie.
@@ -67,25 +105,43 @@ impl AuthService {
         }
     }
 
-    /// Checks the password for `client` (its address) and opens a session.
+    /// Checks the password and opens a session, unless the attempt's key
+    /// (module docs) has failed too often.
     ///
     /// The attempt is recorded *before* the count, so parallel guesses cannot
     /// all see a count below the limit: the k-th attempt to commit sees at
-    /// least k rows. A successful attempt deletes its own row; a refused one
-    /// stays for the window. Once over the limit the password is not checked.
-    pub async fn sign_in(&self, password: &str, client: &str) -> Result<NewSession, AuthError> {
+    /// least k rows. A successful attempt deletes its own row, and so does a
+    /// refused one (it was never checked, and must not prolong the lock); a
+    /// wrong password's row stays for the window.
+    pub async fn sign_in(
+        &self,
+        password: &str,
+        from: Attempt<'_>,
+    ) -> Result<NewSession, AuthError> {
         let now = Utc::now();
+        let client = from.client;
+        let device = match from.device {
+            Some(token) if self.is_known_device(token, now).await? => Some(token),
+            _ => None,
+        };
+        let key = match device {
+            Some(token) => format!("device:{}", &token_hash(token)[..24]),
+            None => client.to_string(),
+        };
         let attempt = login_failure::ActiveModel {
-            client: Set(client.to_string()),
+            client: Set(key.clone()),
             failed_at: Set(now),
             ..Default::default()
         }
         .insert(&self.db)
         .await?;
         let recent = login_failure::Entity::find()
-            .filter(login_failure::Column::Client.eq(client))
+            .filter(login_failure::Column::Client.eq(key.as_str()))
             .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
         if recent.clone().count(&self.db).await? > MAX_FAILURES {
+            login_failure::Entity::delete_by_id(attempt.id)
+                .exec(&self.db)
+                .await?;
             let oldest = recent
                 .order_by_asc(login_failure::Column::FailedAt)
                 .one(&self.db)
@@ -93,16 +149,28 @@ impl AuthService {
                 .map(|f| f.failed_at)
                 .unwrap_or(now);
             let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
-            tracing::warn!(client, "admin sign-in refused: too many failed attempts");
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in refused: too many failed attempts"
+            );
             return Err(AuthError::Throttled { retry_after });
         }
         if !secret_matches(password, &self.admin_password) {
-            tracing::warn!(client, "admin sign-in failed: wrong password");
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in failed: wrong password"
+            );
             return Err(AuthError::WrongPassword);
         }
         login_failure::Entity::delete_by_id(attempt.id)
             .exec(&self.db)
             .await?;
+        let new_device = match device {
+            Some(_) => None,
+            None => Some(self.remember_device(now).await?),
+        };
         let token = new_token();
         let expires_at = now + SESSION_LIFETIME;
         admin_session::ActiveModel {
@@ -114,7 +182,48 @@ impl AuthService {
         .insert(&self.db)
         .await?;
         tracing::info!(client, "admin signed in");
-        Ok(NewSession { token, expires_at })
+        Ok(NewSession {
+            token,
+            expires_at,
+            new_device,
+        })
+    }
+
+    async fn is_known_device(&self, token: &str, now: DateTime<Utc>) -> Result<bool, AuthError> {
+        Ok(signin_device::Entity::find_by_id(token_hash(token))
+            .filter(signin_device::Column::ExpiresAt.gt(now))
+            .one(&self.db)
+            .await?
+            .is_some())
+    }
+
+    /// Stores a new known-browser token (its hash) and forgets the oldest
+    /// beyond [`DEVICES_KEPT`].
+    async fn remember_device(&self, now: DateTime<Utc>) -> Result<String, AuthError> {
+        let token = new_token();
+        signin_device::ActiveModel {
+            token_hash: Set(token_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(now + DEVICE_LIFETIME),
+        }
+        .insert(&self.db)
+        .await?;
+        let surplus: Vec<String> = signin_device::Entity::find()
+            .order_by_desc(signin_device::Column::CreatedAt)
+            .offset(DEVICES_KEPT)
+            .limit(100)
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|d| d.token_hash)
+            .collect();
+        if !surplus.is_empty() {
+            signin_device::Entity::delete_many()
+                .filter(signin_device::Column::TokenHash.is_in(surplus))
+                .exec(&self.db)
+                .await?;
+        }
+        Ok(token)
     }
 
     /// The session a cookie token belongs to, if it exists and has not expired.
@@ -144,6 +253,10 @@ impl AuthService {
             .await?;
         login_failure::Entity::delete_many()
             .filter(login_failure::Column::FailedAt.lte(now - FAILURE_WINDOW))
+            .exec(&self.db)
+            .await?;
+        signin_device::Entity::delete_many()
+            .filter(signin_device::Column::ExpiresAt.lte(now))
             .exec(&self.db)
             .await?;
         Ok(())

@@ -20,3 +20,4 @@ pub mod network;
 pub mod schedule_lease;
 pub mod seen_signature;
 pub mod setting;
+pub mod signin_device;

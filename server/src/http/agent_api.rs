@@ -56,7 +56,7 @@ async fn enroll(
     headers: HeaderMap,
     ApiJson(request): ApiJson<EnrollRequest>,
 ) -> Result<(StatusCode, Json<EnrollResponse>), ApiError> {
-    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
+    let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
     let agent_id = state.enrollment.enroll(&request, &client).await?;
     Ok((StatusCode::CREATED, Json(EnrollResponse { agent_id })))
 }

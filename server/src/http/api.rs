@@ -1,12 +1,15 @@
 //! The JSON admin API under /api/v1: session and network profiles. Paths match
 //! the first Control's so existing scripts keep working.
 
-use super::auth::{cleared_session_cookie, current_session, session_cookie, session_token};
+use super::auth::{
+    cleared_session_cookie, current_session, device_token, session_token, sign_in_cookies,
+};
 use super::error::ApiError;
-use super::extract::{client_address, ApiJson, ApiQuery};
+use super::extract::{came_over_https, client_address, ApiJson, ApiQuery};
 #[allow(unused_imports)]
 use super::openapi::schemas::*;
 use crate::domain::audit::{self, AuditFilter, AuditView};
+use crate::domain::auth::Attempt;
 use crate::domain::networks::PAGE_MAX;
 use crate::state::AppState;
 use axum::extract::{ConnectInfo, Path, State};
@@ -52,9 +55,11 @@ pub fn routes() -> Router<AppState> {
         })
 }
 
-fn with_cookie(mut response: Response, cookie: String) -> Response {
-    if let Ok(v) = HeaderValue::from_str(&cookie) {
-        response.headers_mut().append(header::SET_COOKIE, v);
+fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
+    for cookie in cookies {
+        if let Ok(v) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, v);
+        }
     }
     response
 }
@@ -72,8 +77,13 @@ async fn sign_in(
     headers: HeaderMap,
     ApiJson(body): ApiJson<SignIn>,
 ) -> Result<Response, ApiError> {
-    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
-    let session = state.auth.sign_in(&body.password, &client).await?;
+    let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
+    let device = device_token(&headers);
+    let from = Attempt {
+        client: &client,
+        device: device.as_deref(),
+    };
+    let session = state.auth.sign_in(&body.password, from).await?;
     let status = SessionStatus {
         authenticated: true,
         expires_at: Some(
@@ -82,9 +92,10 @@ async fn sign_in(
                 .to_rfc3339_opts(SecondsFormat::Secs, true),
         ),
     };
-    Ok(with_cookie(
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    Ok(with_cookies(
         Json(status).into_response(),
-        session_cookie(&session.token, &headers),
+        sign_in_cookies(&session, secure),
     ))
 }
 
@@ -111,7 +122,11 @@ async fn session_status(
     tag = "session",
     responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
 )]
-async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<Response, ApiError> {
+async fn sign_out(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
     if let Some(token) = session_token(&headers) {
         state.auth.sign_out(&token).await?;
     }
@@ -119,9 +134,10 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap) -> Result<R
         authenticated: false,
         expires_at: None,
     };
-    Ok(with_cookie(
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    Ok(with_cookies(
         Json(status).into_response(),
-        cleared_session_cookie(&headers),
+        vec![cleared_session_cookie(secure)],
     ))
 }
 

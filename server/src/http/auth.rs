@@ -2,9 +2,9 @@
 //! admin; on /api/v1 a personal API token (`Authorization: Bearer`) also opens it.
 
 use super::error::ApiError;
-use super::extract::{came_over_https, cookie_value};
+use super::extract::cookie_value;
 use crate::domain::audit;
-use crate::domain::auth::{AdminSession, SESSION_LIFETIME};
+use crate::domain::auth::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
 use axum::extract::{Request, State};
@@ -21,30 +21,53 @@ pub fn session_token(headers: &HeaderMap) -> Option<String> {
     cookie_value(headers, SESSION_COOKIE).filter(|v| !v.is_empty() && v.len() <= 128)
 }
 
-/// `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, Secure over HTTPS.
-pub fn session_cookie(token: &str, request_headers: &HeaderMap) -> String {
+/// `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, and `Secure`
+/// when the browser came over HTTPS (`extract::came_over_https`).
+pub fn session_cookie(token: &str, secure: bool) -> String {
     let lifetime = cookie::time::Duration::seconds(SESSION_LIFETIME.num_seconds());
-    build_session_cookie(token, lifetime, request_headers)
+    build_cookie(SESSION_COOKIE, token, lifetime, secure)
 }
 
 /// `Set-Cookie` that removes the session cookie.
-pub fn cleared_session_cookie(request_headers: &HeaderMap) -> String {
-    build_session_cookie("", cookie::time::Duration::ZERO, request_headers)
+pub fn cleared_session_cookie(secure: bool) -> String {
+    build_cookie(SESSION_COOKIE, "", cookie::time::Duration::ZERO, secure)
 }
 
-fn build_session_cookie(
-    value: &str,
-    max_age: cookie::time::Duration,
-    request_headers: &HeaderMap,
-) -> String {
-    Cookie::build((SESSION_COOKIE, value.to_string()))
+/// Marks this browser as one the admin signed in with before, so that
+/// others' failed guesses from the same address do not lock it out
+/// (`domain::auth::AuthService::sign_in`). It opens nothing by itself.
+pub const DEVICE_COOKIE: &str = "kr_device";
+
+/// The known-browser token from the Cookie header, if any.
+pub fn device_token(headers: &HeaderMap) -> Option<String> {
+    cookie_value(headers, DEVICE_COOKIE).filter(|v| !v.is_empty() && v.len() <= 128)
+}
+
+/// `Set-Cookie` for a known-browser token, with the same flags as the session.
+pub fn device_cookie(token: &str, secure: bool) -> String {
+    let lifetime = cookie::time::Duration::seconds(DEVICE_LIFETIME.num_seconds());
+    build_cookie(DEVICE_COOKIE, token, lifetime, secure)
+}
+
+fn build_cookie(name: &str, value: &str, max_age: cookie::time::Duration, secure: bool) -> String {
+    Cookie::build((name.to_string(), value.to_string()))
         .path("/")
         .http_only(true)
         .same_site(SameSite::Strict)
-        .secure(came_over_https(request_headers))
+        .secure(secure)
         .max_age(max_age)
         .build()
         .to_string()
+}
+
+/// The `Set-Cookie` values for a session just opened: the session, and the
+/// known-browser mark when a new one was issued.
+pub fn sign_in_cookies(session: &NewSession, secure: bool) -> Vec<String> {
+    let mut cookies = vec![session_cookie(&session.token, secure)];
+    if let Some(device) = &session.new_device {
+        cookies.push(device_cookie(device, secure));
+    }
+    cookies
 }
 
 pub async fn current_session(
@@ -238,16 +261,18 @@ mod tests {
 
     #[test]
     fn the_session_cookie_is_http_only_strict_and_secure_only_over_https() {
-        let plain = session_cookie("tok", &HeaderMap::new());
+        let plain = session_cookie("tok", false);
         assert!(
             plain.contains("HttpOnly")
                 && plain.contains("SameSite=Strict")
                 && !plain.contains("Secure")
         );
-        let mut https = HeaderMap::new();
-        https.insert("x-forwarded-proto", "https".parse().unwrap());
-        assert!(session_cookie("tok", &https).contains("Secure"));
-        assert!(session_cookie("tok", &https).contains("Max-Age=43200"));
+        assert!(session_cookie("tok", true).contains("Secure"));
+        assert!(session_cookie("tok", true).contains("Max-Age=43200"));
+        assert!(cleared_session_cookie(true).contains("Secure"));
+        let device = device_cookie("dev", true);
+        assert!(device.starts_with("kr_device=dev;") && device.contains("HttpOnly"));
+        assert!(device.contains("SameSite=Strict") && device.contains("Secure"));
     }
 
     #[test]

@@ -22,6 +22,7 @@ use axum::Json;
 use protocol::api::ErrorBody;
 use protocol::validation::{Lang, Problem};
 use protocol::FieldError;
+use sea_orm::DbErr;
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -115,8 +116,69 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// Seconds a client is told to wait while the database is unreachable: a
+/// restart or fail-over takes a few, and the pool reconnects by itself.
+pub const DATABASE_RETRY_AFTER_SECS: i64 = 2;
+
+/// Whether `e` means the database could not be reached (connection refused,
+/// lost or timed out, pool exhausted, server shutting down or starting up,
+/// SQLite busy), as opposed to a fault in the query or the data. Those are
+/// passing: the answer is 503 with Retry-After, never 500.
+pub fn is_database_unavailable(e: &DbErr) -> bool {
+    use sea_orm::RuntimeErr;
+    match e {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
+        DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e)) => {
+            is_unreachable(e)
+        }
+        _ => false,
+    }
+}
+
+fn is_unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            match db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                // Class 08: connection exception; 57P01-57P03: the server
+                // shuts down, crashed or is starting; 53300: too many connections.
+                Some(_) => {
+                    code.starts_with("08")
+                        || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+                }
+                // SQLite: SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included,
+                // once the busy timeout has run out.
+                None => code.parse::<u32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
+            }
+        }
+        _ => false,
+    }
+}
+
+impl ApiError {
+    /// 503 `database_unavailable`: the database cannot be reached right now.
+    pub fn database_unavailable() -> Self {
+        Self::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "database_unavailable",
+            "Control cannot reach its database right now.",
+        )
+        .hint("Try again in a few seconds; nothing was changed.")
+        .retry_after(DATABASE_RETRY_AFTER_SECS)
+    }
+}
+
 impl From<StoreError> for ApiError {
     fn from(e: StoreError) -> Self {
+        if is_database_unavailable(&e.0) {
+            tracing::warn!(error = %e, "database unreachable; answering 503");
+            return ApiError::database_unavailable();
+        }
         ApiError::internal(&e)
     }
 }
@@ -451,6 +513,12 @@ pub async fn json_payload_too_large(
 }
 
 pub fn ui_store_error(e: StoreError) -> UiError {
+    if is_database_unavailable(&e.0) {
+        tracing::warn!(error = %e, "database unreachable; answering 503");
+        return UiError::Unavailable {
+            retry_after_secs: DATABASE_RETRY_AFTER_SECS as u32,
+        };
+    }
     tracing::error!(error = %e, "request failed");
     UiError::Internal
 }
@@ -546,6 +614,62 @@ pub fn ui_auth_error(e: AuthError) -> UiError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn io(kind: std::io::ErrorKind) -> sqlx::Error {
+        sqlx::Error::Io(std::io::Error::from(kind))
+    }
+
+    #[test]
+    fn a_database_that_cannot_be_reached_is_503_with_retry_after_not_500() {
+        use sea_orm::{ConnAcquireErr, RuntimeErr};
+        let unreachable = [
+            DbErr::ConnectionAcquire(ConnAcquireErr::Timeout),
+            DbErr::ConnectionAcquire(ConnAcquireErr::ConnectionClosed),
+            DbErr::Conn(RuntimeErr::SqlxError(io(
+                std::io::ErrorKind::ConnectionRefused,
+            ))),
+            DbErr::Conn(RuntimeErr::Internal("disconnected".into())),
+            DbErr::Exec(RuntimeErr::SqlxError(io(
+                std::io::ErrorKind::ConnectionReset,
+            ))),
+            DbErr::Query(RuntimeErr::SqlxError(io(std::io::ErrorKind::UnexpectedEof))),
+            DbErr::Query(RuntimeErr::SqlxError(sqlx::Error::PoolTimedOut)),
+            DbErr::Exec(RuntimeErr::SqlxError(sqlx::Error::PoolClosed)),
+            DbErr::Exec(RuntimeErr::SqlxError(sqlx::Error::WorkerCrashed)),
+        ];
+        for e in unreachable {
+            let shown = e.to_string();
+            let api = ApiError::from(StoreError(e));
+            assert_eq!(api.status, StatusCode::SERVICE_UNAVAILABLE, "{shown}");
+            assert_eq!(api.body.code, "database_unavailable", "{shown}");
+            let response = api.into_response();
+            assert_eq!(response.headers()[header::RETRY_AFTER], "2", "{shown}");
+        }
+        let faults = [
+            DbErr::Custom("bug".into()),
+            DbErr::RecordNotFound("x".into()),
+            DbErr::Query(RuntimeErr::SqlxError(sqlx::Error::RowNotFound)),
+            DbErr::Query(RuntimeErr::SqlxError(sqlx::Error::Protocol("odd".into()))),
+            DbErr::Exec(RuntimeErr::Internal("bad statement".into())),
+        ];
+        for e in faults {
+            let shown = e.to_string();
+            let api = ApiError::from(StoreError(e));
+            assert_eq!(api.status, StatusCode::INTERNAL_SERVER_ERROR, "{shown}");
+        }
+        assert!(matches!(
+            ui_store_error(StoreError(DbErr::ConnectionAcquire(
+                ConnAcquireErr::Timeout
+            ))),
+            UiError::Unavailable {
+                retry_after_secs: 2
+            }
+        ));
+        assert!(matches!(
+            ui_store_error(StoreError(DbErr::Custom("bug".into()))),
+            UiError::Internal
+        ));
+    }
 
     #[test]
     fn retry_minutes_round_up() {

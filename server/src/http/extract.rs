@@ -1,9 +1,11 @@
 //! Request extractors shared by the API handlers.
 
 use super::error::ApiError;
-use axum::extract::{FromRequest, FromRequestParts, Request};
+use super::forwarded::{Forwarded, TrustedProxies};
+use crate::config::Config;
+use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{Extensions, HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -40,30 +42,27 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for ApiJson<T> {
 
 static WARNED_UNTRUSTED_PROXY: AtomicBool = AtomicBool::new(false);
 
-/// The client's address as used for throttling: the TCP peer, or behind a
-/// trusted reverse proxy the last X-Forwarded-For entry (the one the proxy
-/// itself appended). IPv6 clients are grouped by /64, since one host usually
-/// owns a whole /64 and could otherwise rotate addresses to dodge limits.
-pub fn client_address(headers: &HeaderMap, peer: Option<SocketAddr>, trust_proxy: bool) -> String {
-    let forwarded = headers
-        .get("x-forwarded-for")
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.rsplit(',').next())
-        .map(str::trim)
-        .and_then(|v| v.parse::<IpAddr>().ok());
-    let ip = match (trust_proxy, forwarded) {
-        (true, Some(ip)) => Some(ip),
-        (false, Some(_)) => {
-            if !WARNED_UNTRUSTED_PROXY.swap(true, Ordering::Relaxed) {
-                tracing::warn!(
-                    "requests carry X-Forwarded-For but KNOTROUTE_CONTROL_TRUST_PROXY is off: all clients behind the proxy share one sign-in throttle; set it to true if Control is only reachable through your proxy"
-                );
-            }
-            peer.map(|p| p.ip())
-        }
-        _ => peer.map(|p| p.ip()),
-    };
-    match ip.map(|ip| ip.to_canonical()) {
+/// The peer address axum recorded for the connection, when it did.
+pub fn peer_of(extensions: &Extensions) -> Option<SocketAddr> {
+    extensions.get::<ConnectInfo<SocketAddr>>().map(|c| c.0)
+}
+
+/// The client's address as used for throttling, by the trusted-proxy rule
+/// ([`Forwarded::of`]). IPv6 clients are grouped by /64, since one host
+/// usually owns a whole /64 and could otherwise rotate addresses to dodge limits.
+pub fn client_address(
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    trusted: &TrustedProxies,
+) -> String {
+    let seen = Forwarded::of(headers, peer, trusted);
+    if seen.ignored_forwarded_for && !WARNED_UNTRUSTED_PROXY.swap(true, Ordering::Relaxed) {
+        tracing::warn!(
+            peer = %peer.map(|p| p.ip().to_string()).unwrap_or_default(),
+            "requests carry X-Forwarded-For from a peer that is not a trusted proxy: it is ignored, so all clients behind that proxy share one sign-in throttle; if it is your reverse proxy, set KNOTROUTE_CONTROL_TRUST_PROXY=true and list it in KNOTROUTE_CONTROL_TRUSTED_PROXIES"
+        );
+    }
+    match seen.client {
         Some(IpAddr::V6(v6)) => {
             let s = v6.segments();
             format!("{:x}:{:x}:{:x}:{:x}::/64", s[0], s[1], s[2], s[3])
@@ -95,18 +94,16 @@ pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
         .map(|c| c.value().to_string())
 }
 
-/// Whether the request reached the proxy (or us) over HTTPS.
-pub fn came_over_https(headers: &HeaderMap) -> bool {
-    headers
-        .get("x-forwarded-proto")
-        .and_then(|v| v.to_str().ok())
-        .is_some_and(|v| {
-            v.split(',')
-                .next()
-                .unwrap_or("")
-                .trim()
-                .eq_ignore_ascii_case("https")
-        })
+/// Whether the browser reached Control over HTTPS, which decides `Secure`
+/// cookies and HSTS: always when KNOTROUTE_CONTROL_PUBLIC_URL is https (a
+/// proxy need not say so: nginx sends no X-Forwarded-Proto by default), else
+/// when a trusted proxy says so.
+pub fn came_over_https(headers: &HeaderMap, peer: Option<SocketAddr>, config: &Config) -> bool {
+    config
+        .public_url
+        .as_ref()
+        .is_some_and(|u| u.scheme() == "https")
+        || Forwarded::of(headers, peer, &config.trusted_proxies).https
 }
 
 #[cfg(test)]
@@ -118,8 +115,16 @@ mod tests {
         let mut h = HeaderMap::new();
         h.insert("x-forwarded-for", "203.0.113.9, 10.0.0.2".parse().unwrap());
         let peer = Some("127.0.0.1:5000".parse().unwrap());
-        assert_eq!(client_address(&h, peer, false), "127.0.0.1");
-        assert_eq!(client_address(&h, peer, true), "10.0.0.2");
+        let loopback = TrustedProxies::parse("127.0.0.0/8").unwrap();
+        assert_eq!(
+            client_address(&h, peer, &TrustedProxies::none()),
+            "127.0.0.1"
+        );
+        assert_eq!(client_address(&h, peer, &loopback), "10.0.0.2");
+        let both = TrustedProxies::parse("127.0.0.0/8,10.0.0.0/8").unwrap();
+        assert_eq!(client_address(&h, peer, &both), "203.0.113.9");
+        let direct = Some("198.51.100.1:5000".parse().unwrap());
+        assert_eq!(client_address(&h, direct, &loopback), "198.51.100.1");
     }
 
     #[test]
@@ -127,19 +132,19 @@ mod tests {
         let a = client_address(
             &HeaderMap::new(),
             Some("[2001:db8:1:2:aaaa::1]:5000".parse().unwrap()),
-            false,
+            &TrustedProxies::none(),
         );
         let b = client_address(
             &HeaderMap::new(),
             Some("[2001:db8:1:2:bbbb::9]:5000".parse().unwrap()),
-            false,
+            &TrustedProxies::none(),
         );
         assert_eq!(a, "2001:db8:1:2::/64");
         assert_eq!(a, b);
         let mapped = client_address(
             &HeaderMap::new(),
             Some("[::ffff:192.0.2.1]:1".parse().unwrap()),
-            false,
+            &TrustedProxies::none(),
         );
         assert_eq!(mapped, "192.0.2.1");
     }

@@ -87,7 +87,7 @@ pub async fn show(
         .and_then(Lang::from_code)
         .unwrap_or_else(|| request_lang(&headers));
     let t = invite_texts(lang);
-    let client = client_address(&headers, Some(peer), state.config.trust_proxy);
+    let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
     if let Err(wait) = state.invite_throttle.check(&client) {
         let mut response = refusal_page(
             StatusCode::TOO_MANY_REQUESTS,
@@ -136,7 +136,7 @@ pub async fn show(
                     .path(cookie_path)
                     .http_only(true)
                     .same_site(SameSite::Lax)
-                    .secure(came_over_https(&headers))
+                    .secure(came_over_https(&headers, Some(peer), &state.config))
                     .max_age(cookie::time::Duration::days(366))
                     .build()
                     .to_string();

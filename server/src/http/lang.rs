@@ -1,12 +1,14 @@
 //! The language switch: remembered in a cookie, otherwise taken from the browser.
 
-use super::extract::cookie_value;
+use super::extract::{came_over_https, cookie_value};
+use crate::state::AppState;
 use app::i18n::{Lang, LANG_COOKIE};
-use axum::extract::{Path, Query};
+use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Redirect, Response};
 use cookie::{Cookie, SameSite};
 use serde::Deserialize;
+use std::net::SocketAddr;
 
 /// The request's language: the remembered choice, else `Accept-Language`.
 /// `?lang=` when given (refused by name when unknown), else [`request_lang`].
@@ -46,7 +48,13 @@ pub struct Next {
 }
 
 /// `GET /lang/{code}?next=/path`: remembers the language for a year and goes back.
-pub async fn switch_language(Path(code): Path<String>, Query(q): Query<Next>) -> Response {
+pub async fn switch_language(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Path(code): Path<String>,
+    Query(q): Query<Next>,
+) -> Response {
     let next = app::safe_next(q.next);
     let Some(lang) = Lang::from_code(&code) else {
         return Redirect::to(&next).into_response();
@@ -54,6 +62,7 @@ pub async fn switch_language(Path(code): Path<String>, Query(q): Query<Next>) ->
     let cookie = Cookie::build((LANG_COOKIE, lang.code()))
         .path("/")
         .same_site(SameSite::Lax)
+        .secure(came_over_https(&headers, Some(peer), &state.config))
         .max_age(cookie::time::Duration::days(365))
         .build()
         .to_string();

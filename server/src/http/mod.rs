@@ -9,6 +9,7 @@ pub mod diagnostics_api;
 pub mod error;
 pub mod events;
 pub mod extract;
+pub mod forwarded;
 pub mod health;
 pub mod invite_page;
 mod invite_text;
@@ -102,7 +103,10 @@ pub fn router(state: AppState) -> Router {
         .layer(RequestBodyLimitLayer::new(BODY_LIMIT))
         .layer(from_fn(error::json_payload_too_large))
         .layer(from_fn(paths::refuse_ambiguous_paths))
-        .layer(from_fn(security::security_headers))
+        .layer(from_fn_with_state(
+            state.clone(),
+            security::security_headers,
+        ))
         .layer(from_fn_with_state(state.clone(), metrics::time_requests))
         // gzip for pages, JSON and the WebAssembly when the client accepts it;
         // tower-http's default predicate leaves server-sent events, images and

@@ -1,7 +1,7 @@
 //! Response hardening and cross-site request refusal.
 
 use super::error::ApiError;
-use super::extract::came_over_https;
+use super::extract::{came_over_https, peer_of};
 use crate::state::AppState;
 use axum::extract::{Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
@@ -25,12 +25,21 @@ pub fn content_security_policy(nonce: &str) -> String {
     )
 }
 
-/// Adds a fresh nonce to the request and the security headers to every response.
-pub async fn security_headers(mut request: Request, next: Next) -> Response {
+/// Adds a fresh nonce to the request and the security headers to every
+/// response; HSTS whenever the browser came over HTTPS ([`came_over_https`]).
+pub async fn security_headers(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let mut bytes = [0u8; 18];
     rand::rngs::OsRng.fill_bytes(&mut bytes);
     let nonce = BASE64.encode(&bytes);
-    let https = came_over_https(request.headers());
+    let https = came_over_https(
+        request.headers(),
+        peer_of(request.extensions()),
+        &state.config,
+    );
     // Only the compiled assets may be cached; pages and API answers can hold
     // admin data and must not come back from a cache after sign-out.
     let path = request.uri().path();
@@ -160,7 +169,8 @@ pub async fn same_origin_only(
             request.headers(),
             authority.as_deref(),
             config.public_url.as_ref(),
-            config.trust_proxy,
+            // X-Forwarded-Host counts only from a trusted proxy (forwarded.rs).
+            config.trusted_proxies.trusts(peer_of(request.extensions())),
         )
     {
         return next.run(request).await;

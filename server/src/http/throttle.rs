@@ -3,14 +3,13 @@
 //! API). In memory, per replica: a flood is refused where it lands.
 
 use super::error::ApiError;
-use super::extract::client_address;
+use super::extract::{client_address, peer_of};
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, Request, State};
+use axum::extract::{Request, State};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
-use std::net::SocketAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
@@ -60,11 +59,8 @@ pub async fn limit_machine_endpoints(
     else {
         return next.run(request).await;
     };
-    let peer = request
-        .extensions()
-        .get::<ConnectInfo<SocketAddr>>()
-        .map(|c| c.0);
-    let client = client_address(request.headers(), peer, state.config.trust_proxy);
+    let peer = peer_of(request.extensions());
+    let client = client_address(request.headers(), peer, &state.config.trusted_proxies);
     match throttle.check(&client) {
         Ok(()) => next.run(request).await,
         Err(wait) => ApiError::new(

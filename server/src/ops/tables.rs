@@ -61,9 +61,10 @@ where
 }
 
 /// Every table that holds inventory, history or settings, parents first.
-/// Left out on purpose: admin sessions and failed sign-ins (a restore must not
-/// revive a signed-out session), the replay cache of Agent signatures (its
-/// entries are only valid for minutes) and the schedule leases of replicas.
+/// Left out on purpose: admin sessions, failed sign-ins and known sign-in
+/// browsers (a restore must not revive a signed-out session), the replay
+/// cache of Agent signatures (its entries are only valid for minutes) and the
+/// schedule leases of replicas.
 pub fn backed_up() -> Vec<Box<dyn Table>> {
     vec![
         table::<e::network::Entity>(false),

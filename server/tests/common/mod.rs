@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod private_postgres;
+
 use clap::Parser;
 use protocol::signing::AgentKey;
 use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
@@ -65,6 +67,8 @@ pub async fn fresh_postgres_database() -> String {
 #[derive(Default)]
 pub struct Options {
     pub trust_proxy: bool,
+    /// KNOTROUTE_CONTROL_TRUSTED_PROXIES (with `trust_proxy`).
+    pub trusted_proxies: Option<String>,
     pub public_url: Option<String>,
     /// Share this PostgreSQL database (a second replica) instead of a fresh one.
     pub database_url: Option<String>,
@@ -109,6 +113,10 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     }
     if options.trust_proxy {
         args.push("--trust-proxy".into());
+    }
+    if let Some(list) = options.trusted_proxies {
+        args.push("--trusted-proxies".into());
+        args.push(list);
     }
     if let Some(url) = options.public_url {
         args.push("--public-url".into());
