@@ -10,7 +10,7 @@
 
 use super::error::ApiError;
 use axum::extract::Request;
-use axum::http::{header, StatusCode};
+use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -46,8 +46,8 @@ pub fn ambiguity(path: &str) -> Option<&'static str> {
     None
 }
 
-/// Outermost path check: ambiguous paths get 400 (no page, no data); a single
-/// trailing slash is redirected to the same path without it.
+/// Outermost path check: ambiguous paths get 400 (no page, no data); a page
+/// address with one trailing slash is redirected to the same path without it.
 pub async fn refuse_ambiguous_paths(request: Request, next: Next) -> Response {
     let path = request.uri().path();
     if let Some(reason) = ambiguity(path) {
@@ -60,7 +60,12 @@ pub async fn refuse_ambiguous_paths(request: Request, next: Next) -> Response {
         .hint("Open Control from its start page and follow its links.")
         .into_response();
     }
-    if path.len() > 1 && path.ends_with('/') {
+    // Only a page someone may have typed is redirected; API and server-function
+    // calls keep their exact path (and get the router's own 404).
+    let page_read = matches!(*request.method(), Method::GET | Method::HEAD)
+        && !path.starts_with("/api/")
+        && !path.starts_with("/ui/");
+    if page_read && path.len() > 1 && path.ends_with('/') {
         // `ambiguity` allowed it, so it starts with one slash and has no empty
         // segment: the target cannot become a `//host` (open) redirect.
         let mut target = path.trim_end_matches('/').to_string();
