@@ -17,6 +17,7 @@ mod m20261130_000010_sidecar_index;
 mod m20261130_000011_schedule_leases;
 mod m20261130_000012_monitoring;
 mod m20261130_000013_api_tokens;
+mod m20261201_000014_revoked_keys;
 
 pub struct Migrator;
 
@@ -37,6 +38,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000011_schedule_leases::Migration),
             Box::new(m20261130_000012_monitoring::Migration),
             Box::new(m20261130_000013_api_tokens::Migration),
+            Box::new(m20261201_000014_revoked_keys::Migration),
         ]
     }
 }

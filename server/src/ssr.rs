@@ -7,7 +7,8 @@ use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, session_cookie, session_token};
 use crate::http::error::{
     ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
-    ui_invite_error, ui_job_error, ui_network_error, ui_store_error, ui_token_error,
+    ui_invite_error, ui_job_error, ui_network_error, ui_revoked_key_error, ui_store_error,
+    ui_token_error,
 };
 use crate::http::extract::client_address;
 use crate::http::lang::request_lang;
@@ -25,7 +26,7 @@ use axum::extract::ConnectInfo;
 use leptos::prelude::*;
 use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
-    JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
+    JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts, RevokedKeyView,
 };
 use protocol::NetworkId;
 use std::net::SocketAddr;
@@ -246,6 +247,24 @@ impl AdminBackend for Backend {
             .await
             .map(drop)
             .map_err(ui_install_token_error)
+    }
+
+    async fn list_revoked_keys(&self) -> Result<Vec<RevokedKeyView>, UiError> {
+        let (rows, _) = self
+            .state
+            .revoked_keys
+            .list(None, UI_PAGE_SIZE)
+            .await
+            .map_err(ui_revoked_key_error)?;
+        Ok(rows)
+    }
+
+    async fn allow_revoked_key(&self, agent_id: String) -> Result<(), UiError> {
+        self.state
+            .revoked_keys
+            .allow(&agent_id)
+            .await
+            .map_err(ui_revoked_key_error)
     }
 
     async fn list_services_page(

@@ -1,9 +1,11 @@
 //! Infrastructure, Agents tab: the Agents with their status, Add agent
-//! (one-time install tokens with copy-ready snippets), the tokens and the
-//! enrollment log. The Beacons tab is `beacons::BeaconsPage`.
+//! (one-time install tokens with copy-ready snippets), the tokens, the
+//! revoked keys (`revoked_keys`) and the enrollment log. The Beacons tab is
+//! `beacons::BeaconsPage`.
 
 use super::form_errors::FormErrors;
 use super::layout::Frame;
+use super::revoked_keys::RevokedKeys;
 use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
@@ -162,7 +164,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_iter()
                                 .map(|tok| {
                                     let id = tok.id.clone();
-                                    let active = tok.state == "active";
+                                    // Revoking a used token ends its repeat grace for the key that used it.
+                                    let revocable = tok.state == "active" || tok.state == "used";
                                     let label = match &tok.replaces_agent {
                                         Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
                                         None => tok.name.clone(),
@@ -175,7 +178,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                             <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
                                             <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
                                             <td>
-                                                {active.then(|| view! {
+                                                {revocable.then(|| view! {
                                                     <button type="button" class="revoke-token"
                                                         disabled=move || revoke.pending().get()
                                                         on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
@@ -206,6 +209,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                     }
                 })}
             </Transition>
+
+            <RevokedKeys />
 
             <h2 id="enrollment-log">{it.log_title}</h2>
             <p class="muted">{it.log_intro}</p>

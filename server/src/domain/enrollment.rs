@@ -4,6 +4,7 @@
 
 use super::agents::{bounded, bounded_list, limits};
 use super::install_tokens;
+use super::revoked_keys;
 use super::secrets::{secret_matches, token_hash};
 use super::{audit, split_page, StoreError};
 use crate::entities::{agent, component, enrollment_log, install_token};
@@ -91,9 +92,10 @@ impl Enrollment {
 
     /// Enrolls (or re-enrolls) the key in `request`. The same key always gets
     /// the same Agent ID; its name and tags are refreshed. An install token is
-    /// used up by the enrollment it allows (the same key may repeat it, so a
-    /// lost answer can be retried); a move token hands the old record's
-    /// desired components to the new Agent.
+    /// used up by the enrollment it allows (the same key may repeat it until
+    /// the token expires or is revoked, so a lost answer can be retried); a
+    /// move token hands the old record's desired components to the new Agent.
+    /// A revoked key is refused, even once its Agent record is deleted.
     pub async fn enroll(
         &self,
         request: &EnrollRequest,
@@ -125,20 +127,25 @@ impl Enrollment {
         let mut replaces = None;
         let mut named_by_admin = false;
         if let Grant::Install(token) = &grant {
-            // Conditional, so two hosts racing with one token cannot both win.
-            let used = install_token::Entity::update_many()
-                .col_expr(install_token::Column::UsedAt, Some(now).into())
+            // Conditional, so two hosts racing with one token cannot both win,
+            // and a token revoked or expired meanwhile ends a repeat's grace.
+            let claim = install_token::Entity::update_many()
                 .col_expr(
                     install_token::Column::UsedBy,
                     Some(agent_id.to_string()).into(),
                 )
                 .filter(install_token::Column::Id.eq(token.id.as_str()))
-                .filter(install_token::Column::UsedAt.is_null())
                 .filter(install_token::Column::RevokedAt.is_null())
-                .exec(&txn)
-                .await?;
+                .filter(install_token::Column::ExpiresAt.gt(now));
             let repeat = token.used_by.as_deref() == Some(agent_id.as_str());
-            if used.rows_affected == 0 && !repeat {
+            let claim = if repeat {
+                claim.filter(install_token::Column::UsedBy.eq(agent_id.as_str()))
+            } else {
+                claim
+                    .col_expr(install_token::Column::UsedAt, Some(now).into())
+                    .filter(install_token::Column::UsedAt.is_null())
+            };
+            if claim.exec(&txn).await?.rows_affected == 0 {
                 drop(txn);
                 return Err(self.refuse(&log, EnrollRefusal::InstallTokenUsed).await);
             }
@@ -233,6 +240,11 @@ impl Enrollment {
             match install_tokens::state(&found, now) {
                 "revoked" => return Ok(Err(EnrollRefusal::InstallTokenRevoked)),
                 "used" if !repeat => return Ok(Err(EnrollRefusal::InstallTokenUsed)),
+                // The repeat grace (a lost answer retried) lasts as long as
+                // the token would have, and revoking the token ends it.
+                "used" if found.expires_at <= now => {
+                    return Ok(Err(EnrollRefusal::InstallTokenExpired))
+                }
                 "expired" => return Ok(Err(EnrollRefusal::InstallTokenExpired)),
                 _ => Grant::Install(found),
             }
@@ -240,6 +252,10 @@ impl Enrollment {
         let Some(agent_id) = agent_id.filter(|_| key_ok) else {
             return Ok(Err(EnrollRefusal::MalformedKey));
         };
+        // Outlives the Agent record: deleting a revoked Agent does not let it back.
+        if revoked_keys::is_revoked(&self.db, agent_id.as_str()).await? {
+            return Ok(Err(EnrollRefusal::AgentRevoked));
+        }
         let existing = agent::Entity::find_by_id(agent_id.as_str())
             .one(&self.db)
             .await?;

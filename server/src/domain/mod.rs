@@ -27,6 +27,7 @@ pub mod networks;
 pub mod onboarding;
 pub mod onboarding_text;
 pub mod overview;
+pub mod revoked_keys;
 pub mod secrets;
 
 use chrono::{DateTime, Utc};
