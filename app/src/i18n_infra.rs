@@ -78,6 +78,10 @@ pub struct InfraTexts {
     pub allow_again: &'static str,
     pub allow_again_explain: &'static str,
     pub delete_first: &'static str,
+    /// Marks the name in the enrollment log as the host's own claim.
+    pub name_given: &'static str,
+    pub log_first: &'static str,
+    pub log_last: &'static str,
 }
 
 const EN: InfraTexts = InfraTexts {
@@ -154,6 +158,9 @@ const EN: InfraTexts = InfraTexts {
     allow_again: "Allow again",
     allow_again_explain: "This key may enroll again with a valid token, as a new Agent: no name, tags or components come back with it. Do this only if you trust the host again.",
     delete_first: "Delete the Agent first",
+    name_given: "name given by the host",
+    log_first: "first",
+    log_last: "last",
 };
 
 const RU: InfraTexts = InfraTexts {
@@ -230,6 +237,9 @@ const RU: InfraTexts = InfraTexts {
     allow_again: "Разрешить снова",
     allow_again_explain: "Этот ключ сможет снова подключиться с действующим токеном, как новый агент: имя, теги и компоненты не вернутся. Делайте это, только если снова доверяете хосту.",
     delete_first: "Сначала удалите агента",
+    name_given: "имя, которое назвал хост",
+    log_first: "первая",
+    log_last: "последняя",
 };
 
 pub fn infra_texts(lang: Lang) -> &'static InfraTexts {

@@ -18,6 +18,7 @@ mod m20261130_000011_schedule_leases;
 mod m20261130_000012_monitoring;
 mod m20261130_000013_api_tokens;
 mod m20261201_000014_revoked_keys;
+mod m20261201_000015_enrollment_log_folding;
 
 pub struct Migrator;
 
@@ -39,6 +40,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000012_monitoring::Migration),
             Box::new(m20261130_000013_api_tokens::Migration),
             Box::new(m20261201_000014_revoked_keys::Migration),
+            Box::new(m20261201_000015_enrollment_log_folding::Migration),
         ]
     }
 }

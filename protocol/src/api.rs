@@ -375,9 +375,16 @@ pub struct RevokedKeyView {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollmentAttempt {
+    /// The (last) attempt, RFC 3339 UTC.
     pub at: String,
+    /// The first of the attempts this line counts (equals `at` for one).
+    pub first_at: String,
+    /// Repeated refusals from one address for one reason are one line.
+    pub attempts: u64,
     pub client: String,
+    /// Derived from the key the host sent: not an enrolled Agent unless accepted.
     pub agent_id: Option<String>,
+    /// The name the host gave: its own claim, bounded, to be shown as text.
     pub name: String,
     pub accepted: bool,
     /// `accepted` or the refusal code.

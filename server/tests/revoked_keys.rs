@@ -66,6 +66,7 @@ on_both_databases!(
         let log: Value = c.get_json("/api/v1/enrollments").await;
         assert_eq!(log[0]["reason"], "agent_revoked");
         assert_eq!(log[0]["agent_id"], a.id());
+        assert_eq!(log[0]["attempts"], 2, "both refusals, one line");
         assert!(log[0]["reason_text"]
             .as_str()
             .unwrap()

@@ -224,11 +224,28 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_iter()
                                 .map(|e| {
                                     let class = if e.accepted { "badge ok" } else { "badge bad" };
+                                    // Repeated refusals are one row: how many, and between when.
+                                    let time = if e.attempts > 1 {
+                                        format!(
+                                            "×{}, {} {} {} {}",
+                                            e.attempts,
+                                            it.log_first,
+                                            when(&e.first_at),
+                                            it.log_last,
+                                            when(&e.at)
+                                        )
+                                    } else {
+                                        when(&e.at)
+                                    };
+                                    // Whatever the host sent: text (escaped by Leptos), marked as its claim.
+                                    let given = (!e.name.is_empty()).then(|| view! {
+                                        <span class="given-name"><span class="muted">{it.name_given}": "</span><q>{e.name.clone()}</q></span>" "
+                                    });
                                     view! {
-                                        <tr class="log-row">
-                                            <td data-label=it.col_time>{when(&e.at)}</td>
+                                        <tr class="log-row" data-attempts=e.attempts.to_string()>
+                                            <td data-label=it.col_time class="log-time">{time}</td>
                                             <td data-label=it.col_client>{e.client}</td>
-                                            <td data-label=it.col_agent>{e.name}" "<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
+                                            <td data-label=it.col_agent>{given}<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
                                             <td data-label=it.col_result>
                                                 <span class=class>{e.reason}</span>" "{e.reason_text}
                                             </td>

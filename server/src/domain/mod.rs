@@ -23,6 +23,7 @@ pub mod invites;
 pub mod job_wakeup;
 pub mod jobs;
 pub mod live;
+pub mod log_retention;
 pub mod networks;
 pub mod onboarding;
 pub mod onboarding_text;
