@@ -20,6 +20,19 @@ async fn create_token(c: &common::Control, body: Value) -> Value {
     r.json().await.unwrap()
 }
 
+/// The Infrastructure screen as the server renders it, in English.
+async fn infrastructure_page(c: &common::Control) -> String {
+    c.client
+        .get(c.url("/infrastructure"))
+        .header("accept-language", "en")
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap()
+}
+
 async fn delete_agent(c: &common::Control, id: &str) {
     let r = c
         .client
@@ -79,6 +92,12 @@ on_both_databases!(
         assert_eq!(keys[0]["name"], "edge-9");
         assert_eq!(keys[0]["public_key"], a.key.public_key().to_wire());
         assert_eq!(keys[0]["record_exists"], false);
+        let html = infrastructure_page(&c).await;
+        assert!(html.contains("Revoked keys"));
+        assert!(
+            html.contains(&format!(r#"data-agent="{}" class="allow-key""#, a.id())),
+            "an Allow again button for the key"
+        );
         let r = c
             .post_json(&format!("/api/v1/revoked-keys/{}/allow", a.id()), json!({}))
             .await;
@@ -110,6 +129,12 @@ on_both_databases!(
         assert_eq!(r.status(), 200);
         let keys: Value = c.get_json("/api/v1/revoked-keys").await;
         assert_eq!(keys[0]["record_exists"], true);
+        let html = infrastructure_page(&c).await;
+        assert!(
+            html.contains("Delete the Agent first"),
+            "no Allow button yet"
+        );
+        assert!(!html.contains(r#"class="allow-key""#));
         let allow = format!("/api/v1/revoked-keys/{}/allow", a.id());
         let (status, body) = refusal(c.post_json(&allow, json!({})).await).await;
         assert_eq!(
