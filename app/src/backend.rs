@@ -6,7 +6,7 @@ use crate::error::UiError;
 use async_trait::async_trait;
 use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
-    NetworkInput, NetworkProfile, NewInstallToken, OverviewCounts,
+    NetworkInput, NetworkProfile, NewInstallToken, OverviewCounts, RevokedKeyView,
 };
 use protocol::NetworkId;
 use std::sync::Arc;
@@ -71,6 +71,10 @@ pub trait AdminBackend: Send + Sync + 'static {
     /// The newest install tokens (one screenful).
     async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError>;
     async fn revoke_install_token(&self, id: String) -> Result<(), UiError>;
+    /// The newest revoked keys (one screenful).
+    async fn list_revoked_keys(&self) -> Result<Vec<RevokedKeyView>, UiError>;
+    /// Lets a revoked key enroll again; its Agent record must be deleted first.
+    async fn allow_revoked_key(&self, agent_id: String) -> Result<(), UiError>;
     /// The layered diagnosis of a profile, in `lang`.
     async fn diagnose_network(
         &self,

@@ -71,6 +71,17 @@ pub struct InfraTexts {
     pub move_explain: &'static str,
     pub delete_agent_explain: &'static str,
     pub moved_to: &'static str,
+    pub revoked_title: &'static str,
+    pub revoked_intro: &'static str,
+    pub revoked_empty: &'static str,
+    pub col_revoked_at: &'static str,
+    pub allow_again: &'static str,
+    pub allow_again_explain: &'static str,
+    pub delete_first: &'static str,
+    /// Marks the name in the enrollment log as the host's own claim.
+    pub name_given: &'static str,
+    pub log_first: &'static str,
+    pub log_last: &'static str,
 }
 
 const EN: InfraTexts = InfraTexts {
@@ -136,10 +147,20 @@ const EN: InfraTexts = InfraTexts {
     delete_agent: "Delete",
     confirm: "Confirm",
     disable_explain: "A disabled Agent gets no jobs and its heartbeats are refused. Its containers keep running. Enabling it later re-sends its whole desired state.",
-    revoke_explain: "The Agent's key stops working at once and its queued jobs are cancelled. This cannot be undone: the host must enroll again as a new Agent.",
+    revoke_explain: "The Agent's key stops working at once and its queued jobs are cancelled. The key stays refused, even after the Agent is deleted, until you allow it again under Revoked keys on the Infrastructure screen.",
     move_explain: "This key stops working at once and queued jobs are cancelled. You get a one-time install token (24 h): the host that enrolls with it takes over this Agent's name, tags and desired components, which are then deployed there.",
-    delete_agent_explain: "The Agent record and its components are deleted and queued jobs cancelled; finished jobs stay in the history. Containers on the host are not touched. The host could enroll again as a new Agent.",
+    delete_agent_explain: "The Agent record and its components are deleted and queued jobs cancelled; finished jobs stay in the history. Containers on the host are not touched. The host could enroll again as a new Agent, unless its key was revoked.",
     moved_to: "Moved to",
+    revoked_title: "Revoked keys",
+    revoked_intro: "Keys of revoked Agents. Enrollment refuses them, even after the Agent is deleted, until you allow them again.",
+    revoked_empty: "No revoked keys.",
+    col_revoked_at: "Revoked",
+    allow_again: "Allow again",
+    allow_again_explain: "This key may enroll again with a valid token, as a new Agent: no name, tags or components come back with it. Do this only if you trust the host again.",
+    delete_first: "Delete the Agent first",
+    name_given: "name given by the host",
+    log_first: "first",
+    log_last: "last",
 };
 
 const RU: InfraTexts = InfraTexts {
@@ -205,10 +226,20 @@ const RU: InfraTexts = InfraTexts {
     delete_agent: "Удалить",
     confirm: "Подтвердить",
     disable_explain: "Отключённый агент не получает заданий, его heartbeat отклоняются. Его контейнеры продолжают работать. Повторное включение заново отправит всё желаемое состояние.",
-    revoke_explain: "Ключ агента перестаёт работать сразу, его задания в очереди отменяются. Это необратимо: хосту придётся подключиться заново как новому агенту.",
+    revoke_explain: "Ключ агента перестаёт работать сразу, его задания в очереди отменяются. Ключ отклоняется и после удаления агента, пока вы снова не разрешите его в разделе «Отозванные ключи» на экране «Инфраструктура».",
     move_explain: "Этот ключ перестаёт работать сразу, задания в очереди отменяются. Вы получите одноразовый токен установки (24 ч): хост, подключившийся с ним, получит имя, теги и желаемые компоненты этого агента, и они будут развёрнуты там.",
-    delete_agent_explain: "Запись агента и его компоненты удаляются, задания в очереди отменяются; завершённые задания остаются в истории. Контейнеры на хосте не затрагиваются. Хост сможет подключиться снова как новый агент.",
+    delete_agent_explain: "Запись агента и его компоненты удаляются, задания в очереди отменяются; завершённые задания остаются в истории. Контейнеры на хосте не затрагиваются. Хост сможет подключиться снова как новый агент, если его ключ не отозван.",
     moved_to: "Перенесён в",
+    revoked_title: "Отозванные ключи",
+    revoked_intro: "Ключи отозванных агентов. Подключение с ними отклоняется и после удаления агента, пока вы снова их не разрешите.",
+    revoked_empty: "Отозванных ключей нет.",
+    col_revoked_at: "Отозван",
+    allow_again: "Разрешить снова",
+    allow_again_explain: "Этот ключ сможет снова подключиться с действующим токеном, как новый агент: имя, теги и компоненты не вернутся. Делайте это, только если снова доверяете хосту.",
+    delete_first: "Сначала удалите агента",
+    name_given: "имя, которое назвал хост",
+    log_first: "первая",
+    log_last: "последняя",
 };
 
 pub fn infra_texts(lang: Lang) -> &'static InfraTexts {

@@ -1,11 +1,12 @@
 //! Server functions of the Infrastructure screens: Agents and their lifecycle,
-//! install tokens and the enrollment log. Thin adapters over the backend port.
+//! revoked keys, install tokens and the enrollment log. Thin adapters over
+//! the backend port.
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
-    NewInstallToken,
+    NewInstallToken, RevokedKeyView,
 };
 use serde::{Deserialize, Serialize};
 
@@ -117,6 +118,16 @@ pub async fn list_install_tokens() -> Result<Vec<InstallTokenView>, UiError> {
 #[server(prefix = "/ui", endpoint = "revoke_install_token")]
 pub async fn revoke_install_token(id: String) -> Result<(), UiError> {
     with_status(async { backend()?.revoke_install_token(id).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "list_revoked_keys")]
+pub async fn list_revoked_keys() -> Result<Vec<RevokedKeyView>, UiError> {
+    with_status(async { backend()?.list_revoked_keys().await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "allow_revoked_key")]
+pub async fn allow_revoked_key(agent_id: String) -> Result<(), UiError> {
+    with_status(async { backend()?.allow_revoked_key(agent_id).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "enrollment_log")]

@@ -17,6 +17,8 @@ mod m20261130_000010_sidecar_index;
 mod m20261130_000011_schedule_leases;
 mod m20261130_000012_monitoring;
 mod m20261130_000013_api_tokens;
+mod m20261201_000014_revoked_keys;
+mod m20261201_000015_enrollment_log_folding;
 mod m20261201_000016_profile_version;
 mod m20261201_000017_signin;
 
@@ -39,6 +41,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000011_schedule_leases::Migration),
             Box::new(m20261130_000012_monitoring::Migration),
             Box::new(m20261130_000013_api_tokens::Migration),
+            Box::new(m20261201_000014_revoked_keys::Migration),
+            Box::new(m20261201_000015_enrollment_log_folding::Migration),
             Box::new(m20261201_000016_profile_version::Migration),
             Box::new(m20261201_000017_signin::Migration),
         ]

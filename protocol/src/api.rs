@@ -364,13 +364,38 @@ pub struct CreatedInstallToken {
     pub warning: Option<String>,
 }
 
+/// A revoked key: refused at enrollment, even after its Agent record is
+/// deleted, until the admin allows it again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RevokedKeyView {
+    /// The Agent ID the key derives.
+    pub agent_id: String,
+    /// Base64 without padding; empty for keys revoked before Control kept them.
+    pub public_key: String,
+    /// The Agent's name when it was revoked.
+    pub name: String,
+    /// RFC 3339 UTC.
+    pub revoked_at: String,
+    /// Whether the revoked Agent record still exists (it must be deleted
+    /// before the key may be allowed again).
+    pub record_exists: bool,
+}
+
 /// One enrollment attempt, accepted or refused.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollmentAttempt {
+    /// The (last) attempt, RFC 3339 UTC.
     pub at: String,
+    /// The first of the attempts this line counts (equals `at` for one).
+    pub first_at: String,
+    /// Repeated refusals from one address for one reason are one line.
+    pub attempts: u64,
     pub client: String,
+    /// Derived from the key the host sent: not an enrolled Agent unless accepted.
     pub agent_id: Option<String>,
+    /// The name the host gave: its own claim, bounded, to be shown as text.
     pub name: String,
     pub accepted: bool,
     /// `accepted` or the refusal code.

@@ -30,6 +30,8 @@ pub enum SignatureError {
     BadSignature,
     #[error("the identity file is not a 64-byte Ed25519 keypair")]
     MalformedIdentity,
+    #[error("the Agent ID is not in its canonical form")]
+    MalformedAgentId,
 }
 
 /// The exact bytes that are signed: five lines joined by `\n`, no trailing newline.
@@ -48,6 +50,67 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
         .decode(trimmed.as_bytes())
         .ok()
         .or_else(|| BASE64.decode(trimmed.as_bytes()).ok())
+}
+
+/// A signature exactly as the protocol spells it: standard base64 without
+/// padding of the 64 bytes (86 characters). Every other spelling of the same
+/// bytes (padding, whitespace, the URL-safe alphabet, non-zero trailing bits)
+/// is refused, so text and bytes are one-to-one and a re-encoded copy of a
+/// request cannot pass for a new one.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct WireSignature([u8; 64]);
+
+impl WireSignature {
+    pub fn parse(text: &str) -> Result<Self, SignatureError> {
+        let bytes: [u8; 64] = BASE64_NOPAD
+            .decode(text.as_bytes())
+            .ok()
+            .and_then(|b| b.try_into().ok())
+            .ok_or(SignatureError::MalformedSignature)?;
+        // The round trip states the rule outright rather than relying on the
+        // decoder's trailing-bit check.
+        if BASE64_NOPAD.encode(&bytes) != text {
+            return Err(SignatureError::MalformedSignature);
+        }
+        Ok(Self(bytes))
+    }
+
+    pub fn to_bytes(&self) -> [u8; 64] {
+        self.0
+    }
+
+    /// The one spelling the protocol allows.
+    pub fn to_wire(&self) -> String {
+        BASE64_NOPAD.encode(&self.0)
+    }
+}
+
+impl std::fmt::Debug for WireSignature {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "WireSignature({})", self.to_wire())
+    }
+}
+
+/// The `X-Knot-Agent` header: the Agent ID exactly as Control issued it
+/// (lowercase, no surrounding space).
+pub fn parse_agent_header(text: &str) -> Result<AgentId, SignatureError> {
+    AgentId::parse(text)
+        .ok()
+        .filter(|id| id.as_str() == text)
+        .ok_or(SignatureError::MalformedAgentId)
+}
+
+/// The `X-Knot-Timestamp` header: decimal Unix seconds in their one spelling
+/// (ASCII digits, no sign, no leading zero, no space), since the text itself
+/// is what is signed.
+pub fn parse_timestamp(text: &str) -> Result<i64, SignatureError> {
+    let canonical = !text.is_empty()
+        && text.bytes().all(|b| b.is_ascii_digit())
+        && (text == "0" || !text.starts_with('0'));
+    if !canonical {
+        return Err(SignatureError::MalformedTimestamp);
+    }
+    text.parse().map_err(|_| SignatureError::MalformedTimestamp)
 }
 
 /// A pinned Agent public key, as it travels on the wire.
@@ -73,8 +136,9 @@ impl AgentPublicKey {
         AgentId::derive(self.0.as_bytes())
     }
 
-    /// Checks a request's signature. The timestamp window is checked separately
-    /// (see [`check_timestamp`]) so callers can tell the two apart in their logs.
+    /// Checks a request's signature, given in its wire form. The timestamp
+    /// window is checked separately (see [`check_timestamp`]) so callers can
+    /// tell the two apart in their logs.
     pub fn verify(
         &self,
         method: &str,
@@ -83,23 +147,36 @@ impl AgentPublicKey {
         body: &[u8],
         signature: &str,
     ) -> Result<(), SignatureError> {
-        let sig_bytes: [u8; 64] = decode_base64(signature)
-            .and_then(|b| b.try_into().ok())
-            .ok_or(SignatureError::MalformedSignature)?;
+        self.verify_parsed(
+            method,
+            path,
+            timestamp,
+            body,
+            &WireSignature::parse(signature)?,
+        )
+    }
+
+    /// [`Self::verify`] for a signature already parsed.
+    pub fn verify_parsed(
+        &self,
+        method: &str,
+        path: &str,
+        timestamp: &str,
+        body: &[u8],
+        signature: &WireSignature,
+    ) -> Result<(), SignatureError> {
         let message = signing_message(method, path, timestamp, body);
         // verify_strict also refuses the malleable and small-order edge cases.
         self.0
-            .verify_strict(message.as_bytes(), &Signature::from_bytes(&sig_bytes))
+            .verify_strict(message.as_bytes(), &Signature::from_bytes(&signature.0))
             .map_err(|_| SignatureError::BadSignature)
     }
 }
 
-/// Parses the timestamp header and checks it is within ±180 s of `now` (Unix seconds).
+/// Parses the timestamp header (see [`parse_timestamp`]) and checks it is
+/// within ±180 s of `now` (Unix seconds).
 pub fn check_timestamp(timestamp: &str, now: i64) -> Result<i64, SignatureError> {
-    let ts: i64 = timestamp
-        .trim()
-        .parse()
-        .map_err(|_| SignatureError::MalformedTimestamp)?;
+    let ts = parse_timestamp(timestamp)?;
     if (ts - now).abs() > TIMESTAMP_WINDOW_SECS {
         return Err(SignatureError::StaleTimestamp);
     }
@@ -196,10 +273,33 @@ mod tests {
             check_timestamp("1361", 1180),
             Err(SignatureError::StaleTimestamp)
         );
-        assert_eq!(
-            check_timestamp("12a", 1180),
-            Err(SignatureError::MalformedTimestamp)
-        );
+        for other_spelling in [
+            "12a", "+1000", "01000", " 1000", "1000 ", "-1000", "", "1e3",
+        ] {
+            assert_eq!(
+                check_timestamp(other_spelling, 1180),
+                Err(SignatureError::MalformedTimestamp),
+                "{other_spelling:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_agent_header_must_be_the_id_as_issued() {
+        let id = AgentKey::from_seed([8u8; 32]).public_key().agent_id();
+        assert_eq!(parse_agent_header(id.as_str()), Ok(id.clone()));
+        for other in [
+            id.as_str().to_ascii_uppercase(),
+            format!(" {id}"),
+            format!("{id} "),
+            format!("KA_{}", &id.as_str()[3..]),
+        ] {
+            assert_eq!(
+                parse_agent_header(&other),
+                Err(SignatureError::MalformedAgentId),
+                "{other:?}"
+            );
+        }
     }
 
     #[test]

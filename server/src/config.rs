@@ -132,6 +132,14 @@ pub struct Settings {
     /// Folder with the compiled front end (pkg/); defaults to ./site next to the binary, else target/site.
     #[arg(long, env = "KNOTROUTE_CONTROL_SITE_ROOT")]
     pub site_root: Option<PathBuf>,
+    /// Days the enrollment log and the audit log keep a line (default 90).
+    #[arg(
+        long,
+        env = "KNOTROUTE_CONTROL_LOG_RETENTION_DAYS",
+        default_value_t = crate::domain::log_retention::DEFAULT_RETENTION_DAYS,
+        value_parser = clap::value_parser!(u32).range(1..=36_500)
+    )]
+    pub log_retention_days: u32,
 }
 
 /// 0 (off) or 10 s to a day: a shorter round would only load the Beacons.
@@ -189,6 +197,8 @@ pub struct Config {
     pub allow_private_beacons: bool,
     /// Requests a minute per address to the machine endpoints; `None`: unlimited.
     pub machine_rate_limit: Option<std::num::NonZeroU32>,
+    /// How long the enrollment and audit logs keep a line.
+    pub log_retention: chrono::Duration,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -356,6 +366,7 @@ impl Settings {
             alert_webhook,
             allow_private_beacons: self.allow_private_beacons,
             machine_rate_limit: std::num::NonZeroU32::new(self.machine_rate_limit),
+            log_retention: chrono::Duration::days(self.log_retention_days.into()),
         })
     }
 }

@@ -98,7 +98,8 @@ async fn main() -> ExitCode {
     }
 }
 
-/// Expired sessions, old failed sign-ins and old request signatures are deleted every ten minutes.
+/// Expired sessions, old failed sign-ins, old request signatures and log
+/// lines past their retention are deleted every ten minutes (and at start-up).
 fn spawn_pruning(state: AppState) {
     // Leases are checked often: an expired job should show as such within a minute.
     let jobs = state.jobs.clone();
@@ -122,6 +123,14 @@ fn spawn_pruning(state: AppState) {
             }
             if let Err(e) = state.agents.prune().await {
                 tracing::warn!(error = %e, "pruning seen signatures failed");
+            }
+            let retention = state.config.log_retention;
+            match server::domain::log_retention::prune(&state.db, chrono::Utc::now(), retention)
+                .await
+            {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(deleted = n, "log lines past their retention pruned"),
+                Err(e) => tracing::warn!(error = %e, "pruning the logs failed"),
             }
         }
     });

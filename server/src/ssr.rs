@@ -8,7 +8,8 @@ use crate::domain::networks::NetworkService;
 use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
 use crate::http::error::{
     ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
-    ui_invite_error, ui_job_error, ui_network_error, ui_store_error, ui_token_error,
+    ui_invite_error, ui_job_error, ui_network_error, ui_revoked_key_error, ui_store_error,
+    ui_token_error,
 };
 use crate::http::extract::{came_over_https, client_address, peer_of};
 use crate::http::lang::request_lang;
@@ -25,7 +26,7 @@ use async_trait::async_trait;
 use leptos::prelude::*;
 use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
-    JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts,
+    JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts, RevokedKeyView,
 };
 use protocol::NetworkId;
 use std::sync::Arc;
@@ -245,6 +246,24 @@ impl AdminBackend for Backend {
             .await
             .map(drop)
             .map_err(ui_install_token_error)
+    }
+
+    async fn list_revoked_keys(&self) -> Result<Vec<RevokedKeyView>, UiError> {
+        let (rows, _) = self
+            .state
+            .revoked_keys
+            .list(None, UI_PAGE_SIZE)
+            .await
+            .map_err(ui_revoked_key_error)?;
+        Ok(rows)
+    }
+
+    async fn allow_revoked_key(&self, agent_id: String) -> Result<(), UiError> {
+        self.state
+            .revoked_keys
+            .allow(&agent_id)
+            .await
+            .map_err(ui_revoked_key_error)
     }
 
     async fn list_services_page(

@@ -12,6 +12,7 @@ use crate::domain::install_tokens::InstallTokens;
 use crate::domain::invites::Invites;
 use crate::domain::jobs::JobQueue;
 use crate::domain::live::ChangeFeed;
+use crate::domain::revoked_keys::RevokedKeys;
 use crate::domain::{
     agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
 };
@@ -32,6 +33,8 @@ pub struct AppState {
     pub agents: AgentService,
     pub enrollment: Enrollment,
     pub install_tokens: InstallTokens,
+    /// Keys revoked by the admin, refused at enrollment until allowed again.
+    pub revoked_keys: RevokedKeys,
     pub invites: Invites,
     /// Limits how often one client address may open invite pages.
     pub invite_throttle: AddressThrottle,
@@ -102,6 +105,7 @@ impl AppState {
             enrollment: Enrollment::new(db.clone(), config.enroll_token.expose()),
             inventory,
             install_tokens,
+            revoked_keys: RevokedKeys::new(db.clone()),
             jobs,
             reconciler,
             overview: OverviewService::new(db.clone(), config.agent_offline_after),

@@ -76,6 +76,23 @@ on_both_databases!(
         for a in &agents {
             a.enroll_with_docker().await;
         }
+        // A revoked and deleted host: its key must stay refused after a restore.
+        let revoked = SimAgent::new(&c, 83);
+        revoked.enroll_with_docker().await;
+        let r = c
+            .post_json(
+                &format!("/api/v1/agents/{}/revoke", revoked.id()),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let r = c
+            .client
+            .delete(c.url(&format!("/api/v1/agents/{}", revoked.id())))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 204);
         let job = json!({"agent_id": agents[0].id(), "kind": "deploy_sidecar", "payload": {
             "name": "web", "network_id": network["id"], "target": "app:8080",
             "docker_network": "apps", "beacons": ["https://beacon.example.net"]}});
@@ -165,6 +182,7 @@ on_both_databases!(
             "jobs",
             "audit_log",
             "enrollment_log",
+            "revoked_keys",
         ] {
             assert!(
                 source_counts[table] > 0,
@@ -184,6 +202,10 @@ on_both_databases!(
             "a signed heartbeat is accepted after restore"
         );
         let claimed = agent.claim().await.expect("the queued job survived");
+        let r = SimAgent::at(&restored.base, 83)
+            .enroll(common::ENROLL, "back")
+            .await;
+        assert_eq!(r.status(), 403, "the revoked key is still refused");
         assert_eq!(claimed["id"], queued["id"]);
         // New rows get new ids (sequences moved past the restored ones).
         restored.sign_in().await;

@@ -222,7 +222,7 @@ on_both_databases!(
             .await;
         assert_eq!(error_code(r).await, (409, "agent_retired".into()));
 
-        // Deleting forgets the record; the host may then enroll as new.
+        // Deleting forgets the record, not the revoked key (see revoked_keys.rs).
         let r = c
             .client
             .delete(c.url(&format!("/api/v1/agents/{}", a.id())))
@@ -237,7 +237,10 @@ on_both_databases!(
             .await
             .unwrap();
         assert_eq!(r.status(), 404);
-        assert_eq!(a.enroll(common::ENROLL, "again").await.status(), 201);
+        assert_eq!(
+            error_code(a.enroll(common::ENROLL, "again").await).await,
+            (403, "agent_revoked".into())
+        );
         let audit: Value = c.get_json("/api/v1/audit?action=agent.revoked").await;
         assert_eq!(audit[0]["subject"], a.id());
     }

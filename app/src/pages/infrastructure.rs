@@ -1,9 +1,11 @@
 //! Infrastructure, Agents tab: the Agents with their status, Add agent
-//! (one-time install tokens with copy-ready snippets), the tokens and the
-//! enrollment log. The Beacons tab is `beacons::BeaconsPage`.
+//! (one-time install tokens with copy-ready snippets), the tokens, the
+//! revoked keys (`revoked_keys`) and the enrollment log. The Beacons tab is
+//! `beacons::BeaconsPage`.
 
 use super::form_errors::FormErrors;
 use super::layout::Frame;
+use super::revoked_keys::RevokedKeys;
 use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
@@ -162,7 +164,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_iter()
                                 .map(|tok| {
                                     let id = tok.id.clone();
-                                    let active = tok.state == "active";
+                                    // Revoking a used token ends its repeat grace for the key that used it.
+                                    let revocable = tok.state == "active" || tok.state == "used";
                                     let label = match &tok.replaces_agent {
                                         Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
                                         None => tok.name.clone(),
@@ -175,7 +178,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                             <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
                                             <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
                                             <td>
-                                                {active.then(|| view! {
+                                                {revocable.then(|| view! {
                                                     <button type="button" class="revoke-token"
                                                         disabled=move || revoke.pending().get()
                                                         on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
@@ -207,6 +210,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                 })}
             </Transition>
 
+            <RevokedKeys />
+
             <h2 id="enrollment-log">{it.log_title}</h2>
             <p class="muted">{it.log_intro}</p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
@@ -219,11 +224,28 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_iter()
                                 .map(|e| {
                                     let class = if e.accepted { "badge ok" } else { "badge bad" };
+                                    // Repeated refusals are one row: how many, and between when.
+                                    let time = if e.attempts > 1 {
+                                        format!(
+                                            "×{}, {} {} {} {}",
+                                            e.attempts,
+                                            it.log_first,
+                                            when(&e.first_at),
+                                            it.log_last,
+                                            when(&e.at)
+                                        )
+                                    } else {
+                                        when(&e.at)
+                                    };
+                                    // Whatever the host sent: text (escaped by Leptos), marked as its claim.
+                                    let given = (!e.name.is_empty()).then(|| view! {
+                                        <span class="given-name"><span class="muted">{it.name_given}": "</span><q>{e.name.clone()}</q></span>" "
+                                    });
                                     view! {
-                                        <tr class="log-row">
-                                            <td data-label=it.col_time>{when(&e.at)}</td>
+                                        <tr class="log-row" data-attempts=e.attempts.to_string()>
+                                            <td data-label=it.col_time class="log-time">{time}</td>
                                             <td data-label=it.col_client>{e.client}</td>
-                                            <td data-label=it.col_agent>{e.name}" "<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
+                                            <td data-label=it.col_agent>{given}<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
                                             <td data-label=it.col_result>
                                                 <span class=class>{e.reason}</span>" "{e.reason_text}
                                             </td>

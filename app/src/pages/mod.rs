@@ -21,6 +21,7 @@ pub mod networks;
 pub mod on_demand;
 pub mod onboarding;
 pub mod overview;
+pub mod revoked_keys;
 pub mod services;
 pub mod settings;
 pub mod sparkline;

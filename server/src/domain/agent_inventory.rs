@@ -409,7 +409,9 @@ impl AgentInventory {
     }
 
     /// Revokes an Agent: its key stops working at once and its queued jobs
-    /// are cancelled. The record stays, so the host is told why it is refused.
+    /// are cancelled. The record stays, so the host is told why it is refused;
+    /// the key is also kept as revoked, so deleting the record does not let
+    /// the host back in (see `revoked_keys`).
     pub async fn revoke(&self, id: &str) -> Result<AgentView, InventoryError> {
         let agent = self.find(id).await?;
         if !agent.retired.is_empty() {
@@ -417,6 +419,7 @@ impl AgentInventory {
         }
         let txn = self.db.begin().await?;
         self.retire(&txn, id, "revoked").await?;
+        super::revoked_keys::record(&txn, &agent, Utc::now()).await?;
         InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was revoked").await?;
@@ -429,7 +432,8 @@ impl AgentInventory {
 
     /// Deletes an Agent record and its components; pending jobs are
     /// cancelled, finished ones stay as history. The key becomes unknown, so
-    /// the host could enroll again as a new Agent with a valid token.
+    /// the host could enroll again as a new Agent with a valid token, unless
+    /// the key was revoked (then only the admin's "allow again" lets it).
     pub async fn delete(&self, id: &str) -> Result<(), InventoryError> {
         self.find(id).await?;
         let txn = self.db.begin().await?;

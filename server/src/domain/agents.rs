@@ -6,7 +6,9 @@ use super::{is_unique_violation, StoreError};
 use crate::entities::{agent, component, seen_signature};
 use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
-use protocol::signing::{check_timestamp, AgentPublicKey, TIMESTAMP_WINDOW_SECS};
+use protocol::signing::{
+    check_timestamp, parse_agent_header, AgentPublicKey, WireSignature, TIMESTAMP_WINDOW_SECS,
+};
 use protocol::AgentId;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
@@ -123,14 +125,18 @@ impl AgentService {
         purpose: Purpose,
     ) -> Result<agent::Model, AgentAuthError> {
         let now = Utc::now();
-        let id = AgentId::parse(headers.agent)
+        // Each header has one accepted spelling, so what is verified and what
+        // is recorded against replays are the same value.
+        let id = parse_agent_header(headers.agent)
             .map_err(|_| AgentAuthError::Unauthorized("malformed_agent_id"))?;
         check_timestamp(headers.timestamp, now.timestamp())
             .map_err(|_| AgentAuthError::Unauthorized("stale_timestamp"))?;
+        let signature = WireSignature::parse(headers.signature)
+            .map_err(|_| AgentAuthError::Unauthorized("malformed_signature"))?;
         let key = self.pinned_key(&id).await?;
-        key.verify(method, path, headers.timestamp, body, headers.signature)
+        key.verify_parsed(method, path, headers.timestamp, body, &signature)
             .map_err(|_| AgentAuthError::Unauthorized("bad_signature"))?;
-        let signature_hash = token_hash(headers.signature.trim());
+        let signature_hash = replay_key(&signature);
         if purpose == Purpose::Heartbeat && self.db.get_database_backend() == DbBackend::Postgres {
             // One round trip in the usual case; the slow path below says why not.
             if let Some(row) = self.claim_and_mark_seen(&id, &signature_hash, now).await? {
@@ -327,6 +333,13 @@ impl AgentService {
             .await?;
         Ok(())
     }
+}
+
+/// What the replay record is keyed on: the signature's 64 bytes (hashed, in
+/// their one wire spelling, which also matches the records written before
+/// other spellings were refused).
+fn replay_key(signature: &WireSignature) -> String {
+    token_hash(&signature.to_wire())
 }
 
 /// The Agent columns a heartbeat sets: name, hostname, version, Docker

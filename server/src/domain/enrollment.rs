@@ -1,9 +1,12 @@
 //! Enrollment: an Agent presents its public key with the shared token or a
 //! one-time install token and gets its Agent ID. Every attempt, accepted or
-//! refused, goes to the enrollment log with its reason and client address.
+//! refused, goes to the enrollment log with its reason and client address;
+//! repeated refusals from one address for one reason fold into one line, so
+//! a flood of attempts cannot grow the log (nor the audit log) row by row.
 
 use super::agents::{bounded, bounded_list, limits};
 use super::install_tokens;
+use super::revoked_keys;
 use super::secrets::{secret_matches, token_hash};
 use super::{audit, split_page, StoreError};
 use crate::entities::{agent, component, enrollment_log, install_token};
@@ -12,14 +15,16 @@ use protocol::agent::EnrollRequest;
 use protocol::api::EnrollmentAttempt;
 use protocol::signing::AgentPublicKey;
 use protocol::{AgentId, Lang};
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 
 /// Refused enrollments from one client within this window before it is throttled.
-pub const ENROLL_REFUSALS_MAX: u64 = 20;
+pub const ENROLL_REFUSALS_MAX: i64 = 20;
+/// Also how long one log line keeps counting the same refusal: a line spans
+/// at most this long, so the throttle can count attempts by line.
 pub const ENROLL_WINDOW: Duration = Duration::minutes(10);
 
 /// Why an enrollment was refused; the code is what the enrollment log shows.
@@ -91,9 +96,10 @@ impl Enrollment {
 
     /// Enrolls (or re-enrolls) the key in `request`. The same key always gets
     /// the same Agent ID; its name and tags are refreshed. An install token is
-    /// used up by the enrollment it allows (the same key may repeat it, so a
-    /// lost answer can be retried); a move token hands the old record's
-    /// desired components to the new Agent.
+    /// used up by the enrollment it allows (the same key may repeat it until
+    /// the token expires or is revoked, so a lost answer can be retried); a
+    /// move token hands the old record's desired components to the new Agent.
+    /// A revoked key is refused, even once its Agent record is deleted.
     pub async fn enroll(
         &self,
         request: &EnrollRequest,
@@ -125,20 +131,25 @@ impl Enrollment {
         let mut replaces = None;
         let mut named_by_admin = false;
         if let Grant::Install(token) = &grant {
-            // Conditional, so two hosts racing with one token cannot both win.
-            let used = install_token::Entity::update_many()
-                .col_expr(install_token::Column::UsedAt, Some(now).into())
+            // Conditional, so two hosts racing with one token cannot both win,
+            // and a token revoked or expired meanwhile ends a repeat's grace.
+            let claim = install_token::Entity::update_many()
                 .col_expr(
                     install_token::Column::UsedBy,
                     Some(agent_id.to_string()).into(),
                 )
                 .filter(install_token::Column::Id.eq(token.id.as_str()))
-                .filter(install_token::Column::UsedAt.is_null())
                 .filter(install_token::Column::RevokedAt.is_null())
-                .exec(&txn)
-                .await?;
+                .filter(install_token::Column::ExpiresAt.gt(now));
             let repeat = token.used_by.as_deref() == Some(agent_id.as_str());
-            if used.rows_affected == 0 && !repeat {
+            let claim = if repeat {
+                claim.filter(install_token::Column::UsedBy.eq(agent_id.as_str()))
+            } else {
+                claim
+                    .col_expr(install_token::Column::UsedAt, Some(now).into())
+                    .filter(install_token::Column::UsedAt.is_null())
+            };
+            if claim.exec(&txn).await?.rows_affected == 0 {
                 drop(txn);
                 return Err(self.refuse(&log, EnrollRefusal::InstallTokenUsed).await);
             }
@@ -204,12 +215,19 @@ impl Enrollment {
         client: &str,
         now: DateTime<Utc>,
     ) -> Result<Result<Grant, EnrollRefusal>, StoreError> {
-        let refusals = enrollment_log::Entity::find()
+        // Lines with an attempt in the window; each spans at most the window,
+        // so this counts the refusals of the last 10 to 20 minutes.
+        let refusals: i64 = enrollment_log::Entity::find()
+            .select_only()
+            .column(enrollment_log::Column::Attempts)
             .filter(enrollment_log::Column::Client.eq(client))
             .filter(enrollment_log::Column::Accepted.eq(false))
             .filter(enrollment_log::Column::At.gt(now - ENROLL_WINDOW))
-            .count(&self.db)
-            .await?;
+            .into_tuple::<i64>()
+            .all(&self.db)
+            .await?
+            .iter()
+            .sum();
         if refusals >= ENROLL_REFUSALS_MAX {
             return Ok(Err(EnrollRefusal::Throttled));
         }
@@ -233,6 +251,11 @@ impl Enrollment {
             match install_tokens::state(&found, now) {
                 "revoked" => return Ok(Err(EnrollRefusal::InstallTokenRevoked)),
                 "used" if !repeat => return Ok(Err(EnrollRefusal::InstallTokenUsed)),
+                // The repeat grace (a lost answer retried) lasts as long as
+                // the token would have, and revoking the token ends it.
+                "used" if found.expires_at <= now => {
+                    return Ok(Err(EnrollRefusal::InstallTokenExpired))
+                }
                 "expired" => return Ok(Err(EnrollRefusal::InstallTokenExpired)),
                 _ => Grant::Install(found),
             }
@@ -240,6 +263,10 @@ impl Enrollment {
         let Some(agent_id) = agent_id.filter(|_| key_ok) else {
             return Ok(Err(EnrollRefusal::MalformedKey));
         };
+        // Outlives the Agent record: deleting a revoked Agent does not let it back.
+        if revoked_keys::is_revoked(&self.db, agent_id.as_str()).await? {
+            return Ok(Err(EnrollRefusal::AgentRevoked));
+        }
         let existing = agent::Entity::find_by_id(agent_id.as_str())
             .one(&self.db)
             .await?;
@@ -259,9 +286,20 @@ impl Enrollment {
         Ok(Ok(grant))
     }
 
+    /// Logs a refusal. Only the first of a run of the same refusal from one
+    /// address opens a log line, an audit line and a warning; the rest are counted.
     async fn refuse(&self, log: &LogLine<'_>, refusal: EnrollRefusal) -> EnrollError {
-        if let Err(e) = log.write(&self.db, false, refusal.code()).await {
-            return e.into();
+        let opened = match log.fold_refusal(&self.db, refusal.code()).await {
+            Ok(opened) => opened,
+            Err(e) => return e.into(),
+        };
+        if !opened {
+            tracing::debug!(
+                client = log.client,
+                reason = refusal.code(),
+                "enrollment refused again"
+            );
+            return EnrollError::Refused(refusal);
         }
         tracing::warn!(
             client = log.client,
@@ -300,6 +338,8 @@ impl Enrollment {
             rows.iter()
                 .map(|r| EnrollmentAttempt {
                     at: r.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    first_at: r.first_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+                    attempts: r.attempts.max(1) as u64,
                     client: r.client.clone(),
                     agent_id: r.agent_id.clone(),
                     name: r.name.clone(),
@@ -329,6 +369,8 @@ impl LogLine<'_> {
     ) -> Result<(), StoreError> {
         enrollment_log::ActiveModel {
             at: Set(self.at),
+            first_at: Set(self.at),
+            attempts: Set(1),
             client: Set(self.client.to_string()),
             agent_id: Set(self.agent_id.clone()),
             name: Set(self.name.clone()),
@@ -339,6 +381,49 @@ impl LogLine<'_> {
         .insert(db)
         .await?;
         Ok(())
+    }
+
+    /// Counts a refusal into this address's open line for the reason (opened
+    /// less than [`ENROLL_WINDOW`] ago), or opens one. True when it opened one.
+    /// The latest name and key are kept: the line says what was last tried.
+    async fn fold_refusal(
+        &self,
+        db: &impl ConnectionTrait,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        let open = enrollment_log::Entity::find()
+            .select_only()
+            .column(enrollment_log::Column::Id)
+            .filter(enrollment_log::Column::Client.eq(self.client))
+            .filter(enrollment_log::Column::Accepted.eq(false))
+            .filter(enrollment_log::Column::Reason.eq(reason))
+            .filter(enrollment_log::Column::FirstAt.gt(self.at - ENROLL_WINDOW))
+            .order_by_desc(enrollment_log::Column::Id)
+            .into_tuple::<i64>()
+            .one(db)
+            .await?;
+        if let Some(id) = open {
+            // Incremented in the database, so replicas counting at once lose nothing.
+            let counted = enrollment_log::Entity::update_many()
+                .col_expr(
+                    enrollment_log::Column::Attempts,
+                    Expr::col(enrollment_log::Column::Attempts).add(1),
+                )
+                .col_expr(enrollment_log::Column::At, self.at.into())
+                .col_expr(
+                    enrollment_log::Column::AgentId,
+                    self.agent_id.clone().into(),
+                )
+                .col_expr(enrollment_log::Column::Name, self.name.clone().into())
+                .filter(enrollment_log::Column::Id.eq(id))
+                .exec(db)
+                .await?;
+            if counted.rows_affected == 1 {
+                return Ok(false);
+            }
+        }
+        self.write(db, false, reason).await?;
+        Ok(true)
     }
 }
 

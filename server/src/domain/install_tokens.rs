@@ -244,14 +244,14 @@ impl InstallTokens {
         Ok(done.rows_affected)
     }
 
-    /// Revokes a token that has not been used; revoking twice is harmless.
+    /// Revokes a token; revoking twice is harmless. A used token can be
+    /// revoked too: that ends its repeat grace for the key that used it.
     pub async fn revoke(&self, id: &str) -> Result<InstallTokenView, InstallTokenError> {
         let now = Utc::now();
         let done = install_token::Entity::update_many()
             .col_expr(install_token::Column::RevokedAt, Some(now).into())
             .filter(install_token::Column::Id.eq(id))
             .filter(install_token::Column::RevokedAt.is_null())
-            .filter(install_token::Column::UsedAt.is_null())
             .exec(&self.db)
             .await?;
         let row = install_token::Entity::find_by_id(id)

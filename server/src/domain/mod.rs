@@ -24,10 +24,12 @@ pub mod invites;
 pub mod job_wakeup;
 pub mod jobs;
 pub mod live;
+pub mod log_retention;
 pub mod networks;
 pub mod onboarding;
 pub mod onboarding_text;
 pub mod overview;
+pub mod revoked_keys;
 pub mod secrets;
 
 use chrono::{DateTime, Utc};

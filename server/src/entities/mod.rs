@@ -17,6 +17,7 @@ pub mod invite;
 pub mod job;
 pub mod login_failure;
 pub mod network;
+pub mod revoked_key;
 pub mod schedule_lease;
 pub mod seen_signature;
 pub mod setting;

@@ -1,5 +1,6 @@
 //! Admin side of the Agent lifecycle: Agents (list, read, disable, enable,
-//! revoke, move, delete), install tokens and the enrollment log.
+//! revoke, move, delete), revoked keys (list, allow again), install tokens
+//! and the enrollment log.
 
 use super::error::ApiError;
 use super::extract::{page, ApiJson, ApiQuery};
@@ -11,7 +12,9 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use protocol::api::{AgentView, CreatedInstallToken, InstallTokenView, NewInstallToken};
+use protocol::api::{
+    AgentView, CreatedInstallToken, InstallTokenView, NewInstallToken, RevokedKeyView,
+};
 use serde::Deserialize;
 
 pub fn routes() -> Router<AppState> {
@@ -22,6 +25,8 @@ pub fn routes() -> Router<AppState> {
         .route("/agents/{id}/enable", post(enable_agent))
         .route("/agents/{id}/revoke", post(revoke_agent))
         .route("/agents/{id}/move", post(move_agent))
+        .route("/revoked-keys", get(list_revoked_keys))
+        .route("/revoked-keys/{agent_id}/allow", post(allow_revoked_key))
         .route(
             "/install-tokens",
             post(create_install_token).get(list_install_tokens),
@@ -133,6 +138,44 @@ async fn delete_agent(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     state.inventory.delete(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/revoked-keys",
+    tag = "agents",
+    params(TokenPage),
+    responses((status = 200, body = [RevokedKeyView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Keys refused at enrollment until allowed again, newest first; `X-Next-Cursor`
+/// carries `after` (an Agent ID) for the next page.
+async fn list_revoked_keys(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<TokenPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .revoked_keys
+        .list(query.after.as_deref(), query.limit)
+        .await?;
+    Ok(page(rows, next))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/revoked-keys/{agent_id}/allow",
+    tag = "agents",
+    params(("agent_id" = String, Path, description = "The Agent ID the revoked key derives")),
+    responses((status = 204, description = "The key may enroll again, as a new Agent"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// 409 `revoked_agent_exists` while the revoked Agent record is not deleted.
+async fn allow_revoked_key(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.revoked_keys.allow(&agent_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -13,6 +13,7 @@ use crate::domain::install_tokens::InstallTokenError;
 use crate::domain::invites::InviteError;
 use crate::domain::jobs::JobError;
 use crate::domain::networks::NetworkError;
+use crate::domain::revoked_keys::RevokedKeyError;
 use crate::domain::StoreError;
 use app::error::UiError;
 use axum::extract::rejection::JsonRejection;
@@ -410,6 +411,33 @@ impl From<InstallTokenError> for ApiError {
             ),
             InstallTokenError::Store(e) => e.into(),
         }
+    }
+}
+
+impl From<RevokedKeyError> for ApiError {
+    fn from(e: RevokedKeyError) -> Self {
+        match e {
+            RevokedKeyError::NotFound => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No revoked key has this Agent ID.",
+            ),
+            RevokedKeyError::RecordExists => ApiError::new(
+                StatusCode::CONFLICT,
+                "revoked_agent_exists",
+                "The revoked Agent is still on record: delete it first, then allow its key again.",
+            )
+            .hint("DELETE /api/v1/agents/{id} (or Delete on the Agent's page) removes the record."),
+            RevokedKeyError::Store(e) => e.into(),
+        }
+    }
+}
+
+pub fn ui_revoked_key_error(e: RevokedKeyError) -> UiError {
+    match e {
+        RevokedKeyError::NotFound => UiError::NotFound,
+        RevokedKeyError::RecordExists => UiError::Refused(ApiError::from(e).body.error),
+        RevokedKeyError::Store(e) => ui_store_error(e),
     }
 }
 

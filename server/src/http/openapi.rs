@@ -17,7 +17,8 @@ pub mod schemas {
     pub use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
     pub use protocol::api::{
         AgentView, AuditEntry, CreatedInstallToken, EnrollmentAttempt, ErrorBody, InstallTokenView,
-        JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, SessionStatus, SignIn,
+        JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, RevokedKeyView,
+        SessionStatus, SignIn,
     };
     pub use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
     pub use protocol::diagnostics::Diagnosis;
@@ -42,7 +43,8 @@ use super::{
         api::delete_network, api::list_audit,
         agents_api::list_agents, agents_api::get_agent, agents_api::delete_agent,
         agents_api::disable_agent, agents_api::enable_agent, agents_api::revoke_agent,
-        agents_api::move_agent, agents_api::create_install_token,
+        agents_api::move_agent, agents_api::list_revoked_keys, agents_api::allow_revoked_key,
+        agents_api::create_install_token,
         agents_api::list_install_tokens, agents_api::revoke_install_token,
         agents_api::enrollment_log,
         jobs_api::list_jobs, jobs_api::create_job, jobs_api::get_job, jobs_api::cancel_job,

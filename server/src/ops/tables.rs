@@ -82,6 +82,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::alert::Entity>(true),
         table::<e::setting::Entity>(false),
         table::<e::api_token::Entity>(false),
+        table::<e::revoked_key::Entity>(false),
     ]
 }
 

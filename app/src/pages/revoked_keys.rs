@@ -1,0 +1,102 @@
+//! Revoked keys, on the Infrastructure screen: the keys refused at enrollment
+//! even after their Agent is deleted, each with "Allow again" behind a
+//! confirmation that says what it lets back in.
+
+use super::confirm::ConfirmDialog;
+use super::infrastructure::when;
+use super::LoadError;
+use crate::i18n::texts;
+use crate::i18n_infra::infra_texts;
+use crate::infra_api::{list_revoked_keys, AllowRevokedKey};
+use crate::use_lang;
+use leptos::prelude::*;
+
+#[component]
+pub fn RevokedKeys() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = infra_texts(lang);
+    let allow = ServerAction::<AllowRevokedKey>::new();
+    let keys = Resource::new(move || allow.version().get(), |_| list_revoked_keys());
+    // The key the open dialog is about.
+    let chosen = RwSignal::new(None::<String>);
+    let open = RwSignal::new(false);
+    let error = Signal::derive(move || {
+        allow
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = allow.value().get() {
+            open.set(false);
+        }
+    });
+    view! {
+        <h2 id="revoked-keys">{it.revoked_title}</h2>
+        <p class="muted">{it.revoked_intro}</p>
+        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || Suspend::new(async move {
+                match keys.await {
+                    Err(e) => view! { <LoadError error=e /> }.into_any(),
+                    Ok(list) if list.is_empty() => {
+                        view! { <p class="empty" id="revoked-empty">{it.revoked_empty}</p> }.into_any()
+                    }
+                    Ok(list) => {
+                        let rows = list
+                            .into_iter()
+                            .map(|k| {
+                                let id = k.agent_id.clone();
+                                let action = if k.record_exists {
+                                    // Its record still refuses the key: deleting it comes first.
+                                    let href = format!("/infrastructure/agents/{}", k.agent_id);
+                                    view! { <a href=href class="delete-first">{it.delete_first}</a> }.into_any()
+                                } else {
+                                    view! {
+                                        <button type="button" class="allow-key" data-agent=id.clone()
+                                            on:click=move |_| {
+                                                chosen.set(Some(id.clone()));
+                                                open.set(true);
+                                            }>
+                                            {it.allow_again}
+                                        </button>
+                                    }
+                                        .into_any()
+                                };
+                                view! {
+                                    <tr class="revoked-row" data-agent=k.agent_id.clone()>
+                                        <td data-label=it.col_agent><code class="id">{k.agent_id.clone()}</code></td>
+                                        <td data-label=t.col_name>{k.name}</td>
+                                        <td data-label=it.col_revoked_at>{when(&k.revoked_at)}</td>
+                                        <td>{action}</td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="revoked-table">
+                                <thead><tr>
+                                    <th scope="col">{it.col_agent}</th>
+                                    <th scope="col">{t.col_name}</th>
+                                    <th scope="col">{it.col_revoked_at}</th>
+                                    <th scope="col"></th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Transition>
+        <ConfirmDialog open title={it.allow_again} explain={it.allow_again_explain}
+            confirm_label={it.allow_again} confirm_id="confirm-allow-key"
+            error pending=allow.pending()
+            on_confirm=move || {
+                if let Some(agent_id) = chosen.get_untracked() {
+                    allow.dispatch(AllowRevokedKey { agent_id });
+                }
+            } />
+    }
+}
