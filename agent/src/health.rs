@@ -19,7 +19,10 @@ fn unix_now() -> u64 {
 /// Records that Control accepted a heartbeat now. A failed write only costs
 /// the health check its evidence, so it is logged, not fatal.
 pub fn heartbeat_accepted(data: &Path) {
-    if let Err(e) = std::fs::write(marker(data), unix_now().to_string()) {
+    // Never through a file or symlink someone left at the marker's name.
+    let written =
+        crate::private_file::write_atomically(&marker(data), unix_now().to_string().as_bytes());
+    if let Err(e) = written {
         tracing::warn!(error = %e, "could not record the heartbeat for the health check");
     }
 }

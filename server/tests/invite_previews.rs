@@ -122,3 +122,55 @@ on_both_databases!(
         assert_eq!(opens(&c).await, 1);
     }
 );
+
+on_both_databases!(
+    people_in_in_app_browsers_see_the_invite_and_a_preview_links_to_it,
+    |backend| async move {
+        let c = common::start(backend).await;
+        c.sign_in().await;
+        let r = c
+            .create_network(json!({"name": "Friends", "beacons": ["https://beacon.example.net"]}))
+            .await;
+        let network_id = r.json::<Value>().await.unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let r = c
+            .post_json(
+                "/api/v1/invites",
+                json!({"network_id": network_id, "name": "Friends", "max_opens": 5}),
+            )
+            .await;
+        let url = r.json::<Value>().await.unwrap()["url"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        let path = &url[url.find("/join/").unwrap()..];
+        // Telegram's own browser on a phone carries a person.
+        let telegram_browser = "Mozilla/5.0 (Linux; Android 13; Pixel 7; wv) AppleWebKit/537.36 Chrome/120.0 Mobile Safari/537.36 Telegram-Android/10.5.0";
+        let (status, _, body) = raw(&c, "GET", path, telegram_browser).await;
+        assert_eq!(status, 200);
+        assert!(
+            body.contains(&network_id),
+            "a person in Telegram sees the invite"
+        );
+        assert_eq!(opens(&c).await, 1);
+        // Someone taken for a robot can still ask for the invite, which counts.
+        let (_, _, preview) = raw(&c, "GET", path, "TelegramBot (like TwitterBot)").await;
+        assert!(!preview.contains(&network_id));
+        let link = format!("{path}?open=1&amp;lang=en");
+        assert!(
+            preview.contains(&link),
+            "the preview links to the invite: {preview}"
+        );
+        let (status, _, body) =
+            raw(&c, "GET", &format!("{path}?open=1&lang=en"), "TelegramBot").await;
+        assert_eq!(status, 200);
+        assert!(body.contains(&network_id));
+        assert_eq!(opens(&c).await, 2, "asking for the invite uses up an open");
+        // HEAD never counts, even when it asks.
+        let (_, _, body) = raw(&c, "HEAD", &format!("{path}?open=1"), ANDROID).await;
+        assert_eq!(body, "");
+        assert_eq!(opens(&c).await, 2);
+    }
+);

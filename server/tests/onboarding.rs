@@ -311,12 +311,17 @@ on_both_databases!(
         // Unknown tokens: 404, the same page whatever the token looks like.
         for bogus in [
             "/join/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
-            "/join/not%20a%20token",
+            "/join/not-a-token_at.all",
         ] {
             let (status, html) = open(&c, &visitor(), bogus, ANDROID).await;
             assert_eq!(status, 404);
             assert!(html.contains("This invite link does not work"));
         }
+        // A mangled link (escapes, which no token holds) is refused before any
+        // page: nothing is looked up and nothing of a network is shown.
+        let (status, body) = open(&c, &visitor(), "/join/not%20a%20token", ANDROID).await;
+        assert_eq!(status, 400);
+        assert!(!body.contains(&id));
     }
 );
 

@@ -246,6 +246,53 @@ on_both_databases!(
             }
         }
         assert!(sent >= 12 * 40, "sent {sent} hostile requests");
+
+        // Generated spellings too, through the real router and renderer.
+        const PARTS: [&str; 22] = [
+            "..",
+            ".",
+            "",
+            "%2e%2e",
+            "%2E.",
+            ".%2e",
+            "%252e%252e",
+            "..%2f",
+            "..%5c",
+            "..\\",
+            "..;x",
+            "pkg",
+            "join",
+            "x",
+            "lang",
+            "en",
+            "api",
+            "v1",
+            "ui",
+            "infrastructure",
+            "audit",
+            "jobs",
+        ];
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..400 {
+            let segments = 1 + (next() % 6) as usize;
+            let path: String = (0..segments)
+                .map(|_| format!("/{}", PARTS[(next() % PARTS.len() as u64) as usize]))
+                .collect();
+            let answer = raw_request(c.addr, &path, "").await;
+            for marker in &markers {
+                assert!(
+                    !answer.body.contains(marker.as_str()),
+                    "GET {path} answered {} with admin data ({marker})",
+                    answer.status
+                );
+            }
+        }
     }
 );
 

@@ -142,3 +142,33 @@ on_both_databases!(
         );
     }
 );
+
+on_both_databases!(
+    scripts_that_sign_in_without_keeping_cookies_do_not_push_out_the_admins_browser,
+    |backend| async move {
+        let c = common::start(backend).await;
+        // The admin's browser gets its mark.
+        c.sign_in().await;
+        // A script signs in many times without a cookie jar: each sign-in is
+        // handed a mark it throws away.
+        for _ in 0..30 {
+            let script = reqwest::Client::new();
+            let r = script
+                .post(c.url("/api/v1/session"))
+                .header("origin", &c.base)
+                .json(&json!({ "password": PASSWORD }))
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200);
+        }
+        // Guessing from the shared address uses up its budget...
+        let guesser = common::browser_like_client(&c.base);
+        for _ in 0..8 {
+            assert_eq!(attempt(&guesser, &c, "wrong-guess").await, 401);
+        }
+        assert_eq!(attempt(&guesser, &c, PASSWORD).await, 429);
+        // ...but the admin's browser is still known and gets in.
+        assert_eq!(attempt(&c.client, &c, PASSWORD).await, 200);
+    }
+);

@@ -30,11 +30,13 @@ use sea_orm::{
 pub const SESSION_LIFETIME: Duration = Duration::hours(12);
 pub const FAILURE_WINDOW: Duration = Duration::minutes(10);
 pub const MAX_FAILURES: u64 = 8;
-/// How long a browser stays known after a sign-in with it.
+/// How long a browser stays known after it signed in again with its mark.
 pub const DEVICE_LIFETIME: Duration = Duration::days(90);
-/// Known browsers kept; older ones are forgotten (a script that signs in
-/// without keeping cookies would otherwise add one each time).
-const DEVICES_KEPT: u64 = 20;
+/// How long a mark just handed out is kept if it never comes back: a script
+/// that signs in without keeping cookies adds one each time, and these must
+/// neither pile up nor push out the admin's own browser (nothing is evicted
+/// by count; every mark lives by its own expiry).
+pub const NEW_DEVICE_LIFETIME: Duration = Duration::days(14);
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -58,8 +60,8 @@ impl From<sea_orm::DbErr> for AuthError {
 pub struct NewSession {
     pub token: String,
     pub expires_at: DateTime<Utc>,
-    /// A known-browser token for the `kr_device` cookie, when the browser did
-    /// not already present a valid one.
+    /// The known-browser token for the `kr_device` cookie: a new one, or the
+    /// one the browser presented, whose lifetime this sign-in extended.
     pub new_device: Option<String>,
 }
 
@@ -168,7 +170,11 @@ impl AuthService {
             .exec(&self.db)
             .await?;
         let new_device = match device {
-            Some(_) => None,
+            Some(token) => {
+                self.extend_device(token, now).await?;
+                // Sent again so the cookie lives as long as the record.
+                Some(token.to_string())
+            }
             None => Some(self.remember_device(now).await?),
         };
         let token = new_token();
@@ -197,33 +203,32 @@ impl AuthService {
             .is_some())
     }
 
-    /// Stores a new known-browser token (its hash) and forgets the oldest
-    /// beyond [`DEVICES_KEPT`].
+    /// Stores a new known-browser token (its hash), kept for
+    /// [`NEW_DEVICE_LIFETIME`] unless it comes back.
     async fn remember_device(&self, now: DateTime<Utc>) -> Result<String, AuthError> {
         let token = new_token();
         signin_device::ActiveModel {
             token_hash: Set(token_hash(&token)),
             created_at: Set(now),
-            expires_at: Set(now + DEVICE_LIFETIME),
+            expires_at: Set(now + NEW_DEVICE_LIFETIME),
         }
         .insert(&self.db)
         .await?;
-        let surplus: Vec<String> = signin_device::Entity::find()
-            .order_by_desc(signin_device::Column::CreatedAt)
-            .offset(DEVICES_KEPT)
-            .limit(100)
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|d| d.token_hash)
-            .collect();
-        if !surplus.is_empty() {
-            signin_device::Entity::delete_many()
-                .filter(signin_device::Column::TokenHash.is_in(surplus))
-                .exec(&self.db)
-                .await?;
-        }
         Ok(token)
+    }
+
+    /// A mark that came back with a correct password stays known for
+    /// [`DEVICE_LIFETIME`] from now.
+    async fn extend_device(&self, token: &str, now: DateTime<Utc>) -> Result<(), AuthError> {
+        signin_device::Entity::update_many()
+            .col_expr(
+                signin_device::Column::ExpiresAt,
+                sea_orm::sea_query::Expr::value(now + DEVICE_LIFETIME),
+            )
+            .filter(signin_device::Column::TokenHash.eq(token_hash(token)))
+            .exec(&self.db)
+            .await?;
+        Ok(())
     }
 
     /// The session a cookie token belongs to, if it exists and has not expired.

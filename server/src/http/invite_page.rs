@@ -35,24 +35,45 @@ const PAGES_PER_MINUTE: u32 = 60;
 const COUNTED_COOKIE: &str = "kr_invite_counted";
 
 /// Robots that fetch a link pasted into a chat to draw its preview: they must
-/// not use up an invite meant for a person.
+/// not use up an invite meant for a person. Only the fetchers' own tokens
+/// count: the in-app browsers of the same apps (`Telegram-Android/…`,
+/// `WhatsApp` inside a `Mozilla/…` string) and phones named `…bot` carry
+/// people, who must see the invite.
 fn is_link_preview(user_agent: &str) -> bool {
-    const PREVIEWERS: [&str; 12] = [
-        "bot",
-        "crawler",
-        "spider",
+    const FETCHERS: [&str; 8] = [
         "facebookexternalhit",
-        "whatsapp",
-        "telegram",
-        "slack",
-        "discord",
         "skypeuripreview",
         "vkshare",
         "embedly",
+        "crawler",
+        "spider",
+        "slack-imgproxy",
         "preview",
     ];
     let ua = user_agent.to_ascii_lowercase();
-    PREVIEWERS.iter().any(|p| ua.contains(p))
+    if FETCHERS.iter().any(|p| ua.contains(p)) {
+        return true;
+    }
+    // WhatsApp's fetcher says `WhatsApp/2.23…` and nothing of a browser.
+    if ua.starts_with("whatsapp/") && !ua.contains("mozilla") {
+        return true;
+    }
+    // `Googlebot/2.1`, `TelegramBot (like TwitterBot)`, `Slackbot-LinkExpanding`,
+    // `Discordbot/2.0`: a word ending in "bot" followed by a version, a dash,
+    // a space and a parenthesis, or the end. `CUBOT X30` is a phone.
+    ua.match_indices("bot").any(|(at, _)| {
+        let word_starts = ua[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphabetic());
+        let rest = &ua[at + 3..];
+        word_starts
+            && (rest.is_empty()
+                || rest.starts_with('/')
+                || rest.starts_with('-')
+                || rest.starts_with(" (")
+                || rest.starts_with(';'))
+    })
 }
 
 /// The per-address limiter for invite pages (in memory, per replica).
@@ -69,6 +90,9 @@ enum Shown {
 #[derive(Deserialize)]
 pub struct PageQuery {
     lang: Option<String>,
+    /// Set by the preview page's link: a person asks for the invite itself
+    /// (and uses up an open), whatever their browser calls itself.
+    open: Option<String>,
 }
 
 /// `GET /join/{token}`.
@@ -110,7 +134,8 @@ pub async fn show(
         .unwrap_or("");
     // axum sends HEAD the headers of this answer without its body; it is
     // the preview all the same, so that no route to the content is uncounted.
-    let preview = method == Method::HEAD || is_link_preview(user_agent);
+    let asked_to_open = query.open.is_some();
+    let preview = method == Method::HEAD || (is_link_preview(user_agent) && !asked_to_open);
     // A token is 43 URL-safe characters; anything else cannot match and is not looked up.
     let plausible = token.len() <= 64
         && token
@@ -128,7 +153,7 @@ pub async fn show(
         opened.map(|o| Shown::Page(Box::new(o)))
     };
     match opened {
-        Ok(Shown::Preview(preview)) => preview_page(&preview, lang, &nonce),
+        Ok(Shown::Preview(preview)) => preview_page(&preview, &token, lang, &nonce),
         Ok(Shown::Page(opened)) => {
             let mut response = invite_page(&opened, Platform::detect(user_agent), lang, &nonce);
             if let Some(mark) = &opened.counted_mark {
@@ -314,12 +339,15 @@ fn invite_page(
 
 /// The title and a line saying where the rest is: no Network ID, Beacon,
 /// deep link or QR code, since nothing was counted.
-fn preview_page(preview: &InvitePreview, lang: Lang, nonce: &CspNonce) -> Response {
+fn preview_page(preview: &InvitePreview, token: &str, lang: Lang, nonce: &CspNonce) -> Response {
     let t = invite_texts(lang);
     let heading = format!("{} {}{}{}", t.join, t.quotes.0, preview.name, t.quotes.1);
+    // A person taken for a robot follows this; preview fetchers follow no links.
+    let open = format!("/join/{token}?open=1&lang={}", lang.code());
     let body = view! {
         <h1>{heading.clone()}</h1>
         <p id="preview">{t.preview_body}</p>
+        <p><a id="show-invite" href=open rel="nofollow">{t.preview_open}</a></p>
     };
     html_response(StatusCode::OK, document(lang, &heading, nonce, body))
 }
@@ -338,4 +366,37 @@ fn refusal_page(
         <p>{ask.to_string()}</p>
     };
     html_response(status, document(lang, title, nonce, content))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_link_preview;
+
+    #[test]
+    fn preview_fetchers_are_told_from_people_in_in_app_browsers() {
+        for fetcher in [
+            "TelegramBot (like TwitterBot)",
+            "Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)",
+            "Slack-ImgProxy (+https://api.slack.com/robots)",
+            "Mozilla/5.0 (compatible; Discordbot/2.0; +https://discordapp.com)",
+            "WhatsApp/2.23.20.0",
+            "facebookexternalhit/1.1",
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+            "Twitterbot/1.0",
+            "SkypeUriPreview Preview/0.5",
+            "Googlebot",
+        ] {
+            assert!(is_link_preview(fetcher), "{fetcher}");
+        }
+        for person in [
+            "Mozilla/5.0 (Linux; Android 13; Pixel 7 Build/TQ3A; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/120.0 Mobile Safari/537.36 Telegram-Android/10.5.0 (Google Pixel 7; Android 13; SDK 33; HIGH)",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 WhatsApp/2.23.20.0",
+            "Mozilla/5.0 (Linux; Android 10; CUBOT X30) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/119.0 Mobile Safari/537.36",
+            "Mozilla/5.0 (Linux; Android 12; KINGKONG 9) AppleWebKit/537.36 Chrome/118.0 Mobile Safari/537.36 Discord/205.15",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36",
+            "",
+        ] {
+            assert!(!is_link_preview(person), "{person}");
+        }
+    }
 }

@@ -9,6 +9,7 @@ pub struct InviteTexts {
     pub intro: &'static str,
     /// All a link preview shows besides the title.
     pub preview_body: &'static str,
+    pub preview_open: &'static str,
     pub open_app: &'static str,
     pub open_hint: &'static str,
     pub your_device: &'static str,
@@ -42,6 +43,7 @@ const EN: InviteTexts = InviteTexts {
     quotes: ("“", "”"),
     intro: "You are invited to a KnotRoute network. Install the KnotRoute app, then open this invite in it — or follow the steps for your device.",
     preview_body: "You are invited to a KnotRoute network. Open this link on the device you want to connect to see how to join.",
+    preview_open: "Show the invite",
     open_app: "Open in KnotRoute",
     open_hint: "Nothing happens? Install the KnotRoute app first, then tap the button again.",
     your_device: "Steps for your device",
@@ -75,6 +77,7 @@ const RU: InviteTexts = InviteTexts {
     quotes: ("«", "»"),
     intro: "Вас пригласили в сеть KnotRoute. Установите приложение KnotRoute и откройте в нём это приглашение — или выполните шаги для своего устройства.",
     preview_body: "Вас пригласили в сеть KnotRoute. Откройте эту ссылку на устройстве, которое хотите подключить, чтобы увидеть, как это сделать.",
+    preview_open: "Показать приглашение",
     open_app: "Открыть в KnotRoute",
     open_hint: "Ничего не происходит? Сначала установите приложение KnotRoute, затем нажмите кнопку ещё раз.",
     your_device: "Шаги для вашего устройства",

@@ -59,6 +59,9 @@ fn static_assets(state: &AppState) -> tower_http::services::ServeDir {
     tower_http::services::ServeDir::new(format!("{}/{}", options.site_root, options.site_pkg_dir))
         .precompressed_gzip()
         .precompressed_br()
+        // A directory is no asset (its redirect would bounce off the
+        // trailing-slash redirect in paths.rs).
+        .append_index_html_on_directories(false)
 }
 
 async fn plain_not_found() -> StatusCode {

@@ -175,7 +175,18 @@ pub async fn same_origin_only(
     {
         return next.run(request).await;
     }
-    tracing::warn!(path = %request.uri().path(), "refused a cross-origin state-changing request");
+    let peer = peer_of(request.extensions());
+    if request.headers().contains_key("x-forwarded-host") && !config.trusted_proxies.trusts(peer) {
+        // After an upgrade this is the likely cause: the proxy is not listed,
+        // so the Host it forwarded is not believed and no write is accepted.
+        tracing::warn!(
+            path = %request.uri().path(),
+            peer = ?peer,
+            "refused a state-changing request: its X-Forwarded-Host was ignored because the peer is not in KNOTROUTE_CONTROL_TRUSTED_PROXIES (set KNOTROUTE_CONTROL_PUBLIC_URL, or list your proxy there)"
+        );
+    } else {
+        tracing::warn!(path = %request.uri().path(), "refused a cross-origin state-changing request");
+    }
     ApiError::new(
         StatusCode::FORBIDDEN,
         "cross_origin",
