@@ -24,7 +24,7 @@ use crate::entities::{admin_session, login_failure, signin_device};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    QueryOrder, Set,
 };
 
 pub const SESSION_LIFETIME: Duration = Duration::hours(12);
