@@ -6,31 +6,24 @@
 mod common;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 const ANDROID: &str =
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/126 Mobile Safari/537.36";
 
-/// Sends `method path` with `user_agent` and reads the whole answer:
-/// (status, header block, body).
+/// Sends `method path` with `user_agent` as a robot would:
+/// (status, header block in lower case, body).
 async fn raw(
     c: &common::Control,
     method: &str,
     path: &str,
     user_agent: &str,
 ) -> (u16, String, String) {
-    let mut stream = tokio::net::TcpStream::connect(c.addr).await.unwrap();
     let request = format!(
         "{method} {path} HTTP/1.1\r\nHost: {}\r\nUser-Agent: {user_agent}\r\nConnection: close\r\n\r\n",
         c.addr
     );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).await.unwrap();
-    let answer = String::from_utf8(answer).unwrap();
-    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
-    let status = head.split(' ').nth(1).unwrap().parse().unwrap();
-    (status, head.to_ascii_lowercase(), body.to_string())
+    let answer = common::raw_http(c.addr, request.as_bytes()).await;
+    (answer.status, answer.head.to_ascii_lowercase(), answer.body)
 }
 
 async fn opens(c: &common::Control) -> Value {

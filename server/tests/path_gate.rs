@@ -7,60 +7,11 @@ mod common;
 
 use serde_json::{json, Value};
 use std::net::SocketAddr;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
-/// Status, header block and (de-chunked) body of one raw HTTP/1.1 request.
-struct RawAnswer {
-    status: u16,
-    head: String,
-    body: String,
-}
-
-async fn raw_request(addr: SocketAddr, request_line_target: &str, extra: &str) -> RawAnswer {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    let request = format!(
-        "GET {request_line_target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n"
-    );
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).await.unwrap();
-    let text = String::from_utf8_lossy(&bytes).to_string();
-    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let chunked = head
-        .to_ascii_lowercase()
-        .contains("transfer-encoding: chunked");
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_string()
-    };
-    RawAnswer {
-        status,
-        head: head.to_string(),
-        body,
-    }
-}
-
-/// Joins a chunked body, so that a marker split across chunks is still found.
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, after)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
-            break;
-        };
-        if n == 0 || after.len() < n {
-            out.push_str(&after[..after.len().min(n)]);
-            break;
-        }
-        out.push_str(&after[..n]);
-        rest = after[n..].trim_start_matches("\r\n");
-    }
-    out
+async fn raw_request(addr: SocketAddr, target: &str, extra: &str) -> common::RawAnswer {
+    let request =
+        format!("GET {target} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n{extra}\r\n");
+    common::raw_http(addr, request.as_bytes()).await
 }
 
 /// Every admin screen, as the router knows it.

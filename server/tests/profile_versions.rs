@@ -9,7 +9,6 @@ mod common;
 use futures_util::future::join_all;
 use serde_json::{json, Value};
 use std::collections::BTreeSet;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 async fn new_profile(c: &common::Control, body: Value) -> (String, Value) {
     let r = c.create_network(body).await;
@@ -212,17 +211,10 @@ async fn raw_put(
     request.extend_from_slice(extra);
     request.extend_from_slice(b"\r\n");
     request.extend_from_slice(body.as_bytes());
-    let mut stream = tokio::net::TcpStream::connect(c.addr).await.unwrap();
-    stream.write_all(&request).await.unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).await.unwrap();
-    let answer = String::from_utf8_lossy(&answer).to_string();
-    let status = answer[9..12].parse().unwrap();
-    let json = answer
-        .split_once("\r\n\r\n")
-        .and_then(|(_, b)| serde_json::from_str(b).ok())
-        .unwrap_or_else(|| panic!("no JSON body in: {answer}"));
-    (status, json)
+    let answer = common::raw_http(c.addr, &request).await;
+    let json = serde_json::from_str(&answer.body)
+        .unwrap_or_else(|_| panic!("no JSON body in: {} {}", answer.head, answer.body));
+    (answer.status, json)
 }
 
 on_both_databases!(

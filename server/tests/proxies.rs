@@ -7,21 +7,14 @@ mod common;
 
 use common::{Options, PASSWORD};
 use std::net::SocketAddr;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Sends `request` as is and returns the status and the whole answer.
 async fn raw(addr: SocketAddr, request: &str) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request.as_bytes()).await.unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).await.unwrap();
-    let text = String::from_utf8_lossy(&answer).to_string();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("no status line: {text:?}"));
-    (status, text)
+    let answer = common::raw_http(addr, request.as_bytes()).await;
+    (
+        answer.status,
+        format!("{}\r\n\r\n{}", answer.head, answer.body),
+    )
 }
 
 /// A raw request with `extra` header lines (each ending in CRLF).

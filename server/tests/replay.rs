@@ -6,7 +6,6 @@
 mod common;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 /// Sends one HTTP/1.1 request exactly as written; returns status and body.
 async fn raw_post(
@@ -15,29 +14,20 @@ async fn raw_post(
     headers: &[(&str, String)],
     body: &[u8],
 ) -> (u16, String) {
-    let mut stream = tokio::net::TcpStream::connect(c.addr).await.unwrap();
-    let mut head = format!(
+    let mut request = format!(
         "POST {path} HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
          Content-Length: {}\r\nConnection: close\r\n",
         c.addr,
         body.len()
     );
     for (name, value) in headers {
-        head.push_str(&format!("{name}: {value}\r\n"));
+        request.push_str(&format!("{name}: {value}\r\n"));
     }
-    head.push_str("\r\n");
-    stream.write_all(head.as_bytes()).await.unwrap();
-    stream.write_all(body).await.unwrap();
-    let mut answer = Vec::new();
-    stream.read_to_end(&mut answer).await.unwrap();
-    let text = String::from_utf8_lossy(&answer).to_string();
-    let status = text
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or_else(|| panic!("not an HTTP answer: {text:?}"));
-    let body = text.split_once("\r\n\r\n").map(|(_, b)| b).unwrap_or("");
-    (status, body.to_string())
+    request.push_str("\r\n");
+    let mut request = request.into_bytes();
+    request.extend_from_slice(body);
+    let answer = common::raw_http(c.addr, &request).await;
+    (answer.status, answer.body)
 }
 
 /// One captured request: its path, body and the three signature headers.

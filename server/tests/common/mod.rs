@@ -3,6 +3,11 @@
 
 #![allow(dead_code)]
 
+mod raw_http;
+// Each test binary compiles this module anew and names only what it uses.
+#[allow(unused_imports)]
+pub use raw_http::{raw_http, RawAnswer};
+
 pub mod private_postgres;
 
 use clap::Parser;
