@@ -245,15 +245,7 @@ impl NetworkService {
             }
         };
         tracing::info!(network_id = %row.id, version = row.version, "network profile updated");
-        audit::record(
-            &self.db,
-            audit::ADMIN,
-            "network.updated",
-            &row.id,
-            &row.name,
-        )
-        .await;
-        to_profile(row).ok_or(NetworkError::NotFound)
+        self.audited_update(row).await
     }
 
     /// Adds an existing Beacon's URL (already normalised) to a profile, for
@@ -272,6 +264,11 @@ impl NetworkService {
             )]));
         }
         tracing::info!(network_id = %row.id, %url, version = row.version, "Beacon added to a profile");
+        self.audited_update(row).await
+    }
+
+    /// Records an admin's change of a profile in the audit log and answers it.
+    async fn audited_update(&self, row: network::Model) -> Result<NetworkProfile, NetworkError> {
         audit::record(
             &self.db,
             audit::ADMIN,

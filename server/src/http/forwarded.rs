@@ -75,8 +75,6 @@ pub struct Forwarded {
     pub client: Option<IpAddr>,
     /// A trusted proxy said the client used HTTPS (`X-Forwarded-Proto`).
     pub https: bool,
-    /// The peer is a trusted proxy, so its `X-Forwarded-Host` may be used.
-    pub peer_trusted: bool,
     /// `X-Forwarded-For` was present but not believed (for a one-time hint).
     pub ignored_forwarded_for: bool,
 }
@@ -117,7 +115,6 @@ impl Forwarded {
             return Self {
                 client: peer_ip,
                 https: false,
-                peer_trusted: false,
                 ignored_forwarded_for: headers.contains_key("x-forwarded-for"),
             };
         }
@@ -132,7 +129,6 @@ impl Forwarded {
                     .next()
                     .is_some_and(|v| v.trim().eq_ignore_ascii_case("https"))
             }),
-            peer_trusted: true,
             ignored_forwarded_for: false,
         }
     }
@@ -229,7 +225,8 @@ mod tests {
             &t,
         );
         assert_eq!(seen.client, Some("203.0.113.5".parse().unwrap()));
-        assert!(!seen.https && !seen.peer_trusted && seen.ignored_forwarded_for);
+        assert!(!seen.https && !t.trusts(Some("203.0.113.5:999".parse().unwrap())));
+        assert!(seen.ignored_forwarded_for);
         // No trust configured at all: even loopback peers are not believed.
         let none = TrustedProxies::none();
         assert_eq!(

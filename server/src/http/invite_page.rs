@@ -62,12 +62,13 @@ fn is_link_preview(user_agent: &str) -> bool {
     // `Discordbot/2.0`: a word ending in "bot" followed by a version, a dash,
     // a space and a parenthesis, or the end. `CUBOT X30` is a phone.
     ua.match_indices("bot").any(|(at, _)| {
-        let word_starts = ua[..at]
+        // "bot" ends a longer word (`googlebot`), not stands alone.
+        let ends_a_word = ua[..at]
             .chars()
             .next_back()
             .is_some_and(|c| c.is_ascii_alphabetic());
         let rest = &ua[at + 3..];
-        word_starts
+        ends_a_word
             && (rest.is_empty()
                 || rest.starts_with('/')
                 || rest.starts_with('-')

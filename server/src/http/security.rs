@@ -162,6 +162,7 @@ pub async fn same_origin_only(
         && super::auth::bearer_token(request.headers()).is_some();
     let authority = request.uri().authority().map(|a| a.as_str().to_string());
     let config = &state.config;
+    let peer = peer_of(request.extensions());
     if safe
         || agent_api
         || bearer
@@ -170,12 +171,11 @@ pub async fn same_origin_only(
             authority.as_deref(),
             config.public_url.as_ref(),
             // X-Forwarded-Host counts only from a trusted proxy (forwarded.rs).
-            config.trusted_proxies.trusts(peer_of(request.extensions())),
+            config.trusted_proxies.trusts(peer),
         )
     {
         return next.run(request).await;
     }
-    let peer = peer_of(request.extensions());
     if request.headers().contains_key("x-forwarded-host") && !config.trusted_proxies.trusts(peer) {
         // After an upgrade this is the likely cause: the proxy is not listed,
         // so the Host it forwarded is not believed and no write is accepted.
