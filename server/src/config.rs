@@ -44,6 +44,9 @@ pub enum Command {
         #[arg(long)]
         force: bool,
     },
+    /// Print a one-time link (valid 15 minutes) that makes the browser opening
+    /// it a known browser, whose sign-in others' failed guesses cannot hold up.
+    TrustBrowser,
     /// Import the state.json of the single-file KnotRoute Control.
     ImportState {
         #[arg(value_name = "FILE")]
@@ -276,7 +279,7 @@ fn secret(
 
 /// The public URL must be an http(s) URL with a host; no credentials, query
 /// or fragment (every generated link is built from it).
-fn public_url(raw: &str) -> Result<url::Url, ConfigError> {
+pub(crate) fn public_url(raw: &str) -> Result<url::Url, ConfigError> {
     let url = url::Url::parse(raw).map_err(|e| ConfigError::PublicUrl(e.to_string()))?;
     if url.scheme() != "http" && url.scheme() != "https" {
         return Err(ConfigError::PublicUrl(

@@ -9,7 +9,7 @@ mod common;
 use common::PASSWORD;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
-use server::entities::login_failure;
+use server::entities::{login_failure, signin_device};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -170,5 +170,110 @@ on_both_databases!(
         assert_eq!(attempt(&guesser, &c, PASSWORD).await, 429);
         // ...but the admin's browser is still known and gets in.
         assert_eq!(attempt(&c.client, &c, PASSWORD).await, 200);
+    }
+);
+
+/// The one line of `knotroute-control trust-browser` that holds the link (a
+/// path, as this test Control has no public URL).
+fn trust_browser_link(c: &common::Control) -> String {
+    let out = common::Store::of(c).run(&["trust-browser"]);
+    assert!(out.status.success(), "{out:?}");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let path = stdout
+        .split_whitespace()
+        .find(|w| w.starts_with("/trust-browser/"))
+        .unwrap_or_else(|| panic!("no link in {stdout}"));
+    c.url(path)
+}
+
+on_both_databases!(
+    a_link_from_the_server_lets_a_new_browser_in_while_its_address_is_locked,
+    |backend| async move {
+        let c = common::start(backend).await;
+        // Someone at the admin's address (no proxy is trusted) used up its budget.
+        let guesser = common::browser_like_client(&c.base);
+        for _ in 0..8 {
+            assert_eq!(attempt(&guesser, &c, "guess").await, 401);
+        }
+        // A browser Control has never seen is held up with the guesser, and
+        // told how to get past the wait.
+        let admin = common::browser_like_client(&c.base);
+        let held = admin
+            .post(c.url("/api/v1/session"))
+            .json(&json!({ "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(held.status(), 429);
+        let body: serde_json::Value = held.json().await.unwrap();
+        assert!(
+            body["hint"].as_str().unwrap().contains("trust-browser"),
+            "{body}"
+        );
+
+        let link = trust_browser_link(&c);
+        // Opening the link (as a chat app's preview would) changes nothing.
+        let shown = admin.get(&link).send().await.unwrap();
+        assert_eq!(shown.status(), 200);
+        let page = shown.text().await.unwrap();
+        assert!(page.contains("<form method=\"post\">"), "{page}");
+        assert_eq!(attempt(&admin, &c, PASSWORD).await, 429);
+        // The link's own token is no known-browser mark.
+        let token = link.rsplit('/').next().unwrap();
+        let forged = reqwest::Client::new()
+            .post(c.url("/api/v1/session"))
+            .header("origin", &c.base)
+            .header("cookie", format!("kr_device={token}"))
+            .json(&json!({ "password": PASSWORD }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(forged.status(), 429);
+
+        // Pressing the button makes this browser known: it signs in at once,
+        // while the guesser stays locked out.
+        let trusted = admin.post(&link).send().await.unwrap();
+        assert_eq!(trusted.status(), 303);
+        assert_eq!(trusted.headers()["location"], "/login");
+        assert!(trusted.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .starts_with("kr_device="));
+        assert_eq!(attempt(&admin, &c, PASSWORD).await, 200);
+        assert_eq!(attempt(&guesser, &c, PASSWORD).await, 429);
+
+        // The link works once, for anyone.
+        let again = common::browser_like_client(&c.base);
+        let used = again.post(&link).send().await.unwrap();
+        assert_eq!(used.status(), 410);
+        assert!(used.text().await.unwrap().contains("trust-browser"));
+        assert_eq!(attempt(&again, &c, PASSWORD).await, 429);
+
+        // An unused link stops working after 15 minutes.
+        let late = trust_browser_link(&c);
+        signin_device::Entity::update_many()
+            .col_expr(
+                signin_device::Column::ExpiresAt,
+                sea_orm::sea_query::Expr::value(chrono::Utc::now() - chrono::Duration::seconds(1)),
+            )
+            .filter(
+                signin_device::Column::CreatedAt
+                    .gt(chrono::Utc::now() - chrono::Duration::seconds(30)),
+            )
+            .exec(&c.state.db)
+            .await
+            .unwrap();
+        let expired = common::browser_like_client(&c.base);
+        assert_eq!(expired.post(&late).send().await.unwrap().status(), 410);
+        // Tampered or foreign paths below the prefix are no links either.
+        for path in [
+            "/trust-browser/short",
+            "/trust-browser/x/y",
+            "/trust-browser/",
+        ] {
+            let answer = expired.post(c.url(path)).send().await.unwrap();
+            assert!(!answer.status().is_success(), "{path}: {}", answer.status());
+            assert!(!answer.headers().contains_key("set-cookie"), "{path}");
+        }
     }
 );

@@ -13,10 +13,14 @@
 //! browser's: the admin's own browser gets its password checked at once,
 //! however long the guessing goes on. A browser new to Control cannot be told
 //! apart from the guesser by anything but the password, and checking the
-//! password of every attempt would make guessing fast; it waits until the
-//! address's window has passed. Refused attempts are not stored, so they
-//! neither extend that wait (at most [`FAILURE_WINDOW`] after the last
-//! checked failure) nor fill the table.
+//! password of every attempt would make guessing fast; by the password alone
+//! it waits until the address's window has passed. Refused attempts are not
+//! stored, so they neither extend that wait (at most [`FAILURE_WINDOW`] after
+//! the last checked failure) nor fill the table. So that this wait never
+//! lasts as long as the guessing does, whoever runs the server can make any
+//! browser a known one at once: `knotroute-control trust-browser` prints a
+//! one-time link ([`AuthService::issue_browser_link`]) whose page hands that
+//! browser its own mark, and with it its own budget.
 
 use super::secrets::{new_token, secret_matches, token_hash};
 use super::StoreError;
@@ -37,6 +41,15 @@ pub const DEVICE_LIFETIME: Duration = Duration::days(90);
 /// neither pile up nor push out the admin's own browser (nothing is evicted
 /// by count; every mark lives by its own expiry).
 pub const NEW_DEVICE_LIFETIME: Duration = Duration::days(14);
+/// How long a link from `knotroute-control trust-browser` can be used (once).
+pub const BROWSER_LINK_LIFETIME: Duration = Duration::minutes(15);
+
+/// A trust-browser link's token is stored among the marks, hashed with a
+/// prefix: the link is never itself a mark (a cookie with its value opens
+/// nothing), and unused links expire and are pruned with them.
+fn browser_link_hash(token: &str) -> String {
+    token_hash(&format!("browser-link:{token}"))
+}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
@@ -229,6 +242,39 @@ impl AuthService {
             .exec(&self.db)
             .await?;
         Ok(())
+    }
+
+    /// A one-time token for a trust-browser link, valid for
+    /// [`BROWSER_LINK_LIFETIME`] (only its hash is stored).
+    pub async fn issue_browser_link(&self) -> Result<String, AuthError> {
+        let now = Utc::now();
+        let token = new_token();
+        signin_device::ActiveModel {
+            token_hash: Set(browser_link_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(now + BROWSER_LINK_LIFETIME),
+        }
+        .insert(&self.db)
+        .await?;
+        tracing::info!("trust-browser link issued");
+        Ok(token)
+    }
+
+    /// Uses up a trust-browser link: a new known-browser mark for the browser
+    /// that opened it, or `None` when the link is unknown, expired or used
+    /// (deleting the row is what makes it one-time, also across replicas).
+    pub async fn claim_browser_link(&self, token: &str) -> Result<Option<String>, AuthError> {
+        let now = Utc::now();
+        let claimed = signin_device::Entity::delete_many()
+            .filter(signin_device::Column::TokenHash.eq(browser_link_hash(token)))
+            .filter(signin_device::Column::ExpiresAt.gt(now))
+            .exec(&self.db)
+            .await?;
+        if claimed.rows_affected != 1 {
+            return Ok(None);
+        }
+        tracing::info!("trust-browser link used: a browser was made known");
+        Ok(Some(self.remember_device(now).await?))
     }
 
     /// The session a cookie token belongs to, if it exists and has not expired.

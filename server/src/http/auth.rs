@@ -92,7 +92,7 @@ enum Access {
 /// Prefixes whose paths are public only in the exact shape their own handler
 /// serves; anything else below them needs a session like any page.
 const STATIC_ASSETS: &str = "/pkg/";
-const ONE_SEGMENT_PUBLIC: [&str; 2] = ["/lang/", "/join/"];
+const ONE_SEGMENT_PUBLIC: [&str; 3] = ["/lang/", "/join/", super::TRUST_BROWSER_PREFIX];
 
 /// Decides on the raw path, which [`super::paths::refuse_ambiguous_paths`] has
 /// already checked is read the same way by the router and the renderer.
@@ -357,6 +357,8 @@ mod tests {
         assert_eq!(access_for("/join/"), Access::Page);
         assert_eq!(access_for("/lang/ru"), Access::Public);
         assert_eq!(access_for("/lang/ru/jobs"), Access::Page);
+        assert_eq!(access_for("/trust-browser/abc"), Access::Public);
+        assert_eq!(access_for("/trust-browser/abc/audit"), Access::Page);
         assert_eq!(access_for("/pkg/knotroute.wasm"), Access::Public);
         assert_eq!(access_for("/pkg/"), Access::Page);
         assert!(opened_by_api_token("/api/v1/networks"));

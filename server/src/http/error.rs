@@ -484,7 +484,8 @@ impl From<AuthError> for ApiError {
                     StatusCode::TOO_MANY_REQUESTS,
                     "throttled",
                     format!("Too many failed sign-in attempts. Try again in {minutes} minutes."),
-                );
+                )
+                .hint("Or run `knotroute-control trust-browser` on the server and open the link it prints in your browser: a browser Control knows signs in at once.");
                 api.retry_after_secs = Some(retry_after.num_seconds().max(1));
                 api
             }

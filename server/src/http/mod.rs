@@ -23,6 +23,7 @@ pub mod security;
 pub mod settings_api;
 pub mod throttle;
 pub mod tokens_api;
+pub mod trust_browser;
 
 use crate::ssr;
 use crate::state::AppState;
@@ -35,6 +36,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
+pub use trust_browser::TRUST_BROWSER_PREFIX;
 
 /// Largest request body accepted anywhere; larger ones get 413.
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
@@ -78,10 +80,15 @@ pub fn router(state: AppState) -> Router {
         .route("/metrics", get(metrics::scrape))
         .route("/lang/{code}", get(lang::switch_language))
         .route("/join/{token}", get(invite_page::show))
+        .route(
+            "/trust-browser/{token}",
+            get(trust_browser::show).post(trust_browser::claim),
+        )
         // Below the public prefixes only their own handlers answer: the app is
         // never rendered for such a path (it would read it differently).
         .route("/join/{token}/{*rest}", any(plain_not_found))
         .route("/lang/{code}/{*rest}", any(plain_not_found))
+        .route("/trust-browser/{token}/{*rest}", any(plain_not_found))
         .nest_service("/pkg", static_assets(&state))
         .nest("/api/v1", api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {

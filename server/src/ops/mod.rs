@@ -63,6 +63,7 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
             }
             Err(e) => fail(1, e),
         },
+        Command::TrustBrowser => trust_browser(&conn, settings).await,
         Command::ImportState { file } => match import_state::import_state(&conn, file).await {
             Ok(report) => {
                 print!("{}", report.text());
@@ -71,6 +72,34 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
             Err(e) => fail(1, e),
         },
     }
+}
+
+/// Prints the one-time link (`domain::auth::AuthService::issue_browser_link`).
+async fn trust_browser(conn: &sea_orm::DatabaseConnection, settings: &Settings) -> ExitCode {
+    // The password is not needed to issue a link: the link alone signs no one in.
+    let auth = crate::domain::auth::AuthService::new(conn.clone(), "");
+    let token = match auth.issue_browser_link().await {
+        Ok(t) => t,
+        Err(e) => return fail(1, e),
+    };
+    let path = format!("{}{token}", crate::http::TRUST_BROWSER_PREFIX);
+    let minutes = crate::domain::auth::BROWSER_LINK_LIFETIME.num_minutes();
+    match settings
+        .public_url
+        .as_deref()
+        .map(crate::config::public_url)
+    {
+        Some(Ok(base)) => println!("{}{}", base.as_str().trim_end_matches('/'), path),
+        _ => println!(
+            "{path}  (after your Control's address; KNOTROUTE_CONTROL_PUBLIC_URL is not set)"
+        ),
+    }
+    println!(
+        "Open it in the browser you sign in with, within {minutes} minutes; it works once. \
+         That browser then signs in with the password at once, however many wrong \
+         guesses others send from its address."
+    );
+    ExitCode::SUCCESS
 }
 
 fn print_counts(tables: &std::collections::BTreeMap<String, u64>) {
