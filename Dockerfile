@@ -1,6 +1,15 @@
 # syntax=docker/dockerfile:1
 # Multi-stage images for KnotRoute Control (default target) and the Agent (--target agent).
 # Only crates.io, Debian packages and the npm registry are used to build.
+#
+# Where the binaries come from (build argument KNOTROUTE_BINARIES):
+#   build     (default) compiled in the `build` stage below, from this source;
+#   prebuilt  copied from target/prebuilt/ in the build context: knotroute-control,
+#             knotroute-agent and site/, as scripts/images.sh lays them out from a
+#             host build (how the test command builds these images without a
+#             registry to pull the Rust image from). The runtime stages are the same.
+# BuildKit (docker buildx, or `docker compose build`) skips the stage not chosen.
+ARG KNOTROUTE_BINARIES=build
 
 FROM rust:1.95-bookworm AS build
 RUN rustup target add wasm32-unknown-unknown \
@@ -16,7 +25,15 @@ RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$
 # The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).
 ARG KNOTROUTE_RELEASE_CHANNEL=latest
 RUN cargo leptos build --release --split \
- && KNOTROUTE_RELEASE_CHANNEL="$KNOTROUTE_RELEASE_CHANNEL" cargo build --release --locked -p knotroute-agent
+ && KNOTROUTE_RELEASE_CHANNEL="$KNOTROUTE_RELEASE_CHANNEL" cargo build --release --locked -p knotroute-agent \
+ && mkdir -p /out && strip -o /out/knotroute-control target/release/knotroute-control \
+ && strip -o /out/knotroute-agent target/release/knotroute-agent \
+ && cp -r target/site /out/site
+
+FROM scratch AS prebuilt
+COPY target/prebuilt/ /out/
+
+FROM ${KNOTROUTE_BINARIES} AS binaries
 
 FROM debian:bookworm-slim AS runtime-base
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates curl \
@@ -32,7 +49,7 @@ RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /data knotroute \
  && mkdir -p /data && chown knotroute:knotroute /data
-COPY --from=build /src/target/release/knotroute-agent /usr/local/bin/knotroute-agent
+COPY --from=binaries /out/knotroute-agent /usr/local/bin/knotroute-agent
 # Not root: to use a mounted Docker socket, add the socket's group (see compose.agent.yaml).
 USER knotroute
 VOLUME /data
@@ -41,8 +58,8 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s CMD ["knotroute-agent
 ENTRYPOINT ["knotroute-agent"]
 
 FROM runtime-base AS control
-COPY --from=build /src/target/release/knotroute-control /usr/local/bin/knotroute-control
-COPY --from=build /src/target/site /usr/local/share/knotroute-control/site
+COPY --from=binaries /out/knotroute-control /usr/local/bin/knotroute-control
+COPY --from=binaries /out/site /usr/local/share/knotroute-control/site
 ENV KNOTROUTE_CONTROL_DATA=/data \
     KNOTROUTE_CONTROL_LISTEN=0.0.0.0:8080 \
     KNOTROUTE_CONTROL_SITE_ROOT=/usr/local/share/knotroute-control/site

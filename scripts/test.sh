@@ -40,21 +40,33 @@ export KNOTROUTE_TEST_DATABASE_URL
 echo "using ${KNOTROUTE_TEST_DATABASE_URL}"
 
 step "unit and integration tests (SQLite and PostgreSQL)"
-# The Agent's real-Docker test needs an engine; CI must not pass without it.
+# The real-Docker tests need an engine; CI must not pass without it.
+have_engine=false
 if scripts/docker-engine.sh; then
-  echo "Docker engine answers: the Agent's real-Docker test (agent/tests/docker_engine.rs) runs."
+  have_engine=true
+  echo "Docker engine answers: the real-Docker tests (agent/tests/docker_engine.rs, end2end/tests/containers.rs) run."
 elif [[ "${CI:-}" == "true" ]]; then
   echo "no Docker engine could be started (see above): under CI the real-Docker test may not be skipped" >&2
   exit 1
 else
-  echo "NOTE: no Docker engine could be started: the Agent's real-Docker test is SKIPPED;"
-  echo "      its command lines are checked against a stand-in (agent/tests/docker_commands.rs)."
+  echo "NOTE: no Docker engine could be started: the real-Docker tests and the image builds are SKIPPED;"
+  echo "      the Agent's command lines are checked against a stand-in (agent/tests/docker_commands.rs)."
 fi
 run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
 # --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
 cargo leptos build --release --split
+
+step "images: Control and Agent from the Dockerfile, with the binaries just built"
+# The Agent's release binary; Control's came from cargo leptos above. The base
+# images are made with debootstrap the first time (scripts/base-images.sh).
+if $have_engine; then
+  cargo build --release --locked -p knotroute-agent
+  scripts/images.sh
+else
+  echo "SKIPPED: no Docker engine"
+fi
 
 step "API contract: schemathesis against /api/v1/openapi.json of the release build"
 scripts/api-contract.sh "${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"

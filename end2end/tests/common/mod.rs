@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod containers;
+
 use playwright_rs::{
     Browser, BrowserContext, BrowserContextOptions, LaunchOptions, Page, Playwright,
     ScreenshotOptions, Viewport, WaitForOptions, WaitForState,

@@ -1,0 +1,423 @@
+//! The whole Control → Agent → container loop on a real Docker engine: Control
+//! and the Agent run from the images scripts/images.sh built, brought up with
+//! the shipped compose files; the Agent has the socket, enrolls with an install
+//! token and deploys the stand-in Beacon and sidecar images. Timings this test
+//! prints as `[bench]` lines are the ones BENCHMARKS.md quotes.
+
+mod common;
+
+use common::containers::{docker, Db, Loop};
+use serde_json::{json, Value};
+use std::time::{Duration, Instant};
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// `<56 lowercase base32>.knot`, the sidecar's address shape.
+fn is_knot_address(s: &str) -> bool {
+    s.strip_suffix(".knot").is_some_and(|a| {
+        a.len() == 56
+            && a.bytes()
+                .all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b))
+    })
+}
+
+async fn http_status(url: &str) -> Option<u16> {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(3))
+        .build()
+        .unwrap()
+        .get(url)
+        .send()
+        .await
+        .ok()
+        .map(|r| r.status().as_u16())
+}
+
+fn image_user(image: &str) -> String {
+    docker(&["image", "inspect", "--format", "{{.Config.User}}", image])
+}
+
+/// What a deployed Beacon and sidecar are, as the loop uses them.
+struct Deployed {
+    beacon_id: String,
+    beacon_url: String,
+    sidecar_id: String,
+    address: String,
+}
+
+/// Deploys a Beacon through the API, adds it to the network profile and
+/// checks it from Control; its component ID and URL.
+async fn deploy_beacon(lp: &Loop, agent_id: &str) -> (String, String) {
+    let (http_port, relay_port) = (free_port(), free_port());
+    let beacon_url = format!("http://{}:{http_port}", lp.gateway);
+    let name = format!("edge{}", lp.suffix);
+    let queued = Instant::now();
+    let job = lp
+        .run_job(
+            agent_id,
+            "deploy_beacon",
+            json!({"name": name, "network_id": lp.network_id, "beacon_url": beacon_url,
+                   "advertise": format!("{}:{relay_port}", lp.gateway), "http_port": http_port}),
+        )
+        .await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    eprintln!(
+        "[bench] Beacon: queued to verified healthy in {:?}",
+        queued.elapsed()
+    );
+    assert_eq!(
+        http_status(&format!("{beacon_url}/healthz")).await,
+        Some(200)
+    );
+
+    // Control adds it to the network profile and its check is ok.
+    let (status, added) = lp
+        .post(
+            "/api/v1/beacons",
+            json!({"network_id": lp.network_id, "url": beacon_url}),
+        )
+        .await;
+    assert_eq!(status, 201, "{added}");
+    let (status, check) = lp
+        .post(
+            "/api/v1/beacons/check",
+            json!({"network_id": lp.network_id, "url": beacon_url}),
+        )
+        .await;
+    assert_eq!(status, 200, "{check}");
+    assert_eq!(check["ok"], true, "{check}");
+    (format!("beacon-{name}"), beacon_url)
+}
+
+/// A container on the user-defined test network for a sidecar to publish;
+/// its `host:port`.
+fn start_target(lp: &Loop) -> String {
+    let target = format!("app-{}", lp.suffix);
+    docker(&[
+        "run",
+        "-d",
+        "--name",
+        &target,
+        "--network",
+        &lp.network,
+        "--label",
+        &format!("io.knotroute.test={}", lp.suffix),
+        "-e",
+        &format!("KNOTROUTE_NETWORK_ID={}", lp.network_id),
+        &format!(
+            "{}:{}",
+            protocol::jobs::BEACON_IMAGE,
+            common::containers::STANDIN_TAG
+        ),
+    ]);
+    format!("{target}:8080")
+}
+
+/// Deploys a Beacon and publishes a sidecar for a target container; checks
+/// Control sees both working. Prints the deploy-to-healthy timings.
+async fn deploy_both(lp: &Loop, agent_id: &str) -> Deployed {
+    let (beacon_id, beacon_url) = deploy_beacon(lp, agent_id).await;
+    let target = start_target(lp);
+    let service = format!("web{}", lp.suffix);
+    let queued = Instant::now();
+    let job = lp
+        .run_job(
+            agent_id,
+            "deploy_sidecar",
+            json!({"name": service, "network_id": lp.network_id,
+                   "target": target, "docker_network": lp.network,
+                   "beacons": [beacon_url]}),
+        )
+        .await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    eprintln!("[bench] sidecar: queued to ready in {:?}", queued.elapsed());
+    let sidecar_id = format!("sidecar-{service}");
+    let shown = lp
+        .wait_component(
+            agent_id,
+            &sidecar_id,
+            Duration::from_secs(30),
+            "a .knot address",
+            |c| is_knot_address(c["service"].as_str().unwrap_or("")),
+        )
+        .await;
+    Deployed {
+        beacon_id,
+        beacon_url,
+        sidecar_id,
+        address: shown["service"].as_str().unwrap().to_string(),
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_running() {
+    let Some(mut lp) = Loop::start(Db::Sqlite).await else {
+        return;
+    };
+    // Unprivileged, and Control has no Docker socket.
+    for image in ["knotroute-control:local", "knotroute-agent:local"] {
+        assert_eq!(image_user(image), "knotroute", "{image}");
+    }
+    let control = lp.control.container("control");
+    assert_eq!(docker(&["exec", &control, "id", "-u"]), "10001");
+    let mounts = docker(&["inspect", "--format", "{{json .Mounts}}", &control]);
+    assert!(!mounts.contains("docker.sock"), "{mounts}");
+    assert_eq!(lp.control.health("control"), "healthy");
+
+    let agent_id = lp.start_agent().await;
+    assert_eq!(lp.agent().health("knotroute-agent"), "healthy");
+    let d = deploy_both(&lp, &agent_id).await;
+
+    // Restart both.
+    for id in [&d.beacon_id, &d.sidecar_id] {
+        let job = lp
+            .run_job(&agent_id, "restart_component", json!({"component_id": id}))
+            .await;
+        assert_eq!(job["status"], "succeeded", "{job}");
+    }
+
+    // A killed Beacon is redeployed by reconciliation (README: once the last
+    // deployment settled, 60 s, plus a heartbeat and the deploy itself).
+    let killed = Instant::now();
+    docker(&["kill", &lp.deployed(&d.beacon_id)]);
+    let deadline = killed + Duration::from_secs(150);
+    loop {
+        if !lp.deployed(&d.beacon_id).is_empty()
+            && http_status(&format!("{}/healthz", d.beacon_url)).await == Some(200)
+        {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the killed Beacon was not redeployed"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    eprintln!(
+        "[bench] killed Beacon serving again after {:?}",
+        killed.elapsed()
+    );
+
+    // A removed sidecar comes back with the same address (its /data volume is kept).
+    let removed = Instant::now();
+    docker(&["rm", "-f", &lp.deployed(&d.sidecar_id)]);
+    let deadline = removed + Duration::from_secs(150);
+    loop {
+        let container = lp.deployed(&d.sidecar_id);
+        if !container.is_empty() {
+            let logs = docker(&["logs", &container]);
+            if logs.contains(" ready as ") {
+                assert!(logs.contains(&d.address), "a new address: {logs}");
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the removed sidecar did not come back"
+        );
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    eprintln!(
+        "[bench] removed sidecar ready again after {:?}",
+        removed.elapsed()
+    );
+    lp.wait_component(
+        &agent_id,
+        &d.sidecar_id,
+        Duration::from_secs(30),
+        "the same address",
+        |c| c["service"] == d.address.as_str() && c["status"] == "running",
+    )
+    .await;
+
+    // Control stopped: the data plane keeps serving.
+    lp.control.run(&["stop", "-t", "5"]);
+    for _ in 0..3 {
+        assert_eq!(
+            http_status(&format!("{}/healthz", d.beacon_url)).await,
+            Some(200)
+        );
+        let running = docker(&[
+            "inspect",
+            "--format",
+            "{{.State.Running}}",
+            &lp.deployed(&d.sidecar_id),
+        ]);
+        assert_eq!(running, "true");
+        tokio::time::sleep(Duration::from_secs(2)).await;
+    }
+    let restarted = Instant::now();
+    lp.control.run(&["start"]);
+    let back = lp.online_agent(Duration::from_secs(60)).await;
+    assert_eq!(back["id"], agent_id.as_str());
+    eprintln!(
+        "[bench] Control started again: Agent online after {:?} (poll 2 s)",
+        restarted.elapsed()
+    );
+
+    // The Agent recreated on the same /data keeps its identity.
+    lp.agent().run(&[
+        "up",
+        "-d",
+        "--no-build",
+        "--force-recreate",
+        "--wait",
+        "--wait-timeout",
+        "120",
+    ]);
+    let agents = lp.get("/api/v1/agents").await;
+    assert_eq!(agents.as_array().unwrap().len(), 1, "{agents}");
+    assert_eq!(
+        lp.online_agent(Duration::from_secs(60)).await["id"],
+        agent_id.as_str()
+    );
+
+    // Disabled, then revoked, while its containers run: nothing stops.
+    for action in ["disable", "revoke"] {
+        let (status, body) = lp
+            .post(&format!("/api/v1/agents/{agent_id}/{action}"), json!({}))
+            .await;
+        assert_eq!(status, 200, "{action}: {body}");
+        tokio::time::sleep(Duration::from_secs(5)).await;
+        assert_eq!(
+            http_status(&format!("{}/healthz", d.beacon_url)).await,
+            Some(200)
+        );
+        assert!(
+            !lp.deployed(&d.sidecar_id).is_empty(),
+            "sidecar stopped on {action}"
+        );
+    }
+
+    // A new volume is a new identity: it must enroll again (the used token
+    // opens nothing; a new one does), and then tidies up what the old one left.
+    let old_agent = lp.agent.take().unwrap();
+    drop(old_agent); // down -v: the identity is gone with the volume
+    let new_id = lp.start_agent().await;
+    assert_ne!(new_id, agent_id);
+    for id in [&d.sidecar_id, &d.beacon_id] {
+        lp.wait_component(&new_id, id, Duration::from_secs(30), "a leftover", |_| true)
+            .await;
+        let job = lp
+            .run_job(&new_id, "remove_component", json!({"component_id": id}))
+            .await;
+        assert_eq!(job["status"], "succeeded", "{job}");
+        assert!(lp.deployed(id).is_empty(), "{id} still runs");
+    }
+    let _: Value = lp.get("/api/v1/audit").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_on_postgresql_from_its_image_deploys_through_an_agent_container() {
+    let Some(mut lp) = Loop::start(Db::Postgres).await else {
+        return;
+    };
+    assert_eq!(lp.control.health("control"), "healthy");
+    assert_eq!(lp.control.health("postgres"), "healthy");
+    let agent_id = lp.start_agent().await;
+    let d = deploy_both(&lp, &agent_id).await;
+    // Control restarted on the same database: everything is still there.
+    lp.control.run(&["restart", "-t", "5", "control"]);
+    let back = lp.online_agent(Duration::from_secs(90)).await;
+    assert_eq!(back["id"], agent_id.as_str());
+    let shown = lp.component(&agent_id, &d.sidecar_id).await.unwrap();
+    assert_eq!(shown["service"], d.address.as_str());
+    for id in [&d.sidecar_id, &d.beacon_id] {
+        let job = lp
+            .run_job(&agent_id, "remove_component", json!({"component_id": id}))
+            .await;
+        assert_eq!(job["status"], "succeeded", "{job}");
+    }
+}
+
+/// The same loop in Chromium: the admin publishes a service through the form
+/// for the real Agent container, sees its `.knot` address, and removes it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_address() {
+    use playwright_rs::expect;
+    let Some(mut lp) = Loop::start(Db::Sqlite).await else {
+        return;
+    };
+    let agent_id = lp.start_agent().await;
+    let (_, beacon_url) = deploy_beacon(&lp, &agent_id).await;
+    let target = start_target(&lp);
+    let service = format!("shop{}", lp.suffix);
+
+    let b = common::open_browser("containers", 1280, 900, "en-US").await;
+    let page = &b.page;
+    b.sign_in(&lp.base).await;
+    b.goto(&format!("{}/services", lp.base)).await;
+    b.open_form("#open-publish", "#service-agent").await;
+    page.locator("#service-agent")
+        .select_option(agent_id.as_str(), None)
+        .await
+        .unwrap();
+    page.locator("#service-network")
+        .select_option(lp.network_id.as_str(), None)
+        .await
+        .unwrap();
+    expect(page.locator("#service-beacons"))
+        .with_timeout(Duration::from_secs(10))
+        .to_contain_text(beacon_url.as_str())
+        .await
+        .unwrap();
+    page.locator("#service-name")
+        .fill(&service, None)
+        .await
+        .unwrap();
+    page.locator("#service-target")
+        .fill(&target, None)
+        .await
+        .unwrap();
+    page.locator("#service-docker-network")
+        .fill(&lp.network, None)
+        .await
+        .unwrap();
+    page.locator("#publish-submit").click(None).await.unwrap();
+    b.wait_visible("#service-queued").await;
+
+    // The real sidecar announces its address; the screen shows it.
+    let sidecar_id = format!("sidecar-{service}");
+    let shown = lp
+        .wait_component(
+            &agent_id,
+            &sidecar_id,
+            Duration::from_secs(120),
+            "a .knot address",
+            |c| is_knot_address(c["service"].as_str().unwrap_or("")),
+        )
+        .await;
+    let address = shown["service"].as_str().unwrap();
+    b.goto(&format!("{}/services", lp.base)).await;
+    let row = format!(".service-row[data-service='{service}']");
+    expect(page.locator(&format!("{row} .knot-address")))
+        .with_timeout(Duration::from_secs(10))
+        .to_have_text(address)
+        .await
+        .unwrap();
+    b.screenshot("1-published-for-real").await;
+
+    // Removing asks first; then the Agent takes the container down.
+    b.hydrated().await;
+    page.locator(&format!("{row} .remove-service"))
+        .click(None)
+        .await
+        .unwrap();
+    page.locator("#confirm-remove-service")
+        .click(None)
+        .await
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !lp.deployed(&sidecar_id).is_empty() {
+        assert!(Instant::now() < deadline, "the sidecar was not removed");
+        tokio::time::sleep(Duration::from_secs(1)).await;
+    }
+    b.close().await;
+    lp.agent.take();
+}
