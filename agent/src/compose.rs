@@ -123,6 +123,10 @@ pub fn sidecar(job: &DeploySidecar, image_tag: &str) -> ComposeFile {
     if let Some(advertise) = &job.advertise {
         environment.insert("KNOTROUTE_ADVERTISE".into(), advertise.clone());
     }
+    // The catalog entry the apps show; only the fields Control sent.
+    for (key, value) in job.catalog.env() {
+        environment.insert(key.into(), value);
+    }
     let ports = job
         .advertise
         .as_deref()

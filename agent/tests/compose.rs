@@ -3,6 +3,7 @@
 //! intended change (then read the diff).
 
 use agent::compose::{self, to_yaml};
+use protocol::catalog::{Catalog, Scheme};
 use protocol::jobs::{DeployBeacon, DeploySidecar, JobPayload};
 use protocol::NetworkId;
 use serde_json::json;
@@ -58,6 +59,48 @@ fn a_sidecar_stack_matches_its_golden_file() {
 }
 
 #[test]
+fn a_sidecar_without_a_catalog_entry_gets_none_of_its_variables() {
+    let payload = json!({"name": "web", "network_id": network(), "target": "app:8080", "docker_network": "apps",
+        "beacons": ["https://b1.example.net"]});
+    let JobPayload::DeploySidecar(job) = JobPayload::parse("deploy_sidecar", &payload).unwrap()
+    else {
+        unreachable!()
+    };
+    let yaml = to_yaml(&compose::sidecar(&job, "latest"));
+    assert!(!yaml.contains("KNOTROUTE_SERVICE_TITLE"), "{yaml}");
+    for key in ["DESCRIPTION", "TAGS", "CATEGORY", "SCHEME"] {
+        assert!(
+            !yaml.contains(&format!("KNOTROUTE_SERVICE_{key}")),
+            "{yaml}"
+        );
+    }
+}
+
+#[test]
+fn a_sidecar_with_a_catalog_entry_matches_its_golden_file() {
+    let payload = json!({"name": "photos", "network_id": network(), "target": "photos:2342", "docker_network": "apps",
+        "beacons": ["https://b1.example.net"], "title": "Family photos", "description": "Albums: 'summer', \"winter\" & more",
+        "tags": ["Photos", "home-lab"], "category": "Media", "scheme": "https"});
+    let JobPayload::DeploySidecar(job) = JobPayload::parse("deploy_sidecar", &payload).unwrap()
+    else {
+        unreachable!()
+    };
+    let yaml = to_yaml(&compose::sidecar(&job, "latest"));
+    golden("sidecar-photos-catalog.yaml", &yaml);
+    let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&yaml).unwrap();
+    let env = &parsed["services"]["knotroute"]["environment"];
+    assert_eq!(
+        env["KNOTROUTE_SERVICE_DESCRIPTION"].as_str(),
+        Some("Albums: 'summer', \"winter\" & more")
+    );
+    assert_eq!(
+        env["KNOTROUTE_SERVICE_TAGS"].as_str(),
+        Some("photos,home-lab")
+    );
+    assert_eq!(env["KNOTROUTE_SERVICE_SCHEME"].as_str(), Some("https"));
+}
+
+#[test]
 fn hostile_values_stay_strings_and_add_nothing() {
     // Validation would refuse these; the serializer must still keep them inert.
     let hostile = "app:8080\n    privileged: true\nservices:\n  evil:\n    image: evil";
@@ -69,6 +112,7 @@ fn hostile_values_stay_strings_and_add_nothing() {
         beacons: vec!["https://b.example.net\n      - /:/host".into()],
         advertise: None,
         image: Some("ghcr.io/localzet/knotroute-sidecar:1 # comment".into()),
+        catalog: Default::default(),
     };
     let yaml = to_yaml(&compose::sidecar(&job, "latest"));
     let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&yaml).unwrap();
@@ -127,6 +171,13 @@ fn dollars_in_any_value_reach_the_container_literally() {
             beacons: vec![format!("https://b{text}.example.net")],
             advertise: Some(format!("web{text}.example.net:17447")),
             image: Some(format!("ghcr.io/localzet/knotroute-sidecar:1{text}")),
+            catalog: Catalog {
+                title: Some(format!("Photos {text}")),
+                description: Some(format!("costs {text} a month")),
+                tags: vec![format!("t{text}")],
+                category: Some(format!("c{text}")),
+                scheme: Some(Scheme::Https),
+            },
         };
         let yaml = to_yaml(&compose::sidecar(&sidecar, "latest"));
         let parsed: serde_yaml_ng::Value = serde_yaml_ng::from_str(&yaml).unwrap();
@@ -140,6 +191,12 @@ fn dollars_in_any_value_reach_the_container_literally() {
             "{yaml}"
         );
         assert_eq!(env("KNOTROUTE_SERVICE_TARGET"), Ok(sidecar.target.clone()));
+        assert_eq!(env("KNOTROUTE_SERVICE_TITLE"), Ok(format!("Photos {text}")));
+        assert_eq!(
+            env("KNOTROUTE_SERVICE_DESCRIPTION"),
+            Ok(format!("costs {text} a month"))
+        );
+        assert_eq!(env("KNOTROUTE_SERVICE_TAGS"), Ok(format!("t{text}")));
         assert_eq!(env("KNOTROUTE_BEACONS"), Ok(sidecar.beacons[0].clone()));
         assert_eq!(
             env("KNOTROUTE_ADVERTISE"),

@@ -43,6 +43,15 @@ pub struct ServiceTexts {
     pub cancel_edit: &'static str,
     pub queued: &'static str,
     pub see_jobs: &'static str,
+    pub name_rule: &'static str,
+    pub catalog: &'static str,
+    pub catalog_intro: &'static str,
+    pub field_title: &'static str,
+    pub field_description: &'static str,
+    pub field_tags: &'static str,
+    pub field_category: &'static str,
+    pub field_scheme: &'static str,
+    pub scheme_any: &'static str,
 }
 
 const EN: ServiceTexts = ServiceTexts {
@@ -84,6 +93,15 @@ const EN: ServiceTexts = ServiceTexts {
     cancel_edit: "Cancel",
     queued: "Queued. The service appears above as the Agent deploys it.",
     see_jobs: "See the job",
+    name_rule: "1–63 characters: lowercase letters, digits, - and _, starting with a letter or digit. It cannot be changed later.",
+    catalog: "Catalog entry (optional)",
+    catalog_intro: "What the KnotRoute desktop and Android apps show for this service. Changing it redeploys the sidecar and keeps its .knot address.",
+    field_title: "Title (up to 80 characters)",
+    field_description: "Description (up to 500 characters)",
+    field_tags: "Tags, separated by commas (up to 10)",
+    field_category: "Category (up to 40 characters)",
+    field_scheme: "Opened with",
+    scheme_any: "Let the app choose",
 };
 
 const RU: ServiceTexts = ServiceTexts {
@@ -125,6 +143,15 @@ const RU: ServiceTexts = ServiceTexts {
     cancel_edit: "Отмена",
     queued: "Задание поставлено. Сервис появится выше, когда агент его развернёт.",
     see_jobs: "Открыть задание",
+    name_rule: "1–63 символа: строчные латинские буквы, цифры, - и _, начиная с буквы или цифры. Позже изменить нельзя.",
+    catalog: "Запись в каталоге (необязательно)",
+    catalog_intro: "Что приложения KnotRoute для компьютера и Android показывают об этом сервисе. Изменение разворачивает сайдкар заново, адрес .knot сохраняется.",
+    field_title: "Название (до 80 символов)",
+    field_description: "Описание (до 500 символов)",
+    field_tags: "Теги через запятую (до 10)",
+    field_category: "Категория (до 40 символов)",
+    field_scheme: "Открывать по",
+    scheme_any: "На выбор приложения",
 };
 
 pub fn service_texts(lang: Lang) -> &'static ServiceTexts {

@@ -3,6 +3,9 @@
 //! with one, it refuses a missing Docker network beside the field, then queues
 //! a deploy that the Agent takes; the service shows "not yet" with the reason,
 //! then its .knot address; removing it asks first. Desktop and phone sizes.
+//! A name Compose would refuse is explained at its field; a service
+//! published with a catalog title is listed by it, and "Change" redeploys a
+//! new title under the same name.
 
 mod common;
 
@@ -157,5 +160,108 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     phone.wait_visible(".service-row").await;
     phone.screenshot("3-services-phone").await;
     phone.close().await;
+    b.close().await;
+}
+
+#[tokio::test]
+async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_explained() {
+    let control = common::start_control().await;
+    let office =
+        common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
+    let agent = common::SimAgent::enroll(&control.base).await;
+    agent.heartbeat(json!([])).await;
+
+    let b = common::open_browser("services-catalog", 1280, 900, "en-US").await;
+    let page = &b.page;
+    let wait = Duration::from_secs(10);
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/services", control.base)).await;
+    b.open_form("#open-publish", "#service-agent").await;
+    page.locator("#service-agent")
+        .select_option(agent.id().as_str(), None)
+        .await
+        .unwrap();
+    page.locator("#service-network")
+        .select_option(office.as_str(), None)
+        .await
+        .unwrap();
+    b.wait_visible("#service-beacons").await;
+    for (field, value) in [
+        ("#service-name", "my.app"),
+        ("#service-target", "photos:2342"),
+        ("#service-docker-network", "apps"),
+        ("#service-title", "Family photos"),
+        ("#service-tags", "Photos, home-lab"),
+    ] {
+        page.locator(field).fill(value, None).await.unwrap();
+    }
+    page.locator("#service-scheme")
+        .select_option("https", None)
+        .await
+        .unwrap();
+
+    // A dot would break the Compose project name: refused at the field, with the rule.
+    page.locator("#publish-submit").click(None).await.unwrap();
+    expect(page.locator("#service-name-error"))
+        .with_timeout(wait)
+        .to_contain_text("1–63 lowercase letters, digits, - or _")
+        .await
+        .unwrap();
+    b.screenshot("1-name-refused").await;
+    page.locator("#service-name")
+        .fill("photos", None)
+        .await
+        .unwrap();
+    page.locator("#publish-submit").click(None).await.unwrap();
+    b.wait_visible("#service-queued").await;
+    expect(page.locator(".service-row[data-service='photos'] .service-title"))
+        .with_timeout(wait)
+        .to_have_text("Family photos")
+        .await
+        .unwrap();
+    expect(page.locator(".service-row[data-service='photos'] .service-name"))
+        .with_timeout(wait)
+        .to_have_text("photos")
+        .await
+        .unwrap();
+    b.screenshot("2-listed-by-title").await;
+
+    let job = agent.next_job().await;
+    assert_eq!(job["payload"]["name"], "photos");
+    assert_eq!(job["payload"]["title"], "Family photos");
+    assert_eq!(job["payload"]["tags"], json!(["photos", "home-lab"]));
+    assert_eq!(job["payload"]["scheme"], "https");
+    agent
+        .finish(job["id"].as_str().unwrap(), "succeeded", "verified")
+        .await;
+
+    // "Change" keeps the name (and so the address) and redeploys the new title.
+    b.goto(&format!("{}/services", control.base)).await;
+    b.hydrated().await;
+    page.locator(".service-row[data-service='photos'] .change-service")
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible("#service-title").await;
+    expect(page.locator("#service-title"))
+        .with_timeout(wait)
+        .to_have_value("Family photos")
+        .await
+        .unwrap();
+    page.locator("#service-title")
+        .fill("Photos", None)
+        .await
+        .unwrap();
+    page.locator("#publish-submit").click(None).await.unwrap();
+    b.wait_visible("#service-queued").await;
+    let redeploy = agent.next_job().await;
+    assert_eq!(redeploy["kind"], "deploy_sidecar");
+    assert_eq!(redeploy["payload"]["name"], "photos", "same component");
+    assert_eq!(redeploy["payload"]["title"], "Photos");
+    expect(page.locator(".service-row[data-service='photos'] .service-title"))
+        .with_timeout(wait)
+        .to_have_text("Photos")
+        .await
+        .unwrap();
     b.close().await;
 }

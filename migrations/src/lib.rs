@@ -21,6 +21,7 @@ mod m20261201_000014_revoked_keys;
 mod m20261201_000015_enrollment_log_folding;
 mod m20261201_000016_profile_version;
 mod m20261201_000017_signin;
+mod m20261202_000018_service_catalog;
 
 pub struct Migrator;
 
@@ -45,6 +46,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000015_enrollment_log_folding::Migration),
             Box::new(m20261201_000016_profile_version::Migration),
             Box::new(m20261201_000017_signin::Migration),
+            Box::new(m20261202_000018_service_catalog::Migration),
         ]
     }
 }

@@ -217,9 +217,18 @@ pub struct ComponentView {
     /// What the admin deployed (the job payload), for a desired component.
     #[serde(default)]
     pub spec: Option<serde_json::Value>,
+    /// A sidecar's catalog entry as deployed (empty for a Beacon, or a
+    /// service Control did not deploy). Show `catalog.title`, else `name`.
+    #[serde(default)]
+    pub catalog: crate::catalog::Catalog,
 }
 
 impl ComponentView {
+    /// What to call it: its catalog title, else its name.
+    pub fn display_name(&self) -> &str {
+        self.catalog.title.as_deref().unwrap_or(&self.name)
+    }
+
     /// Reported by the Agent but not deployed through Control: a warning
     /// ("unmanaged leftover") the admin may remove.
     pub fn is_leftover(&self) -> bool {
@@ -256,8 +265,10 @@ pub struct JobView {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewJob {
     pub agent_id: String,
+    /// `deploy_sidecar`, `deploy_beacon`, `restart_component` or `remove_component`.
     pub kind: String,
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = crate::jobs::PayloadSchema))]
     pub payload: serde_json::Value,
 }
 
@@ -272,7 +283,7 @@ impl NewJob {
                 validation::Problem::Required,
             )]);
         }
-        crate::jobs::JobPayload::parse(&self.kind, &self.payload).map_err(|e| vec![e])
+        crate::jobs::JobPayload::parse_new(&self.kind, &self.payload).map_err(|e| vec![e])
     }
 }
 

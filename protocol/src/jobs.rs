@@ -2,6 +2,7 @@
 //! the rules Control applies before queueing and the Agent again before it
 //! touches the disk.
 
+use crate::catalog::Catalog;
 use crate::ids::NetworkId;
 use crate::validation::{beacon_urls, FieldError, Problem};
 use serde::{Deserialize, Serialize};
@@ -12,7 +13,9 @@ pub const BEACON_IMAGE: &str = "ghcr.io/localzet/knotroute-beacon";
 pub const SIDECAR_IMAGE: &str = "ghcr.io/localzet/knotroute-sidecar";
 pub const SLUG_MAX: usize = 80;
 
-/// A slug: 1–80 of `A–Z a–z 0–9 - _ .`, lowercased.
+/// A slug: 1–80 of `A–Z a–z 0–9 - _ .`, lowercased: the version-1 wire
+/// rule. Control deploys only names that also pass
+/// [`crate::names::deployable_name`] (see [`JobPayload::parse_new`]).
 pub fn slug(field: &str, input: &str) -> Result<String, FieldError> {
     let s = input.trim();
     let ok = !s.is_empty()
@@ -143,6 +146,29 @@ pub struct DeploySidecar {
     pub advertise: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// The service's catalog entry (optional `title`, `description`,
+    /// `tags`, `category`, `scheme` beside the fields above).
+    #[serde(flatten)]
+    pub catalog: Catalog,
+}
+
+/// A job component by its ID (`restart_component`, `remove_component`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ComponentRef {
+    /// `beacon-<name>` or `sidecar-<name>`.
+    pub component_id: String,
+}
+
+/// The payload of `POST /api/v1/jobs`, for the OpenAPI description: the
+/// shape that goes with the job's `kind`.
+#[cfg(feature = "openapi")]
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(untagged)]
+pub enum PayloadSchema {
+    DeploySidecar(DeploySidecar),
+    DeployBeacon(DeployBeacon),
+    Component(ComponentRef),
 }
 
 /// A validated job payload, normalised (slugs lowercased, URLs in canonical form).
@@ -170,7 +196,9 @@ fn optional_text<'a>(payload: &'a Value, field: &str) -> Result<Option<&'a str>,
 }
 
 impl JobPayload {
-    /// Validates `payload` for `kind`; the first refused field is returned.
+    /// Validates `payload` for `kind` by the version-1 rules (what an Agent
+    /// accepts, and what stored payloads are read with); the first refused
+    /// field is returned. New jobs go through [`JobPayload::parse_new`].
     pub fn parse(kind: &str, payload: &Value) -> Result<Self, FieldError> {
         if !payload.is_object() {
             return Err(FieldError::new("payload", Problem::InvalidPayload));
@@ -227,6 +255,7 @@ impl JobPayload {
                         .map(|a| host_port("advertise", a))
                         .transpose()?,
                     image: image("image", optional_text(payload, "image")?, SIDECAR_IMAGE)?,
+                    catalog: Catalog::from_payload(payload)?,
                 }))
             }
             "restart_component" => Ok(JobPayload::RestartComponent {
@@ -237,6 +266,21 @@ impl JobPayload {
             }),
             _ => Err(FieldError::new("kind", Problem::UnknownJobKind)),
         }
+    }
+
+    /// For a job Control is about to queue (asked by an admin, retried or
+    /// redeployed by reconciliation): [`JobPayload::parse`], and a deployed
+    /// name must also be one Compose and the sidecar accept
+    /// ([`crate::names::deployable_name`]), checked first so that it is the
+    /// refusal shown. Components under older names can still be restarted and
+    /// removed.
+    pub fn parse_new(kind: &str, payload: &Value) -> Result<Self, FieldError> {
+        if kind.starts_with("deploy_") {
+            if let Some(Value::String(name)) = payload.get("name") {
+                crate::names::deployable_name("name", name)?;
+            }
+        }
+        Self::parse(kind, payload)
     }
 
     pub fn kind(&self) -> &'static str {
@@ -365,6 +409,70 @@ mod tests {
         );
         assert_eq!(with("advertise", json!("[::1]:7447")), Ok(()));
         assert_eq!(with("advertise", json!("host:0")), Err("advertise".into()));
+    }
+
+    #[test]
+    fn new_deployments_need_a_name_compose_and_the_sidecar_accept() {
+        let sidecar = json!({"name": "my.app", "network_id": network(), "target": "app:8080", "docker_network": "apps", "beacons": ["https://b.example"]});
+        let beacon = json!({"name": "_edge", "network_id": "not an id", "beacon_url": "https://b.example", "advertise": "b.example:7447"});
+        for (kind, payload) in [("deploy_sidecar", &sidecar), ("deploy_beacon", &beacon)] {
+            let refused = JobPayload::parse_new(kind, payload).unwrap_err();
+            assert_eq!(
+                (refused.field.as_str(), refused.problem),
+                ("name", Problem::DeployName),
+                "{kind}: the name is the refusal shown, before other fields"
+            );
+        }
+        // The version-1 rule still reads it: an older stored deployment stays readable.
+        assert!(JobPayload::parse("deploy_sidecar", &sidecar).is_ok());
+        let mut fine = sidecar.clone();
+        fine["name"] = json!("My-App");
+        let JobPayload::DeploySidecar(s) = JobPayload::parse_new("deploy_sidecar", &fine).unwrap()
+        else {
+            unreachable!()
+        };
+        assert_eq!(s.name, "my-app");
+        // An older component can still be restarted and removed.
+        for kind in ["restart_component", "remove_component"] {
+            assert!(
+                JobPayload::parse_new(kind, &json!({"component_id": "sidecar-my.app"})).is_ok()
+            );
+        }
+    }
+
+    #[test]
+    fn a_sidecars_catalog_entry_travels_in_its_payload_and_only_when_given() {
+        let base = json!({"name": "photos", "network_id": network(), "target": "app:8080", "docker_network": "apps", "beacons": ["https://b.example"]});
+        let plain = JobPayload::parse_new("deploy_sidecar", &base).unwrap();
+        let stored = plain.to_value();
+        for key in ["title", "description", "tags", "category", "scheme"] {
+            assert!(stored.get(key).is_none(), "{key} absent when not given");
+        }
+        let mut with = base.clone();
+        with["title"] = json!(" Family photos ");
+        with["tags"] = json!(["Photos", "home"]);
+        with["scheme"] = json!("https");
+        let parsed = JobPayload::parse_new("deploy_sidecar", &with).unwrap();
+        let stored = parsed.to_value();
+        assert_eq!(stored["title"], "Family photos");
+        assert_eq!(stored["tags"], json!(["photos", "home"]));
+        assert_eq!(stored["scheme"], "https");
+        assert_eq!(
+            JobPayload::parse("deploy_sidecar", &stored).unwrap(),
+            parsed
+        );
+        assert_eq!(
+            parsed.component_id(),
+            plain.component_id(),
+            "same component, same volume"
+        );
+        with["title"] = json!("x".repeat(81));
+        assert_eq!(
+            JobPayload::parse_new("deploy_sidecar", &with)
+                .unwrap_err()
+                .field,
+            "title"
+        );
     }
 
     #[test]

@@ -119,6 +119,7 @@ mod tests {
             warnings: Vec::new(),
             next_retry_at: None,
             spec: None,
+            catalog: Default::default(),
         }
     }
 

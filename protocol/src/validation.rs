@@ -68,7 +68,9 @@ impl Lang {
 #[serde(tag = "problem", rename_all = "snake_case")]
 pub enum Problem {
     Required,
-    TooLong { max: usize },
+    TooLong {
+        max: usize,
+    },
     ControlCharacters,
     NetworkIdFormat,
     InvalidId,
@@ -84,7 +86,9 @@ pub enum Problem {
     BeaconQueryOrFragment,
     BeaconRelayPort,
     BeaconDuplicate,
-    TooMany { max: usize },
+    TooMany {
+        max: usize,
+    },
     InvalidSlug,
     InvalidHostPort,
     InvalidTarget,
@@ -94,9 +98,18 @@ pub enum Problem {
     InvalidPayload,
     UnknownJobKind,
     SidecarNeedsBeacon,
-    OutOfRange { min: u32, max: u32 },
+    OutOfRange {
+        min: u32,
+        max: u32,
+    },
     WebhookUrl,
     TokenScope,
+    /// A Beacon or sidecar name Compose or the sidecar would refuse (see `names`).
+    DeployName,
+    /// A catalog tag outside its rule (see `catalog`).
+    InvalidTag,
+    /// A service scheme other than `http` or `https`.
+    InvalidScheme,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -171,6 +184,9 @@ impl Problem {
             Problem::OutOfRange { .. } => "out_of_range",
             Problem::WebhookUrl => "invalid_webhook_url",
             Problem::TokenScope => "invalid_token_scope",
+            Problem::DeployName => "invalid_deploy_name",
+            Problem::InvalidTag => "invalid_tag",
+            Problem::InvalidScheme => "invalid_scheme",
         }
     }
 
@@ -270,6 +286,12 @@ impl Problem {
             (Problem::WebhookUrl, Ru) => "URL вебхука должен быть адресом http:// или https:// с именем хоста.".into(),
             (Problem::TokenScope, En) => "Choose read (GET only) or write.".into(),
             (Problem::TokenScope, Ru) => "Выберите read (только GET) или write.".into(),
+            (Problem::DeployName, En) => "Docker Compose or the sidecar would refuse this name: use 1–63 lowercase letters, digits, - or _, starting with a letter or digit.".into(),
+            (Problem::DeployName, Ru) => "Docker Compose или sidecar не примут это имя: используйте 1–63 строчные латинские буквы, цифры, - или _, начиная с буквы или цифры.".into(),
+            (Problem::InvalidTag, En) => "Each tag: 1–32 letters, digits, - or _, starting with a letter or digit; separate tags with commas.".into(),
+            (Problem::InvalidTag, Ru) => "Каждый тег: 1–32 буквы, цифры, - или _, начиная с буквы или цифры; теги разделяются запятыми.".into(),
+            (Problem::InvalidScheme, En) => "Choose http or https.".into(),
+            (Problem::InvalidScheme, Ru) => "Выберите http или https.".into(),
         }
     }
 
@@ -291,6 +313,12 @@ impl Problem {
             (Problem::BeaconRelayPort, Ru) => "Укажите HTTP(S)-адрес Beacon (обычно порт 443 за HTTPS или 8080); ретрансляторы на 7447 Beacon сообщает сам.",
             (Problem::WebhookUrl, En) => "Example: https://hooks.example.net/knotroute. Leave it empty to send no alerts.",
             (Problem::WebhookUrl, Ru) => "Пример: https://hooks.example.net/knotroute. Оставьте поле пустым, чтобы не отправлять оповещения.",
+            (Problem::DeployName, En) => "1–63 characters: lowercase letters, digits, - and _, starting with a letter or digit (capitals are lowercased), e.g. web or my-app_2. The name becomes the Compose project kr-sidecar-<name> or kr-beacon-<name>, which may not contain dots.",
+            (Problem::DeployName, Ru) => "1–63 символа: строчные латинские буквы, цифры, - и _, начиная с буквы или цифры (заглавные становятся строчными), например web или my-app_2. Имя входит в проект Compose kr-sidecar-<имя> или kr-beacon-<имя>, где точки недопустимы.",
+            (Problem::InvalidTag, En) => "Example: media, home-lab. At most 10 tags; the KnotRoute apps show them in the service catalog.",
+            (Problem::InvalidTag, Ru) => "Пример: media, home-lab. Не более 10 тегов; приложения KnotRoute показывают их в каталоге сервисов.",
+            (Problem::InvalidScheme, En) => "The scheme the KnotRoute apps use to open the service; leave it empty to let them choose.",
+            (Problem::InvalidScheme, Ru) => "Схема, по которой приложения KnotRoute открывают сервис; оставьте пустым, чтобы они выбрали сами.",
             _ => return None,
         })
     }

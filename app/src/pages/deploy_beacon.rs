@@ -1,6 +1,6 @@
 //! "Deploy new Beacon": the wizard that queues a `deploy_beacon` job on an
 //! online Agent with Docker. Checked in the browser with the same
-//! `JobPayload::parse` the server applies; refusals appear at their field.
+//! `JobPayload::parse_new` the server applies; refusals appear at their field.
 
 use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
@@ -189,7 +189,7 @@ mod tests {
             "b.example.net:7447",
             "18081",
         );
-        let parsed = JobPayload::parse("deploy_beacon", &body).expect("valid");
+        let parsed = JobPayload::parse_new("deploy_beacon", &body).expect("valid");
         assert_eq!(parsed.component_id(), "beacon-edge-1");
         assert_eq!(body["http_port"], 18081);
     }
@@ -203,7 +203,7 @@ mod tests {
             "b.example.net:7447",
             "http",
         );
-        let refused = JobPayload::parse("deploy_beacon", &body).unwrap_err();
+        let refused = JobPayload::parse_new("deploy_beacon", &body).unwrap_err();
         assert_eq!(refused.field, "http_port");
     }
 }

@@ -267,7 +267,9 @@ mod tests {
             beacons: "https://b.example.net\n\n".into(),
             ..Default::default()
         };
-        assert!(JobPayload::parse("deploy_sidecar", &payload("deploy_sidecar", &sidecar)).is_ok());
+        assert!(
+            JobPayload::parse_new("deploy_sidecar", &payload("deploy_sidecar", &sidecar)).is_ok()
+        );
         let beacon = Fields {
             name: "main".into(),
             network_id: network,
@@ -277,7 +279,7 @@ mod tests {
             ..Default::default()
         };
         let refused =
-            JobPayload::parse("deploy_beacon", &payload("deploy_beacon", &beacon)).unwrap_err();
+            JobPayload::parse_new("deploy_beacon", &payload("deploy_beacon", &beacon)).unwrap_err();
         assert_eq!(refused.field, "http_port");
     }
 }

@@ -22,6 +22,7 @@ pub mod on_demand;
 pub mod onboarding;
 pub mod overview;
 pub mod revoked_keys;
+pub mod service_form;
 pub mod services;
 pub mod settings;
 pub mod sparkline;

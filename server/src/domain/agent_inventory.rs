@@ -96,6 +96,7 @@ fn view(
                     .desired
                     .then(|| serde_json::from_str(&c.spec).ok())
                     .flatten(),
+                catalog: c.catalog(),
             })
             .collect(),
     }

@@ -156,6 +156,11 @@ mod tests {
             deploy_failures: 0,
             next_deploy_at: None,
             deploy_error: String::new(),
+            title: String::new(),
+            description: String::new(),
+            tags: "[]".into(),
+            category: String::new(),
+            scheme: String::new(),
         }
     }
 

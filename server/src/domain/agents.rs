@@ -433,6 +433,12 @@ pub(crate) fn reported_component(
         deploy_failures: 0,
         next_deploy_at: None,
         deploy_error: String::new(),
+        // The catalog entry is what the admin deployed, never a heartbeat's.
+        title: String::new(),
+        description: String::new(),
+        tags: "[]".into(),
+        category: String::new(),
+        scheme: String::new(),
     }
 }
 
@@ -461,6 +467,11 @@ fn apply_report(
                     deploy_failures: s.deploy_failures,
                     next_deploy_at: s.next_deploy_at,
                     deploy_error: std::mem::take(&mut s.deploy_error),
+                    title: std::mem::take(&mut s.title),
+                    description: std::mem::take(&mut s.description),
+                    tags: std::mem::take(&mut s.tags),
+                    category: std::mem::take(&mut s.category),
+                    scheme: std::mem::take(&mut s.scheme),
                     ..(*row).clone()
                 }
             }

@@ -79,13 +79,19 @@ pub async fn record_intent(
 ) -> Result<(), StoreError> {
     mark_pending(db, agent_id).await?;
     let component_id = payload.component_id();
-    let (kind, name, network_id) = match payload {
-        JobPayload::DeployBeacon(b) => ("beacon", &b.name, &b.network_id),
-        JobPayload::DeploySidecar(s) => ("sidecar", &s.name, &s.network_id),
+    let no_catalog = protocol::catalog::Catalog::default();
+    let (kind, name, network_id, catalog) = match payload {
+        JobPayload::DeployBeacon(b) => ("beacon", &b.name, &b.network_id, &no_catalog),
+        JobPayload::DeploySidecar(s) => ("sidecar", &s.name, &s.network_id, &s.catalog),
         JobPayload::RemoveComponent { .. } => {
             without_backoff(component::Entity::update_many())
                 .col_expr(component::Column::Desired, false.into())
                 .col_expr(component::Column::Spec, "".into())
+                .col_expr(component::Column::Title, "".into())
+                .col_expr(component::Column::Description, "".into())
+                .col_expr(component::Column::Tags, "[]".into())
+                .col_expr(component::Column::Category, "".into())
+                .col_expr(component::Column::Scheme, "".into())
                 .filter(component::Column::AgentId.eq(agent_id))
                 .filter(component::Column::ComponentId.eq(component_id))
                 .exec(db)
@@ -94,6 +100,7 @@ pub async fn record_intent(
         }
         JobPayload::RestartComponent { .. } => return Ok(()),
     };
+    let [title, description, tags, category, scheme] = component::catalog_columns(catalog);
     let row = component::ActiveModel {
         agent_id: Set(agent_id.to_string()),
         component_id: Set(component_id),
@@ -114,6 +121,11 @@ pub async fn record_intent(
         deploy_failures: Set(0),
         next_deploy_at: Set(None),
         deploy_error: Set(String::new()),
+        title: Set(title),
+        description: Set(description),
+        tags: Set(tags),
+        category: Set(category),
+        scheme: Set(scheme),
         ..Default::default()
     };
     component::Entity::insert(row)
@@ -128,6 +140,11 @@ pub async fn record_intent(
                     component::Column::DeployFailures,
                     component::Column::NextDeployAt,
                     component::Column::DeployError,
+                    component::Column::Title,
+                    component::Column::Description,
+                    component::Column::Tags,
+                    component::Column::Category,
+                    component::Column::Scheme,
                 ])
                 .to_owned(),
         )
@@ -286,9 +303,27 @@ impl Reconciler {
             } else {
                 "deploy_sidecar"
             };
-            let Ok(payload) = JobPayload::parse(kind, &spec) else {
-                tracing::warn!(agent_id, component = %c.component_id, "stored desired spec no longer validates");
-                continue;
+            let payload = match JobPayload::parse_new(kind, &spec) {
+                Ok(payload) => payload,
+                Err(refused) => {
+                    // Stored before today's rules (e.g. a name with a dot,
+                    // which Compose refuses): deploying it could only fail.
+                    // The admin sees why; removing it still works.
+                    tracing::warn!(agent_id, component = %c.component_id, field = %refused.field, "stored desired spec no longer validates");
+                    let error = format!(
+                        "not redeployed: {}: {} Remove it and publish it again under a valid name.",
+                        refused.field,
+                        refused.message(protocol::Lang::En)
+                    );
+                    if c.deploy_error != error {
+                        component::Entity::update_many()
+                            .col_expr(component::Column::DeployError, error.into())
+                            .filter(component::Column::Id.eq(c.id))
+                            .exec(&self.db)
+                            .await?;
+                    }
+                    continue;
+                }
             };
             let row = self
                 .jobs

@@ -149,7 +149,7 @@ impl JobQueue {
         kind: &str,
         payload: &serde_json::Value,
     ) -> Result<job::Model, JobError> {
-        let payload = JobPayload::parse(kind, payload).map_err(JobError::Invalid)?;
+        let payload = JobPayload::parse_new(kind, payload).map_err(JobError::Invalid)?;
         let agent = self.agent_taking_jobs(agent_id).await?;
         self.insert(&agent.id, &payload, None, audit::ADMIN, true)
             .await
@@ -510,7 +510,8 @@ impl JobQueue {
             return Err(JobError::WrongState(old.status));
         }
         let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
-        let payload = JobPayload::parse(&old.kind, &payload).map_err(JobError::Invalid)?;
+        // Today's rules: a deployment under a name Compose refuses is not sent again.
+        let payload = JobPayload::parse_new(&old.kind, &payload).map_err(JobError::Invalid)?;
         let agent = self.agent_taking_jobs(&old.agent_id).await?;
         self.insert(
             &agent.id,

@@ -39,6 +39,55 @@ pub struct Model {
     pub next_deploy_at: Option<DateTimeUtc>,
     /// Why the last deployment failed; empty once one succeeds.
     pub deploy_error: String,
+    /// A sidecar's catalog entry as deployed (`protocol::catalog`); each
+    /// empty when not given. Shown: the title, else `name`.
+    pub title: String,
+    pub description: String,
+    /// JSON array of tags.
+    pub tags: String,
+    pub category: String,
+    /// `http`, `https` or empty.
+    pub scheme: String,
+}
+
+impl Model {
+    /// The catalog entry the columns hold.
+    pub fn catalog(&self) -> protocol::catalog::Catalog {
+        let text = |s: &str| (!s.is_empty()).then(|| s.to_string());
+        protocol::catalog::Catalog {
+            title: text(&self.title),
+            description: text(&self.description),
+            tags: serde_json::from_str(&self.tags).unwrap_or_default(),
+            category: text(&self.category),
+            scheme: protocol::catalog::Scheme::parse(&self.scheme),
+        }
+    }
+
+    /// Stores `catalog` in the columns.
+    pub fn set_catalog(&mut self, catalog: &protocol::catalog::Catalog) {
+        [
+            self.title,
+            self.description,
+            self.tags,
+            self.category,
+            self.scheme,
+        ] = catalog_columns(catalog);
+    }
+}
+
+/// The column values for a catalog entry: title, description, tags (JSON),
+/// category, scheme.
+pub fn catalog_columns(catalog: &protocol::catalog::Catalog) -> [String; 5] {
+    [
+        catalog.title.clone().unwrap_or_default(),
+        catalog.description.clone().unwrap_or_default(),
+        serde_json::to_string(&catalog.tags).expect("strings serialise"),
+        catalog.category.clone().unwrap_or_default(),
+        catalog
+            .scheme
+            .map(|s| s.as_str().to_string())
+            .unwrap_or_default(),
+    ]
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -451,6 +451,9 @@ fn agent_components(
         row.desired = true;
         row.network_id = network_id;
         row.spec = payload.to_value().to_string();
+        if let JobPayload::DeploySidecar(sidecar) = payload {
+            row.set_catalog(&sidecar.catalog);
+        }
     }
     rows
 }
