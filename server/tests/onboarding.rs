@@ -108,6 +108,13 @@ on_both_databases!(
                 assert_eq!(link.beacons, beacons);
                 assert!(g["title"].as_str().unwrap().contains("Дом & офис #1"));
                 assert!(g["instructions"].as_str().unwrap().len() > 50, "{platform}");
+                if platform == "docker" {
+                    // The sidecar's catalog title, shown by the KnotRoute apps.
+                    assert!(
+                        g["instructions"].as_str().unwrap().contains("KNOTROUTE_SERVICE_TITLE="),
+                        "{g}"
+                    );
+                }
                 assert!(g.get("warning").is_none());
                 assert_eq!(decode_qr(g["qr_svg"].as_str().unwrap()), uri);
             }

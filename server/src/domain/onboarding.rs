@@ -45,11 +45,12 @@ impl GuideFacts {
         self.beacons.join("\n")
     }
 
-    /// The sidecar's environment per PROTOCOL.md; the two service values are
-    /// placeholders the operator fills in.
+    /// The sidecar's environment per PROTOCOL.md; the service values are
+    /// placeholders the operator fills in (the title is what the KnotRoute
+    /// clients' service catalog shows; it may be left out).
     pub fn sidecar_env(&self) -> String {
         format!(
-            "KNOTROUTE_CONFIG_FROM_ENV=true\nKNOTROUTE_NETWORK_ID={}\nKNOTROUTE_BEACONS={}\nKNOTROUTE_SERVICE_NAME=my-service\nKNOTROUTE_SERVICE_TARGET=my-container:8080",
+            "KNOTROUTE_CONFIG_FROM_ENV=true\nKNOTROUTE_NETWORK_ID={}\nKNOTROUTE_BEACONS={}\nKNOTROUTE_SERVICE_NAME=my-service\nKNOTROUTE_SERVICE_TITLE=My service\nKNOTROUTE_SERVICE_TARGET=my-container:8080",
             self.network_id,
             self.beacons.join(",")
         )

@@ -93,7 +93,7 @@ fn english(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
         Platform::Docker => (
             format!("Publish a Docker service in “{name}”"),
             vec![
-                step_code("Give the sidecar container this environment (set the service name and its target container:port):", f.sidecar_env()),
+                step_code("Give the sidecar container this environment (set the service name, the title the KnotRoute apps show in their service catalog, and its target container:port):", f.sidecar_env()),
                 step("Mount a volume at /data: the service's private identity lives there and keeps its .knot address across redeploys. Put the sidecar in the same Docker network as the target."),
             ],
         ),
@@ -146,7 +146,7 @@ fn russian(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
         Platform::Docker => (
             format!("Публикация Docker-сервиса в «{name}»"),
             vec![
-                step_code("Передайте контейнеру-сайдкару это окружение (укажите имя сервиса и его цель контейнер:порт):", f.sidecar_env()),
+                step_code("Передайте контейнеру-сайдкару это окружение (укажите имя сервиса, название, которое приложения KnotRoute покажут в каталоге сервисов, и его цель контейнер:порт):", f.sidecar_env()),
                 step("Подключите том в /data: там хранится приватная идентичность сервиса, и адрес .knot сохраняется при переразвёртывании. Сайдкар должен быть в той же сети Docker, что и цель."),
             ],
         ),
