@@ -1,4 +1,3 @@
-# syntax=docker/dockerfile:1
 # Multi-stage images for KnotRoute Control (default target) and the Agent (--target agent).
 # Only crates.io, Debian packages and the npm registry are used to build.
 #

@@ -17,7 +17,7 @@ release="${CARGO_TARGET_DIR:-$PWD/target}/release"
 for bin in knotroute-control knotroute-agent; do
   [[ -x "$release/$bin" ]] || { log "missing $release/$bin: build it first (see this script's header)"; exit 1; }
 done
-[[ -f target/site/pkg/knotroute.js ]] || { log "missing target/site: run cargo leptos build --release --split"; exit 1; }
+[[ -d target/site/pkg ]] || { log "missing target/site: run cargo leptos build --release --split"; exit 1; }
 
 scripts/base-images.sh
 prebuilt=target/prebuilt
@@ -27,7 +27,7 @@ mkdir -p "$prebuilt"
 strip -o "$prebuilt/knotroute-control" "$release/knotroute-control"
 strip -o "$prebuilt/knotroute-agent" "$release/knotroute-agent"
 cp -r target/site "$prebuilt/site"
-KNOTROUTE_BINARIES=prebuilt docker compose -f scripts/images.compose.yaml build --quiet
+COMPOSE_BAKE=false KNOTROUTE_BINARIES=prebuilt docker compose -f scripts/images.compose.yaml build --quiet
 for image in "${KNOTROUTE_CONTROL_IMAGE:-knotroute-control:local}" "${KNOTROUTE_AGENT_IMAGE:-knotroute-agent:local}"; do
   log "$image: $(docker image inspect "$image" --format '{{.Size}}') bytes"
 done
