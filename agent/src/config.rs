@@ -39,8 +39,8 @@ pub struct Settings {
     /// How long a deployed container must keep running, without restarts, before the deploy counts as done (0s–120s).
     #[arg(long, env = "KNOTROUTE_AGENT_SETTLE", default_value = "5s", value_parser = parse_duration)]
     pub settle: Duration,
-    /// How long a deployed Beacon has to answer /healthz on its host port (1s–300s).
-    #[arg(long, env = "KNOTROUTE_AGENT_HEALTH_TIMEOUT", default_value = "30s", value_parser = parse_duration)]
+    /// How long, after settling, a deployed Beacon has to answer /healthz on its host port and a sidecar to say it is ready (1s–300s).
+    #[arg(long, env = "KNOTROUTE_AGENT_HEALTH_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub health_timeout: Duration,
     /// When to pull images before deploying.
     #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
@@ -245,6 +245,7 @@ mod tests {
         assert!(!config.docker);
         assert_eq!(config.pull, PullPolicy::Always);
         assert_eq!(config.settle, Duration::from_secs(5));
+        assert_eq!(config.health_timeout, Duration::from_secs(60));
         assert_eq!(config.image_tag(), RELEASE_CHANNEL);
         assert!(!config.name.is_empty());
         let config = parse(&[

@@ -25,6 +25,8 @@ pub struct Output {
     /// stdout then stderr, as Docker mixes progress and errors between them.
     pub text: String,
     pub stdout: String,
+    /// stderr alone: for `docker logs`, what the container wrote there.
+    pub stderr: String,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -84,10 +86,10 @@ impl Docker {
             Ok(Ok(output)) => output,
         };
         let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
         let text = match (stdout.trim().is_empty(), stderr.trim().is_empty()) {
             (_, true) => stdout.clone(),
-            (true, false) => stderr.into_owned(),
+            (true, false) => stderr.clone(),
             (false, false) => format!("{}\n{}", stdout.trim_end(), stderr),
         };
         tracing::debug!(%command, status = ?output.status.code(), "docker command finished");
@@ -96,6 +98,7 @@ impl Docker {
             success: output.status.success(),
             text,
             stdout,
+            stderr,
         })
     }
 

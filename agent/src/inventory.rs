@@ -1,5 +1,6 @@
 //! What runs here: managed containers, read from `docker inspect`, turned into
-//! heartbeat components; and the sidecar's `.knot` address, read from its logs.
+//! heartbeat components; and what a sidecar says in its logs: its `.knot`
+//! address and whether it is ready.
 
 use protocol::agent::ComponentReport;
 use serde::Deserialize;
@@ -28,6 +29,8 @@ pub struct Inspected {
     pub config: ContainerConfig,
     #[serde(default)]
     pub host_config: HostConfig,
+    #[serde(default)]
+    pub network_settings: NetworkSettings,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -54,6 +57,25 @@ pub struct ContainerConfig {
     pub image: String,
     #[serde(default)]
     pub labels: Option<BTreeMap<String, String>>,
+    /// `NAME=value` pairs; read for the few settings a diagnosis needs, never reported.
+    #[serde(default)]
+    pub env: Option<Vec<String>>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct NetworkSettings {
+    #[serde(default)]
+    pub networks: Option<BTreeMap<String, Endpoint>>,
+}
+
+/// A container's place on one Docker network: the names it resolves by there.
+#[derive(Clone, Debug, Default, Deserialize)]
+pub struct Endpoint {
+    #[serde(default, rename = "Aliases")]
+    pub aliases: Option<Vec<String>>,
+    #[serde(default, rename = "DNSNames")]
+    pub dns_names: Option<Vec<String>>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -77,6 +99,58 @@ impl Inspected {
             .as_ref()
             .and_then(|l| l.get(name))
             .map_or("", String::as_str)
+    }
+
+    /// The value of environment variable `name` in the container's config.
+    pub fn env(&self, name: &str) -> Option<&str> {
+        self.config
+            .env
+            .iter()
+            .flatten()
+            .find_map(|pair| pair.strip_prefix(name)?.strip_prefix('='))
+    }
+
+    /// The Docker networks this container is on.
+    pub fn networks(&self) -> Vec<&str> {
+        self.network_settings
+            .networks
+            .iter()
+            .flatten()
+            .map(|(name, _)| name.as_str())
+            .collect()
+    }
+
+    /// Whether `host` resolves to this container on Docker network `network`:
+    /// its name, an alias or a DNS name there (a short container ID is an alias).
+    pub fn answers_to(&self, network: &str, host: &str) -> bool {
+        let host = host.to_ascii_lowercase();
+        let named = self
+            .name
+            .trim_start_matches('/')
+            .eq_ignore_ascii_case(&host);
+        let endpoint = self
+            .network_settings
+            .networks
+            .as_ref()
+            .and_then(|n| n.get(network));
+        named
+            || endpoint.is_some_and(|e| {
+                e.aliases
+                    .iter()
+                    .chain(e.dns_names.iter())
+                    .flatten()
+                    .any(|a| a.eq_ignore_ascii_case(&host))
+            })
+    }
+
+    /// A sidecar's service name (`io.knotroute.service-name`).
+    pub fn service_name(&self) -> &str {
+        self.label(SERVICE_NAME_LABEL)
+    }
+
+    /// A sidecar's target, `host:port` (`io.knotroute.target`).
+    pub fn target(&self) -> &str {
+        self.label(TARGET_LABEL)
     }
 
     pub fn component_id(&self) -> &str {
@@ -197,6 +271,29 @@ pub fn knot_address(logs: &str) -> Option<String> {
     })
 }
 
+/// The address of `service <name> ready as <address>.knot …`, the line a
+/// sidecar prints once it is reachable; `None` while it is not ready.
+pub fn ready_address(logs: &str, name: &str) -> Option<String> {
+    let marker = format!("service {name} ready as ");
+    logs.lines().rev().find_map(|line| {
+        let after = &line[line.find(&marker)? + marker.len()..];
+        let address = after.split_whitespace().next()?;
+        let label = address.strip_suffix(".knot")?;
+        (!label.is_empty()).then(|| address.to_string())
+    })
+}
+
+/// The last non-empty line of `text`, at most 200 characters: a container's
+/// own last words for an error message.
+pub fn last_line(text: &str) -> Option<String> {
+    let line = text.lines().map(str::trim).rfind(|l| !l.is_empty())?;
+    let mut short: String = line.chars().take(200).collect();
+    if short.len() < line.len() {
+        short.push('…');
+    }
+    Some(short)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -228,14 +325,19 @@ mod tests {
     #[test]
     fn inspect_output_becomes_heartbeat_components() {
         let containers = parse_inspect(INSPECT).unwrap();
-        let sidecar = containers[0].report(Some("web-abc.knot"));
+        let sidecar = containers[0].report(Some(
+            "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot",
+        ));
         assert_eq!(sidecar.id, "sidecar-web");
         assert_eq!(sidecar.kind, "sidecar");
         assert_eq!(sidecar.name, "web");
         assert_eq!(sidecar.container, "kr-sidecar-web-knotroute-1");
         assert_eq!(sidecar.status, "exited");
         assert_eq!(sidecar.version, "1.2.3");
-        assert_eq!(sidecar.service, "web-abc.knot");
+        assert_eq!(
+            sidecar.service,
+            "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"
+        );
         assert_eq!(sidecar.target, "app:8080");
         assert_eq!(sidecar.restart_count, Some(3));
         assert_eq!(sidecar.last_error.as_deref(), Some("exited with code 137"));
@@ -264,16 +366,64 @@ mod tests {
     #[test]
     fn the_last_announced_knot_address_is_read_from_logs() {
         let logs = "starting\n\
-            2026-11-30T07:00:01Z INFO publishing web as web-old.knot\n\
+            2026-11-30T07:00:01Z INFO publishing web as shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot\n\
             noise publishing nothing\n\
-            2026-11-30T07:05:01Z INFO publishing web as web-7f3k2.knot (target app:8080)\n\
+            2026-11-30T07:05:01Z INFO publishing web as qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot -> app:8080 (waiting for introduction points)\n\
             publishing web as .knot\n";
-        assert_eq!(knot_address(logs).as_deref(), Some("web-7f3k2.knot"));
         assert_eq!(
-            knot_address("publishing a as a1.knot.").as_deref(),
-            Some("a1.knot")
+            knot_address(logs).as_deref(),
+            Some("qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot")
+        );
+        assert_eq!(
+            knot_address(
+                "publishing a as shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot."
+            )
+            .as_deref(),
+            Some("shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot")
         );
         assert_eq!(knot_address("publishing web as web.example.com"), None);
         assert_eq!(knot_address(""), None);
+    }
+
+    #[test]
+    fn a_sidecar_is_ready_once_it_says_so_for_its_own_service() {
+        let logs = "node shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot\n\
+            publishing web as qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot -> app:8080 (waiting for introduction points)\n";
+        assert_eq!(ready_address(logs, "web"), None);
+        let ready = format!("{logs}service web ready as qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot with 2 introduction point(s)\n");
+        assert_eq!(
+            ready_address(&ready, "web").as_deref(),
+            Some("qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot")
+        );
+        assert_eq!(ready_address(&ready, "we"), None);
+        assert_eq!(ready_address("service web ready as nothing", "web"), None);
+    }
+
+    #[test]
+    fn the_last_line_is_trimmed_and_bounded() {
+        assert_eq!(
+            last_line("a\n  knotroute-sidecar: bad  \n\n").as_deref(),
+            Some("knotroute-sidecar: bad")
+        );
+        assert_eq!(last_line(" \n"), None);
+        assert_eq!(last_line(&"x".repeat(300)).unwrap().chars().count(), 201);
+    }
+
+    #[test]
+    fn containers_answer_to_their_name_and_aliases_on_a_network() {
+        let json = r#"[{"Id": "1", "Name": "/app-1",
+            "Config": {"Env": ["KNOTROUTE_BEACONS=http://b:8080,https://c", "PATH=/bin"]},
+            "NetworkSettings": {"Networks": {"apps": {"Aliases": ["app", "1"], "DNSNames": null}}}}]"#;
+        let container = &parse_inspect(json).unwrap()[0];
+        assert_eq!(
+            container.env("KNOTROUTE_BEACONS"),
+            Some("http://b:8080,https://c")
+        );
+        assert_eq!(container.env("KNOTROUTE_BEACON"), None);
+        assert_eq!(container.networks(), ["apps"]);
+        assert!(container.answers_to("apps", "App"));
+        assert!(container.answers_to("other", "app-1"));
+        assert!(!container.answers_to("other", "app"));
+        assert!(!container.answers_to("apps", "db"));
     }
 }

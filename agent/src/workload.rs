@@ -2,9 +2,8 @@
 //! for jobs (PROTOCOL.md, "What an Agent does with a deploy job"), and
 //! reporting what runs for heartbeats.
 //!
-//! A deploy is done when it is verified, not when Compose returned 0: the
-//! container must still be running, without new restarts, after a settle
-//! period, and a Beacon's /healthz must answer on its host port.
+//! A deploy is done when it is verified (see `verify`), not when Compose
+//! returned 0.
 
 use crate::compose::{self, ComposeFile};
 use crate::config::{Config, PullPolicy};
@@ -14,7 +13,6 @@ use crate::redact::Secrets;
 use protocol::agent::ComponentReport;
 use protocol::jobs::JobPayload;
 use std::collections::HashMap;
-use std::net::Ipv4Addr;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -23,6 +21,8 @@ use std::time::Duration;
 const LOG_TAIL: &str = "40";
 /// Lines searched for the sidecar's `.knot` announcement.
 const ANNOUNCE_TAIL: &str = "500";
+
+mod verify;
 
 pub const DOCKER_DISABLED: &str = "Docker jobs are disabled on this Agent: start it with KNOTROUTE_AGENT_DOCKER=true and the Docker socket mounted";
 
@@ -311,98 +311,6 @@ impl Workloads {
         Ok(found.into_iter().next())
     }
 
-    /// The container must settle running, without new restarts, and a Beacon answer /healthz.
-    async fn verify(
-        &self,
-        component_id: &str,
-        transcript: &mut Transcript,
-    ) -> Result<String, String> {
-        let missing = || format!("no container labelled {component_id} exists after starting it");
-        let first = self
-            .one_container(component_id)
-            .await?
-            .ok_or_else(missing)?;
-        tokio::time::sleep(self.settle).await;
-        let settled = self
-            .one_container(component_id)
-            .await?
-            .ok_or_else(missing)?;
-        let name = settled.name.trim_start_matches('/').to_string();
-        let unsettled = settled.state.status != "running"
-            || settled.state.restarting
-            || settled.restart_count > first.restart_count;
-        if unsettled {
-            let why = settled
-                .last_error()
-                .map(|e| format!(" ({e})"))
-                .unwrap_or_default();
-            self.attach_log_tail(&settled, transcript).await;
-            return Err(format!(
-                "container {name} is {} after {} s, with {} restarts{why}: see its log above",
-                settled.state.status,
-                self.settle.as_secs(),
-                settled.restart_count,
-            ));
-        }
-        if settled.is_beacon() {
-            let Some(port) = settled.host_port("8080/tcp") else {
-                return Err(format!(
-                    "container {name} publishes no host port for the Beacon API (8080/tcp)"
-                ));
-            };
-            if let Err(why) = self.beacon_healthy(port).await {
-                self.attach_log_tail(&settled, transcript).await;
-                return Err(format!(
-                    "container {name} runs, but the Beacon's /healthz on host port {port} does not answer ({why}): see its log above; check the port is free and the Beacon's settings"
-                ));
-            }
-            return Ok(format!(
-                "verified: container {name} is running and the Beacon answers /healthz on port {port}"
-            ));
-        }
-        Ok(format!(
-            "verified: container {name} is running after {} s",
-            self.settle.as_secs()
-        ))
-    }
-
-    async fn attach_log_tail(&self, container: &Inspected, transcript: &mut Transcript) {
-        if let Ok(logs) = self
-            .docker
-            .docker(&["logs", "--tail", LOG_TAIL, &container.id], QUICK_TIMEOUT)
-            .await
-        {
-            transcript.note(format!(
-                "--- last {LOG_TAIL} log lines of {} ---\n{}",
-                container.name.trim_start_matches('/'),
-                logs.text.trim_end()
-            ));
-        }
-    }
-
-    /// Polls `http://<host>:<port>/healthz` on this host until it answers 2xx.
-    async fn beacon_healthy(&self, port: u16) -> Result<(), String> {
-        let hosts = health_hosts();
-        let deadline = tokio::time::Instant::now() + self.health_timeout;
-        let mut last = String::from("no answer yet");
-        loop {
-            for host in &hosts {
-                let url = format!("http://{host}:{port}/healthz");
-                match self.health.get(&url).send().await {
-                    Ok(response) if response.status().is_success() => return Ok(()),
-                    Ok(response) => last = format!("HTTP {}", response.status().as_u16()),
-                    Err(e) if e.is_timeout() => last = "timed out".into(),
-                    Err(e) if e.is_connect() => last = "connection refused".into(),
-                    Err(e) => last = e.to_string(),
-                }
-            }
-            if tokio::time::Instant::now() >= deadline {
-                return Err(last);
-            }
-            tokio::time::sleep(Duration::from_millis(500)).await;
-        }
-    }
-
     async fn restart(
         &self,
         component_id: &str,
@@ -477,45 +385,5 @@ fn remove_stack_dir(dir: &Path) -> Result<(), String> {
             Err(format!("cannot delete {}: {e}", dir.display()))
         }
         _ => Ok(()),
-    }
-}
-
-/// Where this host's published ports answer: loopback when the Agent runs on
-/// the host, and the default gateway (the Docker host) when it runs in a container.
-fn health_hosts() -> Vec<Ipv4Addr> {
-    let mut hosts = vec![Ipv4Addr::LOCALHOST];
-    if let Some(gateway) = std::fs::read_to_string("/proc/net/route")
-        .ok()
-        .and_then(|table| default_gateway(&table))
-    {
-        hosts.push(gateway);
-    }
-    hosts
-}
-
-/// The default route's gateway from `/proc/net/route` (hex, little-endian).
-fn default_gateway(route_table: &str) -> Option<Ipv4Addr> {
-    route_table.lines().skip(1).find_map(|line| {
-        let fields: Vec<&str> = line.split_whitespace().collect();
-        if fields.get(1) != Some(&"00000000") {
-            return None;
-        }
-        let raw = u32::from_str_radix(fields.get(2)?, 16).ok()?;
-        let gateway = Ipv4Addr::from(raw.to_le_bytes());
-        (!gateway.is_unspecified()).then_some(gateway)
-    })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_default_gateway_is_read_from_the_route_table() {
-        let table = "Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\n\
-                     eth0\t0011A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\n\
-                     eth0\t00000000\t010011AC\t0003\t0\t0\t0\t00000000\n";
-        assert_eq!(default_gateway(table), Some(Ipv4Addr::new(172, 17, 0, 1)));
-        assert_eq!(default_gateway("Iface\tDestination\n"), None);
     }
 }

@@ -1,10 +1,11 @@
 //! The exact Docker command lines the Agent runs for each job, against a real
-//! Control. This machine has the docker CLI but no engine, so `docker` here is
-//! a STAND-IN script (tests/standin/docker) that records command lines and
-//! answers like Docker would. What it proves: the commands, the stack files,
-//! the verification of a Beacon's /healthz against a real HTTP server, the
-//! redaction of output, and the components reported to Control. What it does
-//! not prove: that Docker runs these stacks (see tests/docker_engine.rs).
+//! Control. `docker` here is a STAND-IN script (tests/standin/docker) that
+//! records command lines and answers like Docker would, so this runs on any
+//! machine. What it proves: the commands, the stack files, the verification
+//! of a Beacon's /healthz against a real HTTP server and of a sidecar's
+//! `ready` line, the reasons given when a sidecar is not ready, the redaction
+//! of output, and the components reported to Control. What it does not
+//! prove: that Docker runs these stacks (see tests/docker_engine.rs).
 
 mod common;
 
@@ -12,6 +13,9 @@ use common::*;
 use serde_json::{json, Value};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+/// What tests/standin/docker has every sidecar announce.
+const ADDRESS: &str = "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot";
 
 async fn finished(control: &Control, id: &str) -> Value {
     finished_job(control, id, Duration::from_secs(30)).await
@@ -109,7 +113,33 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     assert!(!result.contains(ENROLL), "the token leaked: {result}");
     assert!(result.contains("[redacted]"), "{result}");
 
-    // A sidecar: deployed, then reported with the .knot address read from its logs.
+    // A sidecar that never says it is ready: failed after the health
+    // timeout, naming the Beacon this host cannot reach and the target no
+    // container on its network answers to.
+    let beacon = format!("http://127.0.0.1:{}", closed_port());
+    let id = queue(
+        &control,
+        &agent_id,
+        "deploy_sidecar",
+        json!({"name": "unready",
+        "network_id": network, "target": "app:8080", "docker_network": "apps",
+        "beacons": [beacon]}),
+    )
+    .await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "failed", "{job}");
+    let result = job["result"].as_str().unwrap();
+    for says in [
+        "sidecar unready is not ready after 2s: ".to_string(),
+        format!("Beacon {beacon} unreachable from this host (Connection refused"),
+        "target app:8080 does not resolve on Docker network apps".into(),
+        "it last said: \"knotroute-sidecar: Beacon unreachable".into(),
+        "log lines of kr-sidecar-unready-knotroute-1".into(),
+    ] {
+        assert!(result.contains(&says), "{says} not in: {result}");
+    }
+
+    // A sidecar: deployed once ready, then reported with the .knot address read from its logs.
     let id = queue(
         &control,
         &agent_id,
@@ -119,7 +149,15 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
         "beacons": ["https://beacon.example.net"]}),
     )
     .await;
-    assert_eq!(finished(&control, &id).await["status"], "succeeded");
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert!(
+        job["result"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("sidecar web is ready as {ADDRESS}")),
+        "{job}"
+    );
     let deadline = Instant::now() + Duration::from_secs(20);
     loop {
         let shown = control.get(&format!("/api/v1/agents/{agent_id}")).await;
@@ -127,10 +165,7 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
             .as_array()
             .and_then(|l| l.iter().find(|c| c["id"] == "sidecar-web"))
             .cloned();
-        if sidecar
-            .as_ref()
-            .is_some_and(|c| c["service"] == "web-7f3k2.knot")
-        {
+        if sidecar.as_ref().is_some_and(|c| c["service"] == ADDRESS) {
             assert_eq!(sidecar.unwrap()["status"], "running");
             break;
         }
@@ -187,6 +222,14 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
         format!(
             "compose -f {} -p kr-beacon-dead up -d --remove-orphans --pull missing",
             stack("beacon-dead")
+        ),
+        format!(
+            "compose -f {} -p kr-sidecar-unready pull",
+            stack("sidecar-unready")
+        ),
+        format!(
+            "compose -f {} -p kr-sidecar-unready up -d --remove-orphans --pull missing",
+            stack("sidecar-unready")
         ),
         format!("compose -f {} -p kr-sidecar-web pull", stack("sidecar-web")),
         format!(

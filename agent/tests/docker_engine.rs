@@ -1,18 +1,22 @@
 //! Real Docker: where this machine has a Docker engine, the Agent deploys a
-//! Beacon and a sidecar from a locally built image (no registry is reachable:
-//! the image is a scratch rootfs holding examples/test_workload.rs, and the
-//! pull policy is `missing`), Control shows them running, and restart and
-//! removal work. Where no engine answers, the test says so and skips.
+//! Beacon and a sidecar from the STAND-IN images (scripts/standin-images.sh;
+//! no registry is reachable, so the pull policy is `missing`), each deploy
+//! succeeding only once it works: the Beacon answers /healthz on its host
+//! port, the sidecar says it is ready after reaching that Beacon. Control
+//! shows the sidecar's 56-character `.knot` address, which survives the
+//! container's removal because its identity is in the kept volume; a sidecar
+//! whose Beacon is unreachable fails, and its job says which Beacon. Where no
+//! engine answers, the test says so and skips (never under CI=true).
 
 mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const TAG: &str = "kr-test";
+/// Not `kr-test`: older branches' tests tag their own images so.
+const TAG: &str = "kr-standin";
 
 fn engine_available() -> bool {
     Command::new("docker")
@@ -33,33 +37,6 @@ fn docker(args: &[&str]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// examples/test_workload, built beside this test (cargo builds examples for
-/// `cargo test`; other runners may not, so it is built here when missing).
-fn test_workload_binary() -> std::path::PathBuf {
-    let profile_dir = std::env::current_exe()
-        .unwrap()
-        .parent()
-        .and_then(Path::parent)
-        .unwrap()
-        .to_path_buf();
-    let binary = profile_dir.join("examples/test_workload");
-    if !binary.exists() {
-        let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "-p",
-                "knotroute-agent",
-                "--example",
-                "test_workload",
-            ])
-            .status()
-            .unwrap();
-        assert!(status.success(), "building examples/test_workload failed");
-    }
-    binary
-}
-
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -68,44 +45,52 @@ fn free_port() -> u16 {
         .port()
 }
 
-/// Builds the Beacon and sidecar test images from a scratch rootfs: the test
-/// workload binary and the shared libraries `ldd` lists for it.
-fn build_test_images() {
-    let binary = test_workload_binary();
-    let context = tempfile::tempdir().unwrap();
-    let rootfs = context.path().join("rootfs");
-    std::fs::create_dir_all(&rootfs).unwrap();
-    std::fs::copy(&binary, rootfs.join("workload")).unwrap();
-    let ldd = Command::new("ldd").arg(&binary).output().unwrap();
-    for line in String::from_utf8_lossy(&ldd.stdout).lines() {
-        let Some(path) = line.split_whitespace().find(|w| w.starts_with('/')) else {
-            continue;
-        };
-        let target = rootfs.join(path.trim_start_matches('/'));
-        std::fs::create_dir_all(target.parent().unwrap()).unwrap();
-        std::fs::copy(path, target).unwrap();
-    }
-    std::fs::write(
-        context.path().join("Dockerfile"),
-        "FROM scratch\nCOPY rootfs/ /\nENTRYPOINT [\"/workload\"]\n",
-    )
-    .unwrap();
-    docker(&[
-        "build",
-        "-q",
-        "-t",
-        &format!("{}:{TAG}", protocol::jobs::BEACON_IMAGE),
-        "-t",
-        &format!("{}:{TAG}", protocol::jobs::SIDECAR_IMAGE),
-        &context.path().display().to_string(),
-    ]);
+/// Removes what the test's stacks left, even when it fails half-way:
+/// containers, volumes and networks of each `kr-<component>` project, then
+/// the test's own network.
+struct Cleanup {
+    components: Vec<String>,
+    network: String,
 }
 
-async fn run_job(control: &Control, agent_id: &str, kind: &str, payload: Value) -> Value {
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let quiet = |args: &[&str]| {
+            Command::new("docker")
+                .args(args)
+                .output()
+                .map(|o| String::from_utf8_lossy(&o.stdout).into_owned())
+                .unwrap_or_default()
+        };
+        for id in &self.components {
+            let project = format!("label=com.docker.compose.project=kr-{id}");
+            for (list, remove) in [
+                (vec!["ps", "-aq", "--filter", &project], vec!["rm", "-f"]),
+                (
+                    vec!["volume", "ls", "-q", "--filter", &project],
+                    vec!["volume", "rm"],
+                ),
+                (
+                    vec!["network", "ls", "-q", "--filter", &project],
+                    vec!["network", "rm"],
+                ),
+            ] {
+                let found = quiet(&list);
+                let ids: Vec<&str> = found.split_whitespace().collect();
+                if !ids.is_empty() {
+                    quiet(&[remove, ids].concat());
+                }
+            }
+        }
+        quiet(&["network", "rm", &self.network]);
+    }
+}
+
+async fn run_job(control: &Control, agent_id: &str, kind: &str, payload: Value) -> String {
     let id = queue_job(control, agent_id, kind, payload).await;
     let job = finished_job(control, &id, Duration::from_secs(120)).await;
     assert_eq!(job["status"], "succeeded", "{job}");
-    job
+    job["result"].as_str().unwrap().to_string()
 }
 
 async fn component(control: &Control, agent_id: &str, id: &str) -> Option<Value> {
@@ -115,6 +100,30 @@ async fn component(control: &Control, agent_id: &str, id: &str) -> Option<Value>
         .iter()
         .find(|c| c["id"] == id)
         .cloned()
+}
+
+/// The `.knot` address Control shows for a sidecar once a heartbeat carries one.
+async fn shown_address(control: &Control, agent_id: &str, id: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let shown = component(control, agent_id, id).await;
+        if let Some(service) = shown.as_ref().and_then(|c| c["service"].as_str()) {
+            if !service.is_empty() {
+                return service.to_string();
+            }
+        }
+        assert!(Instant::now() < deadline, "no address shown: {shown:?}");
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+fn is_knot_address(address: &str) -> bool {
+    address.strip_suffix(".knot").is_some_and(|label| {
+        label.len() == 56
+            && label
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || ('2'..='7').contains(&c))
+    })
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -131,9 +140,22 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         );
         return;
     }
-    build_test_images();
-    let suffix = format!("{}", std::process::id());
+    standin_images(TAG);
+    let suffix = std::process::id();
+    let beacon = format!("edge{suffix}");
+    let sidecar = format!("web{suffix}");
+    let unready = format!("lost{suffix}");
+    let (beacon_id, sidecar_id, unready_id) = (
+        format!("beacon-{beacon}"),
+        format!("sidecar-{sidecar}"),
+        format!("sidecar-{unready}"),
+    );
     let docker_network = format!("kr-test-apps-{suffix}");
+    // Dropped after the Agent (declared before it).
+    let _cleanup = Cleanup {
+        components: vec![beacon_id.clone(), sidecar_id.clone(), unready_id.clone()],
+        network: docker_network.clone(),
+    };
     docker(&["network", "create", &docker_network]);
     let control = start_control().await;
     let data = tempfile::tempdir().unwrap();
@@ -144,6 +166,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
             .env("KNOTROUTE_AGENT_PULL", "missing")
             .env("KNOTROUTE_AGENT_IMAGE_TAG", TAG)
             .env("KNOTROUTE_AGENT_SETTLE", "2s")
+            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),
@@ -153,53 +176,110 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         .unwrap()
         .to_string();
     let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
+
+    // The Beacon: done once /healthz answers on its host port.
     let http_port = free_port();
-    let beacon = format!("edge{suffix}");
-    let sidecar = format!("web{suffix}");
-    run_job(
+    let advertise = format!("127.0.0.1:{}", free_port());
+    let result = run_job(
         &control,
         &agent_id,
         "deploy_beacon",
         json!({"name": beacon,
         "network_id": network, "beacon_url": "https://beacon.example.net",
-        "advertise": format!("127.0.0.1:{}", free_port()), "http_port": http_port}),
+        "advertise": advertise, "http_port": http_port}),
     )
     .await;
-    run_job(
-        &control,
-        &agent_id,
-        "deploy_sidecar",
-        json!({"name": sidecar,
-        "network_id": network, "target": "app:8080", "docker_network": docker_network,
-        "beacons": ["https://beacon.example.net"]}),
-    )
-    .await;
-
-    let sidecar_id = format!("sidecar-{sidecar}");
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let shown = component(&control, &agent_id, &sidecar_id).await;
-        if shown
-            .as_ref()
-            .is_some_and(|c| c["service"] == format!("{sidecar}-kr7test.knot"))
-        {
-            break;
-        }
-        assert!(Instant::now() < deadline, "sidecar not reported: {shown:?}");
-        tokio::time::sleep(Duration::from_millis(500)).await;
-    }
-    let beacon_id = format!("beacon-{beacon}");
+    assert!(result.contains("answers /healthz"), "{result}");
+    let health: Value = reqwest::get(format!("http://127.0.0.1:{http_port}/healthz"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(health["standin"], true, "{health}");
+    assert_eq!(health["relay_advertise"], advertise.as_str(), "{health}");
     let shown = component(&control, &agent_id, &beacon_id).await.unwrap();
     assert_eq!(shown["status"], "running", "{shown}");
 
-    run_job(
+    // The sidecar reaches the Beacon by its container name, as an admin
+    // would put both on one Docker network (containers cannot reach the
+    // host's loopback).
+    let beacon_container = format!("kr-{beacon_id}-knotroute-1");
+    docker(&["network", "connect", &docker_network, &beacon_container]);
+    let deploy_sidecar = json!({"name": sidecar,
+        "network_id": network, "target": "app:8080", "docker_network": docker_network,
+        "beacons": [format!("http://{beacon_container}:8080")]});
+    let result = run_job(
+        &control,
+        &agent_id,
+        "deploy_sidecar",
+        deploy_sidecar.clone(),
+    )
+    .await;
+    assert!(
+        result.contains(&format!("sidecar {sidecar} is ready as ")),
+        "{result}"
+    );
+    let address = shown_address(&control, &agent_id, &sidecar_id).await;
+    assert!(is_knot_address(&address), "{address}");
+    assert!(result.contains(&address), "{result}");
+
+    // Its container gone, the redeployed sidecar keeps the address: the identity is in the volume.
+    docker(&["rm", "-f", &format!("kr-{sidecar_id}-knotroute-1")]);
+    let result = run_job(&control, &agent_id, "deploy_sidecar", deploy_sidecar).await;
+    assert!(
+        result.contains(&format!("is ready as {address}")),
+        "{result}"
+    );
+    assert_eq!(
+        shown_address(&control, &agent_id, &sidecar_id).await,
+        address
+    );
+    // A restart counts only the ready line of the new start.
+    let result = run_job(
         &control,
         &agent_id,
         "restart_component",
         json!({"component_id": sidecar_id}),
     )
     .await;
-    for id in [&sidecar_id, &beacon_id] {
+    assert!(
+        result.contains(&format!("is ready as {address}")),
+        "{result}"
+    );
+
+    // A sidecar whose Beacon nothing answers: failed after the health timeout, naming it.
+    let lost = format!("http://127.0.0.1:{}", free_port());
+    let id = queue_job(
+        &control,
+        &agent_id,
+        "deploy_sidecar",
+        json!({"name": unready,
+        "network_id": network, "target": "app:8080", "docker_network": docker_network,
+        "beacons": [lost]}),
+    )
+    .await;
+    let job = finished_job(&control, &id, Duration::from_secs(120)).await;
+    assert_eq!(job["status"], "failed", "{job}");
+    let error = job["result"].as_str().unwrap();
+    let reason = error.lines().last().unwrap();
+    eprintln!("a sidecar without its Beacon fails with: {reason}");
+    assert!(
+        reason.starts_with(&format!("sidecar {unready} is not ready after 5s: ")),
+        "{error}"
+    );
+    assert!(
+        reason.contains(&format!("Beacon {lost} unreachable from this host")),
+        "{error}"
+    );
+    assert!(
+        reason.contains(&format!(
+            "target app:8080 does not resolve on Docker network {docker_network}"
+        )),
+        "{error}"
+    );
+
+    for id in [&unready_id, &sidecar_id, &beacon_id] {
         run_job(
             &control,
             &agent_id,
@@ -216,7 +296,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         &format!("label=io.knotroute.component-id={beacon_id}"),
     ]);
     assert!(left.trim().is_empty(), "containers left: {left}");
-    // Volumes survive removal (a sidecar's identity lives there).
+    // Volumes survive removal (a sidecar's identity lives there); Cleanup removes them.
     let volumes = docker(&[
         "volume",
         "ls",
@@ -228,6 +308,4 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         !volumes.trim().is_empty(),
         "the sidecar's volume was removed"
     );
-    docker(&["volume", "rm", volumes.trim()]);
-    docker(&["network", "rm", &docker_network]);
 }

@@ -3,6 +3,15 @@
 //! answers, one speaking TLS with a certificate nobody trusts, and a closed
 //! port; and a webhook receiver for alerts. Each runs on the caller's tokio
 //! runtime on a free loopback port.
+//!
+//! [`beacon`] and [`sidecar`] are the STAND-INS for the real KnotRoute images
+//! (which come from a registry tests cannot reach): the `standin-beacon` and
+//! `standin-sidecar` programs that scripts/standin-images.sh builds into
+//! local images tagged like the real ones.
+
+pub mod beacon;
+mod http;
+pub mod sidecar;
 
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};

@@ -195,3 +195,20 @@ pub async fn docker_agent(control: &Control, within: Duration) -> Value {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
+
+/// Builds, or finds already built for the same binaries, the STAND-IN Beacon
+/// and sidecar images `ghcr.io/localzet/knotroute-{beacon,sidecar}:<tag>`
+/// (scripts/standin-images.sh; the real images' registry is unreachable).
+/// An Agent deploys them with KNOTROUTE_AGENT_IMAGE_TAG=<tag> and
+/// KNOTROUTE_AGENT_PULL=missing.
+pub fn standin_images(tag: &str) {
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/standin-images.sh");
+    let out = Command::new(&script).arg(tag).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{} {tag} failed: {}",
+        script.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
