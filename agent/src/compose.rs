@@ -150,6 +150,21 @@ pub fn sidecar(job: &DeploySidecar, image_tag: &str) -> ComposeFile {
     )
 }
 
+/// Publishes every port of `file` on `address` only
+/// (KNOTROUTE_AGENT_PUBLISH_ADDRESS) instead of on all of the host's addresses.
+pub fn publish_on(mut file: ComposeFile, address: std::net::IpAddr) -> ComposeFile {
+    let host = match address {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+    };
+    for service in file.services.values_mut() {
+        for port in &mut service.ports {
+            *port = format!("{host}:{port}");
+        }
+    }
+    file
+}
+
 /// The YAML text of a compose file. Compose fills `$VAR` and `${VAR}` in
 /// from the Agent's environment in every value, so each `$` is written `$$`
 /// (which Compose reads as a literal `$`): no string from a job or from

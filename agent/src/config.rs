@@ -42,6 +42,10 @@ pub struct Settings {
     /// How long, after settling, a deployed Beacon has to answer /healthz on its host port and a sidecar to say it is ready (1s–300s).
     #[arg(long, env = "KNOTROUTE_AGENT_HEALTH_TIMEOUT", default_value = "60s", value_parser = parse_duration)]
     pub health_timeout: Duration,
+    /// Publish the ports of deployed Beacons and sidecars on this one host
+    /// address (e.g. 127.0.0.1, or a private interface) instead of all of them.
+    #[arg(long, env = "KNOTROUTE_AGENT_PUBLISH_ADDRESS")]
+    pub publish_address: Option<std::net::IpAddr>,
     /// When to pull images before deploying.
     #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
     pub pull: PullPolicy,
@@ -75,6 +79,7 @@ pub struct Config {
     pub pull: PullPolicy,
     pub settle: Duration,
     pub health_timeout: Duration,
+    pub publish_address: Option<std::net::IpAddr>,
     pub ca_file: Option<PathBuf>,
 }
 
@@ -187,6 +192,7 @@ impl Settings {
             pull: self.pull,
             settle: self.settle,
             health_timeout: self.health_timeout,
+            publish_address: self.publish_address,
             ca_file: self.ca_file.clone(),
         })
     }

@@ -5,6 +5,7 @@
 use protocol::agent::ComponentReport;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::net::IpAddr;
 
 pub const MANAGED_LABEL: &str = "io.knotroute.managed";
 pub const COMPONENT_ID_LABEL: &str = "io.knotroute.component-id";
@@ -88,6 +89,9 @@ pub struct HostConfig {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub struct PortBinding {
+    /// Empty (or 0.0.0.0) when published on all of the host's addresses.
+    #[serde(default)]
+    pub host_ip: String,
     #[serde(default)]
     pub host_port: String,
 }
@@ -167,13 +171,27 @@ impl Inspected {
 
     /// The host port published for a container port such as `8080/tcp`.
     pub fn host_port(&self, container_port: &str) -> Option<u16> {
+        self.host_binding(container_port).map(|(_, port)| port)
+    }
+
+    /// The host address (when published on one address only) and port for a
+    /// container port.
+    pub fn host_binding(&self, container_port: &str) -> Option<(Option<IpAddr>, u16)> {
         self.host_config
             .port_bindings
             .as_ref()?
             .get(container_port)?
             .as_ref()?
             .iter()
-            .find_map(|b| b.host_port.parse().ok())
+            .find_map(|b| {
+                let port = b.host_port.parse().ok()?;
+                let ip = b
+                    .host_ip
+                    .parse::<IpAddr>()
+                    .ok()
+                    .filter(|ip| !ip.is_unspecified());
+                Some((ip, port))
+            })
     }
 
     /// Why the container is not running as it should, in one sentence.

@@ -42,6 +42,7 @@ pub struct Workloads {
     pull: PullPolicy,
     settle: Duration,
     health_timeout: Duration,
+    publish_address: Option<std::net::IpAddr>,
     secrets: Secrets,
     health: reqwest::Client,
     compose: Mutex<Option<ComposeCli>>,
@@ -67,6 +68,14 @@ impl Transcript {
 }
 
 impl Workloads {
+    /// `file` with its ports on KNOTROUTE_AGENT_PUBLISH_ADDRESS, when set.
+    fn published(&self, file: compose::ComposeFile) -> compose::ComposeFile {
+        match self.publish_address {
+            Some(address) => compose::publish_on(file, address),
+            None => file,
+        }
+    }
+
     pub fn new(config: &Config, secrets: Secrets) -> Self {
         Self {
             docker: Docker::default(),
@@ -76,6 +85,7 @@ impl Workloads {
             pull: config.pull,
             settle: config.settle,
             health_timeout: config.health_timeout,
+            publish_address: config.publish_address,
             secrets,
             health: reqwest::Client::builder()
                 .timeout(Duration::from_secs(3))
@@ -223,12 +233,12 @@ impl Workloads {
         let mut transcript = Transcript::default();
         let outcome = match job {
             JobPayload::DeployBeacon(beacon) => {
-                let file = compose::beacon(beacon, &self.image_tag);
+                let file = self.published(compose::beacon(beacon, &self.image_tag));
                 self.deploy(&job.component_id(), &file, &mut transcript)
                     .await
             }
             JobPayload::DeploySidecar(sidecar) => {
-                let file = compose::sidecar(sidecar, &self.image_tag);
+                let file = self.published(compose::sidecar(sidecar, &self.image_tag));
                 self.deploy(&job.component_id(), &file, &mut transcript)
                     .await
             }

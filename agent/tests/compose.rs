@@ -256,3 +256,26 @@ fn dollars_in_any_value_reach_the_container_literally() {
         );
     }
 }
+
+#[test]
+fn ports_are_published_on_one_address_when_the_agent_is_told_so() {
+    let payload = json!({"name": "main", "network_id": network(), "beacon_url": "https://beacon.example.net",
+        "advertise": "relay.example.net:7447", "http_port": 18080});
+    let JobPayload::DeployBeacon(job) = JobPayload::parse("deploy_beacon", &payload).unwrap()
+    else {
+        unreachable!()
+    };
+    let on = |address: &str| {
+        let file = compose::publish_on(compose::beacon(&job, "1.2.3"), address.parse().unwrap());
+        to_yaml(&file)
+    };
+    let v4 = on("127.0.0.1");
+    assert!(
+        v4.contains("127.0.0.1:18080:8080") && v4.contains("127.0.0.1:7447:7447"),
+        "{v4}"
+    );
+    let v6 = on("::1");
+    assert!(v6.contains("[::1]:18080:8080"), "{v6}");
+    // Without the setting every address of the host is used, as before.
+    assert!(to_yaml(&compose::beacon(&job, "1.2.3")).contains("- 18080:8080"));
+}

@@ -76,14 +76,9 @@ async fn deploy_beacon(lp: &Loop, agent_id: &str) -> (String, String) {
         Some(200)
     );
 
-    // Control adds it to the network profile and its check is ok.
-    let (status, added) = lp
-        .post(
-            "/api/v1/beacons",
-            json!({"network_id": lp.network_id, "url": beacon_url}),
-        )
-        .await;
-    assert_eq!(status, 201, "{added}");
+    // A managed Beacon joins its network profile; Control's check of it is ok.
+    let profile = lp.get(&format!("/api/v1/networks/{}", lp.network_id)).await;
+    assert!(profile["beacons"].to_string().contains(&beacon_url), "{profile}");
     let (status, check) = lp
         .post(
             "/api/v1/beacons/check",

@@ -111,7 +111,10 @@ on_both_databases!(
                 if platform == "docker" {
                     // The sidecar's catalog title, shown by the KnotRoute apps.
                     assert!(
-                        g["instructions"].as_str().unwrap().contains("KNOTROUTE_SERVICE_TITLE="),
+                        g["instructions"]
+                            .as_str()
+                            .unwrap()
+                            .contains("KNOTROUTE_SERVICE_TITLE="),
                         "{g}"
                     );
                 }

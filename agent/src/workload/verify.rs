@@ -11,7 +11,7 @@
 use super::{Transcript, Workloads, LOG_TAIL};
 use crate::docker::{Output, QUICK_TIMEOUT};
 use crate::inventory::{self, Inspected};
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
 /// Beacons probed from this host for a sidecar that is not ready.
@@ -129,17 +129,17 @@ impl Workloads {
         transcript: &mut Transcript,
     ) -> Result<String, String> {
         let name = container_name(container);
-        let Some(port) = container.host_port("8080/tcp") else {
+        let Some((bound, port)) = container.host_binding("8080/tcp") else {
             return Err(format!(
                 "container {name} publishes no host port for the Beacon API (8080/tcp)"
             ));
         };
-        let hosts = health_hosts();
+        let hosts = health_hosts(bound);
         let deadline = tokio::time::Instant::now() + self.health_timeout;
         loop {
             let mut last = String::new();
             for host in &hosts {
-                let url = format!("http://{host}:{port}/healthz");
+                let url = format!("http://{}/healthz", SocketAddr::new(*host, port));
                 match self.health.get(&url).send().await {
                     Ok(response) if response.status().is_success() => {
                         return Ok(format!(
@@ -305,15 +305,20 @@ impl Workloads {
     }
 }
 
-/// Where this host's published ports answer: loopback when the Agent runs on
-/// the host, and the default gateway (the Docker host) when it runs in a container.
-fn health_hosts() -> Vec<Ipv4Addr> {
-    let mut hosts = vec![Ipv4Addr::LOCALHOST];
+/// Where this host's published ports answer: the one address a port is
+/// published on (KNOTROUTE_AGENT_PUBLISH_ADDRESS); otherwise loopback when the
+/// Agent runs on the host, and the default gateway (the Docker host) when it
+/// runs in a container.
+fn health_hosts(bound: Option<IpAddr>) -> Vec<IpAddr> {
+    if let Some(address) = bound {
+        return vec![address];
+    }
+    let mut hosts = vec![IpAddr::V4(Ipv4Addr::LOCALHOST)];
     if let Some(gateway) = std::fs::read_to_string("/proc/net/route")
         .ok()
         .and_then(|table| default_gateway(&table))
     {
-        hosts.push(gateway);
+        hosts.push(IpAddr::V4(gateway));
     }
     hosts
 }

@@ -194,7 +194,11 @@ impl Loop {
             return None;
         }
         require_images();
-        let suffix = format!("{}{}", std::process::id(), if db == Db::Sqlite { "s" } else { "p" });
+        let suffix = format!(
+            "{}{}",
+            std::process::id(),
+            if db == Db::Sqlite { "s" } else { "p" }
+        );
         let network = format!("kr-loop-{suffix}");
         docker(&["network", "create", &network]);
         let gateway = docker(&[
@@ -209,8 +213,14 @@ impl Loop {
             ("KNOTROUTE_TEST_NETWORK".into(), network.clone()),
             ("KNOTROUTE_CONTROL_ADMIN_PASSWORD".into(), PASSWORD.into()),
             ("KNOTROUTE_CONTROL_ENROLL_TOKEN".into(), ENROLL.into()),
-            ("KNOTROUTE_CONTROL_PUBLISH".into(), format!("127.0.0.1:{port}")),
-            ("POSTGRES_PASSWORD".into(), "loop-test-database-password".into()),
+            (
+                "KNOTROUTE_CONTROL_PUBLISH".into(),
+                format!("127.0.0.1:{port}"),
+            ),
+            (
+                "POSTGRES_PASSWORD".into(),
+                "loop-test-database-password".into(),
+            ),
         ];
         let files: &[&str] = match db {
             Db::Sqlite => &["compose.yaml", "end2end/fixtures/compose/control.test.yaml"],
@@ -247,14 +257,20 @@ impl Loop {
         let env = vec![
             ("KNOTROUTE_TEST_NETWORK".into(), self.network.clone()),
             ("KNOTROUTE_TEST_INSTALL_TOKEN".into(), token),
-            ("KNOTROUTE_TEST_AGENT_NAME".into(), format!("loop-{}", self.suffix)),
+            (
+                "KNOTROUTE_TEST_AGENT_NAME".into(),
+                format!("loop-{}", self.suffix),
+            ),
             ("KNOTROUTE_TEST_STANDIN_TAG".into(), STANDIN_TAG.into()),
             ("KNOTROUTE_TEST_GATEWAY".into(), self.gateway.clone()),
             ("DOCKER_GID".into(), gid),
         ];
         let agent = ComposeProject::new(
             format!("kra{}", self.suffix),
-            &["compose.agent.yaml", "end2end/fixtures/compose/agent.test.yaml"],
+            &[
+                "compose.agent.yaml",
+                "end2end/fixtures/compose/agent.test.yaml",
+            ],
             env,
         );
         let took = agent.up();
@@ -386,7 +402,10 @@ impl Loop {
             if let Some(c) = shown.as_ref().filter(|c| check(c)) {
                 return c.clone();
             }
-            assert!(Instant::now() < deadline, "{id}: {what} not seen: {shown:?}");
+            assert!(
+                Instant::now() < deadline,
+                "{id}: {what} not seen: {shown:?}"
+            );
             tokio::time::sleep(Duration::from_millis(500)).await;
         }
     }
@@ -420,7 +439,12 @@ impl Drop for Loop {
             docker_quiet(&["compose", "-p", project, "down", "-v", "-t", "2"]);
         }
         // Containers the test itself started (the services it publishes).
-        let own = docker_quiet_output(&["ps", "-aq", "--filter", &format!("label=io.knotroute.test={}", self.suffix)]);
+        let own = docker_quiet_output(&[
+            "ps",
+            "-aq",
+            "--filter",
+            &format!("label=io.knotroute.test={}", self.suffix),
+        ]);
         for id in own.lines() {
             docker_quiet(&["rm", "-f", "-v", id]);
         }
