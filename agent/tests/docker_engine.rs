@@ -15,8 +15,15 @@ use serde_json::{json, Value};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// Not `kr-test`: older branches' tests tag their own images so.
-const TAG: &str = "kr-standin";
+/// The image tag: one per checkout (not `kr-test`, which older branches'
+/// tests use), so that worktrees with different stand-in binaries sharing an
+/// engine do not rebuild each other's images, nor swap one under a running test.
+fn tag() -> String {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    env!("CARGO_MANIFEST_DIR").hash(&mut hasher);
+    format!("kr-standin-{:08x}", hasher.finish() as u32)
+}
 
 fn engine_available() -> bool {
     Command::new("docker")
@@ -140,7 +147,8 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         );
         return;
     }
-    standin_images(TAG);
+    let tag = tag();
+    standin_images(&tag);
     let suffix = std::process::id();
     let beacon = format!("edge{suffix}");
     let sidecar = format!("web{suffix}");
@@ -164,7 +172,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("KNOTROUTE_AGENT_DOCKER", "true")
             .env("KNOTROUTE_AGENT_PULL", "missing")
-            .env("KNOTROUTE_AGENT_IMAGE_TAG", TAG)
+            .env("KNOTROUTE_AGENT_IMAGE_TAG", &tag)
             .env("KNOTROUTE_AGENT_SETTLE", "2s")
             .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
             .stdout(Stdio::null())

@@ -114,11 +114,15 @@ async fn screens_follow_agents_jobs_and_addresses_without_reload() {
     open_live(&b, &format!("{}/services", control.base)).await;
     b.wait_visible(".service-row[data-service='web'] .pending-reason")
         .await;
-    agent.heartbeat(sidecar("web-live1.knot")).await;
+    agent
+        .heartbeat(sidecar(
+            "gvk7wxbv5cevbat3s5f4bt2qn434k75juxc7zexwtkvmefewhuzz3f3e.knot",
+        ))
+        .await;
     let started = Instant::now();
     expect(page.locator(".service-row[data-service='web'] .knot-address"))
         .with_timeout(LIVE)
-        .to_have_text("web-live1.knot")
+        .to_have_text("gvk7wxbv5cevbat3s5f4bt2qn434k75juxc7zexwtkvmefewhuzz3f3e.knot")
         .await
         .unwrap();
     println!("new .knot address shown after {:?}", started.elapsed());

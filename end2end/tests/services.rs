@@ -110,11 +110,15 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .to_contain_text("has not announced its address yet")
         .await
         .unwrap();
-    agent.heartbeat(sidecar("web-7f3k2.knot")).await;
+    agent
+        .heartbeat(sidecar(
+            "shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot",
+        ))
+        .await;
     b.goto(&format!("{}/services", control.base)).await;
     expect(page.locator(".service-row[data-service='web'] .knot-address"))
         .with_timeout(wait)
-        .to_have_text("web-7f3k2.knot")
+        .to_have_text("shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot")
         .await
         .unwrap();
     expect(page.locator(".service-row[data-service='web']"))

@@ -180,10 +180,13 @@ mod tests {
             "docker_available": true, "docker_version": "27.1.1/27.1.1", "tags": ["production"],
             "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
               "container": "kr-sidecar-web-knotroute-1", "image": "ghcr.io/localzet/knotroute-sidecar:1.2.3",
-              "status": "running", "version": "1.2.3", "address": "", "service": "web-abc.knot",
+              "status": "running", "version": "1.2.3", "address": "", "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot",
               "target": "app:8080", "labels": {"io.knotroute.managed": "true"}}]}"#;
         let hb: Heartbeat = serde_json::from_str(body).unwrap();
-        assert_eq!(hb.components[0].service, "web-abc.knot");
+        assert_eq!(
+            hb.components[0].service,
+            "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"
+        );
         assert_eq!(hb.components[0].restart_count, None);
         assert_eq!(hb.nonce, None);
         // Our extensions stay out of the JSON when unused, so a version-1 Control sees what it knows.

@@ -128,7 +128,14 @@ mod tests {
         let online = agent("online", Vec::new());
         let offline = agent("offline", Vec::new());
         assert_eq!(
-            address_pending(&online, &sidecar("a", "running", "a-1.knot")),
+            address_pending(
+                &online,
+                &sidecar(
+                    "a",
+                    "running",
+                    "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot"
+                )
+            ),
             None
         );
         assert_eq!(
@@ -162,7 +169,11 @@ mod tests {
             b.kind = "beacon".into();
             b
         };
-        let mut web = sidecar("web", "running", "web-1.knot");
+        let mut web = sidecar(
+            "web",
+            "running",
+            "kau75ypsqmui5tbb7vggtka227chwgcp433dfabnvi6hqz6dbk6tdvzh.knot",
+        );
         web.spec = Some(
             serde_json::json!({"name": "web", "network_id": crate::NetworkId::from_random_bytes([1; 32]).to_string(),
             "target": "app:8080", "docker_network": "apps", "beacons": ["https://b.example.net"]}),

@@ -12,7 +12,7 @@ fn heartbeat_body(nonce: &str) -> Value {
         "docker_version": "27.1.1/27.1.1", "tags": ["production"], "nonce": nonce,
         "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web", "container": "kr-sidecar-web-knotroute-1",
             "image": "ghcr.io/localzet/knotroute-sidecar:1.2.3", "status": "running", "version": "1.2.3",
-            "address": "", "service": "web-abc.knot", "target": "app:8080",
+            "address": "", "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot", "target": "app:8080",
             "labels": {"io.knotroute.managed": "true"}}]})
 }
 
@@ -104,7 +104,10 @@ on_both_databases!(
                 components[0].status.as_str(),
                 components[0].service.as_str()
             ),
-            ("running", "web-abc.knot")
+            (
+                "running",
+                "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"
+            )
         );
         c.sign_in().await;
         let counts: Value = c
@@ -286,7 +289,10 @@ on_both_databases!(
             (Some("degraded"), Some("component_error"))
         );
         assert!(one["reason_text"].as_str().unwrap().contains("sidecar-web"));
-        assert_eq!(one["components"][0]["service"], "web-abc.knot");
+        assert_eq!(
+            one["components"][0]["service"],
+            "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"
+        );
         assert_eq!(
             c.client
                 .get(c.url("/api/v1/agents/ka_nope"))

@@ -230,8 +230,11 @@ on_both_databases!(
                 {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running", "service": service}]})
         };
         a.post("/api/v1/agents/heartbeat", sidecar("")).await;
-        a.post("/api/v1/agents/heartbeat", sidecar("web-abc.knot"))
-            .await;
+        a.post(
+            "/api/v1/agents/heartbeat",
+            sidecar("qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"),
+        )
+        .await;
         assert_eq!(
             alerts.deliver_due(Utc::now()).await.unwrap(),
             0,

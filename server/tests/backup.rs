@@ -59,7 +59,7 @@ fn heartbeat(n: usize) -> Value {
     json!({"name": "edge", "docker_available": true, "components": [
         {"id": "sidecar-web", "kind": "sidecar", "name": "web",
          "status": if n.is_multiple_of(2) { "running" } else { "restarting" },
-         "service": "web-abc.knot", "restart_count": n}]})
+         "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot", "restart_count": n}]})
 }
 
 on_both_databases!(

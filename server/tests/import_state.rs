@@ -34,7 +34,7 @@ fn old_state(kept: &SimAgent, stranger: &SimAgent, network: &str) -> Value {
                 "docker_version": "27.1.1", "tags": ["prod", "x".repeat(300)],
                 "components": [
                     {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
-                     "service": "web-abc.knot", "image": "i".repeat(10_000),
+                     "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot", "image": "i".repeat(10_000),
                      "labels": {"io.knotroute.network-id": network}},
                     {"id": "Not A Component!!", "kind": "weird"}
                 ],
@@ -161,7 +161,7 @@ on_both_databases!(
                 "/api/v1/agents/heartbeat",
                 json!({"name": "edge-01", "docker_available": true,
                 "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
-                    "status": "running", "service": "web-abc.knot"}]}),
+                    "status": "running", "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"}]}),
             )
             .await;
         assert_eq!(r.status(), 200, "a signed heartbeat from an imported Agent");

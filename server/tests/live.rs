@@ -81,7 +81,7 @@ on_both_databases!(the_event_stream_names_what_changed, |backend| async move {
             "/api/v1/agents/heartbeat",
             json!({"name": "docker-host", "docker_available": true, "components": [
                     {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
-                     "service": "web-abc.knot", "labels": {"io.knotroute.managed": "true"}}]}),
+                     "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot", "labels": {"io.knotroute.managed": "true"}}]}),
         )
         .await;
     assert_eq!(r.status(), 200);

@@ -279,7 +279,7 @@ on_both_databases!(
                 .iter()
                 .map(|name| {
                     json!({"id": format!("sidecar-{name}"), "kind": "sidecar", "name": name,
-                           "status": "running", "service": format!("{name}-{seed}.knot"),
+                           "status": "running", "service": knot(name, seed),
                            "labels": {"io.knotroute.managed": "true"}})
                 })
                 .collect();
@@ -317,7 +317,7 @@ on_both_databases!(
         }
         let names: Vec<&str> = seen.iter().map(|s| s.0.as_str()).collect();
         assert_eq!(names, ["api", "mail", "web", "web", "zeta"], "{seen:?}");
-        assert!(seen.contains(&("web".into(), "host-b".into(), "web-32.knot".into())));
+        assert!(seen.contains(&("web".into(), "host-b".into(), knot("web", 32))));
         assert!(c
             .state
             .inventory
@@ -326,3 +326,11 @@ on_both_databases!(
             .is_err());
     }
 );
+
+/// A 56-character base32 `.knot` address, distinct per sidecar name and Agent seed.
+fn knot(name: &str, seed: u8) -> String {
+    format!(
+        "{:q<56}.knot",
+        format!("{name}{}", char::from(b'a' + seed % 26))
+    )
+}

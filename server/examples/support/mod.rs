@@ -33,7 +33,7 @@ pub fn heartbeat(n: usize) -> serde_json::Value {
         "nonce": format!("{n}-{}", rand::random::<u64>()),
         "components": [
             {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
-             "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0", "service": "web-abc.knot"},
+             "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0", "service": "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"},
             {"id": "beacon-main", "kind": "beacon", "name": "main", "status": "running"}]})
 }
 
