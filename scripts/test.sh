@@ -64,6 +64,9 @@ step "images: Control and Agent from the Dockerfile, with the binaries just buil
 if $have_engine; then
   cargo build --release --locked -p knotroute-agent
   scripts/images.sh
+  # The stand-ins for the registry's Beacon and sidecar images (tag `standin`),
+  # which end2end/tests/containers.rs has the Agent deploy.
+  scripts/standin-images.sh standin >/dev/null
 else
   echo "SKIPPED: no Docker engine"
 fi

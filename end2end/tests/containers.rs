@@ -78,7 +78,10 @@ async fn deploy_beacon(lp: &Loop, agent_id: &str) -> (String, String) {
 
     // A managed Beacon joins its network profile; Control's check of it is ok.
     let profile = lp.get(&format!("/api/v1/networks/{}", lp.network_id)).await;
-    assert!(profile["beacons"].to_string().contains(&beacon_url), "{profile}");
+    assert!(
+        profile["beacons"].to_string().contains(&beacon_url),
+        "{profile}"
+    );
     let (status, check) = lp
         .post(
             "/api/v1/beacons/check",
@@ -232,6 +235,7 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
     .await;
 
     // Control stopped: the data plane keeps serving.
+    let before_stop = lp.get(&format!("/api/v1/agents/{agent_id}")).await;
     lp.control.run(&["stop", "-t", "5"]);
     for _ in 0..3 {
         assert_eq!(
@@ -249,10 +253,27 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
     }
     let restarted = Instant::now();
     lp.control.run(&["start"]);
-    let back = lp.online_agent(Duration::from_secs(60)).await;
-    assert_eq!(back["id"], agent_id.as_str());
+    lp.wait_ready(Duration::from_secs(60)).await;
     eprintln!(
-        "[bench] Control started again: Agent online after {:?} (poll 2 s)",
+        "[bench] Control ready again after {:?}",
+        restarted.elapsed()
+    );
+    // Reconnected: a heartbeat newer than any from before the stop.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let agent = lp.get(&format!("/api/v1/agents/{agent_id}")).await;
+        if agent["last_heartbeat_at"] != before_stop["last_heartbeat_at"] {
+            assert_eq!(agent["status"], "online", "{agent}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the Agent did not reconnect: {agent}"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    eprintln!(
+        "[bench] Control started again: first heartbeat after {:?} (poll 2 s)",
         restarted.elapsed()
     );
 
@@ -319,6 +340,7 @@ async fn control_on_postgresql_from_its_image_deploys_through_an_agent_container
     let d = deploy_both(&lp, &agent_id).await;
     // Control restarted on the same database: everything is still there.
     lp.control.run(&["restart", "-t", "5", "control"]);
+    lp.wait_ready(Duration::from_secs(60)).await;
     let back = lp.online_agent(Duration::from_secs(90)).await;
     assert_eq!(back["id"], agent_id.as_str());
     let shown = lp.component(&agent_id, &d.sidecar_id).await.unwrap();
@@ -398,12 +420,33 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         .unwrap();
     b.screenshot("1-published-for-real").await;
 
-    // Removing asks first; then the Agent takes the container down.
+    // Removing asks first; then the Agent takes the container down. (Live
+    // updates may redraw the row under the first click: then click again.)
     b.hydrated().await;
-    page.locator(&format!("{row} .remove-service"))
-        .click(None)
-        .await
-        .unwrap();
+    let mut asked = false;
+    for _ in 0..3 {
+        page.locator(&format!("{row} .remove-service"))
+            .click(None)
+            .await
+            .unwrap();
+        let shown = page
+            .locator("#confirm-explain")
+            .wait_for(
+                playwright_rs::WaitForOptions::builder()
+                    .state(playwright_rs::WaitForState::Visible)
+                    .timeout(5_000.0)
+                    .build(),
+            )
+            .await;
+        if shown.is_ok() {
+            asked = true;
+            break;
+        }
+    }
+    if !asked {
+        b.screenshot("2-no-confirmation").await;
+        panic!("Remove did not ask for a confirmation");
+    }
     page.locator("#confirm-remove-service")
         .click(None)
         .await

@@ -286,6 +286,23 @@ impl Loop {
         self.agent.as_ref().expect("start_agent first")
     }
 
+    /// Waits until Control answers `/readyz` from the host (after a start).
+    pub async fn wait_ready(&self, within: Duration) {
+        let deadline = Instant::now() + within;
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(2))
+            .build()
+            .unwrap();
+        loop {
+            let ready = client.get(format!("{}/readyz", self.base)).send().await;
+            if ready.is_ok_and(|r| r.status() == 200) {
+                return;
+            }
+            assert!(Instant::now() < deadline, "Control not ready again");
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    }
+
     pub async fn admin(&self) -> reqwest::Client {
         super::admin_client(&self.base).await
     }
@@ -428,7 +445,7 @@ impl Drop for Loop {
         // What the Agent deployed lives in projects of its own (kr-<component>).
         let deployed = docker_quiet_output(&[
             "ps",
-            "-aq",
+            "-a",
             "--filter",
             &format!("label=io.knotroute.network-id={}", self.network_id),
             "--format",
