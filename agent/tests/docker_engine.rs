@@ -175,6 +175,8 @@ async fn beacons_and_sidecars_run_in_real_docker() {
             .env("KNOTROUTE_AGENT_IMAGE_TAG", &tag)
             .env("KNOTROUTE_AGENT_SETTLE", "2s")
             .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
+            // Nothing this test starts listens beyond loopback.
+            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
             .stdout(Stdio::null())
             .spawn()
             .unwrap(),

@@ -413,7 +413,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     let address = shown["service"].as_str().unwrap();
     b.goto(&format!("{}/services", lp.base)).await;
     let row = format!(".service-row[data-service='{service}']");
-    expect(page.locator(&format!("{row} .knot-address")))
+    expect(page.locator(format!("{row} .knot-address")))
         .with_timeout(Duration::from_secs(10))
         .to_have_text(address)
         .await
@@ -425,7 +425,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     b.hydrated().await;
     let mut asked = false;
     for _ in 0..3 {
-        page.locator(&format!("{row} .remove-service"))
+        page.locator(format!("{row} .remove-service"))
             .click(None)
             .await
             .unwrap();
