@@ -7,16 +7,9 @@
 mod common;
 
 use common::containers::{docker, Db, Loop};
+use common::free_port;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
 
 /// `<56 lowercase base32>.knot`, the sidecar's address shape.
 fn is_knot_address(s: &str) -> bool {

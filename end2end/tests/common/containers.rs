@@ -4,7 +4,7 @@
 //! deploys the stand-in Beacon and sidecar images (`scripts/standin-images.sh`;
 //! the real ones come from a registry this machine cannot reach).
 
-use super::{ENROLL, PASSWORD};
+use super::{free_port, workspace_root, ENROLL, PASSWORD};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -12,13 +12,6 @@ use std::time::{Duration, Instant};
 
 /// The tag the stand-in Beacon and sidecar images carry (`KNOTROUTE_AGENT_IMAGE_TAG`).
 pub const STANDIN_TAG: &str = "standin";
-
-fn workspace_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .to_path_buf()
-}
 
 fn output(cmd: &mut Command) -> Output {
     cmd.output()
@@ -43,14 +36,6 @@ pub fn docker_quiet(args: &[&str]) -> bool {
 
 fn image_exists(image: &str) -> bool {
     docker_quiet(&["image", "inspect", image])
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// One compose project: the shipped file(s) and this test's additions.
