@@ -1,8 +1,10 @@
 //! Talking to Control: enrollment, and signed requests carrying a fresh nonce.
 
 use crate::config::Config;
+use crate::control_pin::AnswerHeaders;
 use crate::identity::Identity;
 use protocol::agent::{EnrollRequest, EnrollResponse};
+use protocol::control_identity::{verify_answer, AnswerScope, ControlPublicKey};
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use protocol::AgentId;
 use rand::RngCore;
@@ -26,6 +28,25 @@ pub enum CallError {
         code: String,
         message: String,
     },
+    /// The answer is not signed by the Control key it must be signed by.
+    #[error("the answer does not come from the pinned Control: {0}")]
+    NotFromControl(protocol::control_identity::AnswerRefusal),
+}
+
+/// A successful answer to a signed request, with the nonce the request
+/// carried (Control's signature on the answer covers it).
+pub struct SignedAnswer {
+    pub response: reqwest::Response,
+    pub nonce: String,
+    /// The request's path without query.
+    pub path: String,
+}
+
+/// An accepted enrollment: the Agent ID, and the Control key to pin (none
+/// from a Control that signs nothing).
+pub struct Enrolled {
+    pub agent_id: AgentId,
+    pub control_key: Option<ControlPublicKey>,
 }
 
 #[derive(Clone)]
@@ -117,13 +138,22 @@ impl ControlClient {
         })
     }
 
-    /// Enrolls `identity`'s key; Control must answer with the ID the key derives.
-    pub async fn enroll(&self, identity: &Identity, token: &str) -> Result<AgentId, CallError> {
+    /// Enrolls `identity`'s key; Control must answer with the ID the key
+    /// derives. With `preset` (KNOTROUTE_AGENT_CONTROL_KEY) the answer must be
+    /// signed by that key; otherwise by the key it names, which is then pinned.
+    pub async fn enroll(
+        &self,
+        identity: &Identity,
+        token: &str,
+        preset: Option<&ControlPublicKey>,
+    ) -> Result<Enrolled, CallError> {
+        let nonce = nonce();
         let request = EnrollRequest {
             name: self.config.name.clone(),
             public_key: identity.key.public_key().to_wire(),
             token: token.to_string(),
             tags: self.config.tags.clone(),
+            nonce: Some(nonce.clone()),
         };
         let response = self
             .http
@@ -135,11 +165,43 @@ impl ControlClient {
         if !response.status().is_success() {
             return Err(refusal(response).await);
         }
-        let answer: EnrollResponse = response
-            .json()
+        let headers = response.headers().clone();
+        let body = response
+            .bytes()
             .await
             .map_err(|e| CallError::Unavailable(format!("unreadable answer: {e}")))?;
-        Ok(answer.agent_id)
+        let answer: EnrollResponse = serde_json::from_slice(&body)
+            .map_err(|e| CallError::Unavailable(format!("unreadable answer: {e}")))?;
+        let named = answer
+            .control_key
+            .as_deref()
+            .map(ControlPublicKey::parse)
+            .transpose()
+            .map_err(|_| {
+                CallError::Unavailable("the answer names a malformed Control key".into())
+            })?;
+        let Some(key) = preset.cloned().or(named) else {
+            return Ok(Enrolled {
+                agent_id: answer.agent_id,
+                control_key: None,
+            });
+        };
+        let signed = AnswerHeaders::of(&headers);
+        let scope = AnswerScope {
+            path: "/api/v1/agents/enroll",
+            agent_id: answer.agent_id.as_str(),
+            nonce: &nonce,
+        };
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs() as i64)
+            .unwrap_or(0);
+        verify_answer(&key, signed.signature, signed.timestamp, now, &scope, &body)
+            .map_err(CallError::NotFromControl)?;
+        Ok(Enrolled {
+            agent_id: answer.agent_id,
+            control_key: Some(key),
+        })
     }
 
     /// POSTs `body` (with a fresh `nonce`) signed with the Agent's key. The
@@ -149,8 +211,9 @@ impl ControlClient {
         identity: &Identity,
         path_and_query: &str,
         mut body: serde_json::Value,
-    ) -> Result<reqwest::Response, CallError> {
-        body["nonce"] = serde_json::Value::String(nonce());
+    ) -> Result<SignedAnswer, CallError> {
+        let nonce = nonce();
+        body["nonce"] = serde_json::Value::String(nonce.clone());
         let bytes = serde_json::to_vec(&body).expect("JSON serialises");
         let (path, query) = path_and_query
             .split_once('?')
@@ -163,6 +226,7 @@ impl ControlClient {
             .unwrap_or(0)
             .to_string();
         let signature = identity.key.sign("POST", url.path(), &timestamp, &bytes);
+        let path = url.path().to_string();
         let response = self
             .http
             .post(url)
@@ -175,7 +239,11 @@ impl ControlClient {
             .await
             .map_err(|e| CallError::Unavailable(e.to_string()))?;
         if response.status().is_success() {
-            Ok(response)
+            Ok(SignedAnswer {
+                path,
+                response,
+                nonce,
+            })
         } else {
             Err(refusal(response).await)
         }

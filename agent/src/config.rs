@@ -49,6 +49,12 @@ pub struct Settings {
     /// When to pull images before deploying.
     #[arg(long, env = "KNOTROUTE_AGENT_PULL", value_enum, default_value_t = PullPolicy::Always)]
     pub pull: PullPolicy,
+    /// Control's identity key (base64, as Settings and `knotroute-control
+    /// identity` show it): pins it before the first contact, so even the
+    /// enrollment answer must be signed by it. Without it the Agent pins the
+    /// key Control gives at enrollment (trust on first use).
+    #[arg(long, env = "KNOTROUTE_AGENT_CONTROL_KEY")]
+    pub control_key: Option<String>,
     /// Extra PEM root certificates, for a Control behind a private CA.
     #[arg(long, env = "KNOTROUTE_AGENT_CA_FILE")]
     pub ca_file: Option<PathBuf>,
@@ -81,6 +87,7 @@ pub struct Config {
     pub health_timeout: Duration,
     pub publish_address: Option<std::net::IpAddr>,
     pub ca_file: Option<PathBuf>,
+    pub control_key: Option<protocol::control_identity::ControlPublicKey>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -97,6 +104,8 @@ pub enum ConfigError {
     HealthTimeoutOutOfRange,
     #[error("KNOTROUTE_CONTROL_URL must be Control's root (no path, query or credentials), e.g. https://control.example.net")]
     NotRoot,
+    #[error("KNOTROUTE_AGENT_CONTROL_KEY is not a Control key: copy the public key from Control's Settings (43 characters of base64)")]
+    BadControlKey,
 }
 
 /// Parses a Go-style duration: a sequence of number+unit (h, m, s, ms), e.g. `1m30s`.
@@ -163,7 +172,15 @@ impl Settings {
         if !(Duration::from_secs(1)..=Duration::from_secs(300)).contains(&self.health_timeout) {
             return Err(ConfigError::HealthTimeoutOutOfRange);
         }
+        let control_key = match self.control_key.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(text) => Some(
+                protocol::control_identity::ControlPublicKey::parse(text)
+                    .map_err(|_| ConfigError::BadControlKey)?,
+            ),
+        };
         Ok(Config {
+            control_key,
             control_url: url,
             enroll_token: self
                 .enroll_token

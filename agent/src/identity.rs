@@ -2,6 +2,7 @@
 //! mode 0600, written atomically. Losing it means a new identity and a new
 //! enrollment, so it is only ever created when absent.
 
+use protocol::control_identity::ControlPublicKey;
 use protocol::signing::AgentKey;
 use protocol::AgentId;
 use rand::RngCore;
@@ -18,6 +19,9 @@ pub const PENDING_FILE_NAME: &str = ".agent-identity.pending.json";
 struct IdentityFile {
     private_key: String,
     agent_id: String,
+    /// Ours: the Control key this Agent trusts (protocol::control_identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    control_key: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -36,6 +40,9 @@ pub struct Identity {
     pub agent_id: AgentId,
     /// Whether Control has confirmed this identity (it has an `agent_id` on disk).
     pub enrolled: bool,
+    /// The Control key pinned when the identity was stored; `crate::control_pin`
+    /// keeps the live one.
+    pub control_key: Option<ControlPublicKey>,
 }
 
 pub fn path(data: &Path) -> PathBuf {
@@ -75,10 +82,17 @@ fn read(file: &Path, enrolled: bool) -> Result<Option<Identity>, IdentityError> 
     if stored.agent_id != agent_id.as_str() {
         return Err(malformed("agent_id does not belong to private_key"));
     }
+    let control_key = stored
+        .control_key
+        .as_deref()
+        .map(ControlPublicKey::parse)
+        .transpose()
+        .map_err(|_| malformed("control_key is not a Control public key"))?;
     Ok(Some(Identity {
         key,
         agent_id,
         enrolled,
+        control_key,
     }))
 }
 
@@ -92,12 +106,24 @@ pub fn generate() -> Identity {
         key,
         agent_id,
         enrolled: false,
+        control_key: None,
     }
 }
 
 /// Writes the identity atomically (temporary file, fsync, rename) with mode 0600.
 pub fn store(data: &Path, identity: &Identity) -> Result<(), IdentityError> {
     write_atomically(&path(data), identity)
+}
+
+/// Pins `key` in the stored identity file (the rest unchanged).
+pub fn store_control_key(data: &Path, key: &ControlPublicKey) -> Result<(), IdentityError> {
+    let file = path(data);
+    let mut identity = load(data)?.ok_or_else(|| IdentityError::Write {
+        path: file.display().to_string(),
+        reason: "no identity is stored to pin the Control key in".into(),
+    })?;
+    identity.control_key = Some(key.clone());
+    store(data, &identity)
 }
 
 /// Keeps a key about to be offered to Control (see [`PENDING_FILE_NAME`]).
@@ -120,6 +146,7 @@ fn write_atomically(file: &Path, identity: &Identity) -> Result<(), IdentityErro
     let body = serde_json::to_string_pretty(&IdentityFile {
         private_key: identity.key.to_identity(),
         agent_id: identity.agent_id.to_string(),
+        control_key: identity.control_key.as_ref().map(ControlPublicKey::to_wire),
     })
     .expect("strings serialise");
     crate::private_file::write_atomically(file, body.as_bytes()).map_err(|e| IdentityError::Write {

@@ -4,6 +4,7 @@
 pub mod client;
 pub mod compose;
 pub mod config;
+pub mod control_pin;
 pub mod docker;
 pub mod health;
 pub mod identity;

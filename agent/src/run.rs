@@ -5,12 +5,14 @@
 //! with jitter, up to 60 s and never sooner than a `Retry-After`, forever;
 //! nothing it runs is touched because Control is away.
 
-use crate::client::{CallError, ControlClient};
+use crate::client::{CallError, ControlClient, SignedAnswer};
 use crate::config::Config;
+use crate::control_pin::{AnswerHeaders, ControlPin};
 use crate::identity::{self, Identity, IdentityError};
 use crate::redact::Secrets;
 use crate::workload::Workloads;
 use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
+use protocol::control_identity::{AnswerRefusal, AnswerScope};
 use protocol::jobs::JobPayload;
 use rand::Rng;
 use std::future::Future;
@@ -31,6 +33,8 @@ pub enum StartError {
     EnrollRefused { code: String, message: String },
     #[error("Control answered Agent ID {answered}, but this key is {expected}: refusing to continue with a Control that does not derive IDs as PROTOCOL.md says")]
     WrongAgentId { expected: String, answered: String },
+    #[error("the enrollment answer is not from the Control this Agent trusts ({0}); nothing was stored. Check KNOTROUTE_CONTROL_URL and KNOTROUTE_AGENT_CONTROL_KEY against Control's Settings: a server pretending to be Control may be at that address")]
+    NotFromControl(String),
     #[error("{0}")]
     Client(String),
 }
@@ -75,17 +79,23 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
         }
     };
     let mut failures = 0;
-    loop {
-        match client.enroll(&fresh, &token).await {
-            Ok(answered) if answered == fresh.agent_id => break,
-            Ok(answered) => {
+    let pin = loop {
+        match client
+            .enroll(&fresh, &token, config.control_key.as_ref())
+            .await
+        {
+            Ok(enrolled) if enrolled.agent_id == fresh.agent_id => break enrolled.control_key,
+            Ok(enrolled) => {
                 return Err(StartError::WrongAgentId {
                     expected: fresh.agent_id.to_string(),
-                    answered: answered.to_string(),
+                    answered: enrolled.agent_id.to_string(),
                 })
             }
             Err(CallError::Refused { code, message, .. }) => {
                 return Err(StartError::EnrollRefused { code, message })
+            }
+            Err(CallError::NotFromControl(why)) => {
+                return Err(StartError::NotFromControl(why.to_string()))
             }
             Err(why) => {
                 let wait = wait_before_retry(&why, failures);
@@ -94,10 +104,19 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
                 tokio::time::sleep(wait).await;
             }
         }
-    }
+    };
     identity::promote_pending(&config.data)?;
     fresh.enrolled = true;
-    tracing::info!(agent_id = %fresh.agent_id, "enrolled with Control");
+    match &pin {
+        Some(key) => {
+            identity::store_control_key(&config.data, key)?;
+            tracing::info!(agent_id = %fresh.agent_id, control_key = %key.fingerprint(), "enrolled with Control; its key is pinned");
+        }
+        None => {
+            tracing::warn!(agent_id = %fresh.agent_id, "enrolled with a Control that gave no key of its own: this Agent cannot tell it from a server pretending to be Control")
+        }
+    }
+    fresh.control_key = pin;
     Ok(fresh)
 }
 
@@ -114,6 +133,42 @@ async fn heartbeat_body(config: &Config, workloads: &Workloads) -> Heartbeat {
         tags: config.tags.clone(),
         components: docker.components,
         nonce: None,
+        control_key: None,
+        refused_answers: Vec::new(),
+    }
+}
+
+/// Reads a successful answer and checks that the pinned Control key signed
+/// it (see `control_pin`); `job_kind` names what it offers, for the report.
+async fn checked_body(
+    pin: &ControlPin,
+    identity: &Identity,
+    answer: SignedAnswer,
+) -> Result<Vec<u8>, (CallError, Vec<u8>)> {
+    let headers = answer.response.headers().clone();
+    let body = answer
+        .response
+        .bytes()
+        .await
+        .map_err(|e| {
+            (
+                CallError::Unavailable(format!("unreadable answer: {e}")),
+                Vec::new(),
+            )
+        })?
+        .to_vec();
+    let kind = serde_json::from_slice::<serde_json::Value>(&body)
+        .ok()
+        .and_then(|v| v["kind"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    let scope = AnswerScope {
+        path: &answer.path,
+        agent_id: identity.agent_id.as_str(),
+        nonce: &answer.nonce,
+    };
+    match pin.check(&scope, &AnswerHeaders::of(&headers), &body, &kind) {
+        Ok(()) => Ok(body),
+        Err(why) => Err((CallError::NotFromControl(why), body)),
     }
 }
 
@@ -122,13 +177,28 @@ async fn send_heartbeat(
     workloads: &Workloads,
     client: &ControlClient,
     identity: &Identity,
+    pin: &ControlPin,
 ) -> Result<(), CallError> {
-    let body = serde_json::to_value(heartbeat_body(config, workloads).await).expect("serialises");
-    client
+    let mut heartbeat = heartbeat_body(config, workloads).await;
+    heartbeat.control_key = pin.pinned();
+    heartbeat.refused_answers = pin.refusals();
+    let reported = heartbeat.refused_answers.len();
+    let body = serde_json::to_value(heartbeat).expect("serialises");
+    let answer = client
         .signed(identity, "/api/v1/agents/heartbeat", body)
         .await?;
-    crate::health::heartbeat_accepted(&config.data);
-    Ok(())
+    match checked_body(pin, identity, answer).await {
+        Ok(_) => {
+            // The answer is Control's own: it has the refusals now.
+            pin.reported(reported);
+            crate::health::heartbeat_accepted(&config.data);
+            Ok(())
+        }
+        // Refused and queued for reporting (control_pin logs it). The answer
+        // carries no work, so polling goes on: a job is refused on its own.
+        Err((CallError::NotFromControl(_), _)) => Ok(()),
+        Err((e, _)) => Err(e),
+    }
 }
 
 /// What the Agent makes of a job, as (outcome, result text). The payload is
@@ -161,12 +231,17 @@ pub async fn run(
         .flatten(),
     );
     let workloads = Workloads::new(&config, secrets);
+    let pin = ControlPin::new(
+        config.data.clone(),
+        identity.control_key.clone(),
+        config.control_key.clone(),
+    );
     let mut failures: u32 = 0;
     let mut next_heartbeat = Instant::now();
     loop {
         let step = async {
             if Instant::now() >= next_heartbeat {
-                send_heartbeat(&config, &workloads, &client, &identity).await?;
+                send_heartbeat(&config, &workloads, &client, &identity, &pin).await?;
                 next_heartbeat = Instant::now() + config.poll;
             }
             let wait = next_heartbeat
@@ -174,19 +249,26 @@ pub async fn run(
                 .min(MAX_WAIT);
             let path = format!("/api/v1/agents/jobs/next?wait={}", wait.as_secs().max(1));
             let started = Instant::now();
-            let response = client
+            let answer = client
                 .signed(&identity, &path, serde_json::json!({}))
                 .await?;
-            if response.status() == reqwest::StatusCode::NO_CONTENT {
+            if answer.response.status() == reqwest::StatusCode::NO_CONTENT {
                 // A version-1 Control answers at once: wait out the interval here.
                 let remaining = wait.saturating_sub(started.elapsed());
                 tokio::time::sleep(remaining).await;
                 return Ok(None);
             }
+            let body = match checked_body(&pin, &identity, answer).await {
+                Ok(body) => body,
+                Err((CallError::NotFromControl(why), body)) => {
+                    refuse_job(&client, &identity, &body, &why).await;
+                    tokio::time::sleep(config.poll).await;
+                    return Ok(None);
+                }
+                Err((e, _)) => return Err(e),
+            };
             // Read loosely: an offer that does not parse is still reported, by its id.
-            let offer: serde_json::Value = response
-                .json()
-                .await
+            let offer: serde_json::Value = serde_json::from_slice(&body)
                 .map_err(|e| CallError::Unavailable(format!("unreadable job: {e}")))?;
             Ok::<_, CallError>(Some(offer))
         };
@@ -207,7 +289,7 @@ pub async fn run(
                     tokio::select! {
                         result = &mut job => break result,
                         _ = tokio::time::sleep_until(next_heartbeat) => {
-                            if let Err(e) = send_heartbeat(&config, &workloads, &client, &identity).await {
+                            if let Err(e) = send_heartbeat(&config, &workloads, &client, &identity, &pin).await {
                                 tracing::warn!(error = %e, "heartbeat during a job failed");
                             }
                             next_heartbeat = Instant::now() + config.poll;
@@ -263,6 +345,29 @@ pub async fn run(
 }
 
 /// The result body for an offered job, or `None` when it is not ours to report.
+/// A job whose answer the pinned key did not sign is not run. Whoever
+/// offered it is told so (a real Control that lost its key then shows the
+/// job failed, with the reason), and the refusal waits for the next heartbeat.
+async fn refuse_job(
+    client: &ControlClient,
+    identity: &Identity,
+    offer: &[u8],
+    why: &AnswerRefusal,
+) {
+    let id = serde_json::from_slice::<serde_json::Value>(offer)
+        .ok()
+        .and_then(|v| v["id"].as_str().map(str::to_string));
+    let Some(id) = id else { return };
+    let result = serde_json::json!({"job_id": id, "status": "failed",
+        "result": format!("refused, not run: {why}")});
+    if let Err(e) = client
+        .signed(identity, "/api/v1/agents/jobs/result", result)
+        .await
+    {
+        tracing::warn!(job_id = %id, error = %e, "could not report the refused job");
+    }
+}
+
 async fn job_result(
     workloads: &Workloads,
     identity: &Identity,

@@ -127,6 +127,8 @@ pub trait AdminBackend: Send + Sync + 'static {
         input: protocol::alerts::AlertSettingsInput,
     ) -> Result<protocol::alerts::AlertSettings, UiError>;
     async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError>;
+    /// Control's identity key (and the previous one during a rotation).
+    async fn control_identity(&self) -> Result<protocol::api::ControlIdentityView, UiError>;
     /// Personal API tokens, newest first (never the tokens themselves).
     async fn list_api_tokens(&self) -> Result<Vec<protocol::tokens::TokenView>, UiError>;
     /// Creates a token; the answer is the only place the token appears.

@@ -150,6 +150,47 @@ const TOKENS_RU: TokenTexts = TokenTexts {
     revoked: "отозван",
 };
 
+/// The Control identity section of Settings.
+pub struct IdentityTexts {
+    pub title: &'static str,
+    pub intro: &'static str,
+    pub public_key: &'static str,
+    pub fingerprint: &'static str,
+    pub since: &'static str,
+    pub previous: &'static str,
+    pub previous_until: &'static str,
+    pub rotate_how: &'static str,
+}
+
+const IDENTITY_EN: IdentityTexts = IdentityTexts {
+    title: "Control identity",
+    intro: "Control signs every job and answer it sends to Agents with this key. Agents pin it when they enroll and refuse anything it did not sign, so a server that takes over Control's address cannot run containers on your hosts. Install snippets pin it in advance with KNOTROUTE_AGENT_CONTROL_KEY.",
+    public_key: "Public key",
+    fingerprint: "Fingerprint",
+    since: "Since",
+    previous: "Previous key, still signing during the rotation",
+    previous_until: "until",
+    rotate_how: "To rotate it, run `knotroute-control identity rotate` on the server: online Agents move to the new key by themselves.",
+};
+
+const IDENTITY_RU: IdentityTexts = IdentityTexts {
+    title: "Идентичность Control",
+    intro: "Этим ключом Control подписывает каждое задание и ответ агентам. Агенты закрепляют его при подключении и отвергают всё, что им не подписано, поэтому сервер, захвативший адрес Control, не сможет запускать контейнеры на ваших хостах. Сниппеты установки закрепляют его заранее через KNOTROUTE_AGENT_CONTROL_KEY.",
+    public_key: "Открытый ключ",
+    fingerprint: "Отпечаток",
+    since: "С",
+    previous: "Предыдущий ключ, ещё подписывает на время смены",
+    previous_until: "до",
+    rotate_how: "Чтобы сменить ключ, выполните на сервере `knotroute-control identity rotate`: агенты в сети перейдут на новый ключ сами.",
+};
+
+pub fn identity_texts(lang: Lang) -> &'static IdentityTexts {
+    match lang {
+        Lang::En => &IDENTITY_EN,
+        Lang::Ru => &IDENTITY_RU,
+    }
+}
+
 pub fn token_texts(lang: Lang) -> &'static TokenTexts {
     match lang {
         Lang::En => &TOKENS_EN,

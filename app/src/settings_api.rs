@@ -34,6 +34,11 @@ pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
     with_status(async { backend()?.send_test_alert().await }.await)
 }
 
+#[server(prefix = "/ui", endpoint = "get_control_identity")]
+pub async fn get_control_identity() -> Result<protocol::api::ControlIdentityView, UiError> {
+    with_status(async { backend()?.control_identity().await }.await)
+}
+
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
 pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
     with_status(async { backend()?.list_api_tokens().await }.await)

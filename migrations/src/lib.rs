@@ -22,6 +22,7 @@ mod m20261201_000015_enrollment_log_folding;
 mod m20261201_000016_profile_version;
 mod m20261201_000017_signin;
 mod m20261202_000018_service_catalog;
+mod m20261203_000019_control_identity;
 
 pub struct Migrator;
 
@@ -47,6 +48,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000016_profile_version::Migration),
             Box::new(m20261201_000017_signin::Migration),
             Box::new(m20261202_000018_service_catalog::Migration),
+            Box::new(m20261203_000019_control_identity::Migration),
         ]
     }
 }

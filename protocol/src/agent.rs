@@ -18,6 +18,9 @@ pub struct EnrollRequest {
     pub token: String,
     #[serde(default)]
     pub tags: Vec<String>,
+    /// Ours: Control's signature on the answer covers it (control_identity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nonce: Option<String>,
 }
 
 /// Answer to a successful enrollment (201).
@@ -25,6 +28,9 @@ pub struct EnrollRequest {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EnrollResponse {
     pub agent_id: AgentId,
+    /// Ours: Control's public key (base64, no padding), which our Agent pins.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_key: Option<String>,
 }
 
 /// `POST /api/v1/agents/heartbeat`.
@@ -48,6 +54,39 @@ pub struct Heartbeat {
     /// Ours: makes every signed body unique, so replays can be told apart.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// Ours: the Control key this Agent has pinned (base64, no padding).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_key: Option<String>,
+    /// Ours: answers this Agent refused because the pinned Control key did
+    /// not sign them, newest last, until Control has seen them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub refused_answers: Vec<RefusedAnswer>,
+}
+
+/// An answer the Agent refused to act on (see control_identity).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RefusedAnswer {
+    /// Unix seconds, the Agent's clock.
+    #[serde(default)]
+    pub at: i64,
+    /// The request path the answer came to.
+    #[serde(default)]
+    pub path: String,
+    /// `unsigned`, `other_key`, `bad_signature`, `malformed`, `stale_timestamp`.
+    #[serde(default)]
+    pub reason: String,
+    /// The refusal in words (which keys signed it).
+    #[serde(default)]
+    pub detail: String,
+    /// The job the answer offered, if it looked like one.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub job_kind: String,
+    /// For `other_key`: the fingerprints of the keys that did sign it. When
+    /// they are all Control's own, the Agent's pin was out of date (an
+    /// impostor cannot sign with them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub signed_by: Vec<String>,
 }
 
 /// One managed container as the Agent sees it.

@@ -140,6 +140,49 @@ pub struct AgentView {
     #[serde(default)]
     pub moved_to: Option<String>,
     pub components: Vec<ComponentView>,
+    /// What the Agent reported about Control's key; absent until it has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub control_trust: Option<ControlTrustView>,
+}
+
+/// One of Control's identity keys, as Settings and the API show it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ControlKeyView {
+    /// 1 for the first key, one more per rotation.
+    pub generation: i64,
+    /// Base64 without padding: what `KNOTROUTE_AGENT_CONTROL_KEY` takes.
+    pub public_key: String,
+    /// `SHA256:…`, for comparing by eye.
+    pub fingerprint: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// During a rotation, when the previous key stops signing (RFC 3339).
+    pub retire_at: Option<String>,
+}
+
+/// Control's identity: the key Agents pin and, during a rotation, the
+/// previous one that still signs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ControlIdentityView {
+    pub current: ControlKeyView,
+    pub previous: Option<ControlKeyView>,
+}
+
+/// What an Agent reported about Control's identity key.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct ControlTrustView {
+    /// Fingerprint of the Control key it pinned; empty when it has none.
+    pub pinned_fingerprint: String,
+    /// `current`, `previous` (during a rotation), `retired`, `unknown` or ''.
+    pub pin_state: String,
+    /// When it last refused an answer not signed by that key (RFC 3339).
+    pub refused_at: Option<String>,
+    pub refused_count: u64,
+    /// The last refusal in words.
+    pub refused_detail: String,
 }
 
 /// An Agent as the job, deploy and publish forms offer it: only what the

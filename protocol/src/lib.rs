@@ -8,6 +8,7 @@ pub mod alerts;
 pub mod api;
 pub mod beacons;
 pub mod catalog;
+pub mod control_identity;
 pub mod diagnostics;
 pub mod ids;
 pub mod jobs;

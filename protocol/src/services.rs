@@ -100,6 +100,7 @@ mod tests {
             last_seen_secs: None,
             moved_to: None,
             components,
+            control_trust: None,
         }
     }
 

@@ -47,11 +47,43 @@ pub enum Command {
     /// Print a one-time link (valid 15 minutes) that makes the browser opening
     /// it a known browser, whose sign-in others' failed guesses cannot hold up.
     TrustBrowser,
+    /// Print Control's identity key, which Agents pin, or rotate it.
+    Identity {
+        #[command(subcommand)]
+        action: Option<IdentityAction>,
+    },
     /// Import the state.json of the single-file KnotRoute Control.
     ImportState {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+}
+
+#[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
+pub enum IdentityAction {
+    /// Make a new key. The current one keeps signing for --transition, and
+    /// Agents that reach Control in that time move to the new key; those
+    /// offline for all of it must be re-pinned (README: Re-pinning an Agent).
+    Rotate {
+        /// How long the old key keeps signing: hours (`36h`) or days (`14d`),
+        /// from 1 hour to 365 days.
+        #[arg(long, default_value = "14d", value_parser = transition_hours)]
+        transition: u32,
+    },
+}
+
+/// `36h` or `14d` as hours, 1 hour to 365 days.
+fn transition_hours(raw: &str) -> Result<u32, String> {
+    let raw = raw.trim();
+    let (number, unit) = raw.split_at(raw.len().saturating_sub(1));
+    let hours = match (number.parse::<u32>(), unit) {
+        (Ok(n), "h") => Some(n),
+        (Ok(n), "d") => n.checked_mul(24),
+        _ => None,
+    };
+    hours
+        .filter(|h| (1..=365 * 24).contains(h))
+        .ok_or_else(|| "use hours (36h) or days (14d), from 1h to 365d".into())
 }
 
 /// Every setting, each from a flag or its environment variable.

@@ -47,6 +47,12 @@ async fn main() -> ExitCode {
     }
 
     let state = AppState::new(config.clone(), conn);
+    // Made at first start; logged so the operator can compare it with what
+    // `knotroute-control identity` and the Agents show.
+    match state.identity.describe().await {
+        Ok(id) => tracing::info!(fingerprint = %id.current.fingerprint, "Control identity key"),
+        Err(e) => tracing::warn!(error = %e, "Control identity key not readable yet"),
+    }
     spawn_pruning(state.clone());
     state.alerts.clone().spawn_delivery();
     state

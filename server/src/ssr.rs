@@ -298,6 +298,16 @@ impl AdminBackend for Backend {
         self.state.alerts.send_test().await.map_err(ui_alert_error)
     }
 
+    async fn control_identity(&self) -> Result<protocol::api::ControlIdentityView, UiError> {
+        self.state.identity.describe().await.map_err(|e| match e {
+            crate::domain::control_identity::IdentityError::Store(e) => ui_store_error(e),
+            other => {
+                tracing::error!(error = %other, "reading Control's identity failed");
+                UiError::Internal
+            }
+        })
+    }
+
     async fn list_api_tokens(&self) -> Result<Vec<protocol::tokens::TokenView>, UiError> {
         self.state.api_tokens.list().await.map_err(ui_store_error)
     }

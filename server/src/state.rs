@@ -5,6 +5,8 @@ use crate::domain::agent_inventory::AgentInventory;
 use crate::domain::alerts::Alerts;
 use crate::domain::api_tokens::ApiTokens;
 use crate::domain::beacon_checks::BeaconChecks;
+use crate::domain::control_identity::ControlIdentity;
+use crate::domain::control_trust::ControlTrust;
 use crate::domain::desired::Reconciler;
 use crate::domain::diagnostics::Diagnostics;
 use crate::domain::enrollment::Enrollment;
@@ -50,6 +52,10 @@ pub struct AppState {
     pub diagnostics: Diagnostics,
     pub alerts: Alerts,
     pub api_tokens: ApiTokens,
+    /// Control's signing keys: every answer an Agent acts on is signed.
+    pub identity: ControlIdentity,
+    /// What Agents report about that key (their pin, refused answers).
+    pub control_trust: ControlTrust,
     pub leptos: LeptosOptions,
 }
 
@@ -84,7 +90,10 @@ impl AppState {
             install_tokens.clone(),
             config.agent_offline_after,
         );
+        let identity = ControlIdentity::new(db.clone());
         Self {
+            control_trust: ControlTrust::new(db.clone(), identity.clone()),
+            identity,
             beacons: BeaconChecks::new(
                 db.clone(),
                 networks.clone(),

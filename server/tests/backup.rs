@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{SimAgent, Store};
+use common::{ok, refused, SimAgent, Store};
 use serde_json::{json, Value};
 use server::ops::backup::{BackupReader, Line};
 use std::collections::BTreeMap;
@@ -24,25 +24,6 @@ fn contents(path: &Path) -> (BTreeMap<String, u64>, Vec<(String, Value)>) {
         }
     }
     (tables, rows)
-}
-
-fn ok(out: &std::process::Output) -> String {
-    assert!(
-        out.status.success(),
-        "command failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
-
-fn refused(out: &std::process::Output) -> String {
-    assert!(
-        !out.status.success(),
-        "must be refused: {}",
-        String::from_utf8_lossy(&out.stdout)
-    );
-    String::from_utf8(out.stderr.clone()).unwrap()
 }
 
 async fn backup(store: &Store, file: &Path) -> String {

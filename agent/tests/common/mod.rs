@@ -15,13 +15,33 @@ pub const ENROLL: &str = "enroll-token-for-tests-0001";
 pub struct Control {
     pub base: String,
     pub admin: reqwest::Client,
+    /// Set when the Control runs on PostgreSQL.
+    pub database_url: Option<String>,
     _data: tempfile::TempDir,
 }
 
 pub async fn start_control() -> Control {
+    start_control_on(Db::Sqlite).await
+}
+
+/// Which database the test Control keeps its data in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Db {
+    Sqlite,
+    Postgres,
+}
+
+/// A Control on `db`: SQLite in a temporary directory, or a fresh database
+/// on the test PostgreSQL (KNOTROUTE_TEST_DATABASE_URL, as scripts/test.sh
+/// provides; named so that its clean-up drops it).
+pub async fn start_control_on(db: Db) -> Control {
     let data = tempfile::tempdir().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let (base, _) = serve_control(data.path(), listener).await;
+    let database_url = match db {
+        Db::Sqlite => None,
+        Db::Postgres => Some(fresh_postgres_database().await),
+    };
+    let (base, _) = serve_control_on(data.path(), database_url.as_deref(), listener).await;
     let admin = server_client(&base);
     let r = admin
         .post(format!("{base}/api/v1/session"))
@@ -33,8 +53,32 @@ pub async fn start_control() -> Control {
     Control {
         base,
         admin,
+        database_url,
         _data: data,
     }
+}
+
+async fn fresh_postgres_database() -> String {
+    use sea_orm::{ConnectionTrait, Database};
+    let admin_url = std::env::var("KNOTROUTE_TEST_DATABASE_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let admin = Database::connect(&admin_url)
+        .await
+        .expect("PostgreSQL for tests (KNOTROUTE_TEST_DATABASE_URL; scripts/test.sh provides one)");
+    let run = std::env::var("KNOTROUTE_TEST_RUN")
+        .ok()
+        .filter(|r| !r.is_empty() && r.len() <= 16 && r.chars().all(|c| c.is_ascii_alphanumeric()))
+        .unwrap_or_else(|| "dev".into())
+        .to_ascii_lowercase();
+    let unique = server::domain::secrets::token_hash(&server::domain::secrets::new_token());
+    let name = format!("kr_test_{run}_{}", &unique[..20]);
+    admin
+        .execute_unprepared(&format!("CREATE DATABASE {name}"))
+        .await
+        .expect("create test database");
+    let mut url = url::Url::parse(&admin_url).expect("test database URL");
+    url.set_path(&format!("/{name}"));
+    url.to_string()
 }
 
 /// Serves a Control on `listener` with its SQLite file in `data`; aborting the
@@ -43,16 +87,29 @@ pub async fn serve_control(
     data: &std::path::Path,
     listener: tokio::net::TcpListener,
 ) -> (String, tokio::task::JoinHandle<()>) {
-    let cli = server::config::Cli::try_parse_from([
+    serve_control_on(data, None, listener).await
+}
+
+/// [`serve_control`] on PostgreSQL when `database_url` is given.
+pub async fn serve_control_on(
+    data: &std::path::Path,
+    database_url: Option<&str>,
+    listener: tokio::net::TcpListener,
+) -> (String, tokio::task::JoinHandle<()>) {
+    let data = data.display().to_string();
+    let mut args = vec![
         "knotroute-control",
         "--admin-password",
         PASSWORD,
         "--enroll-token",
         ENROLL,
         "--data",
-        &data.display().to_string(),
-    ])
-    .unwrap();
+        &data,
+    ];
+    if let Some(url) = database_url {
+        args.extend(["--database-url", url]);
+    }
+    let cli = server::config::Cli::try_parse_from(args).unwrap();
     let config = cli.settings.validate().unwrap();
     let db = server::db::connect(&config.database).await.unwrap();
     server::db::migrate(&db).await.unwrap();
@@ -66,6 +123,20 @@ pub async fn serve_control(
 }
 
 impl Control {
+    /// A second connection to this Control's database, as an operator's
+    /// command (`knotroute-control identity rotate`) would open.
+    pub async fn database(&self) -> sea_orm::DatabaseConnection {
+        let data = self._data.path().display().to_string();
+        let mut args = vec!["knotroute-control", "--data", &data];
+        if let Some(url) = &self.database_url {
+            args.extend(["--database-url", url]);
+        }
+        let cli = server::config::Cli::try_parse_from(args).unwrap();
+        server::db::connect(&cli.settings.database().unwrap())
+            .await
+            .unwrap()
+    }
+
     /// GET as the signed-in admin, parsed as JSON.
     pub async fn get(&self, path: &str) -> Value {
         self.admin

@@ -93,6 +93,25 @@ fn AgentDetails(
                 <dt>{it.moved_to}</dt>
                 <dd><a href=format!("/infrastructure/agents/{to}")><code class="id">{to.clone()}</code></a></dd>
             })}
+            {agent.control_trust.clone().map(|trust| view! {
+                <dt>{it.control_pin}</dt>
+                <dd id="agent-control-pin">{if trust.pinned_fingerprint.is_empty() {
+                    it.control_pin_none.to_string().into_any()
+                } else {
+                    view! {
+                        <code class="fingerprint">{trust.pinned_fingerprint.clone()}</code>
+                        " "<span class="muted">{trust.pin_state.clone()}</span>
+                    }
+                    .into_any()
+                }}</dd>
+                {trust.refused_at.clone().map(|at| view! {
+                    <dt>{it.control_refused}</dt>
+                    <dd id="agent-control-refused">
+                        {format!("{} · {}", when(&at), trust.refused_count)}
+                        <br /><code class="check-detail">{trust.refused_detail.clone()}</code>
+                    </dd>
+                })}
+            })}
         </dl>
 
         <h2>{it.col_components}</h2>

@@ -1,6 +1,6 @@
 //! Settings: where alerts go (a webhook URL, unless the environment sets
-//! it), a test alert, the latest alerts with how their delivery went, and
-//! personal API tokens.
+//! it), a test alert, the latest alerts with how their delivery went,
+//! personal API tokens, and Control's identity key.
 
 use super::api_tokens::ApiTokensSection;
 use super::confirm::ConfirmDialog;
@@ -9,12 +9,15 @@ use super::infrastructure::when;
 use super::layout::Frame;
 use super::LoadError;
 use crate::i18n::texts;
-use crate::i18n_settings::settings_texts;
-use crate::settings_api::{get_alert_settings, SaveAlertWebhook, SendTestAlert};
+use crate::i18n_settings::{identity_texts, settings_texts};
+use crate::settings_api::{
+    get_alert_settings, get_control_identity, SaveAlertWebhook, SendTestAlert,
+};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use protocol::alerts::{AlertSettings, AlertView};
+use protocol::api::ControlKeyView;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -44,7 +47,55 @@ pub fn SettingsPage() -> impl IntoView {
                 </Transition>
             </section>
             <ApiTokensSection />
+            <ControlIdentitySection />
         </Frame>
+    }
+}
+
+/// Control's public key and fingerprint, which the admin compares with what
+/// an install snippet pins and what `knotroute-control identity` prints.
+#[component]
+fn ControlIdentitySection() -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = identity_texts(lang);
+    let identity = Resource::new(|| (), |_| get_control_identity());
+    let key = move |k: ControlKeyView, id: &'static str| {
+        view! {
+            <dl class="facts" id=id>
+                <dt>{it.public_key}</dt><dd><code class="key">{k.public_key}</code></dd>
+                <dt>{it.fingerprint}</dt><dd><code class="fingerprint">{k.fingerprint}</code></dd>
+                <dt>{it.since}</dt><dd>{when(&k.created_at)}</dd>
+            </dl>
+        }
+    };
+    view! {
+        <section class="card" id="control-identity">
+            <h2>{it.title}</h2>
+            <p class="muted">{it.intro}</p>
+            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                {move || Suspend::new(async move {
+                    match identity.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(id) => {
+                            let previous = id.previous.map(|p| {
+                                let until = p.retire_at.clone().unwrap_or_default();
+                                view! {
+                                    <h3>{it.previous}" "{it.previous_until}" "{when(&until)}</h3>
+                                    {key(p, "control-key-previous")}
+                                }
+                            });
+                            view! {
+                                {key(id.current, "control-key-current")}
+                                {previous}
+                                <p class="muted">{it.rotate_how}</p>
+                            }
+                            .into_any()
+                        }
+                    }
+                })}
+            </Transition>
+        </section>
     }
 }
 

@@ -123,6 +123,8 @@ pub struct Browsing {
     pub context: BrowserContext,
     pub page: Page,
     name: String,
+    /// Console errors and failed requests, shown when a page does not hydrate.
+    events: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 pub async fn open_browser(name: &str, width: u32, height: u32, locale: &str) -> Browsing {
@@ -163,19 +165,51 @@ pub async fn open_browser(name: &str, width: u32, height: u32, locale: &str) -> 
         .await
         .unwrap();
     let page = context.new_page().await.unwrap();
+    let events = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let seen = events.clone();
+    page.on_console(move |m| {
+        let seen = seen.clone();
+        async move {
+            if m.type_() == "error" || m.type_() == "warning" {
+                seen.lock()
+                    .unwrap()
+                    .push(format!("console {}: {}", m.type_(), m.text()));
+            }
+            Ok(())
+        }
+    })
+    .await
+    .unwrap();
+    let seen = events.clone();
+    page.on_request_failed(move |r| {
+        let seen = seen.clone();
+        async move {
+            let why = r.failure().unwrap_or_default();
+            seen.lock().unwrap().push(format!(
+                "request failed: {} {} ({why})",
+                r.method(),
+                r.url()
+            ));
+            Ok(())
+        }
+    })
+    .await
+    .unwrap();
     Browsing {
         playwright,
         browser,
         context,
         page,
         name: name.to_string(),
+        events,
     }
 }
 
 impl Browsing {
     /// Waits until the WebAssembly has hydrated the page, so clicks reach Rust handlers.
     pub async fn hydrated(&self) {
-        self.page
+        let waited = self
+            .page
             .locator("body[data-hydrated=\"true\"]")
             .wait_for(
                 WaitForOptions::builder()
@@ -183,8 +217,25 @@ impl Browsing {
                     .timeout(15_000.0)
                     .build(),
             )
-            .await
-            .expect("the page hydrates (front end loaded, CSP allowed it)");
+            .await;
+        if let Err(e) = waited {
+            // What the page loaded and what went wrong, to tell a slow
+            // machine from a front end that failed.
+            self.screenshot("not-hydrated").await;
+            let loaded = self
+                .page
+                .evaluate_value(
+                    "JSON.stringify({url: location.href, state: document.readyState, \
+                     resources: performance.getEntriesByType('resource').map(e => \
+                     [e.name, Math.round(e.startTime), Math.round(e.duration), e.transferSize])})",
+                )
+                .await
+                .unwrap_or_else(|e| format!("(could not ask the page: {e})"));
+            let events = self.events.lock().unwrap().join("\n");
+            panic!(
+                "the page did not hydrate within 15 s ({e}).\nloaded: {loaded}\nevents:\n{events}"
+            );
+        }
     }
 
     pub async fn goto(&self, url: &str) {

@@ -6,10 +6,11 @@ use super::desired::Reconciler;
 use super::install_tokens::{InstallTokenError, InstallTokens};
 use super::jobs::JobQueue;
 use super::{audit, StoreError};
-use crate::entities::{agent, component};
+use crate::entities::{agent, agent_control_trust, component};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{
-    AgentChoice, AgentView, ComponentView, CreatedInstallToken, INSTALL_TOKEN_DEFAULT_HOURS,
+    AgentChoice, AgentView, ComponentView, ControlTrustView, CreatedInstallToken,
+    INSTALL_TOKEN_DEFAULT_HOURS,
 };
 use protocol::services::PublishedService;
 use sea_orm::sea_query::{Condition, Query};
@@ -51,10 +52,11 @@ impl From<sea_orm::DbErr> for InventoryError {
 fn view(
     agent: &agent::Model,
     components: &[component::Model],
+    trust: Option<&agent_control_trust::Model>,
     now: DateTime<Utc>,
     offline_after: Duration,
 ) -> AgentView {
-    let status = agent_status(agent, components, now, offline_after);
+    let status = agent_status(agent, components, trust, now, offline_after);
     AgentView {
         id: agent.id.clone(),
         name: agent.name.clone(),
@@ -99,6 +101,19 @@ fn view(
                 catalog: c.catalog(),
             })
             .collect(),
+        control_trust: trust.map(|t| ControlTrustView {
+            pinned_fingerprint: if t.pinned_key.is_empty() {
+                String::new()
+            } else {
+                protocol::control_identity::fingerprint(&t.pinned_key)
+            },
+            pin_state: t.pin_state.clone(),
+            refused_at: t
+                .refused_at
+                .map(|at| at.to_rfc3339_opts(SecondsFormat::Secs, true)),
+            refused_count: t.refused_count.max(0) as u64,
+            refused_detail: t.refused_detail.clone(),
+        }),
     }
 }
 
@@ -125,6 +140,22 @@ impl AgentInventory {
         }
     }
 
+    /// What these Agents reported about Control's key (one query).
+    async fn trust_of(
+        &self,
+        agents: &[agent::Model],
+    ) -> Result<HashMap<String, agent_control_trust::Model>, InventoryError> {
+        Ok(agent_control_trust::Entity::find()
+            .filter(
+                agent_control_trust::Column::AgentId.is_in(agents.iter().map(|a| a.id.as_str())),
+            )
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(|t| (t.agent_id.clone(), t))
+            .collect())
+    }
+
     async fn find(&self, id: &str) -> Result<agent::Model, InventoryError> {
         agent::Entity::find_by_id(id)
             .one(&self.db)
@@ -140,10 +171,11 @@ impl AgentInventory {
         now: DateTime<Utc>,
     ) -> Result<Vec<AgentView>, InventoryError> {
         let components = agents.load_many(component::Entity, &self.db).await?;
+        let trust = self.trust_of(agents).await?;
         Ok(agents
             .iter()
             .zip(components)
-            .map(|(a, c)| view(a, &c, now, self.offline_after))
+            .map(|(a, c)| view(a, &c, trust.get(&a.id), now, self.offline_after))
             .collect())
     }
 
@@ -302,7 +334,7 @@ impl AgentInventory {
         let choices = agents
             .iter()
             .take(limit as usize)
-            .map(|a| AgentChoice::from(&view(a, &[], now, self.offline_after)))
+            .map(|a| AgentChoice::from(&view(a, &[], None, now, self.offline_after)))
             .filter(|a| !deployable || a.can_deploy_now())
             .collect();
         Ok((choices, more))
@@ -374,7 +406,14 @@ impl AgentInventory {
             .all(&self.db)
             .await?;
         let now = super::database_now(&self.db).await;
-        Ok(view(&agent, &components, now, self.offline_after))
+        let trust = self.trust_of(std::slice::from_ref(&agent)).await?;
+        Ok(view(
+            &agent,
+            &components,
+            trust.get(&agent.id),
+            now,
+            self.offline_after,
+        ))
     }
 
     /// A disabled Agent gets no jobs and its heartbeats do not count as

@@ -1,7 +1,7 @@
 //! Whether an Agent is online, degraded, offline or disabled, and why: decided
 //! here once, for every place that shows an Agent.
 
-use crate::entities::{agent, component};
+use crate::entities::{agent, agent_control_trust, component};
 use chrono::{DateTime, Duration, Utc};
 
 /// Offline after three missed heartbeats at the default 15 s interval
@@ -37,6 +37,7 @@ pub fn component_error(c: &component::Model) -> Option<String> {
 pub fn agent_status(
     agent: &agent::Model,
     components: &[component::Model],
+    trust: Option<&agent_control_trust::Model>,
     now: DateTime<Utc>,
     offline_after: Duration,
 ) -> AgentStatus {
@@ -89,6 +90,11 @@ pub fn agent_status(
             "heartbeat_missed",
             format!("No heartbeat for {} s.", (now - seen).num_seconds()),
         );
+    }
+    // An impostor, or a pin that makes the Agent refuse every job, matters
+    // more than one failing component.
+    if let Some((reason, text)) = trust.and_then(|t| super::control_trust::trust_problem(t, now)) {
+        return make("degraded", reason, text);
     }
     if let Some((c, error)) = components
         .iter()
@@ -171,17 +177,32 @@ mod tests {
         let now = Utc::now();
         let fresh = Some(now - Duration::seconds(5));
         assert_eq!(
-            agent_status(&agent(fresh, false), &[component("running", "")], now, W).status,
+            agent_status(
+                &agent(fresh, false),
+                &[component("running", "")],
+                None,
+                now,
+                W
+            )
+            .status,
             "online"
         );
         assert_eq!(
-            agent_status(&agent(fresh, false), &[component("exited", "")], now, W).status,
+            agent_status(
+                &agent(fresh, false),
+                &[component("exited", "")],
+                None,
+                now,
+                W
+            )
+            .status,
             "degraded"
         );
         assert_eq!(
             agent_status(
                 &agent(fresh, false),
                 &[component("running", "pull failed")],
+                None,
                 now,
                 W
             )
@@ -192,6 +213,7 @@ mod tests {
             agent_status(
                 &agent(Some(now - Duration::seconds(46)), false),
                 &[],
+                None,
                 now,
                 W
             )
@@ -199,26 +221,29 @@ mod tests {
             "heartbeat_missed"
         );
         assert_eq!(
-            agent_status(&agent(None, false), &[], now, W).reason,
+            agent_status(&agent(None, false), &[], None, now, W).reason,
             "no_heartbeat_yet"
         );
         assert_eq!(
-            agent_status(&agent(fresh, true), &[], now, W).status,
+            agent_status(&agent(fresh, true), &[], None, now, W).status,
             "disabled"
         );
         let mut failed = component("", "");
         failed.deploy_error = "deployment failed (job_x): pull denied".into();
-        let degraded = agent_status(&agent(fresh, false), &[failed], now, W);
+        let degraded = agent_status(&agent(fresh, false), &[failed], None, now, W);
         assert_eq!(degraded.status, "degraded");
         assert!(degraded.reason_text.contains("pull denied"));
         let mut revoked = agent(fresh, true);
         revoked.retired = "revoked".into();
-        assert_eq!(agent_status(&revoked, &[], now, W).status, "revoked");
+        assert_eq!(agent_status(&revoked, &[], None, now, W).status, "revoked");
         // The window is the operator's: a minute-old heartbeat is fine with two minutes.
         let minute_old = agent(Some(now - Duration::seconds(60)), false);
-        assert_eq!(agent_status(&minute_old, &[], now, W).status, "offline");
         assert_eq!(
-            agent_status(&minute_old, &[], now, Duration::seconds(120)).status,
+            agent_status(&minute_old, &[], None, now, W).status,
+            "offline"
+        );
+        assert_eq!(
+            agent_status(&minute_old, &[], None, now, Duration::seconds(120)).status,
             "online"
         );
     }

@@ -120,7 +120,7 @@ impl Alerts {
         let observations = agents
             .iter()
             .map(|a| {
-                let status = agent_status(a, &[], now, offline_after);
+                let status = agent_status(a, &[], None, now, offline_after);
                 let offline = status.status == "offline";
                 let text = if offline {
                     format!(

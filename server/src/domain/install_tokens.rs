@@ -73,11 +73,13 @@ fn shell_quote(text: &str) -> String {
 
 /// The `docker run` command and compose file that start an Agent enrolling
 /// (as an unprivileged user in the Docker socket's group, like compose.agent.yaml)
-/// with `token`, and a warning when PUBLIC_URL is unset (the URL is then a
-/// placeholder the operator must replace).
+/// with `token`, pinning `control_key` in advance so that even the first
+/// contact is verified, and a warning when PUBLIC_URL is unset (the URL is
+/// then a placeholder the operator must replace).
 pub fn agent_snippets(
     public_url: Option<&url::Url>,
     token: &str,
+    control_key: &str,
 ) -> (String, String, Option<String>) {
     let (control_url, warning) = match public_url {
         Some(url) => (url.as_str().trim_end_matches('/').to_string(), None),
@@ -96,10 +98,12 @@ pub fn agent_snippets(
          --group-add \"$(stat -c %g /var/run/docker.sock)\" \\\n  \
          -e KNOTROUTE_CONTROL_URL={} \\\n  \
          -e KNOTROUTE_CONTROL_ENROLL_TOKEN={} \\\n  \
+         -e KNOTROUTE_AGENT_CONTROL_KEY={} \\\n  \
          -e KNOTROUTE_AGENT_DOCKER=true \\\n  \
          {AGENT_IMAGE}",
         shell_quote(&control_url),
         shell_quote(token),
+        shell_quote(control_key),
     );
     // Both values are JSON strings, which YAML reads as the same strings.
     let quoted = |s: &str| serde_json::to_string(s).expect("strings serialise");
@@ -113,6 +117,8 @@ pub fn agent_snippets(
          environment:\n      \
          KNOTROUTE_CONTROL_URL: {}\n      \
          KNOTROUTE_CONTROL_ENROLL_TOKEN: {}\n      \
+         # Control's identity key: the Agent refuses jobs it did not sign.\n      \
+         KNOTROUTE_AGENT_CONTROL_KEY: {}\n      \
          KNOTROUTE_AGENT_DOCKER: \"true\"\n    \
          # The Agent is not root: it joins the Docker socket's group.\n    \
          group_add:\n      \
@@ -124,6 +130,7 @@ pub fn agent_snippets(
          knotroute-agent: {{}}\n",
         quoted(&control_url),
         quoted(token),
+        quoted(control_key),
     );
     (docker_run, compose, warning)
 }
@@ -189,7 +196,18 @@ impl InstallTokens {
             None => format!("expires {}", rfc3339(row.expires_at)),
         };
         audit::record(db, audit::ADMIN, "install_token.created", &row.id, &detail).await;
-        let (docker_run, compose, warning) = agent_snippets(self.public_url.as_ref(), &token);
+        let control_key = super::control_identity::describe(db)
+            .await
+            .map_err(|e| match e {
+                super::control_identity::IdentityError::Store(e) => InstallTokenError::Store(e),
+                other => {
+                    InstallTokenError::Store(StoreError(sea_orm::DbErr::Custom(other.to_string())))
+                }
+            })?
+            .current
+            .public_key;
+        let (docker_run, compose, warning) =
+            agent_snippets(self.public_url.as_ref(), &token, &control_key);
         Ok(CreatedInstallToken {
             view: view(&row, now),
             token,
@@ -272,7 +290,9 @@ mod tests {
     #[test]
     fn snippets_use_public_url_and_quote_what_they_embed() {
         let url = url::Url::parse("https://control.example.org/").unwrap();
-        let (run, compose, warning) = agent_snippets(Some(&url), "krit_abc");
+        let key = "11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo";
+        let (run, compose, warning) = agent_snippets(Some(&url), "krit_abc", key);
+        assert!(run.contains(&format!("KNOTROUTE_AGENT_CONTROL_KEY='{key}'")));
         assert!(run.contains("KNOTROUTE_CONTROL_URL='https://control.example.org'"));
         assert!(run.contains("KNOTROUTE_CONTROL_ENROLL_TOKEN='krit_abc'"));
         assert!(compose.contains("KNOTROUTE_CONTROL_URL: \"https://control.example.org\""));
@@ -289,7 +309,11 @@ mod tests {
             parsed["services"]["knotroute-agent"]["stop_grace_period"],
             "5m"
         );
-        let (run, _, warning) = agent_snippets(None, "it's");
+        assert_eq!(
+            parsed["services"]["knotroute-agent"]["environment"]["KNOTROUTE_AGENT_CONTROL_KEY"],
+            key
+        );
+        let (run, _, warning) = agent_snippets(None, "it's", key);
         assert!(run.contains(r"'it'\''s'"));
         assert!(warning.unwrap().contains("PUBLIC_URL"));
     }

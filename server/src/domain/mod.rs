@@ -14,6 +14,8 @@ pub mod auth;
 pub mod beacon_checks;
 pub mod beacon_history;
 pub mod beacon_schedule;
+pub mod control_identity;
+pub mod control_trust;
 pub mod deployed_beacons;
 pub mod desired;
 pub mod diagnostics;

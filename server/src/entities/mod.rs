@@ -3,6 +3,7 @@
 
 pub mod admin_session;
 pub mod agent;
+pub mod agent_control_trust;
 pub mod alert;
 pub mod alert_state;
 pub mod api_token;
@@ -11,6 +12,7 @@ pub mod beacon_check;
 pub mod beacon_check_hour;
 pub mod beacon_status;
 pub mod component;
+pub mod control_key;
 pub mod enrollment_log;
 pub mod install_token;
 pub mod invite;

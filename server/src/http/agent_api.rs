@@ -11,11 +11,12 @@ use crate::entities::agent;
 use crate::state::AppState;
 use axum::body::Bytes;
 use axum::extract::{ConnectInfo, OriginalUri, State};
-use axum::http::{header, HeaderMap, Method, StatusCode};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::{Json, Router};
 use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobResult};
+use protocol::control_identity::AnswerScope;
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -55,10 +56,40 @@ async fn enroll(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     ApiJson(request): ApiJson<EnrollRequest>,
-) -> Result<(StatusCode, Json<EnrollResponse>), ApiError> {
+) -> Result<Response, ApiError> {
     let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
     let agent_id = state.enrollment.enroll(&request, &client).await?;
-    Ok((StatusCode::CREATED, Json(EnrollResponse { agent_id })))
+    let answer = EnrollResponse {
+        control_key: Some(state.identity.current_key().await?.to_wire()),
+        agent_id: agent_id.clone(),
+    };
+    let scope = AnswerScope {
+        path: "/api/v1/agents/enroll",
+        agent_id: agent_id.as_str(),
+        nonce: request.nonce.as_deref().unwrap_or(""),
+    };
+    signed_answer(&state, StatusCode::CREATED, &scope, &answer).await
+}
+
+/// `value` as JSON, signed with Control's key(s) as the answer to `scope`
+/// (protocol::control_identity), so an Agent that pinned the key can tell it
+/// from an answer of anyone else.
+async fn signed_answer<T: serde::Serialize>(
+    state: &AppState,
+    status: StatusCode,
+    scope: &AnswerScope<'_>,
+    value: &T,
+) -> Result<Response, ApiError> {
+    let body = serde_json::to_vec(value).expect("answers serialise");
+    let signature = state.identity.sign(scope, &body).await?;
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    for (name, value) in signature {
+        // Base64, digits and separators only: always a valid header value.
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    Ok(response)
 }
 
 /// Checks Content-Type and the signature headers, then parses the body: the
@@ -126,24 +157,33 @@ async fn heartbeat(
     uri: OriginalUri,
     headers: HeaderMap,
     body: Bytes,
-) -> Result<Json<Ack>, ApiError> {
+) -> Result<Response, ApiError> {
     let (agent, heartbeat): (_, Heartbeat) =
         signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
-    // `None`: the report is unchanged and nothing awaits reconciliation.
     state.metrics.heartbeat();
-    let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? else {
-        return Ok(Json(Ack { ok: true }));
-    };
-    state.alerts.services_reported(&agent, &components).await;
-    // The heartbeat is stored; failing to queue a redeployment must not refuse it.
-    if let Err(e) = state
-        .reconciler
-        .after_heartbeat(&agent.id, &components)
-        .await
-    {
-        tracing::error!(error = %e, agent_id = %agent.id, "reconciliation failed");
+    // `None`: the report is unchanged and nothing awaits reconciliation.
+    if let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? {
+        state.alerts.services_reported(&agent, &components).await;
+        // The heartbeat is stored; failing to queue a redeployment must not refuse it.
+        if let Err(e) = state
+            .reconciler
+            .after_heartbeat(&agent.id, &components)
+            .await
+        {
+            tracing::error!(error = %e, agent_id = %agent.id, "reconciliation failed");
+        }
     }
-    Ok(Json(Ack { ok: true }))
+    if let Err(e) = state.control_trust.record(&agent.id, &heartbeat).await {
+        tracing::error!(error = %e, agent_id = %agent.id, "could not record the Agent's Control pin");
+    }
+    // Signed, and during a rotation carrying the key move: heartbeats are how
+    // Agents without jobs learn the new key.
+    let scope = AnswerScope {
+        path: uri.0.path(),
+        agent_id: &agent.id,
+        nonce: heartbeat.nonce.as_deref().unwrap_or(""),
+    };
+    signed_answer(&state, StatusCode::OK, &scope, &Ack { ok: true }).await
 }
 
 /// The headers that sign every Agent request (PROTOCOL.md); here only to
@@ -189,14 +229,21 @@ async fn next_job(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let (agent, _): (_, JobNextRequest) =
+    let (agent, request): (_, JobNextRequest) =
         signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
     let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
-    Ok(match claimed.as_ref().and_then(offer) {
-        Some(job) => Json(job).into_response(),
-        None => StatusCode::NO_CONTENT.into_response(),
-    })
+    match claimed.as_ref().and_then(offer) {
+        Some(job) => {
+            let scope = AnswerScope {
+                path: uri.0.path(),
+                agent_id: &agent.id,
+                nonce: request.nonce.as_deref().unwrap_or(""),
+            };
+            signed_answer(&state, StatusCode::OK, &scope, &job).await
+        }
+        None => Ok(StatusCode::NO_CONTENT.into_response()),
+    }
 }
 
 #[utoipa::path(

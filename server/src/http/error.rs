@@ -8,6 +8,7 @@ use crate::domain::alerts::AlertError;
 use crate::domain::api_tokens::TokenError;
 use crate::domain::auth::AuthError;
 use crate::domain::beacon_checks::BeaconError;
+use crate::domain::control_identity::IdentityError;
 use crate::domain::enrollment::{EnrollError, EnrollRefusal};
 use crate::domain::install_tokens::InstallTokenError;
 use crate::domain::invites::InviteError;
@@ -181,6 +182,18 @@ impl From<StoreError> for ApiError {
             return ApiError::database_unavailable();
         }
         ApiError::internal(&e)
+    }
+}
+
+impl From<IdentityError> for ApiError {
+    fn from(e: IdentityError) -> Self {
+        match e {
+            IdentityError::Store(e) => e.into(),
+            IdentityError::RotationInProgress { .. } => {
+                ApiError::new(StatusCode::CONFLICT, "rotation_in_progress", e.to_string())
+            }
+            IdentityError::Damaged(_) => ApiError::internal(&e),
+        }
     }
 }
 

@@ -16,9 +16,9 @@ pub mod schemas {
     };
     pub use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
     pub use protocol::api::{
-        AgentView, AuditEntry, CreatedInstallToken, EnrollmentAttempt, ErrorBody, InstallTokenView,
-        JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, RevokedKeyView,
-        SessionStatus, SignIn,
+        AgentView, AuditEntry, ControlIdentityView, CreatedInstallToken, EnrollmentAttempt,
+        ErrorBody, InstallTokenView, JobView, NetworkInput, NetworkProfile, NewInstallToken,
+        NewJob, RevokedKeyView, SessionStatus, SignIn,
     };
     pub use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
     pub use protocol::diagnostics::Diagnosis;
@@ -54,7 +54,7 @@ use super::{
         onboarding_api::network_onboarding, onboarding_api::create_invite,
         onboarding_api::list_invites, onboarding_api::revoke_invite,
         settings_api::alert_settings, settings_api::set_alert_webhook,
-        settings_api::send_test_alert,
+        settings_api::send_test_alert, settings_api::control_identity,
         tokens_api::list_tokens, tokens_api::create_token, tokens_api::revoke_token,
         agent_api::enroll, agent_api::heartbeat, agent_api::next_job, agent_api::job_result,
     ),

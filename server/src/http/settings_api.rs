@@ -1,6 +1,7 @@
-//! Alert settings in the admin API: `GET /api/v1/settings/alerts` (the
-//! webhook, redacted, and recent alerts), `PUT` to set or clear the webhook,
-//! and `POST …/test` to send a test alert now.
+//! Settings in the admin API: `GET /api/v1/settings/alerts` (the webhook,
+//! redacted, and recent alerts), `PUT` to set or clear the webhook, `POST
+//! …/test` to send a test alert now, and `GET /api/v1/settings/identity`
+//! (Control's key, which Agents pin).
 
 use super::error::ApiError;
 use super::extract::ApiJson;
@@ -11,6 +12,7 @@ use axum::extract::State;
 use axum::routing::{get, post};
 use axum::{Json, Router};
 use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
+use protocol::api::ControlIdentityView;
 
 pub fn routes() -> Router<AppState> {
     Router::new()
@@ -19,6 +21,7 @@ pub fn routes() -> Router<AppState> {
             get(alert_settings).put(set_alert_webhook),
         )
         .route("/settings/alerts/test", post(send_test_alert))
+        .route("/settings/identity", get(control_identity))
 }
 
 #[utoipa::path(
@@ -59,4 +62,19 @@ async fn send_test_alert(
     State(state): State<AppState>,
 ) -> Result<Json<TestAlertOutcome>, ApiError> {
     Ok(Json(state.alerts.send_test().await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings/identity",
+    tag = "settings",
+    responses((status = 200, body = ControlIdentityView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Control's public key and fingerprint (and the previous key during a
+/// rotation). Rotating is `knotroute-control identity rotate`, on the server.
+async fn control_identity(
+    State(state): State<AppState>,
+) -> Result<Json<ControlIdentityView>, ApiError> {
+    Ok(Json(state.identity.describe().await?))
 }

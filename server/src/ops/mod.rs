@@ -1,5 +1,5 @@
 //! Operator commands that work on the database without serving:
-//! `migrate`, `backup`, `restore` and `import-state`. Each needs only the
+//! `migrate`, `backup`, `restore`, `import-state`, `trust-browser` and `identity`. Each needs only the
 //! database settings, not the secrets, and prints what it did.
 
 pub mod backup;
@@ -64,6 +64,7 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
             Err(e) => fail(1, e),
         },
         Command::TrustBrowser => trust_browser(&conn, settings).await,
+        Command::Identity { action } => identity(&conn, action.as_ref()).await,
         Command::ImportState { file } => match import_state::import_state(&conn, file).await {
             Ok(report) => {
                 print!("{}", report.text());
@@ -99,6 +100,40 @@ async fn trust_browser(conn: &sea_orm::DatabaseConnection, settings: &Settings) 
          That browser then signs in with the password at once, however many wrong \
          guesses others send from its address."
     );
+    ExitCode::SUCCESS
+}
+
+/// `identity`: prints the key Agents pin; `identity rotate`: makes a new one.
+async fn identity(
+    conn: &sea_orm::DatabaseConnection,
+    action: Option<&crate::config::IdentityAction>,
+) -> ExitCode {
+    use crate::domain::control_identity as identity;
+    let view = match action {
+        None => identity::describe(conn).await,
+        Some(crate::config::IdentityAction::Rotate { transition }) => {
+            let transition = chrono::Duration::hours(i64::from(*transition));
+            identity::rotate(conn, transition, crate::domain::audit::CONTROL).await
+        }
+    };
+    let view = match view {
+        Ok(v) => v,
+        Err(e) => return fail(1, e),
+    };
+    println!("Control key (Agents pin this; KNOTROUTE_AGENT_CONTROL_KEY in install snippets):");
+    println!("  public key:  {}", view.current.public_key);
+    println!("  fingerprint: {}", view.current.fingerprint);
+    println!("  since:       {}", view.current.created_at);
+    if let Some(previous) = &view.previous {
+        let until = previous.retire_at.as_deref().unwrap_or_default();
+        println!("Previous key, still signing until {until} (rotation in progress):");
+        println!("  public key:  {}", previous.public_key);
+        println!("  fingerprint: {}", previous.fingerprint);
+        println!(
+            "Agents that reach Control before then move to the new key by themselves; \
+             the Agents page lists any still on the previous key."
+        );
+    }
     ExitCode::SUCCESS
 }
 

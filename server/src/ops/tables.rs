@@ -69,6 +69,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
     vec![
         table::<e::network::Entity>(false),
         table::<e::agent::Entity>(false),
+        table::<e::agent_control_trust::Entity>(false),
         table::<e::component::Entity>(true),
         table::<e::install_token::Entity>(false),
         table::<e::invite::Entity>(false),
@@ -83,6 +84,9 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::setting::Entity>(false),
         table::<e::api_token::Entity>(false),
         table::<e::revoked_key::Entity>(false),
+        // Control's identity: a restore onto a new server keeps it, so the
+        // Agents that pinned it go on working there without enrolling again.
+        table::<e::control_key::Entity>(false),
     ]
 }
 

@@ -555,3 +555,24 @@ impl Store {
         }
     }
 }
+
+/// The stdout of a command that must succeed (its output shown if not).
+pub fn ok(out: &std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "command failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The stderr of a command that must fail.
+pub fn refused(out: &std::process::Output) -> String {
+    assert!(
+        !out.status.success(),
+        "must be refused: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    String::from_utf8(out.stderr.clone()).unwrap()
+}
