@@ -208,34 +208,64 @@ pub async fn open_browser(name: &str, width: u32, height: u32, locale: &str) -> 
 impl Browsing {
     /// Waits until the WebAssembly has hydrated the page, so clicks reach Rust handlers.
     pub async fn hydrated(&self) {
-        let waited = self
-            .page
-            .locator("body[data-hydrated=\"true\"]")
-            .wait_for(
-                WaitForOptions::builder()
-                    .state(WaitForState::Attached)
-                    .timeout(15_000.0)
-                    .build(),
-            )
-            .await;
-        if let Err(e) = waited {
-            // What the page loaded and what went wrong, to tell a slow
-            // machine from a front end that failed.
-            self.screenshot("not-hydrated").await;
-            let loaded = self
+        for attempt in 1.. {
+            let waited = self
                 .page
-                .evaluate_value(
-                    "JSON.stringify({url: location.href, state: document.readyState, \
-                     resources: performance.getEntriesByType('resource').map(e => \
-                     [e.name, Math.round(e.startTime), Math.round(e.duration), e.transferSize])})",
+                .locator("body[data-hydrated=\"true\"]")
+                .wait_for(
+                    WaitForOptions::builder()
+                        .state(WaitForState::Attached)
+                        .timeout(15_000.0)
+                        .build(),
                 )
-                .await
-                .unwrap_or_else(|e| format!("(could not ask the page: {e})"));
-            let events = self.events.lock().unwrap().join("\n");
-            panic!(
-                "the page did not hydrate within 15 s ({e}).\nloaded: {loaded}\nevents:\n{events}"
-            );
+                .await;
+            match waited {
+                Ok(()) => return,
+                Err(_) if attempt < 3 && self.network_changed() => self.reload().await,
+                Err(e) => {
+                    self.fail(&format!("the page did not hydrate within 15 s ({e})"))
+                        .await
+                }
+            }
         }
+    }
+
+    /// Whether Chromium aborted requests because it saw the machine's
+    /// network change (`net::ERR_NETWORK_CHANGED`): it does when Docker adds
+    /// or removes a container's interface, which the container tests do
+    /// while a page loads. Nothing of Control's is at fault then.
+    fn network_changed(&self) -> bool {
+        self.events
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|e| e.contains("ERR_NETWORK_CHANGED"))
+    }
+
+    /// Loads the page again after a network change, as a person would.
+    async fn reload(&self) {
+        eprintln!("[browser] Chromium saw the network change (a container's interface came or went) and aborted requests: reloading");
+        self.events.lock().unwrap().clear();
+        self.page.reload(None).await.unwrap();
+    }
+
+    /// Panics with what the page loaded and what went wrong (console errors,
+    /// failed requests) and a screenshot, to tell a slow machine from a front
+    /// end that failed.
+    pub async fn fail(&self, what: &str) -> ! {
+        self.screenshot("failed").await;
+        let loaded = self
+            .page
+            .evaluate_value(
+                "JSON.stringify({url: location.href, state: document.readyState, \
+                 hydrated: document.body.dataset.hydrated || null, \
+                 resources: performance.getEntriesByType('resource').map(e => \
+                 [e.name, Math.round(e.startTime), Math.round(e.duration), e.transferSize, e.responseStatus])})",
+            )
+            .await
+            .unwrap_or_else(|e| format!("(could not ask the page: {e})"));
+        let events = self.events.lock().unwrap().join("\n");
+        panic!("{what}.\nloaded: {loaded}\nevents:\n{events}");
     }
 
     pub async fn goto(&self, url: &str) {
@@ -282,13 +312,31 @@ impl Browsing {
     /// Opens a form that loads on demand (`pages::on_demand`): once the page
     /// is interactive, presses its button and waits for `field`.
     pub async fn open_form(&self, button: &str, field: &str) {
-        self.hydrated().await;
-        self.page.locator(button).click(None).await.unwrap();
-        self.wait_visible(field).await;
+        for attempt in 1.. {
+            self.hydrated().await;
+            self.page.locator(button).click(None).await.unwrap();
+            let shown = self
+                .page
+                .locator(field)
+                .wait_for(
+                    WaitForOptions::builder()
+                        .state(WaitForState::Visible)
+                        .timeout(10_000.0)
+                        .build(),
+                )
+                .await;
+            match shown {
+                Ok(()) => return,
+                // The form's chunk was cut off by a network change (see `network_changed`).
+                Err(_) if attempt < 3 && self.network_changed() => self.reload().await,
+                Err(e) => self.fail(&format!("{field} did not appear: {e}")).await,
+            }
+        }
     }
 
     pub async fn wait_visible(&self, selector: &str) {
-        self.page
+        let shown = self
+            .page
             .locator(selector)
             .wait_for(
                 WaitForOptions::builder()
@@ -296,8 +344,10 @@ impl Browsing {
                     .timeout(10_000.0)
                     .build(),
             )
-            .await
-            .unwrap_or_else(|e| panic!("{selector} did not appear: {e}"));
+            .await;
+        if let Err(e) = shown {
+            self.fail(&format!("{selector} did not appear: {e}")).await;
+        }
     }
 
     pub async fn close(self) {
