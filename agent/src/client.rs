@@ -192,10 +192,7 @@ impl ControlClient {
             agent_id: answer.agent_id.as_str(),
             nonce: &nonce,
         };
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map(|d| d.as_secs() as i64)
-            .unwrap_or(0);
+        let now = crate::control_pin::now();
         verify_answer(&key, signed.signature, signed.timestamp, now, &scope, &body)
             .map_err(CallError::NotFromControl)?;
         Ok(Enrolled {

@@ -57,7 +57,8 @@ impl<'a> AnswerHeaders<'a> {
     }
 }
 
-fn now() -> i64 {
+/// Unix seconds by this host's clock.
+pub fn now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs() as i64)

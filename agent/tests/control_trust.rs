@@ -205,6 +205,38 @@ async fn control_key(control: &Control) -> String {
     shown["current"]["public_key"].as_str().unwrap().to_string()
 }
 
+/// A Control on `db`, the proxy in `mode` in front of it, and the Agent
+/// (enrolled through the proxy, with the stand-in docker) once it reports Docker.
+struct Behind {
+    control: Control,
+    proxy: Arc<Proxy>,
+    data: tempfile::TempDir,
+    standin: tempfile::TempDir,
+    id: String,
+    _agent: Running,
+}
+
+async fn agent_behind_proxy(db: Db, mode: Mode) -> Behind {
+    let control = start_control_on(db).await;
+    let (proxy, via) = Proxy::start(&control.base).await;
+    proxy.set(mode);
+    let data = tempfile::tempdir().unwrap();
+    let standin = tempfile::tempdir().unwrap();
+    let agent = start_agent(&via, data.path(), standin.path(), Some(ENROLL));
+    let id = docker_agent(&control, Duration::from_secs(20)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    Behind {
+        control,
+        proxy,
+        data,
+        standin,
+        id,
+        _agent: agent,
+    }
+}
+
 macro_rules! on_both_databases {
     ($name:ident, $body:expr) => {
         mod $name {
@@ -224,15 +256,14 @@ macro_rules! on_both_databases {
 on_both_databases!(
     jobs_not_signed_by_the_pinned_key_are_refused_never_run_and_reported,
     |db| async move {
-        let control = start_control_on(db).await;
-        let (proxy, via) = Proxy::start(&control.base).await;
-        let data = tempfile::tempdir().unwrap();
-        let standin = tempfile::tempdir().unwrap();
-        let _agent = start_agent(&via, data.path(), standin.path(), Some(ENROLL));
-        let id = docker_agent(&control, Duration::from_secs(20)).await["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let Behind {
+            control,
+            proxy,
+            data,
+            standin,
+            id,
+            _agent,
+        } = agent_behind_proxy(db, Mode::Pass).await;
         // Enrolled through a faithful proxy: Control's key is pinned.
         assert_eq!(
             pinned_key(data.path()).await,
@@ -283,16 +314,14 @@ on_both_databases!(
 on_both_databases!(
     an_agent_without_a_pin_works_with_a_control_that_signs_nothing_and_pins_when_it_starts,
     |db| async move {
-        let control = start_control_on(db).await;
-        let (proxy, via) = Proxy::start(&control.base).await;
-        proxy.set(Mode::Unsigned);
-        let data = tempfile::tempdir().unwrap();
-        let standin = tempfile::tempdir().unwrap();
-        let _agent = start_agent(&via, data.path(), standin.path(), Some(ENROLL));
-        let id = docker_agent(&control, Duration::from_secs(20)).await["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let Behind {
+            control,
+            proxy,
+            data,
+            standin,
+            id,
+            _agent,
+        } = agent_behind_proxy(db, Mode::Unsigned).await;
         assert_eq!(
             pinned_key(data.path()).await,
             None,

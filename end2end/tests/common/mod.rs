@@ -206,17 +206,27 @@ pub async fn open_browser(name: &str, width: u32, height: u32, locale: &str) -> 
 }
 
 impl Browsing {
+    /// Waits up to `ms` for `selector` to reach `state`.
+    async fn wait(
+        &self,
+        selector: &str,
+        state: WaitForState,
+        ms: f64,
+    ) -> Result<(), playwright_rs::Error> {
+        self.page
+            .locator(selector)
+            .wait_for(WaitForOptions::builder().state(state).timeout(ms).build())
+            .await
+    }
+
     /// Waits until the WebAssembly has hydrated the page, so clicks reach Rust handlers.
     pub async fn hydrated(&self) {
         for attempt in 1.. {
             let waited = self
-                .page
-                .locator("body[data-hydrated=\"true\"]")
-                .wait_for(
-                    WaitForOptions::builder()
-                        .state(WaitForState::Attached)
-                        .timeout(15_000.0)
-                        .build(),
+                .wait(
+                    "body[data-hydrated=\"true\"]",
+                    WaitForState::Attached,
+                    15_000.0,
                 )
                 .await;
             match waited {
@@ -315,17 +325,7 @@ impl Browsing {
         for attempt in 1.. {
             self.hydrated().await;
             self.page.locator(button).click(None).await.unwrap();
-            let shown = self
-                .page
-                .locator(field)
-                .wait_for(
-                    WaitForOptions::builder()
-                        .state(WaitForState::Visible)
-                        .timeout(10_000.0)
-                        .build(),
-                )
-                .await;
-            match shown {
+            match self.wait(field, WaitForState::Visible, 10_000.0).await {
                 Ok(()) => return,
                 // The form's chunk was cut off by a network change (see `network_changed`).
                 Err(_) if attempt < 3 && self.network_changed() => self.reload().await,
@@ -335,17 +335,7 @@ impl Browsing {
     }
 
     pub async fn wait_visible(&self, selector: &str) {
-        let shown = self
-            .page
-            .locator(selector)
-            .wait_for(
-                WaitForOptions::builder()
-                    .state(WaitForState::Visible)
-                    .timeout(10_000.0)
-                    .build(),
-            )
-            .await;
-        if let Err(e) = shown {
+        if let Err(e) = self.wait(selector, WaitForState::Visible, 10_000.0).await {
             self.fail(&format!("{selector} did not appear: {e}")).await;
         }
     }

@@ -90,10 +90,15 @@ fn key_row(generation: i64, key: &ControlKey, now: DateTime<Utc>) -> control_key
     }
 }
 
-/// The keys that still sign at `now`, newest first; makes the first key when
-/// there is none (two replicas racing agree on generation 1), and forgets the
-/// private half of keys whose transition has ended.
-async fn signing_rows(
+/// Whether a key still signs: its private half is kept until it retires.
+fn signs(row: &control_key::Model) -> bool {
+    !row.private_key.is_empty()
+}
+
+/// Every key Control has had, newest first, after forgetting the private
+/// half of keys whose transition has ended at `now`; makes the first key
+/// when there is none (two replicas racing agree on generation 1).
+async fn key_rows(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
 ) -> Result<Vec<control_key::Model>, IdentityError> {
@@ -103,17 +108,13 @@ async fn signing_rows(
         .filter(control_key::Column::PrivateKey.ne(""))
         .exec(db)
         .await?;
-    let signing = || {
+    let all = || {
         control_key::Entity::find()
-            .filter(control_key::Column::PrivateKey.ne(""))
             .order_by_desc(control_key::Column::Generation)
             .all(db)
     };
-    let rows = signing().await?;
-    if !rows.is_empty() {
-        return Ok(rows);
-    }
-    if control_key::Entity::find().one(db).await?.is_none() {
+    let mut rows = all().await?;
+    if rows.is_empty() {
         let key = new_key();
         match key_row(1, &key, now).insert(db).await {
             Ok(_) => {
@@ -123,14 +124,22 @@ async fn signing_rows(
             Err(e) if super::is_unique_violation(&e) => {}
             Err(e) => return Err(e.into()),
         }
+        rows = all().await?;
     }
-    let rows = signing().await?;
     // Every key retired and none newer cannot come from `rotate`, which adds
     // the new key first: the database was changed by hand or damaged.
-    if rows.is_empty() {
+    if !rows.iter().any(signs) {
         return Err(IdentityError::Damaged(0));
     }
     Ok(rows)
+}
+
+/// The keys that still sign at `now`, newest first (see [`key_rows`]).
+async fn signing_rows(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+) -> Result<Vec<control_key::Model>, IdentityError> {
+    Ok(key_rows(db, now).await?.into_iter().filter(signs).collect())
 }
 
 impl ControlIdentity {
@@ -147,9 +156,10 @@ impl ControlIdentity {
                 return Ok(set.clone());
             }
         }
-        let rows = signing_rows(&self.db, Utc::now()).await?;
+        let rows = key_rows(&self.db, Utc::now()).await?;
         let keys = rows
             .iter()
+            .filter(|r| signs(r))
             .map(|r| {
                 ControlKey::from_stored(&r.private_key)
                     .map_err(|_| IdentityError::Damaged(r.generation))
@@ -159,12 +169,7 @@ impl ControlIdentity {
             [newest, .., oldest] => Some(oldest.endorse(&newest.public_key())),
             _ => None,
         };
-        let known = control_key::Entity::find()
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|r| r.public_key)
-            .collect();
+        let known = rows.into_iter().map(|r| r.public_key).collect();
         let set = Arc::new(SigningSet {
             keys,
             key_move,

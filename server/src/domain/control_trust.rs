@@ -11,7 +11,7 @@ use crate::entities::agent_control_trust as trust;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use protocol::agent::Heartbeat;
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
+use sea_orm::{DatabaseConnection, EntityTrait, Set};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -142,20 +142,6 @@ impl ControlTrust {
             .expect("not poisoned")
             .insert(agent_id.to_string(), (pinned, state));
         Ok(())
-    }
-
-    /// The reports of these Agents, by Agent ID.
-    pub async fn of(
-        &self,
-        agent_ids: &[String],
-    ) -> Result<HashMap<String, trust::Model>, StoreError> {
-        Ok(trust::Entity::find()
-            .filter(trust::Column::AgentId.is_in(agent_ids.iter().map(String::as_str)))
-            .all(&self.db)
-            .await?
-            .into_iter()
-            .map(|t| (t.agent_id.clone(), t))
-            .collect())
     }
 }
 
