@@ -37,6 +37,17 @@ pub enum IdentityError {
     Damaged(i64),
 }
 
+/// For callers whose own errors carry only store failures: a damaged key or
+/// a refused rotation becomes an internal store error there.
+impl From<IdentityError> for StoreError {
+    fn from(e: IdentityError) -> Self {
+        match e {
+            IdentityError::Store(e) => e,
+            other => StoreError(sea_orm::DbErr::Custom(other.to_string())),
+        }
+    }
+}
+
 impl From<sea_orm::DbErr> for IdentityError {
     fn from(e: sea_orm::DbErr) -> Self {
         IdentityError::Store(e.into())

@@ -43,11 +43,7 @@ impl ControlTrust {
             .as_deref()
             .map(|k| bounded(k, 64))
             .unwrap_or_default();
-        let state = self
-            .identity
-            .pin_state(&pinned)
-            .await
-            .map_err(|e| StoreError(sea_orm::DbErr::Custom(e.to_string())))?;
+        let state = self.identity.pin_state(&pinned).await?;
         // An Agent repeats its refusals until an answer it trusts arrives
         // (never, for one on a retired key): count only those newer than
         // what is stored.

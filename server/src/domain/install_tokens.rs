@@ -198,12 +198,7 @@ impl InstallTokens {
         audit::record(db, audit::ADMIN, "install_token.created", &row.id, &detail).await;
         let control_key = super::control_identity::describe(db)
             .await
-            .map_err(|e| match e {
-                super::control_identity::IdentityError::Store(e) => InstallTokenError::Store(e),
-                other => {
-                    InstallTokenError::Store(StoreError(sea_orm::DbErr::Custom(other.to_string())))
-                }
-            })?
+            .map_err(StoreError::from)?
             .current
             .public_key;
         let (docker_run, compose, warning) =
