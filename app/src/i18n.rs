@@ -166,7 +166,7 @@ pub static RU: Texts = Texts {
     nav_infrastructure: "Инфраструктура",
     nav_services: "Сервисы",
     nav_onboarding: "Подключение",
-    nav_jobs: "Задания",
+    nav_jobs: "Задачи",
     nav_audit: "Журнал аудита",
     nav_settings: "Настройки",
     sign_out: "Выйти",
@@ -185,18 +185,18 @@ pub static RU: Texts = Texts {
     back_to_networks: "К списку сетей",
     overview_title: "Обзор",
     card_networks: "Сети",
-    card_agents: "Агенты в сети",
-    card_beacons: "Управляемые маяки",
+    card_agents: "Agent в сети",
+    card_beacons: "Управляемые Beacon",
     card_services: "Сервисы",
     zero_networks: "Профилей сетей пока нет. Создайте профиль, чтобы получить Network ID.",
     some_networks_without_beacon: "без Beacon URL: {n}",
-    zero_agents: "Нет подключённых агентов. Агент работает на каждом управляемом Docker-хосте.",
-    zero_beacons: "Пока нет: разверните маяк в разделе Инфраструктура → Маяки.",
+    zero_agents: "Нет подключённых Agent. Agent работает на каждом управляемом Docker-хосте.",
+    zero_beacons: "Пока нет: разверните Beacon в разделе Инфраструктура → Beacons.",
     zero_services: "Опубликованных сервисов пока нет.",
     online_of: "из {n}",
     networks_title: "Сети",
     networks_intro: "Профиль сети — это имя, Network ID и адреса Beacon, через которые клиенты и sidecar находят сеть.",
-    new_network: "Новая сеть",
+    new_network: "Добавить сеть",
     col_name: "Имя",
     col_network_id: "Network ID",
     col_beacons: "Beacon",
@@ -226,13 +226,13 @@ pub static RU: Texts = Texts {
     fix_fields: "Исправьте отмеченные поля и попробуйте снова.",
     copy: "Копировать",
     language: "Язык",
-    find_agent: "Найти агента по имени",
+    find_agent: "Найти Agent по имени",
     find_network: "Найти профиль по имени",
     find_hint: "Список показывает первые по имени; введите часть имени, чтобы сузить его.",
     no_match: "Ничего не найдено.",
     diagnose_title: "Диагностика",
-    diagnose_intro: "Проверяет по слоям: каждый маяк (DNS, TCP, /healthz с TLS, порт релея), затем агентов этой сети (в сети, Docker), затем её сервисы (контейнер, адрес .knot) — в том порядке, в каком стоит исправлять.",
-    diagnose: "Диагностировать",
+    diagnose_intro: "Проверяет по слоям: каждый Beacon (DNS, TCP, /healthz с TLS, порт релея), затем Agent этой сети (в сети, Docker), затем её сервисы (контейнер, адрес .knot) — в том порядке, в каком стоит исправлять.",
+    diagnose: "Проверить Beacon",
     diagnosing: "Проверка…",
     next_step: "Что делать:",
 };
@@ -246,3 +246,60 @@ pub fn texts(lang: Lang) -> &'static Texts {
 
 /// The name of the cookie that remembers the chosen language.
 pub const LANG_COOKIE: &str = "kr_lang";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n_beacons::beacon_texts;
+    use crate::i18n_deploy::deploy_texts;
+    use crate::i18n_infra::infra_texts;
+    use crate::i18n_jobs::jobs_texts;
+
+    /// The Russian guides an administrator follows name these screens and
+    /// buttons; the screen must say exactly the same words.
+    #[test]
+    fn russian_labels_are_the_guide_words() {
+        let t = texts(Lang::Ru);
+        assert_eq!(t.nav_overview, "Обзор");
+        assert_eq!(t.nav_networks, "Сети");
+        assert_eq!(t.nav_infrastructure, "Инфраструктура");
+        assert_eq!(t.nav_services, "Сервисы");
+        assert_eq!(t.nav_onboarding, "Подключение");
+        assert_eq!(t.nav_jobs, "Задачи");
+        assert_eq!(jobs_texts(Lang::Ru).jobs_title, "Задачи");
+        assert_eq!(t.new_network, "Добавить сеть");
+        assert_eq!(t.diagnose, "Проверить Beacon");
+        assert_eq!(infra_texts(Lang::Ru).beacons_tab, "Beacons");
+        assert_eq!(deploy_texts(Lang::Ru).title, "Развернуть новый Beacon");
+        assert_eq!(beacon_texts(Lang::Ru).deploy_hint, "Развернуть новый Beacon");
+    }
+
+    /// The guides keep Beacon, Agent and sidecar in Latin script and call jobs
+    /// «задачи». The text tables have no iterator over their fields, so this
+    /// reads the sources of the Russian texts instead: everything before each
+    /// file's test module (the English halves have no Cyrillic to match).
+    #[test]
+    fn russian_texts_use_the_guide_words() {
+        let sources = [
+            ("i18n.rs", include_str!("i18n.rs")),
+            ("i18n_audit.rs", include_str!("i18n_audit.rs")),
+            ("i18n_beacons.rs", include_str!("i18n_beacons.rs")),
+            ("i18n_deploy.rs", include_str!("i18n_deploy.rs")),
+            ("i18n_infra.rs", include_str!("i18n_infra.rs")),
+            ("i18n_jobs.rs", include_str!("i18n_jobs.rs")),
+            ("i18n_onboarding.rs", include_str!("i18n_onboarding.rs")),
+            ("i18n_overview.rs", include_str!("i18n_overview.rs")),
+            ("i18n_services.rs", include_str!("i18n_services.rs")),
+            ("i18n_settings.rs", include_str!("i18n_settings.rs")),
+            ("pages/diagnose.rs", include_str!("pages/diagnose.rs")),
+        ];
+        for (file, source) in sources {
+            // This module names the old words itself; it is not a text.
+            let end = source.find("#[cfg(test)]").unwrap_or(source.len());
+            let words = source[..end].to_lowercase();
+            for old in ["маяк", "задани", "агент", "сайдкар"] {
+                assert!(!words.contains(old), "{file} still says «{old}…»");
+            }
+        }
+    }
+}

@@ -11,14 +11,14 @@ use protocol::diagnostics::{Severity, Step};
 fn step_label(step: Step, lang: Lang) -> &'static str {
     match (step, lang) {
         (Step::BeaconUrls, Lang::En) => "Beacon URLs",
-        (Step::BeaconUrls, Lang::Ru) => "Адреса маяков",
+        (Step::BeaconUrls, Lang::Ru) => "Адреса Beacon",
         (Step::Dns, _) => "DNS",
         (Step::Connect, _) => "TCP",
         (Step::Healthz, _) => "/healthz",
         (Step::Relay, Lang::En) => "relay",
         (Step::Relay, Lang::Ru) => "релей",
         (Step::Agents, Lang::En) => "Agents",
-        (Step::Agents, Lang::Ru) => "Агенты",
+        (Step::Agents, Lang::Ru) => "Agent",
         (Step::Online, Lang::En) => "online",
         (Step::Online, Lang::Ru) => "в сети",
         (Step::Docker, _) => "Docker",

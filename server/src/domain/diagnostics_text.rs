@@ -86,9 +86,9 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
     match found {
         Found::NoBeacon => (
             pick("The profile lists no Beacon URL: clients and sidecars have no bootstrap path.".into(),
-                 "В профиле нет адреса маяка: у клиентов и сайдкаров нет пути подключения.".into()),
+                 "В профиле нет адреса Beacon: у клиентов и sidecar нет пути подключения.".into()),
             pick("Add an existing Beacon or deploy one on Infrastructure → Beacons.".into(),
-                 "Добавьте существующий маяк или разверните новый: Инфраструктура → Маяки.".into()),
+                 "Добавьте существующий Beacon или разверните новый: Инфраструктура → Beacons.".into()),
         ),
         Found::Resolved { host, addresses } => (
             pick(format!("{host} resolves to {}.", addresses.join(", ")),
@@ -98,19 +98,19 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
         Found::DnsFailed { detail } => (
             pick(format!("The name does not resolve: {detail}."), format!("Имя не разрешается: {detail}.")),
             pick("Check the DNS record of the Beacon's host, or the spelling of the Beacon URL.".into(),
-                 "Проверьте DNS-запись узла маяка или написание адреса маяка.".into()),
+                 "Проверьте DNS-запись узла Beacon или написание адреса Beacon.".into()),
         ),
         Found::LinkLocal { host } => (
             pick(format!("{host} resolves to a link-local, unspecified or cloud metadata address; Control never connects there."),
                  format!("{host} разрешается в локальный адрес канала, неопределённый адрес или адрес метаданных облака; Control туда не подключается.")),
             pick("Use the Beacon's real public or private address.".into(),
-                 "Укажите настоящий публичный или частный адрес маяка.".into()),
+                 "Укажите настоящий публичный или частный адрес Beacon.".into()),
         ),
         Found::PrivateRefused { host } => (
             pick(format!("{host} resolves to a private, loopback or shared address, and this Control is set not to connect to those."),
                  format!("{host} разрешается в частный, локальный или общий (CGNAT) адрес, а этому Control запрещено к ним подключаться.")),
             pick("Use the Beacon's public address, or set KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into(),
-                 "Укажите публичный адрес маяка или задайте KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into()),
+                 "Укажите публичный адрес Beacon или задайте KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into()),
         ),
         Found::PortOpen { address } => (
             pick(format!("TCP connection to {address} accepted."), format!("TCP-соединение с {address} принято.")),
@@ -120,13 +120,13 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             pick(format!("Nothing accepts TCP connections on {host}:{port} ({detail})."),
                  format!("На {host}:{port} никто не принимает TCP-соединения ({detail}).")),
             pick(format!("Check that the Beacon (or the reverse proxy in front of it) runs and that port {port} is open in the firewall."),
-                 format!("Проверьте, что маяк (или обратный прокси перед ним) работает и порт {port} открыт в файрволе.")),
+                 format!("Проверьте, что Beacon (или обратный прокси перед ним) работает и порт {port} открыт в файрволе.")),
         ),
         Found::GaveUp { secs } => (
             pick(format!("No answer within {secs} s; the diagnosis of this Beacon stopped here."),
-                 format!("Нет ответа за {secs} с; диагностика этого маяка остановлена на этом шаге.")),
+                 format!("Нет ответа за {secs} с; диагностика этого Beacon остановлена на этом шаге.")),
             pick("The Beacon's host or a firewall in front of it drops packets instead of refusing them: check that it runs and that the port is open.".into(),
-                 "Хост маяка или файрвол перед ним отбрасывает пакеты, а не отклоняет их: проверьте, что маяк работает и порт открыт.".into()),
+                 "Хост Beacon или файрвол перед ним отбрасывает пакеты, а не отклоняет их: проверьте, что Beacon работает и порт открыт.".into()),
         ),
         Found::Healthy { latency_ms, https } => (
             match (en, https) {
@@ -137,7 +137,7 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             },
             if *https { none() } else {
                 pick("Put the Beacon behind HTTPS so clients' traffic to it is encrypted.".into(),
-                     "Поставьте маяк за HTTPS, чтобы трафик клиентов к нему шифровался.".into())
+                     "Поставьте Beacon за HTTPS, чтобы трафик клиентов к нему шифровался.".into())
             },
         ),
         Found::HealthzFailed { class, detail } => {
@@ -145,11 +145,11 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
                 (CheckClass::Tls, true) => "The TLS handshake failed: use a certificate from a public CA (or one the clients trust) that names this host.",
                 (CheckClass::Tls, false) => "TLS-рукопожатие не удалось: нужен сертификат публичного центра (или доверенный клиентами) на это имя.",
                 (CheckClass::Timeout, true) => "The port answers but /healthz does not: check the Beacon's logs and the proxy's upstream.",
-                (CheckClass::Timeout, false) => "Порт открыт, но /healthz не отвечает: проверьте журналы маяка и upstream прокси.",
+                (CheckClass::Timeout, false) => "Порт открыт, но /healthz не отвечает: проверьте журналы Beacon и upstream прокси.",
                 (CheckClass::HttpStatus, true) => "Something answers, but not a healthy Beacon: check that the URL points at the Beacon API, and the Beacon's logs.",
-                (CheckClass::HttpStatus, false) => "Отвечает что-то, но не здоровый маяк: проверьте, что адрес ведёт на API маяка, и журналы маяка.",
+                (CheckClass::HttpStatus, false) => "Отвечает что-то, но не исправный Beacon: проверьте, что адрес ведёт на API Beacon, и журналы Beacon.",
                 (_, true) => "Check the Beacon URL and that the Beacon runs.",
-                (_, false) => "Проверьте адрес маяка и что маяк работает.",
+                (_, false) => "Проверьте адрес Beacon и что Beacon работает.",
             };
             (
                 pick(format!("/healthz failed ({}): {detail}", class.as_str()),
@@ -165,28 +165,28 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             match (en, assumed) {
                 (true, false) => format!("Clients can discover peers through this Beacon but cannot relay: nothing accepts connections on its advertised relay address {host}:{port} ({detail})."),
                 (true, true) => format!("Nothing accepts connections on {host}:{port}, where the relay usually listens ({detail}): if this Beacon relays, clients can discover peers but cannot relay."),
-                (false, false) => format!("Клиенты находят узлы через этот маяк, но не могут идти через релей: объявленный адрес релея {host}:{port} не принимает соединения ({detail})."),
-                (false, true) => format!("{host}:{port}, где обычно слушает релей, не принимает соединения ({detail}): если маяк работает релеем, клиенты найдут узлы, но не смогут идти через релей."),
+                (false, false) => format!("Клиенты находят узлы через этот Beacon, но не могут идти через релей: объявленный адрес релея {host}:{port} не принимает соединения ({detail})."),
+                (false, true) => format!("{host}:{port}, где обычно слушает релей, не принимает соединения ({detail}): если Beacon работает релеем, клиенты найдут узлы, но не смогут идти через релей."),
             },
             pick(format!("Open TCP {port} on {host} in the firewall (it is the relay transport, not the Beacon API) and check the Beacon container publishes it."),
-                 format!("Откройте TCP {port} на {host} в файрволе (это транспорт релея, не API маяка) и проверьте, что контейнер маяка его публикует.")),
+                 format!("Откройте TCP {port} на {host} в файрволе (это транспорт релея, не API Beacon) и проверьте, что контейнер Beacon его публикует.")),
         ),
         Found::NoAgents => (
             pick("No Agent runs a component of this network (clients alone need none).".into(),
-                 "Ни один агент не запускает компоненты этой сети (одним клиентам они не нужны).".into()),
+                 "Ни один Agent не запускает компоненты этой сети (одним клиентам они не нужны).".into()),
             none(),
         ),
         Found::AgentOnline => (pick("Online: heartbeats arrive on time.".into(), "В сети: пульс приходит вовремя.".into()), none()),
         Found::AgentAway { status, why } => (
             pick(format!("{status}: {why}"), format!("{status}: {why}")),
             pick("Check the Agent's host and its knotroute-agent service; its components cannot be deployed or reported meanwhile.".into(),
-                 "Проверьте узел агента и службу knotroute-agent; до тех пор его компоненты не разворачиваются и не сообщают о себе.".into()),
+                 "Проверьте узел Agent и службу knotroute-agent; до тех пор его компоненты не разворачиваются и не сообщают о себе.".into()),
         ),
         Found::Docker { version } => (pick(format!("Docker available ({version})."), format!("Docker доступен ({version}).")), none()),
         Found::NoDocker => (
-            pick("Docker is not available to the Agent.".into(), "Docker недоступен агенту.".into()),
+            pick("Docker is not available to the Agent.".into(), "Docker недоступен для Agent.".into()),
             pick("Install or start Docker on the host and give the Agent access to its socket.".into(),
-                 "Установите или запустите Docker на узле и дайте агенту доступ к его сокету.".into()),
+                 "Установите или запустите Docker на узле и дайте Agent доступ к сокету Docker.".into()),
         ),
         Found::Running { agent } => (
             pick(format!("Container running on {agent}."), format!("Контейнер работает на {agent}.")),
@@ -197,7 +197,7 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             (
                 pick(format!("Container not running on {agent} ({state}) {error}"), format!("Контейнер не работает на {agent} ({state}) {error}")),
                 pick("See the service's last job on Jobs; check the target and the Docker network.".into(),
-                     "Посмотрите последнее задание сервиса в разделе «Задания»; проверьте цель и сеть Docker.".into()),
+                     "Посмотрите последнюю задачу сервиса в разделе «Задачи»; проверьте цель и сеть Docker.".into()),
             )
         }
         Found::Address { address } => (

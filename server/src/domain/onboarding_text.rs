@@ -31,7 +31,7 @@ pub fn guide_steps(platform: Platform, lang: Lang, f: &GuideFacts) -> (String, V
 pub fn no_beacon_warning(lang: Lang) -> &'static str {
     match lang {
         Lang::En => "This network profile has no Beacon URL. The link and the QR code carry only the Network ID, so apps cannot find the network by themselves: users will need another bootstrap path (a Beacon URL given to them separately). Add a Beacon to the profile to fix this.",
-        Lang::Ru => "В этом сетевом профиле нет адреса маяка. Ссылка и QR-код содержат только Network ID, поэтому приложения не смогут найти сеть сами: пользователям понадобится другой способ первого подключения (адрес маяка, переданный отдельно). Чтобы это исправить, добавьте маяк в профиль.",
+        Lang::Ru => "В этом сетевом профиле нет адреса Beacon. Ссылка и QR-код содержат только Network ID, поэтому приложения не смогут найти сеть сами: пользователям понадобится другой способ первого подключения (адрес Beacon, переданный отдельно). Чтобы это исправить, добавьте Beacon в профиль.",
     }
 }
 
@@ -47,7 +47,7 @@ pub fn qr_label(lang: Lang) -> &'static str {
 pub fn qr_too_long(lang: Lang) -> &'static str {
     match lang {
         Lang::En => "The link is too long for a QR code (many or long Beacon URLs): share the link or the steps instead.",
-        Lang::Ru => "Ссылка слишком длинная для QR-кода (много или длинные адреса маяков): поделитесь ссылкой или шагами.",
+        Lang::Ru => "Ссылка слишком длинная для QR-кода (адресов Beacon много или они длинные): поделитесь ссылкой или шагами.",
     }
 }
 
@@ -113,7 +113,7 @@ fn russian(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
                 step("Установите приложение KnotRoute для Windows и запустите его."),
                 step_code("Проще всего: откройте эту ссылку на компьютере — KnotRoute заполнит всё сам и попросит подтвердить.", &f.uri),
                 step_code("Или вручную: Настройки → Сети → Добавить сеть, и введите Network ID:", &f.network_id),
-                step_code("…и адреса маяков, по одному в строке:", f.beacon_lines()),
+                step_code("…и адреса Beacon, по одному в строке:", f.beacon_lines()),
                 step("Включите «Интеграцию .knot» в настройках, чтобы адреса .knot открывались в любом браузере и программе."),
             ],
         ),
@@ -138,7 +138,7 @@ fn russian(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
             format!("Подключение к «{name}» в Linux"),
             vec![
                 step_code("Сохраните профиль сети в файл knotroute.json:", &f.raw_profile),
-                step_code("Проверьте, что маяки отвечают и ретранслятор доступен:", "knotroute doctor --config knotroute.json"),
+                step_code("Проверьте, что каждый Beacon отвечает и ретранслятор доступен:", "knotroute doctor --config knotroute.json"),
                 step_code("Запустите KnotRoute (оставьте работать, например как службу systemd):", "knotroute run --config knotroute.json"),
                 step_code("Программы открывают адреса .knot через его прокси SOCKS5 или HTTP, например:", "curl --proxy socks5h://127.0.0.1:1080 http://service.knot/\nexport HTTP_PROXY=http://127.0.0.1:8118 HTTPS_PROXY=http://127.0.0.1:8118"),
             ],
@@ -146,8 +146,8 @@ fn russian(platform: Platform, f: &GuideFacts) -> (String, Vec<GuideStep>) {
         Platform::Docker => (
             format!("Публикация Docker-сервиса в «{name}»"),
             vec![
-                step_code("Передайте контейнеру-сайдкару это окружение (укажите имя сервиса, название, которое приложения KnotRoute покажут в каталоге сервисов, и его цель контейнер:порт):", f.sidecar_env()),
-                step("Подключите том в /data: там хранится приватная идентичность сервиса, и адрес .knot сохраняется при переразвёртывании. Сайдкар должен быть в той же сети Docker, что и цель."),
+                step_code("Передайте контейнеру sidecar это окружение (укажите имя сервиса, название, которое приложения KnotRoute покажут в каталоге сервисов, и его цель контейнер:порт):", f.sidecar_env()),
+                step("Подключите том в /data: там хранится приватная идентичность сервиса, и адрес .knot сохраняется при переразвёртывании. Sidecar должен быть в той же сети Docker, что и цель."),
             ],
         ),
         Platform::Raw => (
