@@ -23,7 +23,7 @@ COPY . .
 RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
 # The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).
 ARG KNOTROUTE_RELEASE_CHANNEL=latest
-RUN cargo leptos build --release --split \
+RUN scripts/build-release.sh \
  && KNOTROUTE_RELEASE_CHANNEL="$KNOTROUTE_RELEASE_CHANNEL" cargo build --release --locked -p knotroute-agent \
  && mkdir -p /out && strip -o /out/knotroute-control target/release/knotroute-control \
  && strip -o /out/knotroute-agent target/release/knotroute-agent \

@@ -19,7 +19,7 @@ seconds="${KNOTROUTE_BENCH_SECONDS:-60}"
 cargo build --quiet --release --locked -p knotroute-agent
 target="${CARGO_TARGET_DIR:-target}/release"
 control="${KNOTROUTE_BENCH_CONTROL:-$target/knotroute-control}"
-[[ -x "$control" ]] || { echo "build Control first: cargo leptos build --release --split" >&2; exit 1; }
+[[ -x "$control" ]] || { echo "build Control first: scripts/build-release.sh" >&2; exit 1; }
 tag=kr-bench
 scripts/standin-images.sh "$tag" >/dev/null
 work="$(mktemp -d)"

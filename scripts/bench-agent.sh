@@ -11,7 +11,7 @@ source scripts/env.sh
 cargo build --release -p knotroute-agent
 target="${CARGO_TARGET_DIR:-target}/release"
 control="${KNOTROUTE_BENCH_CONTROL:-$target/knotroute-control}"
-[[ -x "$control" ]] || { echo "build Control first: cargo leptos build --release --split" >&2; exit 1; }
+[[ -x "$control" ]] || { echo "build Control first: scripts/build-release.sh" >&2; exit 1; }
 work="$(mktemp -d)"
 trap 'kill $(jobs -p) 2>/dev/null || true; rm -rf "$work"' EXIT
 echo "agent binary bytes: $(stat -c %s "$target/knotroute-agent")"

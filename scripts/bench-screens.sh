@@ -3,7 +3,7 @@
 # Infrastructure, Overview and Services pages with 10,000 Agents and 100,000 stored jobs,
 # on SQLite and on PostgreSQL, plus the live-update fingerprint read; and the
 # front end's WebAssembly size. Build the front end first
-# (`cargo leptos build --release --split`; scripts/test.sh does).
+# (`scripts/build-release.sh`; scripts/test.sh does).
 # PostgreSQL comes from KNOTROUTE_TEST_DATABASE_URL or scripts/postgres.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -3,13 +3,14 @@
 #  - the front end's WebAssembly size, raw and gzip -9;
 #  - cold start of Control to a 200 from /readyz on a new SQLite data dir (median of 10);
 #  - latency of the server-rendered /networks page with 500 profiles (p50/p90 of 300 requests).
-# Run `cargo leptos build --release --split` first (scripts/run.sh or scripts/test.sh do).
+# Run `scripts/build-release.sh` first (scripts/run.sh or scripts/test.sh do).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin="${CARGO_TARGET_DIR:-target}/release/knotroute-control"
 site="$PWD/target/site"
-wasm="$site/pkg/knotroute.wasm"
-[[ -x "$bin" && -f "$wasm" ]] || { echo "build first: cargo leptos build --release --split" >&2; exit 1; }
+# The main module, under its content-hashed name (or the plain one of an unhashed build).
+wasm="$(ls "$site"/pkg/knotroute.*wasm 2>/dev/null | grep -v "\.br$\|\.gz$" | head -1)"
+[[ -x "$bin" && -n "$wasm" && -f "$wasm" ]] || { echo "build first: scripts/build-release.sh" >&2; exit 1; }
 port="$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')"
 base="http://127.0.0.1:$port"
 export KNOTROUTE_CONTROL_ADMIN_PASSWORD=bench-admin-password-0001 KNOTROUTE_CONTROL_ENROLL_TOKEN=bench-enroll-token-00001

@@ -5,7 +5,7 @@
 # are the ones a registry build uses). Base images come from
 # scripts/base-images.sh when no registry is reachable.
 #
-# Needs: the release build (`cargo leptos build --release --split` for Control
+# Needs: the release build (`scripts/build-release.sh` for Control
 # and its site, `cargo build --release -p knotroute-agent`) in CARGO_TARGET_DIR
 # or ./target, and an engine (scripts/docker-engine.sh).
 # Prints each image's size. BuildKit's layer cache makes a re-run with the same

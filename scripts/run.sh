@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/install-tools.sh
 
-# --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
-cargo leptos build --release --split
+# Skipped when nothing changed since the last build (see the script).
+scripts/build-release.sh
 
 export KNOTROUTE_CONTROL_DATA="${KNOTROUTE_CONTROL_DATA:-$PWD/data}"
 mkdir -p "$KNOTROUTE_CONTROL_DATA"

@@ -55,8 +55,7 @@ fi
 run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
-# --split: each screen's code is its own WebAssembly chunk (app/src/lib.rs lazy_screen!).
-cargo leptos build --release --split
+scripts/build-release.sh
 
 step "images: Control and Agent from the Dockerfile, with the binaries just built"
 # The Agent's release binary; Control's came from cargo leptos above. The base

@@ -2,20 +2,28 @@
 # What a browser downloads in WebAssembly for the first load of each screen
 # after `cargo leptos build --release --split`: the main module plus the
 # chunks the split manifest lists for that screen, each gzip -9 (as served
-# compressed). Prints raw and gzip bytes per screen and the largest, then
+# compressed) and brotli (as the build precompressed it). Prints the bytes per screen and the largest, then
 # what each form loaded on demand (`pages::on_demand`) adds when opened.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 pkg="${1:-target/site/pkg}"
 python3 - "$pkg" <<'PY'
-import gzip, json, os, sys
+import glob, gzip, json, os, sys
 pkg = sys.argv[1]
 def size(name):
-    data = open(os.path.join(pkg, name + ".wasm"), "rb").read()
-    return len(data), len(gzip.compress(data, 9))
-main_raw, main_gz = size("knotroute")
-print(f"main module: {main_raw:,} raw, {main_gz:,} gzip")
-manifest = json.load(open(os.path.join(pkg, "__wasm_split_manifest.json")))
+    """Raw, gzip -9 and, where the build precompressed it, brotli bytes (as served)."""
+    path = os.path.join(pkg, name + ".wasm")
+    data = open(path, "rb").read()
+    br = os.path.getsize(path + ".br") if os.path.exists(path + ".br") else 0
+    return len(data), len(gzip.compress(data, 9)), br
+def only(pattern):
+    found = [p for p in glob.glob(os.path.join(pkg, pattern)) if not p.endswith((".br", ".gz"))]
+    return os.path.basename(min(found, key=len))
+# Content-hashed names (knotroute.<hash>.wasm) or the plain ones of an unhashed build.
+main = only("knotroute*.wasm")[: -len(".wasm")]
+main_raw, main_gz, main_br = size(main)
+print(f"main module: {main_raw:,} raw, {main_gz:,} gzip, {main_br:,} brotli")
+manifest = json.load(open(os.path.join(pkg, only("__wasm_split_manifest*.json"))))
 def entry(prefix):
     return next(k for k in manifest if k.strip("_").startswith(prefix))
 # Lazy sections a screen loads with itself (#[lazy] functions it awaits on
@@ -31,12 +39,13 @@ for route, chunks in manifest.items():
         screens[name] = sorted(union)
 worst = ("", 0)
 for name, chunks in sorted(screens.items()):
-    raw, gz = main_raw, main_gz
+    raw, gz, br = main_raw, main_gz, main_br
     for chunk in chunks:
-        r, g = size(chunk)
+        r, g, b = size(chunk)
         raw += r
         gz += g
-    print(f"{name:<24} first load {raw:>10,} raw {gz:>10,} gzip ({len(chunks)} chunks)")
+        br += b
+    print(f"{name:<24} first load {raw:>10,} raw {gz:>10,} gzip {br:>10,} brotli ({len(chunks)} chunks)")
     if gz > worst[1]:
         worst = (name, gz)
 print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")

@@ -232,7 +232,7 @@ pub static RU: Texts = Texts {
     no_match: "Ничего не найдено.",
     diagnose_title: "Диагностика",
     diagnose_intro: "Проверяет по слоям: каждый Beacon (DNS, TCP, /healthz с TLS, порт релея), затем Agent этой сети (в сети, Docker), затем её сервисы (контейнер, адрес .knot) — в том порядке, в каком стоит исправлять.",
-    diagnose: "Проверить Beacon",
+    diagnose: "Диагностировать",
     diagnosing: "Проверка…",
     next_step: "Что делать:",
 };
@@ -268,10 +268,15 @@ mod tests {
         assert_eq!(t.nav_jobs, "Задачи");
         assert_eq!(jobs_texts(Lang::Ru).jobs_title, "Задачи");
         assert_eq!(t.new_network, "Добавить сеть");
-        assert_eq!(t.diagnose, "Проверить Beacon");
+        // The Beacons list checks one Beacon per row; the network page's
+        // "Diagnose" checks more (Agents, services) and keeps its own word.
+        assert_eq!(beacon_texts(Lang::Ru).check, "Проверить Beacon");
         assert_eq!(infra_texts(Lang::Ru).beacons_tab, "Beacons");
         assert_eq!(deploy_texts(Lang::Ru).title, "Развернуть новый Beacon");
-        assert_eq!(beacon_texts(Lang::Ru).deploy_hint, "Развернуть новый Beacon");
+        assert_eq!(
+            beacon_texts(Lang::Ru).deploy_hint,
+            "Развернуть новый Beacon"
+        );
     }
 
     /// The guides keep Beacon, Agent and sidecar in Latin script and call jobs

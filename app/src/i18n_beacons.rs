@@ -80,7 +80,7 @@ const RU: BeaconTexts = BeaconTexts {
     managed: "управляемый",
     external: "внешний, не управляется",
     never_checked: "ещё не проверялся",
-    check: "Проверить",
+    check: "Проверить Beacon",
     checking: "Проверяем…",
     checked_at: "проверен",
     add_title: "Добавить существующий Beacon",

@@ -26,15 +26,16 @@ pub mod live;
 pub mod onboarding_api;
 pub mod overview_api;
 mod pages;
+pub mod screen_split;
 pub mod settings_api;
 
 pub use pages::login::safe_next;
 
 use i18n::Lang;
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{lazy_route, path, Lazy, LazyRoute};
+use leptos_router::{path, Lazy, LazyRoute};
 
 /// The HTML document around the app; the server renders it for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -46,8 +47,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="color-scheme" content="light dark" />
-                <link rel="stylesheet" href="/pkg/knotroute.css" />
-                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
+                <HashedStylesheet options=options.clone() />
+                // Before the hydration scripts: it must see the split loader's first fetch.
+                <script nonce=leptos::nonce::use_nonce() inner_html=screen_split::CHUNK_BATCH_JS></script>
+                <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -55,6 +58,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App />
             </body>
         </html>
+    }
+}
+
+/// A named moment in the page's performance timeline: scripts/bench-phone.sh
+/// reads when the page became interactive from it (and so can DevTools).
+pub(crate) fn mark_timing(name: &str) {
+    if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
+        let _ = performance.mark(name);
     }
 }
 
@@ -78,42 +89,49 @@ fn document_lang() -> Lang {
     Lang::default()
 }
 
-/// A screen whose code is split out of the main WebAssembly and loaded with
-/// its route (`cargo leptos build --split`), so the first load carries the
-/// framework and one screen rather than all of them.
-macro_rules! lazy_screen {
-    ($route:ident, $page:path) => {
-        pub struct $route;
+use screen_split::lazy_screen;
 
-        #[lazy_route]
-        impl LazyRoute for $route {
-            fn data() -> Self {
-                Self
-            }
-
-            fn view(_this: Self) -> AnyView {
-                $page().into_any()
-            }
-        }
-    };
-}
-
-lazy_screen!(OverviewScreen, pages::overview::OverviewPage);
-lazy_screen!(NetworksScreen, pages::networks::NetworksPage);
-lazy_screen!(NewNetworkScreen, pages::networks::NewNetworkPage);
-lazy_screen!(NetworkScreen, pages::networks::NetworkPage);
+lazy_screen!(
+    OverviewScreen,
+    overview_screen,
+    pages::overview::OverviewPage
+);
+lazy_screen!(
+    NetworksScreen,
+    networks_screen,
+    pages::networks::NetworksPage
+);
+lazy_screen!(
+    NewNetworkScreen,
+    new_network_screen,
+    pages::networks::NewNetworkPage
+);
+lazy_screen!(NetworkScreen, network_screen, pages::networks::NetworkPage);
 lazy_screen!(
     InfrastructureScreen,
+    infrastructure_screen,
     pages::infrastructure::InfrastructurePage
 );
-lazy_screen!(BeaconsScreen, pages::beacons::BeaconsPage);
-lazy_screen!(AgentScreen, pages::agent::AgentPage);
-lazy_screen!(ServicesScreen, pages::services::ServicesPage);
-lazy_screen!(OnboardingScreen, pages::onboarding::OnboardingPage);
-lazy_screen!(JobsScreen, pages::jobs::JobsPage);
-lazy_screen!(JobScreen, pages::job::JobPage);
-lazy_screen!(AuditScreen, pages::audit::AuditPage);
-lazy_screen!(SettingsScreen, pages::settings::SettingsPage);
+lazy_screen!(BeaconsScreen, beacons_screen, pages::beacons::BeaconsPage);
+lazy_screen!(AgentScreen, agent_screen, pages::agent::AgentPage);
+lazy_screen!(
+    ServicesScreen,
+    services_screen,
+    pages::services::ServicesPage
+);
+lazy_screen!(
+    OnboardingScreen,
+    onboarding_screen,
+    pages::onboarding::OnboardingPage
+);
+lazy_screen!(JobsScreen, jobs_screen, pages::jobs::JobsPage);
+lazy_screen!(JobScreen, job_screen, pages::job::JobPage);
+lazy_screen!(AuditScreen, audit_screen, pages::audit::AuditPage);
+lazy_screen!(
+    SettingsScreen,
+    settings_screen,
+    pages::settings::SettingsPage
+);
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -129,6 +147,7 @@ pub fn App() -> impl IntoView {
         {
             let _ = body.set_attribute("data-hydrated", "true");
         }
+        mark_timing("knotroute-hydrated");
     });
     let t = i18n::texts(lang);
     view! {

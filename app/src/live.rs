@@ -129,6 +129,7 @@ fn connect(live: Live) {
     let mut opened_before = false;
     let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
         live.connected.set(true);
+        crate::mark_timing("knotroute-live");
         if opened_before {
             live.bump(LiveTopic::Agents);
             live.bump(LiveTopic::Jobs);

@@ -152,9 +152,10 @@ pub struct Settings {
         action = clap::ArgAction::Set
     )]
     pub allow_private_beacons: bool,
-    /// Requests a minute one client address may make to /healthz, /readyz, /metrics and
-    /// the Agent API before it gets 429; 0 turns the limit off. An Agent makes about ten a
-    /// minute, so the default lets some 100 Agents share one NAT address.
+    /// Requests a minute one client address may make to /healthz, /readyz, /metrics, the
+    /// Agent API and the front end's chunk batches (one or two per page) before it gets 429;
+    /// 0 turns the limit off. An Agent makes about ten a minute, so the default lets some
+    /// 100 Agents share one NAT address.
     #[arg(
         long,
         env = "KNOTROUTE_CONTROL_MACHINE_RATE_LIMIT",

@@ -504,9 +504,11 @@ impl AdminBackend for Backend {
 
 /// Runs for every page render and server-function call.
 pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
+    let preloads = app::screen_split::ScreenPreloads(state.chunk_batches.preloads());
     let backend: SharedBackend = Arc::new(Backend { state });
     move || {
         provide_context(backend.clone());
+        provide_context(preloads.clone());
         if let Some(parts) = use_context::<http::request::Parts>() {
             provide_context(request_lang(&parts.headers));
             // Only the session gate inserts this, and only after it verified

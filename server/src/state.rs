@@ -57,15 +57,32 @@ pub struct AppState {
     /// What Agents report about that key (their pin, refused answers).
     pub control_trust: ControlTrust,
     pub leptos: LeptosOptions,
+    /// The split front end's chunk files, answered in batches.
+    pub chunk_batches: crate::http::chunk_batch::ChunkBatches,
 }
+
+/// The front end's file names (`output-name` in the workspace's leptos metadata).
+const OUTPUT_NAME: &str = "knotroute";
 
 impl AppState {
     pub fn new(config: Config, db: DatabaseConnection) -> Self {
+        // With a hash list the pages name the content-hashed files
+        // (http::assets); without one, the plain names of an unhashed build.
+        let hash_file = crate::http::assets::hash_file(&config.site_root, OUTPUT_NAME);
+        let chunk_batches =
+            crate::http::chunk_batch::ChunkBatches::load(&config.site_root, hash_file.as_deref());
         let leptos = LeptosOptions::builder()
-            .output_name("knotroute")
+            .output_name(OUTPUT_NAME)
             .site_root(config.site_root.display().to_string())
             .site_pkg_dir("pkg")
             .site_addr(config.listen)
+            .hash_files(hash_file.is_some())
+            .hash_file(
+                hash_file
+                    .map(|path| path.display().to_string())
+                    .unwrap_or_else(|| "hash.txt".to_string())
+                    .into(),
+            )
             .build();
         let policy = crate::domain::beacon_checks::AddressPolicy {
             allow_private: config.allow_private_beacons,
@@ -122,6 +139,7 @@ impl AppState {
             config: Arc::new(config),
             db,
             leptos,
+            chunk_batches,
         }
     }
 }

@@ -62,7 +62,7 @@ on_both_databases!(
             "the hydration script carries the response's nonce"
         );
         assert!(!csp.contains("unsafe-inline"));
-        // Compiled assets may be cached but are revalidated: names stay the same across releases.
+        // An unhashed build's file may be kept but is revalidated (tests/assets.rs: hashed ones).
         let asset = c
             .client
             .get(c.url("/pkg/knotroute.js"))

@@ -24,6 +24,34 @@ fn LiveMarker() -> impl IntoView {
     }
 }
 
+/// Scrolls the navigation row (not the page) so that the link marked as the
+/// current screen is fully visible.
+fn scroll_current_link_into_view() {
+    use wasm_bindgen::JsCast;
+    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
+        return;
+    };
+    let find = |selector: &str| {
+        document
+            .query_selector(selector)
+            .ok()
+            .flatten()
+            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+    };
+    let (Some(nav), Some(link)) = (
+        find("nav.mainnav"),
+        find("nav.mainnav a[aria-current=\"page\"]"),
+    ) else {
+        return;
+    };
+    let left = link.offset_left() - nav.offset_left();
+    let right = left + link.offset_width();
+    let (shown_from, width) = (nav.scroll_left(), nav.client_width());
+    if left < shown_from || right > shown_from + width {
+        nav.set_scroll_left((left - 16).max(0));
+    }
+}
+
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
     let lang = use_lang();
@@ -57,6 +85,12 @@ pub fn Frame(children: Children) -> impl IntoView {
         ("/audit", t.nav_audit),
         ("/settings", t.nav_settings),
     ];
+    // On a phone the navigation is one row that scrolls sideways: keep the
+    // current screen's link in view.
+    Effect::new(move |_| {
+        path();
+        scroll_current_link_into_view();
+    });
     let switch_to = match lang {
         Lang::En => Lang::Ru,
         Lang::Ru => Lang::En,

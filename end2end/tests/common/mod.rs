@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod containers;
+pub mod phone;
 
 use playwright_rs::{
     Browser, BrowserContext, BrowserContextOptions, LaunchOptions, Page, Playwright,
@@ -73,12 +74,12 @@ pub async fn start_control_with(settings: &[(&str, &str)]) -> Control {
         .unwrap_or_else(|_| workspace_root().join("target/site"));
     assert!(
         bin.exists(),
-        "{} is missing: run `cargo leptos build --release` first (scripts/test.sh does)",
+        "{} is missing: run scripts/build-release.sh first (scripts/test.sh does)",
         bin.display()
     );
     assert!(
-        site.join("pkg/knotroute.wasm").exists(),
-        "{} has no front end: run `cargo leptos build --release`",
+        site.join("hash.txt").exists() || site.join("pkg/knotroute.wasm").exists(),
+        "{} has no front end: run scripts/build-release.sh",
         site.display()
     );
     let data = tempfile::tempdir().unwrap();

@@ -3,8 +3,10 @@
 pub mod agent_api;
 pub mod agents_api;
 pub mod api;
+pub mod assets;
 pub mod auth;
 pub mod beacons_api;
+pub mod chunk_batch;
 pub mod diagnostics_api;
 pub mod error;
 pub mod events;
@@ -53,19 +55,6 @@ fn request_span(request: &axum::extract::Request) -> tracing::Span {
     tracing::debug_span!("request", method = %request.method(), path)
 }
 
-/// The compiled front end under /pkg/, as the Leptos file handler would serve
-/// it (precompressed variants included), and nothing else: a missing file is a
-/// bare 404, never a rendered page.
-fn static_assets(state: &AppState) -> tower_http::services::ServeDir {
-    let options = &state.leptos;
-    tower_http::services::ServeDir::new(format!("{}/{}", options.site_root, options.site_pkg_dir))
-        .precompressed_gzip()
-        .precompressed_br()
-        // A directory is no asset (its redirect would bounce off the
-        // trailing-slash redirect in paths.rs).
-        .append_index_html_on_directories(false)
-}
-
 async fn plain_not_found() -> StatusCode {
     StatusCode::NOT_FOUND
 }
@@ -89,7 +78,11 @@ pub fn router(state: AppState) -> Router {
         .route("/join/{token}/{*rest}", any(plain_not_found))
         .route("/lang/{code}/{*rest}", any(plain_not_found))
         .route("/trust-browser/{token}/{*rest}", any(plain_not_found))
-        .nest_service("/pkg", static_assets(&state))
+        .route(chunk_batch::ROUTE, get(chunk_batch::serve))
+        .nest_service(
+            "/pkg",
+            assets::service(&state.leptos.site_root, &state.leptos.site_pkg_dir),
+        )
         .nest("/api/v1", api::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             app::shell(shell_options.clone())

@@ -40,14 +40,9 @@ pub async fn security_headers(
         peer_of(request.extensions()),
         &state.config,
     );
-    // Only the compiled assets may be cached; pages and API answers can hold
-    // admin data and must not come back from a cache after sign-out.
-    let path = request.uri().path();
-    let asset_path = path.starts_with("/pkg/") || path == "/favicon.svg";
+    let path = request.uri().path().to_string();
     request.extensions_mut().insert(CspNonce(nonce.clone()));
     let mut response = next.run(request).await;
-    // Only a file actually served may be cached; anything else under /pkg/
-    // (a refusal, a 404) is treated like a page.
     let served_file = matches!(
         response.status(),
         StatusCode::OK | StatusCode::NOT_MODIFIED | StatusCode::PARTIAL_CONTENT
@@ -60,15 +55,10 @@ pub async fn security_headers(
         header::X_CONTENT_TYPE_OPTIONS,
         HeaderValue::from_static("nosniff"),
     );
-    // Assets keep their names across releases (and the split WebAssembly's
-    // chunks must match their main module), so a cached copy is revalidated
-    // (a cheap 304) rather than trusted after an upgrade.
-    let cache = if asset_path && served_file {
-        "no-cache"
-    } else {
-        "no-store"
-    };
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static(cache));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static(super::assets::cache_control(&path, served_file)),
+    );
     h.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     h.insert(
         header::REFERRER_POLICY,

@@ -39,10 +39,12 @@ impl AddressThrottle {
 }
 
 /// The endpoints that answer without an admin session and are not pages:
-/// probes, the metrics scrape and the Agent API (signed, or the enrollment).
+/// probes, the metrics scrape, the Agent API (signed, or the enrollment), and
+/// the front end's chunk batches, each of which may cost a compression.
 fn is_machine_endpoint(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics")
         || super::agent_api::is_agent_protocol_path(path)
+        || path.starts_with("/pkg/batch/")
 }
 
 /// Answers 429 (with Retry-After) once one address exceeds

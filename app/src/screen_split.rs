@@ -1,0 +1,115 @@
+//! How a screen's code reaches the browser. Each screen is its own split
+//! module of the WebAssembly (`--split`), loaded with its route. Its chunk
+//! files come in one request (`assets/chunk_batch.js` gathers the loader's
+//! fetches; the server answers /pkg/batch/…), and the server-rendered page
+//! preloads that request and the loader, so they load beside the main module
+//! instead of after it.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+/// Gathers the split loader's chunk fetches into one request; inlined in
+/// the page's `<head>` so it runs before the loader.
+pub const CHUNK_BATCH_JS: &str = include_str!("assets/chunk_batch.js");
+
+/// The icon as a `data:` URL (the CSP allows `img-src data:`): a browser asks
+/// for the icon on every navigation, and on a phone each request is a round trip.
+pub fn favicon_data_url() -> &'static str {
+    static URL: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    URL.get_or_init(|| {
+        let svg = include_str!("../../assets/favicon.svg").trim();
+        let mut url = String::from("data:image/svg+xml,");
+        for c in svg.chars() {
+            match c {
+                '#' | '%' | '"' | '<' | '>' | '\n' | '\r' => {
+                    url.push_str(&format!("%{:02X}", c as u32))
+                }
+                c => url.push(c),
+            }
+        }
+        url
+    })
+}
+
+/// What to preload for each screen's split module, by module name: the
+/// batch of its chunk files and the split loader. The server builds it from
+/// the build's split manifest (server/src/http/chunk_batch.rs).
+#[derive(Clone, Debug, Default)]
+pub struct ScreenPreloads(pub Arc<HashMap<String, Vec<String>>>);
+
+/// Names the files of `module` in the page's `<head>` (server side only;
+/// nothing when the build was not split).
+pub fn preload_screen(module: &str) {
+    #[cfg(feature = "ssr")]
+    {
+        use leptos::prelude::*;
+        use leptos_meta::Link;
+        let Some(preloads) = use_context::<ScreenPreloads>() else {
+            return;
+        };
+        for href in preloads.0.get(module).into_iter().flatten() {
+            // to_html registers a leptos_meta link with the page's head.
+            if href.ends_with(".js") {
+                _ = view! { <Link rel="modulepreload" href=href.clone() crossorigin="anonymous" /> }
+                    .to_html();
+            } else {
+                _ = view! {
+                    <Link rel="preload" href=href.clone() as_="fetch" crossorigin="anonymous" />
+                }
+                .to_html();
+            }
+        }
+    }
+    #[cfg(not(feature = "ssr"))]
+    let _ = module;
+}
+
+/// A screen whose code is its own split module, named `$module` (the
+/// manifest's key for it). Written out rather than with leptos'
+/// `#[lazy_route]`, whose module names carry a per-build hash: the server
+/// must find a screen's files by a name it can know. `preload` loads the
+/// module before the router hydrates the screen; without it the router would
+/// render the screen a second time beside the server's markup.
+macro_rules! lazy_screen {
+    ($route:ident, $module:ident, $page:path) => {
+        pub struct $route;
+
+        mod $module {
+            use super::*;
+
+            #[cfg(feature = "hydrate")]
+            #[leptos::wasm_split::wasm_split(
+                        $module,
+                        wasm_split_path = ::leptos::wasm_split,
+                        preload(preload)
+                    )]
+            pub fn view() -> AnyView {
+                $page().into_any()
+            }
+
+            #[cfg(not(feature = "hydrate"))]
+            pub async fn view() -> AnyView {
+                $crate::screen_split::preload_screen(stringify!($module));
+                $page().into_any()
+            }
+
+            #[cfg(not(feature = "hydrate"))]
+            pub async fn preload() {}
+        }
+
+        impl LazyRoute for $route {
+            fn data() -> Self {
+                Self
+            }
+
+            async fn view(_this: Self) -> AnyView {
+                $module::view().await
+            }
+
+            async fn preload() {
+                $module::preload().await;
+            }
+        }
+    };
+}
+pub(crate) use lazy_screen;

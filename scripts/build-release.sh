@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# The release build of Control and its front end, as scripts/test.sh,
+# scripts/run.sh and the Dockerfile make it:
+#   --split        each screen's code is its own WebAssembly chunk (app/src/lib.rs);
+#   --precompress  brotli and gzip beside every asset, sent as they are (http::assets);
+#   hash-files     (workspace leptos metadata) content-hashed names, cached for good.
+# The site's list of hashed names (hash.txt) is copied into the site, so that
+# an image that puts the binary elsewhere still finds it.
+#
+# Skips the build when nothing it reads has changed since the last one, so a
+# second `scripts/run.sh` starts at once: the fingerprint covers every file git
+# tracks or sees as new, the toolchain, the build tools and the build settings.
+# Outside a git checkout (the Dockerfile's build stage) it always builds.
+# wasm-opt runs through scripts/cached-tools/wasm-opt, which keeps the output
+# of each chunk by content: a rebuild re-optimises only the chunks that changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target="${CARGO_TARGET_DIR:-$PWD/target}"
+site=target/site
+stamp="$site/.build-fingerprint"
+
+fingerprint() {
+  {
+    rustc -vV
+    cargo leptos --version
+    wasm-bindgen --version
+    wasm-opt --version
+    echo "$target"
+    env | grep -E '^(RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_|CARGO_ENCODED_RUSTFLAGS|LEPTOS_)' | sort || true
+    # Deleted but still tracked files make sha256sum complain: they count as changed.
+    git ls-files -z --cached --others --exclude-standard | xargs -0 sha256sum 2>/dev/null || true
+  } | sha256sum | cut -d' ' -f1
+}
+
+now=""
+if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  now="$(fingerprint)"
+  if [[ -f "$stamp" && "$(cat "$stamp")" == "$now" && -x "$target/release/knotroute-control" && -f "$site/hash.txt" ]]; then
+    echo "release build is up to date (nothing changed since the last one): not rebuilding"
+    exit 0
+  fi
+fi
+
+# Hashed names accumulate otherwise, and cargo-leptos would hash the old ones again.
+rm -rf "$site/pkg" "$stamp"
+# wasm-opt through its cache: chunks that did not change are not optimised again.
+PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --split --precompress
+find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
+cp "$target/release/hash.txt" "$site/hash.txt"
+if [[ -n "$now" ]]; then
+  echo "$now" > "$stamp"
+fi

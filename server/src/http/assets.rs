@@ -1,0 +1,145 @@
+//! The compiled front end under /pkg/: where its file names come from, how it
+//! is served, and how long a browser may keep each file.
+//!
+//! A release build (`scripts/build-release.sh`) names every file after its
+//! content (cargo-leptos `hash-files`: `<stem>.<md5, base64url, 22 chars>.<ext>`)
+//! and writes the names into `hash.txt`. Such a file never changes under its
+//! name, so a browser keeps it for a year without asking again; a new release
+//! brings new names. Everything else is revalidated or not kept at all.
+
+use std::path::{Path, PathBuf};
+use tower_http::services::ServeDir;
+
+/// The name cargo-leptos gives the list of hashed file names.
+const HASH_FILE: &str = "hash.txt";
+/// Length of the content hash cargo-leptos puts in a file name.
+const HASH_LEN: usize = 22;
+
+pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
+pub const REVALIDATE: &str = "no-cache";
+pub const NEVER_STORE: &str = "no-store";
+
+/// The `hash.txt` of the site's current build, if the site was built with
+/// hashed names. Looked for in the site root (where the images put it), then
+/// beside the binary (where cargo-leptos writes it). A list whose main module
+/// is not in the site belongs to another build and is ignored: following it
+/// would name files that are not there and no page would ever hydrate.
+pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
+    let beside_binary = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(HASH_FILE)));
+    let candidates = std::iter::once(site_root.join(HASH_FILE)).chain(beside_binary);
+    for candidate in candidates {
+        let Ok(text) = std::fs::read_to_string(&candidate) else {
+            continue;
+        };
+        let main_js = text.lines().find_map(|line| {
+            let (kind, hash) = line.split_once(':')?;
+            (kind.trim() == "js").then(|| format!("{output_name}.{}.js", hash.trim()))
+        });
+        match main_js {
+            Some(js) if site_root.join("pkg").join(&js).is_file() => return Some(candidate),
+            _ => tracing::warn!(
+                hash_file = %candidate.display(),
+                site_root = %site_root.display(),
+                "ignoring a hash list that does not match the site: rebuild with scripts/build-release.sh"
+            ),
+        }
+    }
+    None
+}
+
+/// Whether cargo-leptos named this file after its content: one dot-separated
+/// part is exactly a 22-character base64url hash. The loader's placeholder
+/// name (`__wasm_split.______________________.js`, an unhashed build) is not.
+pub fn is_content_hashed(file_name: &str) -> bool {
+    let mut parts = file_name.split('.');
+    // The stem comes first and the extension last; the hash sits between.
+    parts.next();
+    let mut middle: Vec<&str> = parts.collect();
+    middle.pop();
+    middle.iter().any(|part| {
+        part.len() == HASH_LEN
+            && part
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+            && !part.bytes().all(|b| b == b'_')
+    })
+}
+
+/// `Cache-Control` for an answer to `path`. Only a compiled asset that was
+/// actually served may be kept: a refusal or a 404 under /pkg/ is treated
+/// like a page, and pages and API answers (admin data) are never stored.
+pub fn cache_control(path: &str, served_file: bool) -> &'static str {
+    if !served_file {
+        return NEVER_STORE;
+    }
+    if path.starts_with("/pkg/batch/") {
+        // Named by the content hashes of its files (http::chunk_batch).
+        return IMMUTABLE;
+    }
+    if let Some(file) = path.strip_prefix("/pkg/") {
+        // wasm-bindgen's snippets keep their names; so does anything in a folder.
+        if !file.contains('/') && is_content_hashed(file) {
+            return IMMUTABLE;
+        }
+        return REVALIDATE;
+    }
+    if path == "/favicon.svg" {
+        return REVALIDATE;
+    }
+    NEVER_STORE
+}
+
+/// The files under /pkg/, with their brotli and gzip variants when the build
+/// made them (`--precompress`), and nothing else: a missing file is a bare
+/// 404, never a rendered page.
+pub fn service(site_root: &str, pkg_dir: &str) -> ServeDir {
+    ServeDir::new(format!("{site_root}/{pkg_dir}"))
+        .precompressed_br()
+        .precompressed_gzip()
+        // A directory is no asset (its redirect would bounce off the
+        // trailing-slash redirect in paths.rs).
+        .append_index_html_on_directories(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_names_with_a_content_hash_are_kept_for_good() {
+        let table = [
+            ("/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIzNA.wasm", IMMUTABLE),
+            ("/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIzNA.js", IMMUTABLE),
+            ("/pkg/chunk_12.a-b_c0123456789ABCDEFG.wasm", IMMUTABLE),
+            ("/pkg/__wasm_split.Zm9vYmFyYmF6cXV4MTIzNA.js", IMMUTABLE),
+            // Unhashed builds and the loader's placeholder are revalidated.
+            ("/pkg/knotroute.wasm", REVALIDATE),
+            ("/pkg/__wasm_split.______________________.js", REVALIDATE),
+            // A hash-like stem or extension is not a hash in the name.
+            ("/pkg/Zm9vYmFyYmF6cXV4MTIzNA.wasm", REVALIDATE),
+            ("/pkg/a.Zm9vYmFyYmF6cXV4MTIzNA", REVALIDATE),
+            // One character short, or not base64url.
+            ("/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIzN.wasm", REVALIDATE),
+            ("/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIz%4.wasm", REVALIDATE),
+            ("/pkg/snippets/x.Zm9vYmFyYmF6cXV4MTIzNA.js", REVALIDATE),
+            (
+                "/pkg/batch/Zm9vYmFyYmF6cXV4MTIzNA.QmFyYmF6cXV4MTIzNDU2Nw",
+                IMMUTABLE,
+            ),
+            ("/favicon.svg", REVALIDATE),
+            ("/networks", NEVER_STORE),
+            ("/api/v1/networks", NEVER_STORE),
+            ("/pkg.Zm9vYmFyYmF6cXV4MTIzNA.js", NEVER_STORE),
+        ];
+        for (path, expected) in table {
+            assert_eq!(cache_control(path, true), expected, "{path}");
+        }
+        assert_eq!(
+            cache_control("/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIzNA.wasm", false),
+            NEVER_STORE,
+            "a 404 or refusal is never kept"
+        );
+    }
+}

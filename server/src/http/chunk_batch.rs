@@ -1,0 +1,235 @@
+//! A screen's WebAssembly chunks in one answer. The split build gives a
+//! screen 60–200 chunk files, most under a kilobyte compressed; on a phone
+//! each costs a round trip. The page's loader asks for the chunks it needs at
+//! once (app/src/assets/chunk_batch.js) as `GET /pkg/batch/<hash>.<hash>…`,
+//! the files' content hashes in ascending order, and gets one body: for each
+//! file its length (u32, little endian) and its bytes. A URL names its files
+//! by content, so it always means the same bytes and is cached for good; the
+//! pages preload the batch of the screen they show (app::screen_split).
+
+use crate::state::AppState;
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use std::collections::{HashMap, VecDeque};
+use std::io::Write;
+use std::path::Path as FsPath;
+use std::sync::{Arc, Mutex};
+
+pub const ROUTE: &str = "/pkg/batch/{hashes}";
+/// More than any screen loads (the largest has about 200 files); the
+/// browser side asks for at most 160 per request.
+pub const MAX_FILES: usize = 256;
+/// Length of cargo-leptos' content hash (md5, base64url).
+const HASH_LEN: usize = 22;
+/// Compressed answers kept, most recently made last.
+const CACHED_ANSWERS: usize = 64;
+/// Brotli quality for an answer made on demand: close to the best ratio at a
+/// few milliseconds per screen (11 takes about half a second).
+const BROTLI_QUALITY: u32 = 9;
+
+/// The build's chunk files by content hash, and the batches it has answered.
+#[derive(Clone, Default)]
+pub struct ChunkBatches {
+    files: Arc<HashMap<String, Vec<u8>>>,
+    /// Per split module (manifest key): its batch URL, then the loader's.
+    preloads: Arc<HashMap<String, Vec<String>>>,
+    answered: Arc<Mutex<VecDeque<(String, Bytes)>>>,
+}
+
+impl ChunkBatches {
+    /// Reads the split build under `<site>/pkg`: the chunk files and the
+    /// manifest, whose names the hash list gives. Nothing when the site was
+    /// not built split and hashed (then the loader fetches no chunks, or
+    /// fetches them one by one from their plain names).
+    pub fn load(site_root: &FsPath, hash_file: Option<&FsPath>) -> Self {
+        let Some(hashes) = hash_file.and_then(|f| std::fs::read_to_string(f).ok()) else {
+            return Self::default();
+        };
+        let named = |kind: &str| {
+            hashes.lines().find_map(|line| {
+                let (k, v) = line.split_once(':')?;
+                (k.trim() == kind).then(|| v.trim().to_string())
+            })
+        };
+        let pkg = site_root.join("pkg");
+        let (Some(manifest), Some(loader)) = (named("manifest"), named("split")) else {
+            return Self::default();
+        };
+        let manifest =
+            std::fs::read_to_string(pkg.join(format!("__wasm_split_manifest.{manifest}.json")))
+                .ok()
+                .and_then(|text| serde_json::from_str::<HashMap<String, Vec<String>>>(&text).ok())
+                .unwrap_or_default();
+        let mut files = HashMap::new();
+        let mut preloads = HashMap::new();
+        for (module, stems) in manifest {
+            let mut module_hashes = Vec::new();
+            for stem in stems {
+                let Some(hash) = stem.rsplit('.').next().filter(|h| is_hash(h)) else {
+                    continue;
+                };
+                if let Ok(bytes) = std::fs::read(pkg.join(format!("{stem}.wasm"))) {
+                    files.insert(hash.to_string(), bytes);
+                    module_hashes.push(hash.to_string());
+                }
+            }
+            // Chunks with the same bytes share a hash: the batch carries them once.
+            module_hashes.sort();
+            module_hashes.dedup();
+            let mut urls = Vec::new();
+            if !module_hashes.is_empty() {
+                urls.push(format!("/pkg/batch/{}", module_hashes.join(".")));
+            }
+            urls.push(format!("/pkg/__wasm_split.{loader}.js"));
+            preloads.insert(module, urls);
+        }
+        Self {
+            files: Arc::new(files),
+            preloads: Arc::new(preloads),
+            answered: Arc::default(),
+        }
+    }
+
+    pub fn preloads(&self) -> Arc<HashMap<String, Vec<String>>> {
+        self.preloads.clone()
+    }
+
+    /// The body for a list of hashes, or why the list is refused.
+    fn body(&self, list: &str) -> Result<Vec<u8>, StatusCode> {
+        let hashes: Vec<&str> = list.split('.').collect();
+        let canonical = hashes.len() <= MAX_FILES
+            && hashes.iter().all(|h| is_hash(h))
+            && hashes.windows(2).all(|w| w[0] < w[1]);
+        if !canonical {
+            // One URL per set of files: anything else is not a batch we make.
+            return Err(StatusCode::BAD_REQUEST);
+        }
+        let mut body = Vec::new();
+        for hash in hashes {
+            let bytes = self.files.get(hash).ok_or(StatusCode::NOT_FOUND)?;
+            body.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
+            body.extend_from_slice(bytes);
+        }
+        Ok(body)
+    }
+
+    /// The brotli-compressed body, made once per list while it is among the
+    /// last [`CACHED_ANSWERS`] asked for.
+    fn compressed(&self, list: &str) -> Result<Bytes, StatusCode> {
+        if let Some((_, hit)) = self.lock().iter().find(|(key, _)| key == list) {
+            return Ok(hit.clone());
+        }
+        let body = self.body(list)?;
+        let mut writer = brotli::CompressorWriter::new(
+            Vec::with_capacity(body.len() / 3),
+            64 * 1024,
+            BROTLI_QUALITY,
+            22,
+        );
+        writer
+            .write_all(&body)
+            .map_err(|_| StatusCode::INTERNAL_SERVER_ERROR)?;
+        let out = Bytes::from(writer.into_inner());
+        let mut answered = self.lock();
+        if answered.len() >= CACHED_ANSWERS {
+            answered.pop_front();
+        }
+        answered.push_back((list.to_string(), out.clone()));
+        Ok(out)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, VecDeque<(String, Bytes)>> {
+        // A panic elsewhere while holding it leaves a cache that is still usable.
+        self.answered.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+fn is_hash(part: &str) -> bool {
+    part.len() == HASH_LEN
+        && part
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
+
+fn accepts_brotli(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or_default().trim();
+            let refused = parts.any(|p| matches!(p.trim(), "q=0" | "q=0.0" | "q=0.00" | "q=0.000"));
+            name.eq_ignore_ascii_case("br") && !refused
+        })
+}
+
+/// `GET /pkg/batch/{hashes}`: public like the files themselves. A bad list
+/// is a bare 400, an unknown file a bare 404 (no page, nothing cached).
+pub async fn serve(
+    State(state): State<AppState>,
+    Path(list): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let batches = &state.chunk_batches;
+    let answer = if accepts_brotli(&headers) {
+        batches
+            .compressed(&list)
+            .map(|body| (Some("br"), Body::from(body)))
+    } else {
+        // Without brotli the compression layer gzips it.
+        batches.body(&list).map(|body| (None, Body::from(body)))
+    };
+    match answer {
+        Ok((encoding, body)) => {
+            let mut response = (
+                [(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/octet-stream"),
+                )],
+                body,
+            )
+                .into_response();
+            if let Some(encoding) = encoding {
+                response
+                    .headers_mut()
+                    .insert(header::CONTENT_ENCODING, HeaderValue::from_static(encoding));
+            }
+            response
+                .headers_mut()
+                .insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+            response
+        }
+        Err(status) => status.into_response(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_brotli_that_is_not_refused_counts() {
+        let table = [
+            ("gzip, deflate, br, zstd", true),
+            ("br;q=0.5", true),
+            ("BR", true),
+            ("gzip", false),
+            ("br;q=0", false),
+            ("br; q=0.0, gzip", false),
+            ("brotli", false),
+            ("", false),
+        ];
+        for (value, expected) in table {
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                header::ACCEPT_ENCODING,
+                HeaderValue::from_str(value).unwrap(),
+            );
+            assert_eq!(accepts_brotli(&headers), expected, "{value:?}");
+        }
+    }
+}
