@@ -79,10 +79,10 @@ macro_rules! lazy_screen {
 
             #[cfg(feature = "hydrate")]
             #[leptos::wasm_split::wasm_split(
-                        $module,
-                        wasm_split_path = ::leptos::wasm_split,
-                        preload(preload)
-                    )]
+                                $module,
+                                wasm_split_path = ::leptos::wasm_split,
+                                preload(preload)
+                            )]
             pub fn view() -> AnyView {
                 $page().into_any()
             }

@@ -64,6 +64,14 @@ pub struct Fetched {
     pub done: bool,
 }
 
+impl Fetched {
+    /// A request that goes over the network: not a cache hit, not a `data:`
+    /// URL (the icon), and not an event about a request never seen sent.
+    fn goes_out(&self) -> bool {
+        !self.url.is_empty() && !self.from_cache && !self.url.starts_with("data:")
+    }
+}
+
 /// What the page fetched since the last [`NetworkLog::clear`].
 #[derive(Clone)]
 pub struct NetworkLog {
@@ -152,7 +160,7 @@ impl NetworkLog {
             .lock()
             .unwrap()
             .values()
-            .filter(|f| !f.url.is_empty() && !f.from_cache && !f.url.starts_with("data:"))
+            .filter(|f| f.goes_out())
             .cloned()
             .collect();
         all.sort_by(|a, b| a.url.cmp(&b.url));
@@ -168,19 +176,23 @@ impl NetworkLog {
         loop {
             let (count, pending) = {
                 let seen = self.seen.lock().unwrap();
-                let pending = seen
+                let pending: Vec<String> = seen
                     .values()
-                    .filter(|f| !f.done && !f.url.contains(LIVE_STREAM))
-                    .count();
+                    .filter(|f| f.goes_out() && !f.done && !f.url.contains(LIVE_STREAM))
+                    .map(|f| f.url.clone())
+                    .collect();
                 (seen.len(), pending)
             };
-            if count != last || pending > 0 {
+            if count != last || !pending.is_empty() {
                 last = count;
                 quiet_since = Instant::now();
             } else if quiet_since.elapsed() > Duration::from_millis(400) {
                 return;
             }
-            assert!(Instant::now() < deadline, "the page kept fetching for 30 s");
+            assert!(
+                Instant::now() < deadline,
+                "the page kept fetching for 30 s; still open: {pending:?}"
+            );
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
