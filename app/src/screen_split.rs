@@ -70,6 +70,8 @@ pub fn preload_screen(module: &str) {
 /// must find a screen's files by a name it can know. `preload` loads the
 /// module before the router hydrates the screen; without it the router would
 /// render the screen a second time beside the server's markup.
+// rustfmt re-indents the attribute below deeper on every run: keep it as written.
+#[rustfmt::skip]
 macro_rules! lazy_screen {
     ($route:ident, $module:ident, $page:path) => {
         pub struct $route;
@@ -79,10 +81,10 @@ macro_rules! lazy_screen {
 
             #[cfg(feature = "hydrate")]
             #[leptos::wasm_split::wasm_split(
-                                $module,
-                                wasm_split_path = ::leptos::wasm_split,
-                                preload(preload)
-                            )]
+                $module,
+                wasm_split_path = ::leptos::wasm_split,
+                preload(preload)
+            )]
             pub fn view() -> AnyView {
                 $page().into_any()
             }
