@@ -49,22 +49,25 @@ pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
     None
 }
 
-/// Whether cargo-leptos named this file after its content: one dot-separated
-/// part is exactly a 22-character base64url hash. The loader's placeholder
-/// name (`__wasm_split.______________________.js`, an unhashed build) is not.
+/// Whether `part` has the shape of cargo-leptos' content hash: 22
+/// characters of base64url (an md5). The loader's placeholder in an unhashed
+/// build (`______________________`) does not count.
+pub fn is_content_hash(part: &str) -> bool {
+    part.len() == HASH_LEN
+        && part
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        && !part.bytes().all(|b| b == b'_')
+}
+
+/// Whether cargo-leptos named this file after its content: a dot-separated
+/// part between the stem and the extension is a content hash.
 pub fn is_content_hashed(file_name: &str) -> bool {
     let mut parts = file_name.split('.');
-    // The stem comes first and the extension last; the hash sits between.
     parts.next();
     let mut middle: Vec<&str> = parts.collect();
     middle.pop();
-    middle.iter().any(|part| {
-        part.len() == HASH_LEN
-            && part
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-            && !part.bytes().all(|b| b == b'_')
-    })
+    middle.into_iter().any(is_content_hash)
 }
 
 /// `Cache-Control` for an answer to `path`. Only a compiled asset that was

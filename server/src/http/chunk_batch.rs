@@ -7,6 +7,7 @@
 //! by content, so it always means the same bytes and is cached for good; the
 //! pages preload the batch of the screen they show (app::screen_split).
 
+use super::assets::is_content_hash;
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
@@ -21,8 +22,6 @@ pub const ROUTE: &str = "/pkg/batch/{hashes}";
 /// More than any screen loads (the largest has about 200 files); the
 /// browser side asks for at most 160 per request.
 pub const MAX_FILES: usize = 256;
-/// Length of cargo-leptos' content hash (md5, base64url).
-const HASH_LEN: usize = 22;
 /// Compressed answers kept, most recently made last.
 const CACHED_ANSWERS: usize = 64;
 /// Brotli quality for an answer made on demand: close to the best ratio at a
@@ -67,7 +66,7 @@ impl ChunkBatches {
         for (module, stems) in manifest {
             let mut module_hashes = Vec::new();
             for stem in stems {
-                let Some(hash) = stem.rsplit('.').next().filter(|h| is_hash(h)) else {
+                let Some(hash) = stem.rsplit('.').next().filter(|h| is_content_hash(h)) else {
                     continue;
                 };
                 if let Ok(bytes) = std::fs::read(pkg.join(format!("{stem}.wasm"))) {
@@ -100,7 +99,7 @@ impl ChunkBatches {
     fn body(&self, list: &str) -> Result<Vec<u8>, StatusCode> {
         let hashes: Vec<&str> = list.split('.').collect();
         let canonical = hashes.len() <= MAX_FILES
-            && hashes.iter().all(|h| is_hash(h))
+            && hashes.iter().all(|h| is_content_hash(h))
             && hashes.windows(2).all(|w| w[0] < w[1]);
         if !canonical {
             // One URL per set of files: anything else is not a batch we make.
@@ -144,13 +143,6 @@ impl ChunkBatches {
         // A panic elsewhere while holding it leaves a cache that is still usable.
         self.answered.lock().unwrap_or_else(|e| e.into_inner())
     }
-}
-
-fn is_hash(part: &str) -> bool {
-    part.len() == HASH_LEN
-        && part
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 fn accepts_brotli(headers: &HeaderMap) -> bool {
