@@ -33,10 +33,36 @@ pub struct AgentListPage {
     pub next: Option<String>,
 }
 
-#[server(prefix = "/ui", endpoint = "list_agents_page")]
-pub async fn list_agents_page(after: Option<String>) -> Result<AgentListPage, UiError> {
+/// Everything the Agents tab lists, read in one call: on a phone every
+/// request is a round trip, and the tab has four lists.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct AgentsTab {
+    pub agents: AgentListPage,
+    /// The latest install tokens.
+    pub install_tokens: Vec<InstallTokenView>,
+    pub revoked_keys: Vec<RevokedKeyView>,
+    /// The latest enrollment attempts, in the page's language.
+    pub enrollment_log: Vec<EnrollmentAttempt>,
+}
+
+/// The Agents tab: one page of Agents by name (from after the Agent
+/// `after`), the install tokens, the revoked keys and the enrollment log.
+#[server(name = AgentsTabCall, prefix = "/ui", endpoint = "agents_tab")]
+pub async fn agents_tab(after: Option<String>) -> Result<AgentsTab, UiError> {
+    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
     let after = after.filter(|a| !a.trim().is_empty());
-    with_status(async { backend()?.list_agents_page(after).await }.await)
+    with_status(
+        async {
+            let backend = backend()?;
+            Ok(AgentsTab {
+                agents: backend.list_agents_page(after).await?,
+                install_tokens: backend.list_install_tokens().await?,
+                revoked_keys: backend.list_revoked_keys().await?,
+                enrollment_log: backend.enrollment_log(lang).await?,
+            })
+        }
+        .await,
+    )
 }
 
 /// One page of published services, by service name.
@@ -110,28 +136,12 @@ pub async fn create_install_token(input: NewInstallToken) -> Result<CreatedInsta
     with_status(async { backend()?.create_install_token(input).await }.await)
 }
 
-#[server(prefix = "/ui", endpoint = "list_install_tokens")]
-pub async fn list_install_tokens() -> Result<Vec<InstallTokenView>, UiError> {
-    with_status(async { backend()?.list_install_tokens().await }.await)
-}
-
 #[server(prefix = "/ui", endpoint = "revoke_install_token")]
 pub async fn revoke_install_token(id: String) -> Result<(), UiError> {
     with_status(async { backend()?.revoke_install_token(id).await }.await)
 }
 
-#[server(prefix = "/ui", endpoint = "list_revoked_keys")]
-pub async fn list_revoked_keys() -> Result<Vec<RevokedKeyView>, UiError> {
-    with_status(async { backend()?.list_revoked_keys().await }.await)
-}
-
 #[server(prefix = "/ui", endpoint = "allow_revoked_key")]
 pub async fn allow_revoked_key(agent_id: String) -> Result<(), UiError> {
     with_status(async { backend()?.allow_revoked_key(agent_id).await }.await)
-}
-
-#[server(prefix = "/ui", endpoint = "enrollment_log")]
-pub async fn enrollment_log() -> Result<Vec<EnrollmentAttempt>, UiError> {
-    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
-    with_status(async { backend()?.enrollment_log(lang).await }.await)
 }

@@ -63,10 +63,27 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 
 /// A named moment in the page's performance timeline: scripts/bench-phone.sh
 /// reads when the page became interactive from it (and so can DevTools).
+#[cfg(feature = "hydrate")]
 pub(crate) fn mark_timing(name: &str) {
     if let Some(performance) = web_sys::window().and_then(|w| w.performance()) {
         let _ = performance.mark(name);
     }
+}
+
+/// Marks the page interactive: `<body data-hydrated="true">` and the timing
+/// mark `knotroute-hydrated`, for browser tests and people on slow links.
+/// The front end calls it once hydration has finished, the lazily loaded
+/// screen included; an effect in `App` would run while the screen's module
+/// was still loading, and a click then would reach a button with no handler.
+#[cfg(feature = "hydrate")]
+pub fn mark_hydrated() {
+    if let Some(body) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.body())
+    {
+        let _ = body.set_attribute("data-hydrated", "true");
+    }
+    mark_timing("knotroute-hydrated");
 }
 
 /// The interface language: provided per request on the server, read back from
@@ -139,16 +156,6 @@ pub fn App() -> impl IntoView {
     let lang = use_lang();
     provide_context(lang);
     live::provide_live();
-    // Browser tests and people on slow links can tell when the page has become interactive.
-    Effect::new(move |_| {
-        if let Some(body) = web_sys::window()
-            .and_then(|w| w.document())
-            .and_then(|d| d.body())
-        {
-            let _ = body.set_attribute("data-hydrated", "true");
-        }
-        mark_timing("knotroute-hydrated");
-    });
     let t = i18n::texts(lang);
     view! {
         <Title text=t.product />

@@ -1,19 +1,39 @@
-//! Server functions of the Settings screen: alert webhook, test alert and
-//! personal API tokens.
+//! Server functions of the Settings screen: alert webhook, test alert,
+//! Control's identity and personal API tokens.
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
+use protocol::api::ControlIdentityView;
 use protocol::tokens::{CreatedToken, TokenView};
+use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
 use crate::api::with_status;
 #[cfg(feature = "ssr")]
 use crate::backend::backend;
 
-#[server(prefix = "/ui", endpoint = "get_alert_settings")]
-pub async fn get_alert_settings() -> Result<AlertSettings, UiError> {
-    with_status(async { backend()?.alert_settings().await }.await)
+/// Where alerts go and Control's identity, read in one call: on a phone
+/// every request is a round trip. The API tokens are read on their own,
+/// since they change apart from these.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SettingsScreen {
+    pub alerts: AlertSettings,
+    pub identity: ControlIdentityView,
+}
+
+#[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
+pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
+    with_status(
+        async {
+            let backend = backend()?;
+            Ok(SettingsScreen {
+                alerts: backend.alert_settings().await?,
+                identity: backend.control_identity().await?,
+            })
+        }
+        .await,
+    )
 }
 
 /// An empty URL turns alerts off.
@@ -32,11 +52,6 @@ pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, Ui
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
     with_status(async { backend()?.send_test_alert().await }.await)
-}
-
-#[server(prefix = "/ui", endpoint = "get_control_identity")]
-pub async fn get_control_identity() -> Result<protocol::api::ControlIdentityView, UiError> {
-    with_status(async { backend()?.control_identity().await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]

@@ -9,9 +9,7 @@ use super::revoked_keys::RevokedKeys;
 use super::{LastSeen, LoadError};
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
-use crate::infra_api::{
-    enrollment_log, list_agents_page, list_install_tokens, CreateInstallToken, RevokeInstallToken,
-};
+use crate::infra_api::{agents_tab, AllowRevokedKey, CreateInstallToken, RevokeInstallToken};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -55,18 +53,23 @@ pub fn InfrastructurePage() -> impl IntoView {
     let live = crate::live::use_live();
     let query = leptos_router::hooks::use_query_map();
     let after = move || query.read().get("agents_after").filter(|s| !s.is_empty());
-    let agents = Resource::new(
-        move || (after(), live.agents()),
-        |(after, _)| list_agents_page(after),
-    );
     let revoke = ServerAction::<RevokeInstallToken>::new();
     let create = ServerAction::<CreateInstallToken>::new();
-    // Both change the token list; reload it after either.
-    let tokens = Resource::new(
-        move || (revoke.version().get(), create.version().get()),
-        |_| list_install_tokens(),
+    let allow = ServerAction::<AllowRevokedKey>::new();
+    // The whole tab in one call, read again when an Agent changes or after
+    // any action of the tab's.
+    let tab = Resource::new(
+        move || {
+            (
+                after(),
+                live.agents(),
+                revoke.version().get(),
+                create.version().get(),
+                allow.version().get(),
+            )
+        },
+        |(after, ..)| agents_tab(after),
     );
-    let log = Resource::new(|| (), |_| enrollment_log());
     view! {
         <Title text=format!("{} · {}", it.infra_title, t.product) />
         <Frame>
@@ -77,7 +80,7 @@ pub fn InfrastructurePage() -> impl IntoView {
             <h2 id="agents">{it.agents_title}</h2>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    match agents.await {
+                    match tab.await.map(|tab| tab.agents) {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(page) if page.items.is_empty() && after().is_none() => {
                             view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
@@ -156,7 +159,7 @@ pub fn InfrastructurePage() -> impl IntoView {
             </p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    match tokens.await {
+                    match tab.await.map(|tab| tab.install_tokens) {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(list) if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
                         Ok(list) => {
@@ -210,13 +213,13 @@ pub fn InfrastructurePage() -> impl IntoView {
                 })}
             </Transition>
 
-            <RevokedKeys />
+            <RevokedKeys tab allow />
 
             <h2 id="enrollment-log">{it.log_title}</h2>
             <p class="muted">{it.log_intro}</p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    match log.await {
+                    match tab.await.map(|tab| tab.enrollment_log) {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(list) if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
                         Ok(list) => {

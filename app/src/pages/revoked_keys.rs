@@ -5,19 +5,22 @@
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
 use super::LoadError;
+use crate::error::UiError;
 use crate::i18n::texts;
 use crate::i18n_infra::infra_texts;
-use crate::infra_api::{list_revoked_keys, AllowRevokedKey};
+use crate::infra_api::{AgentsTab, AllowRevokedKey};
 use crate::use_lang;
 use leptos::prelude::*;
 
 #[component]
-pub fn RevokedKeys() -> impl IntoView {
+pub fn RevokedKeys(
+    /// The Agents tab's data, read again after `allow`.
+    tab: Resource<Result<AgentsTab, UiError>>,
+    allow: ServerAction<AllowRevokedKey>,
+) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = infra_texts(lang);
-    let allow = ServerAction::<AllowRevokedKey>::new();
-    let keys = Resource::new(move || allow.version().get(), |_| list_revoked_keys());
     // The key the open dialog is about.
     let chosen = RwSignal::new(None::<String>);
     let open = RwSignal::new(false);
@@ -38,7 +41,7 @@ pub fn RevokedKeys() -> impl IntoView {
         <p class="muted">{it.revoked_intro}</p>
         <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
             {move || Suspend::new(async move {
-                match keys.await {
+                match tab.await.map(|tab| tab.revoked_keys) {
                     Err(e) => view! { <LoadError error=e /> }.into_any(),
                     Ok(list) if list.is_empty() => {
                         view! { <p class="empty" id="revoked-empty">{it.revoked_empty}</p> }.into_any()

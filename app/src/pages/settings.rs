@@ -8,11 +8,10 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::LoadError;
+use crate::error::UiError;
 use crate::i18n::texts;
 use crate::i18n_settings::{identity_texts, settings_texts};
-use crate::settings_api::{
-    get_alert_settings, get_control_identity, SaveAlertWebhook, SendTestAlert,
-};
+use crate::settings_api::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -28,7 +27,7 @@ pub fn SettingsPage() -> impl IntoView {
     let test = ServerAction::<SendTestAlert>::new();
     let settings = Resource::new(
         move || (save.version().get(), test.version().get()),
-        |_| get_alert_settings(),
+        |_| settings_screen(),
     );
     view! {
         <Title text=format!("{} · {}", st.title, t.product) />
@@ -41,13 +40,15 @@ pub fn SettingsPage() -> impl IntoView {
                     {move || Suspend::new(async move {
                         match settings.await {
                             Err(e) => view! { <LoadError error=e /> }.into_any(),
-                            Ok(current) => view! { <AlertSettingsView current save test /> }.into_any(),
+                            Ok(screen) => {
+                                view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
+                            }
                         }
                     })}
                 </Transition>
             </section>
             <ApiTokensSection />
-            <ControlIdentitySection />
+            <ControlIdentitySection settings />
         </Frame>
     }
 }
@@ -55,11 +56,10 @@ pub fn SettingsPage() -> impl IntoView {
 /// Control's public key and fingerprint, which the admin compares with what
 /// an install snippet pins and what `knotroute-control identity` prints.
 #[component]
-fn ControlIdentitySection() -> impl IntoView {
+fn ControlIdentitySection(settings: Resource<Result<SettingsScreen, UiError>>) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = identity_texts(lang);
-    let identity = Resource::new(|| (), |_| get_control_identity());
     let key = move |k: ControlKeyView, id: &'static str| {
         view! {
             <dl class="facts" id=id>
@@ -75,7 +75,7 @@ fn ControlIdentitySection() -> impl IntoView {
             <p class="muted">{it.intro}</p>
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
-                    match identity.await {
+                    match settings.await.map(|screen| screen.identity) {
                         Err(e) => view! { <LoadError error=e /> }.into_any(),
                         Ok(id) => {
                             let previous = id.previous.map(|p| {
