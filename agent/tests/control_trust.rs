@@ -407,7 +407,7 @@ on_both_databases!(
 
         // Rotate (as `knotroute-control identity rotate` does, from its own connection).
         let db = control.database().await;
-        let rotated = server::domain::control_identity::rotate(
+        let rotated = server::domain::access::control_identity::rotate(
             &db,
             chrono::Duration::hours(1),
             server::domain::audit::CONTROL,

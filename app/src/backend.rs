@@ -17,7 +17,7 @@ pub use crate::api::NetworkListPage;
 #[async_trait]
 pub trait AdminBackend: Send + Sync + 'static {
     async fn overview(&self) -> Result<OverviewCounts, UiError>;
-    async fn overview_lists(&self) -> Result<crate::overview_api::OverviewLists, UiError>;
+    async fn overview_lists(&self) -> Result<crate::api::overview::OverviewLists, UiError>;
     async fn list_networks(
         &self,
         after: Option<String>,
@@ -51,17 +51,17 @@ pub trait AdminBackend: Send + Sync + 'static {
     async fn list_agents_page(
         &self,
         after: Option<String>,
-    ) -> Result<crate::infra_api::AgentListPage, UiError>;
+    ) -> Result<crate::api::infra::AgentListPage, UiError>;
     async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
     /// One page of published services by name, from after the sidecar `after`.
     async fn list_services_page(
         &self,
         after: Option<String>,
-    ) -> Result<crate::infra_api::ServiceListPage, UiError>;
+    ) -> Result<crate::api::infra::ServiceListPage, UiError>;
     async fn agent_action(
         &self,
         id: String,
-        action: crate::infra_api::AgentAction,
+        action: crate::api::infra::AgentAction,
     ) -> Result<(), UiError>;
     async fn move_agent(&self, id: String) -> Result<CreatedInstallToken, UiError>;
     async fn create_install_token(
@@ -99,12 +99,12 @@ pub trait AdminBackend: Send + Sync + 'static {
     async fn list_invites(
         &self,
         after: Option<String>,
-    ) -> Result<crate::onboarding_api::InviteListPage, UiError>;
+    ) -> Result<crate::api::onboarding::InviteListPage, UiError>;
     async fn revoke_invite(&self, id: String) -> Result<(), UiError>;
     async fn list_jobs(
         &self,
-        query: crate::jobs_api::JobQuery,
-    ) -> Result<crate::jobs_api::JobListPage, UiError>;
+        query: crate::api::jobs::JobQuery,
+    ) -> Result<crate::api::jobs::JobListPage, UiError>;
     async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
     async fn create_job(
         &self,
@@ -119,7 +119,7 @@ pub trait AdminBackend: Send + Sync + 'static {
         action: Option<String>,
         subject: Option<String>,
         before: Option<i64>,
-    ) -> Result<crate::audit_api::AuditPage, UiError>;
+    ) -> Result<crate::api::audit::AuditPage, UiError>;
     async fn alert_settings(&self) -> Result<protocol::alerts::AlertSettings, UiError>;
     /// Sets the alert webhook; an empty URL turns alerts off.
     async fn set_alert_webhook(

@@ -5,29 +5,13 @@
 #![recursion_limit = "256"]
 
 pub mod api;
-pub mod audit_api;
 #[cfg(feature = "ssr")]
 pub mod backend;
-pub mod beacons_api;
 pub mod error;
 pub mod i18n;
-pub mod i18n_audit;
-pub mod i18n_beacons;
-pub mod i18n_deploy;
-pub mod i18n_infra;
-pub mod i18n_jobs;
-pub mod i18n_onboarding;
-pub mod i18n_overview;
-pub mod i18n_services;
-pub mod i18n_settings;
-pub mod infra_api;
-pub mod jobs_api;
 pub mod live;
-pub mod onboarding_api;
-pub mod overview_api;
 mod pages;
 pub mod screen_split;
-pub mod settings_api;
 
 pub use pages::login::safe_next;
 

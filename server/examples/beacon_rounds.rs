@@ -10,7 +10,7 @@
 mod support;
 
 use clap::Parser;
-use server::domain::beacon_schedule::BeaconSchedule;
+use server::domain::beacons::schedule::BeaconSchedule;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -124,7 +124,7 @@ pub struct Settings {
     #[arg(
         long,
         env = "KNOTROUTE_CONTROL_AGENT_OFFLINE_AFTER",
-        default_value_t = crate::domain::agent_status::DEFAULT_OFFLINE_AFTER_SECS,
+        default_value_t = crate::domain::agents::status::DEFAULT_OFFLINE_AFTER_SECS,
         value_parser = clap::value_parser!(u32).range(15..=86_400)
     )]
     pub agent_offline_after: u32,
@@ -132,7 +132,7 @@ pub struct Settings {
     #[arg(
         long,
         env = "KNOTROUTE_CONTROL_BEACON_CHECK_INTERVAL",
-        default_value_t = crate::domain::beacon_schedule::DEFAULT_INTERVAL_SECS,
+        default_value_t = crate::domain::beacons::schedule::DEFAULT_INTERVAL_SECS,
         value_parser = beacon_interval
     )]
     pub beacon_check_interval: u32,

@@ -9,7 +9,6 @@ pub mod entities;
 pub mod http;
 pub mod metrics;
 pub mod ops;
-pub mod ssr;
 pub mod state;
 
 pub use state::AppState;

@@ -60,7 +60,7 @@ async fn main() -> ExitCode {
         .clone()
         .spawn_agent_watch(config.agent_offline_after);
     if let Some(interval) = config.beacon_check_interval {
-        server::domain::beacon_schedule::BeaconSchedule::new(
+        server::domain::beacons::schedule::BeaconSchedule::new(
             state.db.clone(),
             state.beacons.clone(),
             state.networks.clone(),

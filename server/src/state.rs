@@ -1,23 +1,24 @@
 //! What every request handler can reach.
 
 use crate::config::Config;
-use crate::domain::agent_inventory::AgentInventory;
-use crate::domain::alerts::Alerts;
-use crate::domain::api_tokens::ApiTokens;
-use crate::domain::beacon_checks::BeaconChecks;
-use crate::domain::control_identity::ControlIdentity;
-use crate::domain::control_trust::ControlTrust;
-use crate::domain::desired::Reconciler;
-use crate::domain::diagnostics::Diagnostics;
-use crate::domain::enrollment::Enrollment;
-use crate::domain::install_tokens::InstallTokens;
-use crate::domain::invites::Invites;
-use crate::domain::jobs::JobQueue;
+use crate::domain::access::api_tokens::ApiTokens;
+use crate::domain::access::control_identity::ControlIdentity;
+use crate::domain::access::sign_in::AdminSessions;
+use crate::domain::agents::control_trust::ControlTrust;
+use crate::domain::agents::enrollment::Enrollment;
+use crate::domain::agents::install_tokens::InstallTokens;
+use crate::domain::agents::inventory::AgentInventory;
+use crate::domain::agents::requests::AgentRequests;
+use crate::domain::agents::revoked_keys::RevokedKeys;
+use crate::domain::alerts::settings::Alerts;
+use crate::domain::beacons::checks::BeaconChecks;
+use crate::domain::beacons::diagnostics::Diagnostics;
+use crate::domain::jobs::queue::JobQueue;
+use crate::domain::jobs::reconcile::Reconciler;
 use crate::domain::live::ChangeFeed;
-use crate::domain::revoked_keys::RevokedKeys;
-use crate::domain::{
-    agents::AgentService, auth::AuthService, networks::NetworkService, overview::OverviewService,
-};
+use crate::domain::networks::Networks;
+use crate::domain::onboarding::invites::Invites;
+use crate::domain::overview::Overview;
 use crate::http::throttle::AddressThrottle;
 use crate::metrics::Metrics;
 use axum::extract::FromRef;
@@ -29,10 +30,10 @@ use std::sync::Arc;
 pub struct AppState {
     pub config: Arc<Config>,
     pub db: DatabaseConnection,
-    pub networks: NetworkService,
+    pub networks: Networks,
     pub beacons: BeaconChecks,
-    pub auth: AuthService,
-    pub agents: AgentService,
+    pub auth: AdminSessions,
+    pub agents: AgentRequests,
     pub enrollment: Enrollment,
     pub install_tokens: InstallTokens,
     /// Keys revoked by the admin, refused at enrollment until allowed again.
@@ -45,7 +46,7 @@ pub struct AppState {
     pub inventory: AgentInventory,
     pub jobs: JobQueue,
     pub reconciler: Reconciler,
-    pub overview: OverviewService,
+    pub overview: Overview,
     /// What the admin screens' live updates are made of.
     pub live: ChangeFeed,
     pub metrics: Metrics,
@@ -84,7 +85,7 @@ impl AppState {
                     .into(),
             )
             .build();
-        let policy = crate::domain::beacon_checks::AddressPolicy {
+        let policy = crate::domain::beacons::checks::AddressPolicy {
             allow_private: config.allow_private_beacons,
         };
         let alerts = Alerts::new(
@@ -99,7 +100,7 @@ impl AppState {
         let jobs = JobQueue::new(db.clone(), alerts.clone());
         let reconciler = Reconciler::new(db.clone(), jobs.clone());
         let install_tokens = InstallTokens::new(db.clone(), config.public_url.clone());
-        let networks = NetworkService::new(db.clone());
+        let networks = Networks::new(db.clone());
         let metrics = Metrics::new();
         let inventory = AgentInventory::new(
             db.clone(),
@@ -126,15 +127,15 @@ impl AppState {
             invite_throttle: crate::http::invite_page::invite_throttle(),
             machine_throttle: config.machine_rate_limit.map(AddressThrottle::per_minute),
             networks,
-            auth: AuthService::new(db.clone(), config.admin_password.expose()),
-            agents: AgentService::new(db.clone()),
+            auth: AdminSessions::new(db.clone(), config.admin_password.expose()),
+            agents: AgentRequests::new(db.clone()),
             enrollment: Enrollment::new(db.clone(), config.enroll_token.expose()),
             inventory,
             install_tokens,
             revoked_keys: RevokedKeys::new(db.clone()),
             jobs,
             reconciler,
-            overview: OverviewService::new(db.clone(), config.agent_offline_after),
+            overview: Overview::new(db.clone(), config.agent_offline_after),
             live: ChangeFeed::new(db.clone(), config.agent_offline_after),
             config: Arc::new(config),
             db,

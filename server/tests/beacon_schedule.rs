@@ -8,8 +8,8 @@ mod common;
 use chrono::{Duration, Utc};
 use sea_orm::{EntityTrait, PaginatorTrait};
 use serde_json::{json, Value};
-use server::domain::beacon_history;
-use server::domain::beacon_schedule::{BeaconSchedule, RoundReport};
+use server::domain::beacons::history;
+use server::domain::beacons::schedule::{BeaconSchedule, RoundReport};
 use server::entities::{beacon_check, beacon_check_hour, beacon_status};
 use standins::{closed_port_url, http_beacon};
 
@@ -133,7 +133,7 @@ on_both_databases!(history_older_than_30_days_is_pruned, |backend| async move {
     let c = common::start(backend).await;
     let now = Utc::now();
     for days in [31, 29, 0] {
-        let check = beacon_history::CheckRecord {
+        let check = history::CheckRecord {
             network_id: "kn_x".into(),
             url: "https://b.example.net".into(),
             at: now - Duration::days(days),
@@ -141,7 +141,7 @@ on_both_databases!(history_older_than_30_days_is_pruned, |backend| async move {
             class: protocol::beacons::CheckClass::Ok,
             detail: String::new(),
         };
-        beacon_history::record(&c.state.db, check).await.unwrap();
+        history::record(&c.state.db, check).await.unwrap();
     }
     // One raw check, and the two hourly roll-ups older than two days.
     assert_eq!(schedule(&c, 60).prune(now).await.unwrap(), 3);

@@ -207,7 +207,10 @@ on_both_databases!(
             .unwrap()
             .unwrap();
         assert_ne!(row.token_hash, token);
-        assert_eq!(row.token_hash, server::domain::secrets::token_hash(&token));
+        assert_eq!(
+            row.token_hash,
+            server::domain::access::secrets::token_hash(&token)
+        );
         let listed: Vec<Value> = c.get_json("/api/v1/invites").await;
         assert!(!serde_json::to_string(&listed).unwrap().contains(&token));
 

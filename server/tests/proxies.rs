@@ -131,7 +131,7 @@ on_both_databases!(
             .to_wire();
         let body = format!(r#"{{"name":"x","public_key":"{key}","token":"wrong-token-0000000"}}"#);
         let mut last = 0;
-        for n in 0..=server::domain::enrollment::ENROLL_REFUSALS_MAX {
+        for n in 0..=server::domain::agents::enrollment::ENROLL_REFUSALS_MAX {
             let spoof = format!("X-Forwarded-For: 198.51.100.{}\r\n", n % 250);
             last = raw(
                 c.addr,

@@ -147,7 +147,7 @@ on_both_databases!(
         assert_ne!(rows[0].token_hash, token);
         assert_eq!(
             rows[0].token_hash,
-            server::domain::secrets::token_hash(&token)
+            server::domain::access::secrets::token_hash(&token)
         );
 
         let r = c

@@ -70,7 +70,8 @@ async fn fresh_postgres_database() -> String {
         .filter(|r| !r.is_empty() && r.len() <= 16 && r.chars().all(|c| c.is_ascii_alphanumeric()))
         .unwrap_or_else(|| "dev".into())
         .to_ascii_lowercase();
-    let unique = server::domain::secrets::token_hash(&server::domain::secrets::new_token());
+    let unique =
+        server::domain::access::secrets::token_hash(&server::domain::access::secrets::new_token());
     let name = format!("kr_test_{run}_{}", &unique[..20]);
     admin
         .execute_unprepared(&format!("CREATE DATABASE {name}"))

@@ -4,9 +4,9 @@
 use super::infrastructure::when;
 use super::jobs::status_class;
 use super::LoadError;
+use crate::api::jobs::{list_jobs, JobQuery};
+use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
-use crate::i18n_jobs::jobs_texts;
-use crate::jobs_api::{list_jobs, JobQuery};
 use crate::live::use_live;
 use crate::use_lang;
 use leptos::prelude::*;

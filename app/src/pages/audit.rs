@@ -5,9 +5,9 @@
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::LoadError;
-use crate::audit_api::list_audit;
+use crate::api::audit::list_audit;
+use crate::i18n::audit::audit_texts;
 use crate::i18n::texts;
-use crate::i18n_audit::audit_texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;

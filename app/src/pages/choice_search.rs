@@ -4,10 +4,10 @@
 //! list in the database. Small installations never see it.
 
 use super::LoadError;
+use crate::api::infra::agent_choices;
 use crate::api::{list_networks, NetworkListPage};
 use crate::error::UiError;
 use crate::i18n::texts;
-use crate::infra_api::agent_choices;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentChoice, Choices, NetworkProfile};

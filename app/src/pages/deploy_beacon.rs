@@ -5,8 +5,8 @@
 use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
 use super::on_demand::OnDemand;
-use crate::i18n_deploy::deploy_texts;
-use crate::jobs_api::CreateJob;
+use crate::api::jobs::CreateJob;
+use crate::i18n::deploy::deploy_texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentChoice, NetworkProfile, NewJob};

@@ -4,8 +4,8 @@
 
 use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
-use crate::i18n_jobs::jobs_texts;
-use crate::jobs_api::CreateJob;
+use crate::api::jobs::CreateJob;
+use crate::i18n::jobs::jobs_texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentChoice, NetworkProfile, NewJob};

@@ -9,7 +9,7 @@ use leptos_router::hooks::use_location;
 /// Whether live updates are flowing; `data-live` lets tests wait for it.
 #[component]
 fn LiveMarker() -> impl IntoView {
-    let ot = crate::i18n_overview::overview_texts(use_lang());
+    let ot = crate::i18n::overview::overview_texts(use_lang());
     let live = crate::live::use_live();
     view! {
         <span

@@ -77,12 +77,12 @@ pub fn LastSeen(
             let exact = infrastructure::when(&at);
             view! {
                 <time class="last-seen" datetime=at title=exact.clone() aria-label=exact>
-                    {crate::i18n_overview::ago(lang, secs)}
+                    {crate::i18n::overview::ago(lang, secs)}
                 </time>
             }
             .into_any()
         }
-        _ => view! { <span class="last-seen muted">{crate::i18n_infra::infra_texts(lang).never}</span> }
+        _ => view! { <span class="last-seen muted">{crate::i18n::infra::infra_texts(lang).never}</span> }
             .into_any(),
     }
 }

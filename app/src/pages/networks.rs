@@ -116,7 +116,7 @@ pub fn NetworkPage() -> impl IntoView {
                                 <h1>{n.name.clone()}</h1>
                                 <p>
                                     <a id="onboard-users" href=format!("/onboarding?network={id}")>
-                                        {crate::i18n_onboarding::onboarding_texts(lang).onboard_users}
+                                        {crate::i18n::onboarding::onboarding_texts(lang).onboard_users}
                                     </a>
                                 </p>
                                 <super::diagnose::DiagnoseSection id=id.clone() />

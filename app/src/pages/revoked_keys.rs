@@ -5,10 +5,10 @@
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
 use super::LoadError;
+use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
+use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
-use crate::i18n_infra::infra_texts;
-use crate::infra_api::{AgentsTab, AllowRevokedKey};
 use crate::use_lang;
 use leptos::prelude::*;
 

@@ -6,8 +6,8 @@
 
 use super::form_errors::FormErrors;
 use super::services::job;
-use crate::i18n_services::service_texts;
-use crate::jobs_api::CreateJob;
+use crate::api::jobs::CreateJob;
+use crate::i18n::services::service_texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentChoice, NetworkProfile};

@@ -2,8 +2,8 @@
 //! Writing is best effort: a failed audit write is logged loudly but does not
 //! undo the action it describes.
 
-use super::agents::bounded;
-use super::StoreError;
+use crate::domain::text::bounded;
+use crate::domain::StoreError;
 use crate::entities::audit_entry;
 use chrono::{SecondsFormat, Utc};
 use sea_orm::{

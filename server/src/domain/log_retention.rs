@@ -3,7 +3,7 @@
 //! every replica's pruning timer. Deleting by age gives the same result
 //! whichever replica runs it, and however often, so replicas need no lease.
 
-use super::StoreError;
+use crate::domain::StoreError;
 use crate::entities::{audit_entry, enrollment_log};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};

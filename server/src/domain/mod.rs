@@ -1,38 +1,19 @@
 //! Domain services: the rules of Control, independent of HTTP. The UI's server
 //! functions and the JSON API both call these, so each rule lives here once.
 
+pub mod access;
 pub mod address_policy;
-pub mod agent_inventory;
-pub mod agent_status;
 pub mod agents;
-pub mod alert_delivery;
-pub mod alert_events;
 pub mod alerts;
-pub mod api_tokens;
 pub mod audit;
-pub mod auth;
-pub mod beacon_checks;
-pub mod beacon_history;
-pub mod beacon_schedule;
-pub mod control_identity;
-pub mod control_trust;
-pub mod deployed_beacons;
-pub mod desired;
-pub mod diagnostics;
-pub mod diagnostics_text;
-pub mod enrollment;
-pub mod install_tokens;
-pub mod invites;
-pub mod job_wakeup;
+pub mod beacons;
 pub mod jobs;
 pub mod live;
 pub mod log_retention;
 pub mod networks;
 pub mod onboarding;
-pub mod onboarding_text;
 pub mod overview;
-pub mod revoked_keys;
-pub mod secrets;
+pub mod text;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};

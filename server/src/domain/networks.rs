@@ -1,6 +1,6 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
-use super::{audit, is_unique_violation, split_page, StoreError};
+use crate::domain::{audit, is_unique_violation, split_page, StoreError};
 use crate::entities::network;
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::{NetworkInput, NetworkProfile, ValidNetwork};
@@ -48,7 +48,7 @@ pub struct NetworkPage {
 }
 
 #[derive(Clone)]
-pub struct NetworkService {
+pub struct Networks {
     db: DatabaseConnection,
 }
 
@@ -77,7 +77,7 @@ fn to_profile(row: network::Model) -> Option<NetworkProfile> {
     })
 }
 
-impl NetworkService {
+impl Networks {
     pub fn new(db: DatabaseConnection) -> Self {
         Self { db }
     }
@@ -112,7 +112,7 @@ impl NetworkService {
             .order_by_asc(network::Column::Id)
             .limit(limit + 1);
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
-            query = query.filter(super::name_contains(
+            query = query.filter(crate::domain::name_contains(
                 sea_orm::ConnectionTrait::get_database_backend(&self.db),
                 network::Column::Name,
                 search,

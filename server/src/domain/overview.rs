@@ -1,6 +1,6 @@
 //! The numbers on the Overview screen, counted in the database.
 
-use super::StoreError;
+use crate::domain::StoreError;
 use crate::entities::{agent, component, network};
 use chrono::Duration;
 use protocol::api::OverviewCounts;
@@ -8,19 +8,19 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter};
 
 #[derive(Clone)]
-pub struct OverviewService {
+pub struct Overview {
     db: DatabaseConnection,
     offline_after: Duration,
 }
 
-impl OverviewService {
+impl Overview {
     pub fn new(db: DatabaseConnection, offline_after: Duration) -> Self {
         Self { db, offline_after }
     }
 
     pub async fn counts(&self) -> Result<OverviewCounts, StoreError> {
         let db = &self.db;
-        let now = super::database_now(db).await;
+        let now = crate::domain::database_now(db).await;
         let networks = network::Entity::find().count(db).await?;
         let networks_without_beacon = network::Entity::find()
             .filter(Expr::col(network::Column::Beacons).eq("[]"))

@@ -3,8 +3,8 @@
 
 use super::error::ApiError;
 use super::extract::cookie_value;
+use crate::domain::access::sign_in::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
 use crate::domain::audit;
-use crate::domain::auth::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
 use axum::extract::{Request, State};
@@ -35,7 +35,7 @@ pub fn cleared_session_cookie(secure: bool) -> String {
 
 /// Marks this browser as one the admin signed in with before, so that
 /// others' failed guesses from the same address do not lock it out
-/// (`domain::auth::AuthService::sign_in`). It opens nothing by itself.
+/// (`domain::access::sign_in::AdminSessions::sign_in`). It opens nothing by itself.
 pub const DEVICE_COOKIE: &str = "kr_device";
 
 /// The known-browser token from the Cookie header, if any.
@@ -117,7 +117,7 @@ fn access_for(path: &str) -> Access {
             .strip_prefix(STATIC_ASSETS)
             .is_some_and(|rest| !rest.is_empty())
         || ONE_SEGMENT_PUBLIC.iter().any(|p| one_segment_under(p))
-        || super::agent_api::is_agent_protocol_path(path)
+        || super::agent_protocol::is_agent_protocol_path(path)
     {
         Access::Public
     } else if path.starts_with("/api/") {
@@ -228,8 +228,8 @@ pub fn bearer_token(headers: &HeaderMap) -> Option<String> {
 
 /// Why a valid token may not make this request, if it may not.
 fn token_refusal(scope: TokenScope, method: &Method, path: &str) -> Option<ApiError> {
-    if path == super::tokens_api::TOKENS_PATH
-        || path.starts_with(&format!("{}/", super::tokens_api::TOKENS_PATH))
+    if path == super::admin::tokens::TOKENS_PATH
+        || path.starts_with(&format!("{}/", super::admin::tokens::TOKENS_PATH))
     {
         return Some(
             ApiError::new(

@@ -2,19 +2,19 @@
 //! `{"error","code","field","hint"}` for the API and `UiError` for server
 //! functions. Internal detail is logged here and never sent.
 
-use crate::domain::agent_inventory::InventoryError;
-use crate::domain::agents::AgentAuthError;
-use crate::domain::alerts::AlertError;
-use crate::domain::api_tokens::TokenError;
-use crate::domain::auth::AuthError;
-use crate::domain::beacon_checks::BeaconError;
-use crate::domain::control_identity::IdentityError;
-use crate::domain::enrollment::{EnrollError, EnrollRefusal};
-use crate::domain::install_tokens::InstallTokenError;
-use crate::domain::invites::InviteError;
-use crate::domain::jobs::JobError;
+use crate::domain::access::api_tokens::TokenError;
+use crate::domain::access::control_identity::IdentityError;
+use crate::domain::access::sign_in::AuthError;
+use crate::domain::agents::enrollment::{EnrollError, EnrollRefusal};
+use crate::domain::agents::install_tokens::InstallTokenError;
+use crate::domain::agents::inventory::InventoryError;
+use crate::domain::agents::requests::AgentAuthError;
+use crate::domain::agents::revoked_keys::RevokedKeyError;
+use crate::domain::alerts::settings::AlertError;
+use crate::domain::beacons::checks::BeaconError;
+use crate::domain::jobs::queue::JobError;
 use crate::domain::networks::NetworkError;
-use crate::domain::revoked_keys::RevokedKeyError;
+use crate::domain::onboarding::invites::InviteError;
 use crate::domain::StoreError;
 use app::error::UiError;
 use axum::extract::rejection::JsonRejection;

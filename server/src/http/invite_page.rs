@@ -10,11 +10,13 @@ use super::invite_text::{invite_texts, InviteTexts};
 use super::lang::request_lang;
 use super::security::CspNonce;
 use super::throttle::AddressThrottle;
-use crate::domain::invites::{InvitePreview, InviteRefusal, OpenError, OpenedInvite, Visit};
-use crate::domain::onboarding::{guide_text, qr_svg};
-use crate::domain::onboarding_text::{qr_label, qr_too_long};
+use crate::domain::onboarding::guide::{guide_text, qr_svg};
+use crate::domain::onboarding::guide_text::{qr_label, qr_too_long};
+use crate::domain::onboarding::invites::{
+    InvitePreview, InviteRefusal, OpenError, OpenedInvite, Visit,
+};
 use crate::state::AppState;
-use app::i18n_onboarding::platform_label;
+use app::i18n::onboarding::platform_label;
 use axum::extract::{ConnectInfo, Path, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};

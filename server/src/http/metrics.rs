@@ -3,7 +3,7 @@
 //! and the middleware that times every request by route template.
 
 use super::error::ApiError;
-use crate::domain::secrets::secret_matches;
+use crate::domain::access::secrets::secret_matches;
 use crate::metrics::{PoolUse, Snapshot, CONTENT_TYPE};
 use crate::state::AppState;
 use axum::extract::{MatchedPath, Request, State};

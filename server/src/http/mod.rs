@@ -1,33 +1,24 @@
 //! HTTP adapters: the router, middleware, the JSON API and the Leptos pages.
 
-pub mod agent_api;
-pub mod agents_api;
-pub mod api;
+pub mod admin;
+pub mod agent_protocol;
 pub mod assets;
 pub mod auth;
-pub mod beacons_api;
 pub mod chunk_batch;
-pub mod diagnostics_api;
 pub mod error;
-pub mod events;
 pub mod extract;
 pub mod forwarded;
 pub mod health;
 pub mod invite_page;
 mod invite_text;
-pub mod jobs_api;
 pub mod lang;
 pub mod metrics;
-pub mod onboarding_api;
-pub mod openapi;
 pub mod paths;
 pub mod security;
-pub mod settings_api;
 pub mod throttle;
-pub mod tokens_api;
 pub mod trust_browser;
+pub mod ui_backend;
 
-use crate::ssr;
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
@@ -61,7 +52,7 @@ async fn plain_not_found() -> StatusCode {
 
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(app::App);
-    let context = ssr::request_context(state.clone());
+    let context = ui_backend::request_context(state.clone());
     let shell_options = state.leptos.clone();
     Router::new()
         .route("/healthz", get(health::healthz))
@@ -83,7 +74,7 @@ pub fn router(state: AppState) -> Router {
             "/pkg",
             assets::service(&state.leptos.site_root, &state.leptos.site_pkg_dir),
         )
-        .nest("/api/v1", api::routes())
+        .nest("/api/v1", admin::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             app::shell(shell_options.clone())
         })

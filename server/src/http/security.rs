@@ -143,7 +143,7 @@ pub async fn same_origin_only(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
-    let agent_api = super::agent_api::is_agent_protocol_path(request.uri().path());
+    let agent_api = super::agent_protocol::is_agent_protocol_path(request.uri().path());
     // A browser never attaches an Authorization header by itself, so a request
     // carrying one cannot be a forged cross-site request, but only where the
     // gate then authenticates by that token alone (/api/v1). Pages and server

@@ -43,7 +43,7 @@ impl AddressThrottle {
 /// the front end's chunk batches, each of which may cost a compression.
 fn is_machine_endpoint(path: &str) -> bool {
     matches!(path, "/healthz" | "/readyz" | "/metrics")
-        || super::agent_api::is_agent_protocol_path(path)
+        || super::agent_protocol::is_agent_protocol_path(path)
         || path.starts_with("/pkg/batch/")
 }
 

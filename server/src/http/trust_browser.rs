@@ -1,7 +1,7 @@
 //! The page a `knotroute-control trust-browser` link opens: a button that,
 //! pressed, makes this browser a known one (`kr_device`), so its sign-in is
 //! checked at once however many wrong guesses others send from its address
-//! (`domain::auth` explains the throttling). Opening the link changes nothing,
+//! (`domain::access::sign_in` explains the throttling). Opening the link changes nothing,
 //! so a chat app's preview fetcher cannot use it up; the press is a same-origin
 //! POST (`security::same_origin_only`).
 

@@ -8,8 +8,9 @@
 //! fields). Records already present are left alone, so a second run changes
 //! nothing. Everything is written in one transaction.
 
-use crate::domain::agents::{bounded, heartbeat_fields, limits, reported_component, AgentFields};
+use crate::domain::agents::requests::{heartbeat_fields, reported_component, AgentFields};
 use crate::domain::audit;
+use crate::domain::text::{bounded, limits};
 use crate::entities::{agent, component, job, network};
 use chrono::{DateTime, Datelike, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
@@ -507,7 +508,10 @@ async fn import_job(
     } else {
         (
             old.status,
-            crate::domain::agents::bounded_multiline(&old.result, crate::domain::jobs::RESULT_MAX),
+            crate::domain::text::bounded_multiline(
+                &old.result,
+                crate::domain::jobs::queue::RESULT_MAX,
+            ),
         )
     };
     let created = real_time(old.created_at).unwrap_or(now);

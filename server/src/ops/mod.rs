@@ -75,16 +75,16 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
     }
 }
 
-/// Prints the one-time link (`domain::auth::AuthService::issue_browser_link`).
+/// Prints the one-time link (`domain::access::sign_in::AdminSessions::issue_browser_link`).
 async fn trust_browser(conn: &sea_orm::DatabaseConnection, settings: &Settings) -> ExitCode {
     // The password is not needed to issue a link: the link alone signs no one in.
-    let auth = crate::domain::auth::AuthService::new(conn.clone(), "");
+    let auth = crate::domain::access::sign_in::AdminSessions::new(conn.clone(), "");
     let token = match auth.issue_browser_link().await {
         Ok(t) => t,
         Err(e) => return fail(1, e),
     };
     let path = format!("{}{token}", crate::http::TRUST_BROWSER_PREFIX);
-    let minutes = crate::domain::auth::BROWSER_LINK_LIFETIME.num_minutes();
+    let minutes = crate::domain::access::sign_in::BROWSER_LINK_LIFETIME.num_minutes();
     match settings
         .public_url
         .as_deref()
@@ -108,7 +108,7 @@ async fn identity(
     conn: &sea_orm::DatabaseConnection,
     action: Option<&crate::config::IdentityAction>,
 ) -> ExitCode {
-    use crate::domain::control_identity as identity;
+    use crate::domain::access::control_identity as identity;
     let view = match action {
         None => identity::describe(conn).await,
         Some(crate::config::IdentityAction::Rotate { transition }) => {

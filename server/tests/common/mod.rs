@@ -52,7 +52,8 @@ pub async fn fresh_postgres_database() -> String {
         .await
         .unwrap_or_else(|e| panic!("PostgreSQL for tests is not reachable at KNOTROUTE_TEST_DATABASE_URL ({e}); run scripts/test.sh, which provides one"));
     // Hex of a random token: a valid unquoted identifier, unique per test.
-    let secrets = server::domain::secrets::token_hash(&server::domain::secrets::new_token());
+    let secrets =
+        server::domain::access::secrets::token_hash(&server::domain::access::secrets::new_token());
     // scripts/test.sh names its run so it can drop exactly its own databases afterwards.
     let run = std::env::var("KNOTROUTE_TEST_RUN")
         .ok()
@@ -447,7 +448,7 @@ impl SimAgent {
         path: &str,
         mut body: serde_json::Value,
     ) -> reqwest::Response {
-        body["nonce"] = serde_json::json!(server::domain::secrets::new_token());
+        body["nonce"] = serde_json::json!(server::domain::access::secrets::new_token());
         let bytes = serde_json::to_vec(&body).unwrap();
         let request = self.signed(path, &bytes, 0).build().unwrap();
         let url = format!("{base}{path}");

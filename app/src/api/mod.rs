@@ -1,0 +1,170 @@
+//! Server functions: the browser's calls into Control, one module per area
+//! of the UI (this one: sign-in and network profiles). Each is a thin adapter
+//! over the backend port; the rules live in the domain services.
+
+pub mod audit;
+pub mod beacons;
+pub mod infra;
+pub mod jobs;
+pub mod onboarding;
+pub mod overview;
+pub mod settings;
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
+#[cfg(feature = "ssr")]
+use protocol::NetworkId;
+use serde::{Deserialize, Serialize};
+
+/// Prefix of every server function, kept apart from the JSON API under /api/v1.
+/// The auth middleware lets only `sign_in` through without a session.
+pub const SERVER_FN_PREFIX: &str = "/ui";
+pub const SIGN_IN_PATH: &str = "/ui/sign_in";
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkListPage {
+    pub items: Vec<NetworkProfile>,
+    /// Cursor for the next page, when there is one.
+    pub next: Option<String>,
+}
+
+/// Gives a refused call the HTTP status that fits it, so logs and monitoring
+/// tell a validation refusal (400/404/409) from a server fault (500).
+#[cfg(feature = "ssr")]
+pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
+    use http::StatusCode;
+    if let Err(e) = &result {
+        let status = match e {
+            UiError::Invalid(errors)
+                if errors
+                    .iter()
+                    .any(|f| f.problem == protocol::Problem::NetworkIdTaken) =>
+            {
+                StatusCode::CONFLICT
+            }
+            UiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            UiError::NotFound => StatusCode::NOT_FOUND,
+            UiError::Refused(_) | UiError::StaleProfile => StatusCode::CONFLICT,
+            UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
+            UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
+            UiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
+            UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        };
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(status);
+            if let UiError::Unavailable { retry_after_secs } = e {
+                response.insert_header(http::header::RETRY_AFTER, (*retry_after_secs).into());
+            }
+        }
+    }
+    result
+}
+
+#[cfg(feature = "ssr")]
+fn parse_id(id: &str) -> Result<NetworkId, UiError> {
+    // A malformed ID in a URL cannot name any profile.
+    NetworkId::parse(id).map_err(|_| UiError::NotFound)
+}
+
+#[server(prefix = "/ui", endpoint = "overview")]
+pub async fn load_overview() -> Result<OverviewCounts, UiError> {
+    with_status(async { crate::backend::backend()?.overview().await }.await)
+}
+
+/// One page of profiles by name; with `search`, only those whose name
+/// contains it (the forms' profile choices, `pages::choice_search`).
+#[server(prefix = "/ui", endpoint = "list_networks")]
+pub async fn list_networks(
+    after: Option<String>,
+    search: Option<String>,
+) -> Result<NetworkListPage, UiError> {
+    with_status(
+        async {
+            crate::backend::backend()?
+                .list_networks(after, search)
+                .await
+        }
+        .await,
+    )
+}
+
+/// The layered diagnosis of a profile (Beacons, Agents, services), in the
+/// page's language.
+#[server(prefix = "/ui", endpoint = "diagnose_network")]
+pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagnosis, UiError> {
+    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
+    with_status(
+        async {
+            crate::backend::backend()?
+                .diagnose_network(parse_id(&id)?, lang)
+                .await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "get_network")]
+pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
+    with_status(async { crate::backend::backend()?.get_network(parse_id(&id)?).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
+pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
+    with_status(async { crate::backend::backend()?.create_network(input).await }.await)
+}
+
+#[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
+pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
+    with_status(
+        async {
+            crate::backend::backend()?
+                .update_network(parse_id(&id)?, input)
+                .await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "delete_network")]
+pub async fn delete_network(id: String) -> Result<(), UiError> {
+    with_status(
+        async {
+            crate::backend::backend()?
+                .delete_network(parse_id(&id)?)
+                .await
+        }
+        .await,
+    )
+}
+
+#[server(prefix = "/ui", endpoint = "sign_in")]
+pub async fn sign_in(password: String) -> Result<(), UiError> {
+    let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
+    let response = expect_context::<leptos_axum::ResponseOptions>();
+    match crate::backend::session_backend()?
+        .sign_in(password, &parts)
+        .await
+    {
+        Ok(cookies) => {
+            for cookie in cookies {
+                if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+                    response.append_header(http::header::SET_COOKIE, value);
+                }
+            }
+            Ok(())
+        }
+        Err(e) => with_status(Err(e)),
+    }
+}
+
+#[server(prefix = "/ui", endpoint = "sign_out")]
+pub async fn sign_out() -> Result<(), UiError> {
+    let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
+    let cookie = crate::backend::session_backend()?.sign_out(&parts).await?;
+    if let Ok(value) = http::HeaderValue::from_str(&cookie) {
+        expect_context::<leptos_axum::ResponseOptions>()
+            .append_header(http::header::SET_COOKIE, value);
+    }
+    Ok(())
+}

@@ -1,0 +1,7 @@
+//! Access to Control: admin sign-in and sessions, personal API tokens,
+//! Control's own signing keys, and the secrets they are made of.
+
+pub mod api_tokens;
+pub mod control_identity;
+pub mod secrets;
+pub mod sign_in;

@@ -1,0 +1,534 @@
+//! The job queue: durable, claimed atomically (so two replicas never hand one
+//! job out twice), leased while running, and woken for long-polling Agents.
+
+use crate::domain::alerts::settings::Alerts;
+use crate::domain::jobs::wakeup::JobWakeup;
+use crate::domain::jobs::{deployed_beacons, reconcile};
+use crate::domain::{audit, split_page, StoreError};
+use crate::entities::{agent, component, job};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use protocol::agent::{JobOffer, JobOutcome, JobResult};
+use protocol::api::JobView;
+use protocol::jobs::JobPayload;
+use protocol::{AgentId, FieldError, JobId};
+use rand::RngCore;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait,
+};
+
+pub const LEASE: Duration = Duration::minutes(10);
+/// Result text kept per job; the Agent bounds its output too.
+pub const RESULT_MAX: usize = 64 * 1024;
+/// How often a long-poll looks at the database even without a wake-up: the
+/// safety net should a NOTIFY be lost (a listener reconnecting).
+pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A job whose result was just recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FinishedJob {
+    pub kind: String,
+    pub status: &'static str,
+    /// From the Agent taking it to its result.
+    pub ran_for: Option<std::time::Duration>,
+}
+
+pub mod status {
+    pub const PENDING: &str = "pending";
+    pub const RUNNING: &str = "running";
+    pub const SUCCEEDED: &str = "succeeded";
+    pub const FAILED: &str = "failed";
+    pub const CANCELLED: &str = "cancelled";
+    pub const EXPIRED: &str = "expired";
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("invalid job: {0}")]
+    Invalid(FieldError),
+    #[error("no such agent")]
+    AgentNotFound,
+    #[error("the agent is disabled")]
+    AgentDisabled,
+    /// Revoked or moved: its key no longer works.
+    #[error("the agent is {0}")]
+    AgentRetired(String),
+    #[error("the agent reported that Docker is not available")]
+    NoDocker,
+    #[error("no such job")]
+    NotFound,
+    /// Cancel needs a pending job, retry a failed or expired one.
+    #[error("the job is {0}")]
+    WrongState(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<sea_orm::DbErr> for JobError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        JobError::Store(StoreError(e))
+    }
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+pub fn view(row: &job::Model) -> JobView {
+    JobView {
+        id: row.id.clone(),
+        agent_id: row.agent_id.clone(),
+        kind: row.kind.clone(),
+        payload: serde_json::from_str(&row.payload).unwrap_or(serde_json::Value::Null),
+        status: row.status.clone(),
+        result: row.result.clone(),
+        created_at: rfc3339(row.created_at),
+        started_at: row.started_at.map(rfc3339),
+        finished_at: row.finished_at.map(rfc3339),
+        retry_of: row.retry_of.clone(),
+        component_id: row.component_id.clone(),
+        network_id: row.network_id.clone(),
+    }
+}
+
+/// What a claimed job looks like to the Agent that claimed it.
+pub fn offer(row: &job::Model) -> Option<JobOffer> {
+    Some(JobOffer {
+        id: JobId::parse(&row.id).ok()?,
+        agent_id: AgentId::parse(&row.agent_id).ok()?,
+        kind: row.kind.clone(),
+        payload: serde_json::from_str(&row.payload).ok()?,
+        status: row.status.clone(),
+        created_at: rfc3339(row.created_at),
+        started_at: rfc3339(row.started_at.unwrap_or(row.created_at)),
+    })
+}
+
+/// What `GET /api/v1/jobs` may filter on.
+#[derive(Clone, Debug, Default, serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct JobFilter {
+    pub status: Option<String>,
+    pub agent_id: Option<String>,
+    /// `deploy_beacon`, `deploy_sidecar`, `restart_component` or `remove_component`.
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub network_id: Option<String>,
+    pub after: Option<String>,
+    #[serde(default = "default_page")]
+    pub limit: u64,
+}
+
+fn default_page() -> u64 {
+    100
+}
+
+#[derive(Clone)]
+pub struct JobQueue {
+    db: DatabaseConnection,
+    wakeup: JobWakeup,
+    /// Told of every failed or expired job.
+    alerts: Alerts,
+}
+
+impl JobQueue {
+    /// Also starts, on PostgreSQL, the listener that wakes this replica's
+    /// long-polls for jobs queued through another replica.
+    pub fn new(db: DatabaseConnection, alerts: Alerts) -> Self {
+        let wakeup = JobWakeup::default();
+        wakeup.spawn_listener(&db);
+        Self { db, wakeup, alerts }
+    }
+
+    /// Queues a job after validating its payload. Jobs for an offline Agent stay
+    /// pending until it returns; a disabled Agent, or one that reported Docker
+    /// as unavailable, is refused at once because the job could only fail.
+    pub async fn create(
+        &self,
+        agent_id: &str,
+        kind: &str,
+        payload: &serde_json::Value,
+    ) -> Result<job::Model, JobError> {
+        let payload = JobPayload::parse_new(kind, payload).map_err(JobError::Invalid)?;
+        let agent = self.agent_taking_jobs(agent_id).await?;
+        self.insert(&agent.id, &payload, None, audit::ADMIN, true)
+            .await
+    }
+
+    /// The Agent a new job is for, or why it would only fail there.
+    async fn agent_taking_jobs(&self, agent_id: &str) -> Result<agent::Model, JobError> {
+        let agent_id = AgentId::parse(agent_id).map_err(|_| JobError::AgentNotFound)?;
+        let agent = agent::Entity::find_by_id(agent_id.as_str())
+            .one(&self.db)
+            .await?
+            .ok_or(JobError::AgentNotFound)?;
+        if !agent.retired.is_empty() {
+            return Err(JobError::AgentRetired(agent.retired));
+        }
+        if agent.disabled {
+            return Err(JobError::AgentDisabled);
+        }
+        if agent.last_heartbeat_at.is_some() && !agent.docker_available {
+            return Err(JobError::NoDocker);
+        }
+        Ok(agent)
+    }
+
+    /// Stores a pending job and wakes the Agent's long-poll on every replica.
+    /// `actor` is who asked: the admin, or Control's reconciliation. An
+    /// admin's job also records what it means for the desired state, in the
+    /// same transaction, so reconciliation never sees the intent without its job.
+    pub(crate) async fn insert(
+        &self,
+        agent_id: &str,
+        payload: &JobPayload,
+        retry_of: Option<String>,
+        actor: &str,
+        records_intent: bool,
+    ) -> Result<job::Model, JobError> {
+        let txn = self.db.begin().await?;
+        if records_intent {
+            reconcile::record_intent(&txn, agent_id, payload).await?;
+        }
+        let network_id = match payload.network_id() {
+            Some(id) => Some(id.to_string()),
+            None => component::Entity::find()
+                .filter(component::Column::AgentId.eq(agent_id))
+                .filter(component::Column::ComponentId.eq(payload.component_id()))
+                .one(&txn)
+                .await?
+                .and_then(|c| c.network_id),
+        };
+        let mut bytes = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let row = job::ActiveModel {
+            id: Set(JobId::from_random_bytes(bytes).to_string()),
+            agent_id: Set(agent_id.to_string()),
+            kind: Set(payload.kind().to_string()),
+            payload: Set(payload.to_value().to_string()),
+            status: Set(status::PENDING.to_string()),
+            result: Set(String::new()),
+            created_at: Set(Utc::now()),
+            started_at: Set(None),
+            finished_at: Set(None),
+            lease_expires_at: Set(None),
+            retry_of: Set(retry_of),
+            component_id: Set(Some(payload.component_id())),
+            network_id: Set(network_id),
+        }
+        .insert(&txn)
+        .await?;
+        txn.commit().await?;
+        tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
+        let detail = format!("{} {} for {agent_id}", row.kind, payload.component_id());
+        audit::record(&self.db, actor, "job.created", &row.id, &detail).await;
+        self.wakeup.announce(&self.db, agent_id).await;
+        Ok(row)
+    }
+
+    /// Moves the agent's oldest pending job to `running` and returns it, or
+    /// `None`. Atomic on both databases: PostgreSQL skips rows another
+    /// transaction holds; elsewhere the conditional update lets one claimer win.
+    pub async fn claim_next(&self, agent_id: &str) -> Result<Option<job::Model>, StoreError> {
+        let now = Utc::now();
+        let lease = now + LEASE;
+        if self.db.get_database_backend() == DbBackend::Postgres {
+            let stmt = Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                "UPDATE jobs SET status = 'running', started_at = $2, lease_expires_at = $3 \
+                 WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = 'pending' \
+                             ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
+                 RETURNING *",
+                [agent_id.into(), now.into(), lease.into()],
+            );
+            return Ok(job::Entity::find().from_raw_sql(stmt).one(&self.db).await?);
+        }
+        for _ in 0..8 {
+            let Some(candidate) = job::Entity::find()
+                .filter(job::Column::AgentId.eq(agent_id))
+                .filter(job::Column::Status.eq(status::PENDING))
+                .order_by_asc(job::Column::CreatedAt)
+                .order_by_asc(job::Column::Id)
+                .limit(1)
+                .one(&self.db)
+                .await?
+            else {
+                return Ok(None);
+            };
+            let claimed = job::Entity::update_many()
+                .col_expr(job::Column::Status, status::RUNNING.into())
+                .col_expr(job::Column::StartedAt, now.into())
+                .col_expr(job::Column::LeaseExpiresAt, lease.into())
+                .filter(job::Column::Id.eq(candidate.id.as_str()))
+                .filter(job::Column::Status.eq(status::PENDING))
+                .exec(&self.db)
+                .await?;
+            if claimed.rows_affected == 1 {
+                return Ok(job::Entity::find_by_id(candidate.id).one(&self.db).await?);
+            }
+        }
+        Ok(None)
+    }
+
+    /// Claims a job, waiting up to `wait` for one to be queued.
+    pub async fn claim_next_waiting(
+        &self,
+        agent_id: &str,
+        wait: std::time::Duration,
+    ) -> Result<Option<job::Model>, StoreError> {
+        let deadline = tokio::time::Instant::now() + wait;
+        let waker = self.wakeup.waiter(agent_id);
+        loop {
+            // Registered before the check, so a job queued in between still wakes us.
+            let notified = waker.notified();
+            if let Some(job) = self.claim_next(agent_id).await? {
+                return Ok(Some(job));
+            }
+            let now = tokio::time::Instant::now();
+            if now >= deadline {
+                return Ok(None);
+            }
+            let nap = (deadline - now).min(POLL_INTERVAL);
+            let _ = tokio::time::timeout(nap, notified).await;
+        }
+    }
+
+    /// Records an Agent's result. Only the Agent that holds the job may report;
+    /// the first result wins and a repeat is accepted without changing anything
+    /// (then `None`: only the call that recorded it returns the finished job).
+    pub async fn report_result(
+        &self,
+        agent_id: &str,
+        result: &JobResult,
+    ) -> Result<Option<FinishedJob>, JobError> {
+        let row = job::Entity::find_by_id(result.job_id.as_str())
+            .one(&self.db)
+            .await?
+            .filter(|j| j.agent_id == agent_id)
+            .ok_or(JobError::NotFound)?;
+        if row.status != status::RUNNING {
+            return Ok(None);
+        }
+        let outcome = match result.status {
+            JobOutcome::Succeeded => status::SUCCEEDED,
+            JobOutcome::Failed => status::FAILED,
+        };
+        let text = crate::domain::text::bounded_multiline(&result.result, RESULT_MAX);
+        let now = Utc::now();
+        let txn = self.db.begin().await?;
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::Status, outcome.into())
+            .col_expr(job::Column::Result, text.clone().into())
+            .col_expr(job::Column::FinishedAt, now.into())
+            .filter(job::Column::Id.eq(row.id.as_str()))
+            .filter(job::Column::Status.eq(status::RUNNING))
+            .exec(&txn)
+            .await?;
+        if done.rows_affected == 0 {
+            // Another replica recorded the same result first.
+            return Ok(None);
+        }
+        let finished = job::Model {
+            status: outcome.to_string(),
+            ..row.clone()
+        };
+        reconcile::record_outcome(&txn, &finished, outcome == status::SUCCEEDED, &text, now)
+            .await?;
+        let joined = if outcome == status::SUCCEEDED {
+            deployed_beacons::join_profile(&txn, &finished).await?
+        } else {
+            None
+        };
+        txn.commit().await?;
+        tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
+        if outcome == status::FAILED {
+            self.alerts.job_failed(&finished, &text).await;
+        }
+        audit::record(
+            &self.db,
+            &audit::agent_actor(agent_id),
+            "job.finished",
+            &row.id,
+            outcome,
+        )
+        .await;
+        if let Some(joined) = joined {
+            tracing::info!(network_id = %joined.network_id, url = %joined.url, "deployed Beacon added to its profile");
+            audit::record(
+                &self.db,
+                audit::CONTROL,
+                "network.beacon_added",
+                &joined.network_id,
+                &joined.url,
+            )
+            .await;
+        }
+        Ok(Some(FinishedJob {
+            kind: row.kind,
+            status: outcome,
+            ran_for: row.started_at.and_then(|at| (now - at).to_std().ok()),
+        }))
+    }
+
+    /// Running jobs whose lease passed at `now` become `expired`, each audited
+    /// and counted as a failed deployment; returns how many.
+    pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
+        const REASON: &str = "the Agent did not report a result within the 10-minute lease";
+        let overdue = job::Entity::find()
+            .filter(job::Column::Status.eq(status::RUNNING))
+            .filter(job::Column::LeaseExpiresAt.lt(now))
+            .limit(500)
+            .all(&self.db)
+            .await?;
+        let mut expired = 0;
+        for row in overdue {
+            let txn = self.db.begin().await?;
+            let done = job::Entity::update_many()
+                .col_expr(job::Column::Status, status::EXPIRED.into())
+                .col_expr(job::Column::Result, REASON.into())
+                .col_expr(job::Column::FinishedAt, now.into())
+                .filter(job::Column::Id.eq(row.id.as_str()))
+                .filter(job::Column::Status.eq(status::RUNNING))
+                .exec(&txn)
+                .await?;
+            if done.rows_affected == 0 {
+                continue; // a result (or another replica) got there first
+            }
+            let finished = job::Model {
+                status: status::EXPIRED.to_string(),
+                ..row.clone()
+            };
+            reconcile::record_outcome(&txn, &finished, false, REASON, now).await?;
+            txn.commit().await?;
+            tracing::warn!(job_id = %row.id, agent_id = %row.agent_id, "job lease expired");
+            audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, REASON).await;
+            self.alerts.job_failed(&finished, REASON).await;
+            expired += 1;
+        }
+        Ok(expired)
+    }
+
+    /// Cancels every pending job of an Agent (revoked, moved or deleted), in
+    /// the caller's transaction; returns how many.
+    pub async fn cancel_all_pending(
+        db: &impl ConnectionTrait,
+        agent_id: &str,
+        why: &str,
+    ) -> Result<u64, StoreError> {
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(job::Column::Result, why.into())
+            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .filter(job::Column::AgentId.eq(agent_id))
+            .filter(job::Column::Status.eq(status::PENDING))
+            .exec(db)
+            .await?;
+        Ok(done.rows_affected)
+    }
+
+    /// How many jobs are stored, by status (for the metrics endpoint).
+    pub async fn count_by_status(&self) -> Result<Vec<(String, u64)>, StoreError> {
+        let rows: Vec<(String, i64)> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Status)
+            .column_as(job::Column::Id.count(), "count")
+            .group_by(job::Column::Status)
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(rows
+            .into_iter()
+            .map(|(status, n)| (status, n.max(0) as u64))
+            .collect())
+    }
+
+    /// Jobs newest first, optionally of one status and one agent; `after` is
+    /// the last ID of the previous page (keyset, so deep pages stay fast).
+    pub async fn list(
+        &self,
+        filter: &JobFilter,
+    ) -> Result<(Vec<job::Model>, Option<String>), JobError> {
+        let limit = filter.limit.clamp(1, 500);
+        let mut query = job::Entity::find()
+            .order_by_desc(job::Column::CreatedAt)
+            .order_by_desc(job::Column::Id)
+            .limit(limit + 1);
+        if let Some(s) = &filter.status {
+            query = query.filter(job::Column::Status.eq(s.as_str()));
+        }
+        if let Some(a) = &filter.agent_id {
+            query = query.filter(job::Column::AgentId.eq(a.as_str()));
+        }
+        if let Some(k) = &filter.kind {
+            query = query.filter(job::Column::Kind.eq(k.as_str()));
+        }
+        if let Some(n) = &filter.network_id {
+            query = query.filter(job::Column::NetworkId.eq(n.as_str()));
+        }
+        if let Some(after) = &filter.after {
+            let anchor = job::Entity::find_by_id(after.as_str())
+                .one(&self.db)
+                .await?
+                .ok_or(JobError::NotFound)?;
+            query = query.filter(crate::domain::older_than(
+                job::Column::CreatedAt,
+                job::Column::Id,
+                anchor.created_at,
+                anchor.id,
+            ));
+        }
+        let mut rows = query.all(&self.db).await?;
+        let next = split_page(&mut rows, limit, |r| r.id.clone());
+        Ok((rows, next))
+    }
+
+    /// Cancels a job that no Agent has claimed yet.
+    pub async fn cancel(&self, id: &str) -> Result<job::Model, JobError> {
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(
+                job::Column::Result,
+                "cancelled by an admin before an Agent took it".into(),
+            )
+            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .filter(job::Column::Id.eq(id))
+            .filter(job::Column::Status.eq(status::PENDING))
+            .exec(&self.db)
+            .await?;
+        let row = self.get(id).await?;
+        if done.rows_affected == 0 {
+            return Err(JobError::WrongState(row.status));
+        }
+        tracing::info!(job_id = id, "job cancelled");
+        audit::record(&self.db, audit::ADMIN, "job.cancelled", id, "").await;
+        Ok(row)
+    }
+
+    /// Queues a new job with the same payload as a failed or expired one, linked to it.
+    pub async fn retry(&self, id: &str) -> Result<job::Model, JobError> {
+        let old = self.get(id).await?;
+        if old.status != status::FAILED && old.status != status::EXPIRED {
+            return Err(JobError::WrongState(old.status));
+        }
+        let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
+        // Today's rules: a deployment under a name Compose refuses is not sent again.
+        let payload = JobPayload::parse_new(&old.kind, &payload).map_err(JobError::Invalid)?;
+        let agent = self.agent_taking_jobs(&old.agent_id).await?;
+        self.insert(
+            &agent.id,
+            &payload,
+            Some(old.id.clone()),
+            audit::ADMIN,
+            true,
+        )
+        .await
+    }
+
+    pub async fn get(&self, id: &str) -> Result<job::Model, JobError> {
+        job::Entity::find_by_id(id)
+            .one(&self.db)
+            .await?
+            .ok_or(JobError::NotFound)
+    }
+}

@@ -1,0 +1,57 @@
+//! Text from outside (what Agents report, job output, names) cut to what
+//! Control stores: a hostile peer cannot grow the database or slip control
+//! characters into a page or a log line.
+
+/// Storage bounds for what Agents send: a hostile heartbeat cannot grow the database.
+pub mod limits {
+    pub const NAME: usize = 80;
+    pub const SHORT_TEXT: usize = 128;
+    pub const LONG_TEXT: usize = 1024;
+    pub const TAGS: usize = 32;
+    pub const TAG: usize = 64;
+    pub const COMPONENTS: usize = 64;
+    pub const WARNINGS: usize = 16;
+    pub const WARNING: usize = 256;
+}
+
+/// Keeps at most `max` characters, cut on a character boundary, without
+/// control characters (NUL included) and surrounding whitespace.
+pub fn bounded(text: &str, max: usize) -> String {
+    let kept: String = text
+        .trim()
+        .chars()
+        .filter(|c| !c.is_control())
+        .take(max)
+        .collect();
+    kept.trim_end().to_string()
+}
+
+/// Like [`bounded`] but keeps line breaks and tabs (command output).
+pub fn bounded_multiline(text: &str, max_chars: usize) -> String {
+    text.chars()
+        .filter(|c| !c.is_control() || matches!(c, '\n' | '\t'))
+        .take(max_chars)
+        .collect()
+}
+
+/// At most `count` items of [`bounded`] text, empty ones dropped.
+pub(crate) fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<String> {
+    items
+        .iter()
+        .map(|t| bounded(t, each))
+        .filter(|t| !t.is_empty())
+        .take(count)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bounded;
+
+    #[test]
+    fn stored_text_is_cut_on_a_character_boundary_without_control_characters() {
+        assert_eq!(bounded("  héllo\u{0}wörld\n ", 8), "héllowör");
+        assert_eq!(bounded(&"я".repeat(100), 80).chars().count(), 80);
+        assert_eq!(bounded("\u{7}", 10), "");
+    }
+}

@@ -1,0 +1,274 @@
+//! Admin side of the Agent lifecycle: Agents (list, read, disable, enable,
+//! revoke, move, delete), revoked keys (list, allow again), install tokens
+//! and the enrollment log.
+
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
+use crate::http::error::ApiError;
+use crate::http::extract::{page, ApiJson, ApiQuery};
+use crate::state::AppState;
+use axum::extract::{Path, State};
+use axum::http::StatusCode;
+use axum::response::Response;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::api::{
+    AgentView, CreatedInstallToken, InstallTokenView, NewInstallToken, RevokedKeyView,
+};
+use serde::Deserialize;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/agents", get(list_agents))
+        .route("/agents/{id}", get(get_agent).delete(delete_agent))
+        .route("/agents/{id}/disable", post(disable_agent))
+        .route("/agents/{id}/enable", post(enable_agent))
+        .route("/agents/{id}/revoke", post(revoke_agent))
+        .route("/agents/{id}/move", post(move_agent))
+        .route("/revoked-keys", get(list_revoked_keys))
+        .route("/revoked-keys/{agent_id}/allow", post(allow_revoked_key))
+        .route(
+            "/install-tokens",
+            post(create_install_token).get(list_install_tokens),
+        )
+        .route("/install-tokens/{id}/revoke", post(revoke_install_token))
+        .route("/enrollments", get(enrollment_log))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/agents",
+    tag = "agents",
+    responses((status = 200, body = [AgentView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
+    Ok(Json(state.inventory.list().await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/agents/{id}",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn get_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.get(&id).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/disable",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn disable_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.set_disabled(&id, true).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/enable",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn enable_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.set_disabled(&id, false).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/revoke",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn revoke_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<AgentView>, ApiError> {
+    Ok(Json(state.inventory.revoke(&id).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/{id}/move",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// 201 with the move token and its snippets (shown once).
+async fn move_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        Json(state.inventory.move_to_new_host(&id).await?),
+    ))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/agents/{id}",
+    tag = "agents",
+    params(("id" = String, Path, description = "Agent ID")),
+    responses((status = 204, description = "Deleted"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn delete_agent(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.inventory.delete(&id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/revoked-keys",
+    tag = "agents",
+    params(TokenPage),
+    responses((status = 200, body = [RevokedKeyView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Keys refused at enrollment until allowed again, newest first; `X-Next-Cursor`
+/// carries `after` (an Agent ID) for the next page.
+async fn list_revoked_keys(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<TokenPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .revoked_keys
+        .list(query.after.as_deref(), query.limit)
+        .await?;
+    Ok(page(rows, next))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/revoked-keys/{agent_id}/allow",
+    tag = "agents",
+    params(("agent_id" = String, Path, description = "The Agent ID the revoked key derives")),
+    responses((status = 204, description = "The key may enroll again, as a new Agent"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// 409 `revoked_agent_exists` while the revoked Agent record is not deleted.
+async fn allow_revoked_key(
+    State(state): State<AppState>,
+    Path(agent_id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.revoked_keys.allow(&agent_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/install-tokens",
+    tag = "agents",
+    request_body = NewInstallToken,
+    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// 201 with the token and its snippets: the only time the token is shown.
+async fn create_install_token(
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<NewInstallToken>,
+) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        Json(state.install_tokens.create(&input).await?),
+    ))
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct TokenPage {
+    after: Option<String>,
+    #[serde(default = "default_limit")]
+    limit: u64,
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct LogPage {
+    before: Option<i64>,
+    #[serde(default = "default_limit")]
+    limit: u64,
+}
+
+fn default_limit() -> u64 {
+    100
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/install-tokens",
+    tag = "agents",
+    params(TokenPage),
+    responses((status = 200, body = [InstallTokenView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Newest first; `X-Next-Cursor` carries `after` for the next page.
+async fn list_install_tokens(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<TokenPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .install_tokens
+        .list(query.after.as_deref(), query.limit)
+        .await?;
+    Ok(page(rows, next))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/install-tokens/{id}/revoke",
+    tag = "agents",
+    params(("id" = String, Path, description = "Install token ID")),
+    responses((status = 200, body = InstallTokenView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn revoke_install_token(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<Json<InstallTokenView>, ApiError> {
+    Ok(Json(state.install_tokens.revoke(&id).await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/enrollments",
+    tag = "agents",
+    params(LogPage),
+    responses((status = 200, body = [EnrollmentAttempt], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Newest first; `X-Next-Cursor` carries `before` for the next page.
+async fn enrollment_log(
+    State(state): State<AppState>,
+    ApiQuery(query): ApiQuery<LogPage>,
+) -> Result<Response, ApiError> {
+    let (rows, next) = state
+        .enrollment
+        .log(query.before, query.limit, protocol::Lang::En)
+        .await?;
+    Ok(page(rows, next))
+}

@@ -1,0 +1,67 @@
+//! Beacons in the admin API: every Beacon URL of every profile with its
+//! latest check, a check on demand, and adding an existing Beacon's URL.
+
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
+use crate::http::error::ApiError;
+use crate::http::extract::ApiJson;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::api::NetworkProfile;
+use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/beacons", get(list_beacons).post(add_existing_beacon))
+        .route("/beacons/check", post(check_beacon))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/beacons",
+    tag = "beacons",
+    responses((status = 200, body = [BeaconView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconView>>, ApiError> {
+    Ok(Json(state.beacons.list().await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/beacons/check",
+    tag = "beacons",
+    request_body = BeaconRef,
+    responses((status = 200, body = BeaconCheckView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// `{"network_id","url"}` → the check's result (a failed check is still 200:
+/// the request worked; `ok` and `class` say how the Beacon did).
+async fn check_beacon(
+    State(state): State<AppState>,
+    ApiJson(beacon): ApiJson<BeaconRef>,
+) -> Result<Json<BeaconCheckView>, ApiError> {
+    Ok(Json(state.beacons.check(&beacon).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/beacons",
+    tag = "beacons",
+    request_body = BeaconRef,
+    responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// `{"network_id","url"}` → 201 with the updated profile. Needs no
+/// `version`: an addition is re-applied to the current profile if it
+/// changed meanwhile, so parallel additions all land.
+async fn add_existing_beacon(
+    State(state): State<AppState>,
+    ApiJson(beacon): ApiJson<BeaconRef>,
+) -> Result<(StatusCode, Json<NetworkProfile>), ApiError> {
+    let profile = state.beacons.add_existing(&beacon).await?;
+    Ok((StatusCode::CREATED, Json(profile)))
+}

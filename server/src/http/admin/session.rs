@@ -1,0 +1,113 @@
+//! The admin session over the JSON API: sign in with the password, read the
+//! session, sign out.
+
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
+use crate::domain::access::sign_in::Attempt;
+use crate::http::auth::{
+    cleared_session_cookie, current_session, device_token, session_token, sign_in_cookies,
+};
+use crate::http::error::ApiError;
+use crate::http::extract::{came_over_https, client_address, ApiJson};
+use crate::state::AppState;
+use axum::extract::{ConnectInfo, State};
+use axum::http::{header, HeaderMap, HeaderValue};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Json, Router};
+use chrono::SecondsFormat;
+use protocol::api::{SessionStatus, SignIn};
+use std::net::SocketAddr;
+
+pub fn routes() -> Router<AppState> {
+    Router::new().route(
+        "/session",
+        get(session_status).post(sign_in).delete(sign_out),
+    )
+}
+
+fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
+    for cookie in cookies {
+        if let Ok(v) = HeaderValue::from_str(&cookie) {
+            response.headers_mut().append(header::SET_COOKIE, v);
+        }
+    }
+    response
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/session",
+    tag = "session",
+    request_body = SignIn,
+    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+async fn sign_in(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiJson(body): ApiJson<SignIn>,
+) -> Result<Response, ApiError> {
+    let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
+    let device = device_token(&headers);
+    let from = Attempt {
+        client: &client,
+        device: device.as_deref(),
+    };
+    let session = state.auth.sign_in(&body.password, from).await?;
+    let status = SessionStatus {
+        authenticated: true,
+        expires_at: Some(
+            session
+                .expires_at
+                .to_rfc3339_opts(SecondsFormat::Secs, true),
+        ),
+    };
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    Ok(with_cookies(
+        Json(status).into_response(),
+        sign_in_cookies(&session, secure),
+    ))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/session",
+    tag = "session",
+    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+async fn session_status(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<SessionStatus>, ApiError> {
+    let session = current_session(&state, &headers).await?;
+    Ok(Json(SessionStatus {
+        authenticated: session.is_some(),
+        expires_at: session.map(|s| s.expires_at.to_rfc3339_opts(SecondsFormat::Secs, true)),
+    }))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/session",
+    tag = "session",
+    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+async fn sign_out(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    if let Some(token) = session_token(&headers) {
+        state.auth.sign_out(&token).await?;
+    }
+    let status = SessionStatus {
+        authenticated: false,
+        expires_at: None,
+    };
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    Ok(with_cookies(
+        Json(status).into_response(),
+        vec![cleared_session_cookie(secure)],
+    ))
+}

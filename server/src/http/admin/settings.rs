@@ -1,0 +1,80 @@
+//! Settings in the admin API: `GET /api/v1/settings/alerts` (the webhook,
+//! redacted, and recent alerts), `PUT` to set or clear the webhook, `POST
+//! …/test` to send a test alert now, and `GET /api/v1/settings/identity`
+//! (Control's key, which Agents pin).
+
+#[allow(unused_imports)]
+use super::openapi::schemas::*;
+use crate::http::error::ApiError;
+use crate::http::extract::ApiJson;
+use crate::state::AppState;
+use axum::extract::State;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
+use protocol::api::ControlIdentityView;
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route(
+            "/settings/alerts",
+            get(alert_settings).put(set_alert_webhook),
+        )
+        .route("/settings/alerts/test", post(send_test_alert))
+        .route("/settings/identity", get(control_identity))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings/alerts",
+    tag = "settings",
+    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSettings>, ApiError> {
+    Ok(Json(state.alerts.settings().await?))
+}
+
+#[utoipa::path(
+    put,
+    path = "/api/v1/settings/alerts",
+    tag = "settings",
+    request_body = AlertSettingsInput,
+    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+async fn set_alert_webhook(
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<AlertSettingsInput>,
+) -> Result<Json<AlertSettings>, ApiError> {
+    Ok(Json(state.alerts.set_webhook(&input).await?))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/settings/alerts/test",
+    tag = "settings",
+    responses((status = 200, body = TestAlertOutcome), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// 200 whether or not the receiver took it: `delivered` and `detail` say.
+async fn send_test_alert(
+    State(state): State<AppState>,
+) -> Result<Json<TestAlertOutcome>, ApiError> {
+    Ok(Json(state.alerts.send_test().await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/settings/identity",
+    tag = "settings",
+    responses((status = 200, body = ControlIdentityView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
+    security(("session" = []), ("token" = []))
+)]
+/// Control's public key and fingerprint (and the previous key during a
+/// rotation). Rotating is `knotroute-control identity rotate`, on the server.
+async fn control_identity(
+    State(state): State<AppState>,
+) -> Result<Json<ControlIdentityView>, ApiError> {
+    Ok(Json(state.identity.describe().await?))
+}

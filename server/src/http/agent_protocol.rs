@@ -1,0 +1,275 @@
+//! The agent API under /api/v1/agents (PROTOCOL.md): enrollment with a token,
+//! then requests signed with the Agent's key.
+
+#[allow(unused_imports)]
+use super::admin::openapi::schemas::*;
+use super::error::ApiError;
+use super::extract::{client_address, ApiJson, ApiQuery};
+use crate::domain::agents::requests::{Purpose, SignedHeaders};
+use crate::domain::jobs::queue::offer;
+use crate::entities::agent;
+use crate::state::AppState;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, OriginalUri, State};
+use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::{Json, Router};
+use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobResult};
+use protocol::control_identity::AnswerScope;
+use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use std::net::SocketAddr;
+
+/// The paths Agents call. They authenticate by token or signature, so the
+/// admin session gate and the browser same-origin check do not apply to them
+/// (and only to them: the admin's /api/v1/agents/{id} needs a session).
+pub const AGENT_PROTOCOL_PATHS: [&str; 4] = [
+    "/api/v1/agents/enroll",
+    "/api/v1/agents/heartbeat",
+    "/api/v1/agents/jobs/next",
+    "/api/v1/agents/jobs/result",
+];
+
+pub fn is_agent_protocol_path(path: &str) -> bool {
+    AGENT_PROTOCOL_PATHS.contains(&path)
+}
+
+pub fn routes() -> Router<AppState> {
+    Router::new()
+        .route("/agents/enroll", post(enroll))
+        .route("/agents/heartbeat", post(heartbeat))
+        .route("/agents/jobs/next", post(next_job))
+        .route("/agents/jobs/result", post(job_result))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/enroll",
+    tag = "agent protocol",
+    request_body = EnrollRequest,
+    responses((status = 201, body = EnrollResponse), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+async fn enroll(
+    State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    ApiJson(request): ApiJson<EnrollRequest>,
+) -> Result<Response, ApiError> {
+    let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
+    let agent_id = state.enrollment.enroll(&request, &client).await?;
+    let answer = EnrollResponse {
+        control_key: Some(state.identity.current_key().await?.to_wire()),
+        agent_id: agent_id.clone(),
+    };
+    let scope = AnswerScope {
+        path: "/api/v1/agents/enroll",
+        agent_id: agent_id.as_str(),
+        nonce: request.nonce.as_deref().unwrap_or(""),
+    };
+    signed_answer(&state, StatusCode::CREATED, &scope, &answer).await
+}
+
+/// `value` as JSON, signed with Control's key(s) as the answer to `scope`
+/// (protocol::control_identity), so an Agent that pinned the key can tell it
+/// from an answer of anyone else.
+async fn signed_answer<T: serde::Serialize>(
+    state: &AppState,
+    status: StatusCode,
+    scope: &AnswerScope<'_>,
+    value: &T,
+) -> Result<Response, ApiError> {
+    let body = serde_json::to_vec(value).expect("answers serialise");
+    let signature = state.identity.sign(scope, &body).await?;
+    let mut response = (status, [(header::CONTENT_TYPE, "application/json")], body).into_response();
+    for (name, value) in signature {
+        // Base64, digits and separators only: always a valid header value.
+        if let Ok(value) = HeaderValue::from_str(&value) {
+            response.headers_mut().insert(name, value);
+        }
+    }
+    Ok(response)
+}
+
+/// Checks Content-Type and the signature headers, then parses the body: the
+/// order in which a hostile request is turned away most cheaply.
+async fn signed<T: DeserializeOwned>(
+    state: &AppState,
+    purpose: Purpose,
+    method: &Method,
+    uri: &OriginalUri,
+    headers: &HeaderMap,
+    body: &Bytes,
+) -> Result<(agent::Model, T), ApiError> {
+    let is_json = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("application/json")
+        });
+    if !is_json {
+        return Err(ApiError::new(
+            StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            "unsupported_media_type",
+            "Send the body as JSON.",
+        )
+        .hint("Set Content-Type: application/json."));
+    }
+    let header = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+    };
+    let signed = SignedHeaders {
+        agent: header(HEADER_AGENT),
+        timestamp: header(HEADER_TIMESTAMP),
+        signature: header(HEADER_SIGNATURE),
+    };
+    let agent = state
+        .agents
+        .authenticate(method.as_str(), uri.0.path(), signed, body, purpose)
+        .await?;
+    let parsed = serde_json::from_slice(body).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "malformed_json",
+            format!("The body is not the expected JSON: {e}"),
+        )
+    })?;
+    Ok((agent, parsed))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/heartbeat",
+    tag = "agent protocol",
+    params(SignatureHeaders),
+    request_body = Heartbeat,
+    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+async fn heartbeat(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let (agent, heartbeat): (_, Heartbeat) =
+        signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
+    state.metrics.heartbeat();
+    // `None`: the report is unchanged and nothing awaits reconciliation.
+    if let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? {
+        state.alerts.services_reported(&agent, &components).await;
+        // The heartbeat is stored; failing to queue a redeployment must not refuse it.
+        if let Err(e) = state
+            .reconciler
+            .after_heartbeat(&agent.id, &components)
+            .await
+        {
+            tracing::error!(error = %e, agent_id = %agent.id, "reconciliation failed");
+        }
+    }
+    if let Err(e) = state.control_trust.record(&agent.id, &heartbeat).await {
+        tracing::error!(error = %e, agent_id = %agent.id, "could not record the Agent's Control pin");
+    }
+    // Signed, and during a rotation carrying the key move: heartbeats are how
+    // Agents without jobs learn the new key.
+    let scope = AnswerScope {
+        path: uri.0.path(),
+        agent_id: &agent.id,
+        nonce: heartbeat.nonce.as_deref().unwrap_or(""),
+    };
+    signed_answer(&state, StatusCode::OK, &scope, &Ack { ok: true }).await
+}
+
+/// The headers that sign every Agent request (PROTOCOL.md); here only to
+/// describe them in the OpenAPI document.
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)]
+struct SignatureHeaders {
+    /// The Agent ID.
+    #[serde(rename = "X-Knot-Agent")]
+    agent: String,
+    /// Unix seconds, within 3 minutes of Control's clock.
+    #[serde(rename = "X-Knot-Timestamp")]
+    timestamp: String,
+    /// Ed25519 signature of the request, base64 without padding.
+    #[serde(rename = "X-Knot-Signature")]
+    signature: String,
+}
+
+#[derive(Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct WaitQuery {
+    /// Ours: hold the request up to this many seconds (at most 30) until a job exists.
+    wait: Option<u64>,
+}
+
+pub const MAX_WAIT_SECS: u64 = 30;
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/jobs/next",
+    tag = "agent protocol",
+    params(SignatureHeaders, WaitQuery),
+    request_body = JobNextRequest,
+    responses((status = 200, body = JobOffer), (status = 204, description = "No job"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+/// `POST /api/v1/agents/jobs/next[?wait=N]`: 200 with the claimed job, or 204.
+async fn next_job(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    ApiQuery(query): ApiQuery<WaitQuery>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let (agent, request): (_, JobNextRequest) =
+        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
+    let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
+    let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
+    match claimed.as_ref().and_then(offer) {
+        Some(job) => {
+            let scope = AnswerScope {
+                path: uri.0.path(),
+                agent_id: &agent.id,
+                nonce: request.nonce.as_deref().unwrap_or(""),
+            };
+            signed_answer(&state, StatusCode::OK, &scope, &job).await
+        }
+        None => Ok(StatusCode::NO_CONTENT.into_response()),
+    }
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/jobs/result",
+    tag = "agent protocol",
+    params(SignatureHeaders),
+    request_body = JobResult,
+    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+)]
+/// `POST /api/v1/agents/jobs/result`.
+async fn job_result(
+    State(state): State<AppState>,
+    method: Method,
+    uri: OriginalUri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<Ack>, ApiError> {
+    let (agent, result): (_, JobResult) =
+        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
+    if let Some(finished) = state.jobs.report_result(&agent.id, &result).await? {
+        if let Some(ran_for) = finished.ran_for {
+            state
+                .metrics
+                .job_finished(&finished.kind, finished.status, ran_for.as_secs_f64());
+        }
+    }
+    Ok(Json(Ack { ok: true }))
+}
