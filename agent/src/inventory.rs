@@ -3,6 +3,7 @@
 //! address and whether it is ready.
 
 use protocol::agent::ComponentReport;
+use protocol::ComponentStatus;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::net::IpAddr;
@@ -38,7 +39,7 @@ pub struct Inspected {
 #[serde(rename_all = "PascalCase")]
 pub struct State {
     #[serde(default)]
-    pub status: String,
+    pub status: protocol::ComponentStatus,
     #[serde(default)]
     pub restarting: bool,
     #[serde(default)]
@@ -202,8 +203,8 @@ impl Inspected {
         if !self.state.error.trim().is_empty() {
             return Some(self.state.error.trim().to_string());
         }
-        match self.state.status.as_str() {
-            "exited" | "dead" if self.state.exit_code != 0 => {
+        match self.state.status {
+            ComponentStatus::Exited | ComponentStatus::Dead if self.state.exit_code != 0 => {
                 Some(format!("exited with code {}", self.state.exit_code))
             }
             _ => None,
@@ -234,7 +235,7 @@ impl Inspected {
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect();
         let mut warnings = Vec::new();
-        if self.state.restarting || self.state.status == "restarting" {
+        if self.state.restarting || self.state.status == ComponentStatus::Restarting {
             warnings.push(format!(
                 "the container keeps restarting ({} restarts so far)",
                 self.restart_count
@@ -243,7 +244,7 @@ impl Inspected {
         ComponentReport {
             container: self.name.trim_start_matches('/').to_string(),
             image: self.config.image.clone(),
-            status: self.state.status.clone(),
+            status: self.state.status,
             version,
             address: self.label(PUBLIC_URL_LABEL).to_string(),
             service: service.unwrap_or_default().to_string(),
@@ -350,7 +351,7 @@ mod tests {
         assert_eq!(sidecar.kind, "sidecar");
         assert_eq!(sidecar.name, "web");
         assert_eq!(sidecar.container, "kr-sidecar-web-knotroute-1");
-        assert_eq!(sidecar.status, "exited");
+        assert_eq!(sidecar.status, ComponentStatus::Exited);
         assert_eq!(sidecar.version, "1.2.3");
         assert_eq!(
             sidecar.service,

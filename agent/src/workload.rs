@@ -170,7 +170,7 @@ impl Workloads {
 
     /// A running sidecar's `.knot` address from its logs, remembered per start.
     async fn announced_address(&self, container: &Inspected) -> Option<String> {
-        if !container.is_sidecar() || container.state.status != "running" {
+        if !container.is_sidecar() || !container.state.status.is_running() {
             return None;
         }
         let key = (container.id.clone(), container.state.started_at.clone());
@@ -317,7 +317,7 @@ impl Workloads {
     async fn one_container(&self, component_id: &str) -> Result<Option<Inspected>, String> {
         let mut found = self.managed(Some(component_id)).await?;
         // Prefer a running one if an old container lingers beside it.
-        found.sort_by_key(|c| c.state.status != "running");
+        found.sort_by_key(|c| !c.state.status.is_running());
         Ok(found.into_iter().next())
     }
 

@@ -107,7 +107,7 @@ pub struct ComponentReport {
     pub image: String,
     /// Docker's state: running, exited, restarting, created, paused, dead, …
     #[serde(default)]
-    pub status: String,
+    pub status: crate::status::ComponentStatus,
     #[serde(default)]
     pub version: String,
     #[serde(default)]
@@ -158,6 +158,15 @@ pub struct JobOffer {
 pub enum JobOutcome {
     Succeeded,
     Failed,
+}
+
+impl From<JobOutcome> for crate::status::JobStatus {
+    fn from(outcome: JobOutcome) -> Self {
+        match outcome {
+            JobOutcome::Succeeded => crate::status::JobStatus::Succeeded,
+            JobOutcome::Failed => crate::status::JobStatus::Failed,
+        }
+    }
 }
 
 /// `POST /api/v1/agents/jobs/result`.

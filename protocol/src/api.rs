@@ -1,6 +1,7 @@
 //! JSON shapes of the admin API, shared by the server, the browser and scripts.
 
 use crate::ids::NetworkId;
+use crate::status::{AgentStatus, ComponentStatus, JobStatus};
 use crate::validation::{self, FieldError};
 use serde::{Deserialize, Serialize};
 
@@ -125,8 +126,7 @@ pub struct AgentView {
     pub tags: Vec<String>,
     pub docker_available: bool,
     pub docker_version: String,
-    /// online, degraded, offline, disabled, revoked or moved.
-    pub status: String,
+    pub status: AgentStatus,
     /// A stable code for why it has that status.
     pub reason: String,
     /// The same in a sentence.
@@ -191,8 +191,7 @@ pub struct ControlTrustView {
 pub struct AgentChoice {
     pub id: String,
     pub name: String,
-    /// online, degraded, offline or disabled (as `AgentView::status`).
-    pub status: String,
+    pub status: AgentStatus,
     pub docker_available: bool,
 }
 
@@ -208,7 +207,7 @@ pub struct Choices<T> {
 impl AgentChoice {
     /// Online with Docker: where a new Beacon or sidecar can be deployed now.
     pub fn can_deploy_now(&self) -> bool {
-        self.status == "online" && self.docker_available
+        self.status == AgentStatus::Online && self.docker_available
     }
 }
 
@@ -217,7 +216,7 @@ impl From<&AgentView> for AgentChoice {
         Self {
             id: a.id.clone(),
             name: a.name.clone(),
-            status: a.status.clone(),
+            status: a.status,
             docker_available: a.docker_available,
         }
     }
@@ -228,13 +227,10 @@ impl AgentView {
     /// first: 0 it is offline or a component is in error, 1 it is disabled,
     /// 2 a component carries a warning; `None` when healthy or retired.
     pub fn attention_rank(&self) -> Option<u8> {
-        match self.status.as_str() {
-            "offline" | "degraded" => Some(0),
-            "disabled" => Some(1),
-            "revoked" | "moved" => None,
-            _ if self.components.iter().any(|c| !c.warnings.is_empty()) => Some(2),
-            _ => None,
-        }
+        self.status.attention_rank().or_else(|| {
+            let warned = self.components.iter().any(|c| !c.warnings.is_empty());
+            (!self.status.is_retired() && warned).then_some(2)
+        })
     }
 }
 
@@ -247,7 +243,7 @@ pub struct ComponentView {
     pub network_id: Option<String>,
     pub desired: bool,
     /// Docker's state as last reported; empty when not reported.
-    pub status: String,
+    pub status: ComponentStatus,
     pub image: String,
     pub version: String,
     pub service: String,
@@ -275,7 +271,7 @@ impl ComponentView {
     /// Reported by the Agent but not deployed through Control: a warning
     /// ("unmanaged leftover") the admin may remove.
     pub fn is_leftover(&self) -> bool {
-        !self.desired && !self.status.is_empty()
+        !self.desired && self.status.is_reported()
     }
 }
 
@@ -287,8 +283,7 @@ pub struct JobView {
     pub agent_id: String,
     pub kind: String,
     pub payload: serde_json::Value,
-    /// pending, running, succeeded, failed, cancelled or expired.
-    pub status: String,
+    pub status: JobStatus,
     pub result: String,
     /// RFC 3339 UTC.
     pub created_at: String,

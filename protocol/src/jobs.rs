@@ -111,17 +111,6 @@ pub fn component_id(input: &str) -> Result<String, FieldError> {
     }
 }
 
-/// Every job status: `pending → running → succeeded | failed`, `cancelled`
-/// (while pending) and `expired` (a lease passed without a result).
-pub const JOB_STATUSES: [&str; 6] = [
-    "pending",
-    "running",
-    "succeeded",
-    "failed",
-    "cancelled",
-    "expired",
-];
-
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeployBeacon {

@@ -17,8 +17,10 @@ pub mod names;
 pub mod onboarding;
 pub mod services;
 pub mod signing;
+pub mod status;
 pub mod tokens;
 pub mod validation;
 
 pub use ids::{AgentId, JobId, NetworkId};
+pub use status::{AgentStatus, ComponentStatus, JobStatus};
 pub use validation::{FieldError, Lang, Problem};

@@ -27,22 +27,17 @@ pub fn address_pending(agent: &AgentView, sidecar: &ComponentView) -> Option<Add
     if !sidecar.service.is_empty() {
         return None;
     }
-    Some(
-        if matches!(
-            agent.status.as_str(),
-            "offline" | "disabled" | "revoked" | "moved"
-        ) {
-            AddressPending::AgentAway
-        } else if sidecar.next_retry_at.is_some() {
-            AddressPending::DeployFailed
-        } else if sidecar.status.is_empty() {
-            AddressPending::NotStarted
-        } else if sidecar.status != "running" {
-            AddressPending::NotRunning
-        } else {
-            AddressPending::IdentityNotSeen
-        },
-    )
+    Some(if agent.status.is_away() {
+        AddressPending::AgentAway
+    } else if sidecar.next_retry_at.is_some() {
+        AddressPending::DeployFailed
+    } else if !sidecar.status.is_reported() {
+        AddressPending::NotStarted
+    } else if !sidecar.status.is_running() {
+        AddressPending::NotRunning
+    } else {
+        AddressPending::IdentityNotSeen
+    })
 }
 
 /// One published service: a sidecar and the Agent it runs on.
@@ -93,7 +88,7 @@ mod tests {
             tags: Vec::new(),
             docker_available: true,
             docker_version: String::new(),
-            status: status.into(),
+            status: crate::AgentStatus::parse(status).unwrap(),
             reason: String::new(),
             reason_text: String::new(),
             last_heartbeat_at: None,
@@ -187,7 +182,7 @@ mod tests {
             Some(crate::NetworkId::from_random_bytes([1; 32]).to_string())
         );
         assert!(service.agent.components.is_empty());
-        assert_eq!(service.agent.status, "online");
+        assert_eq!(service.agent.status, crate::AgentStatus::Online);
         let reported_only = PublishedService::of(&host, &sidecar("api", "", ""));
         assert!(reported_only.spec.is_none() && reported_only.network_id().is_none());
     }

@@ -37,7 +37,7 @@ pub struct Snapshot {
     pub agents_online: u64,
     pub agents_total: u64,
     /// Jobs stored, by status.
-    pub jobs: Vec<(String, u64)>,
+    pub jobs: Vec<(protocol::JobStatus, u64)>,
     pub pool: PoolUse,
 }
 
@@ -203,10 +203,10 @@ impl Metrics {
     }
 
     /// A job an Agent reported on, and how long it ran.
-    pub fn job_finished(&self, kind: &str, status: &str, seconds: f64) {
+    pub fn job_finished(&self, kind: &str, status: protocol::JobStatus, seconds: f64) {
         self.inner
             .job_duration
-            .with_label_values(&[kind, status])
+            .with_label_values(&[kind, status.as_str()])
             .observe(seconds);
     }
 
@@ -222,7 +222,10 @@ impl Metrics {
         // A status with no jobs left reads 0 instead of its last value.
         inner.jobs.reset();
         for (status, count) in &now.jobs {
-            inner.jobs.with_label_values(&[status]).set(*count as i64);
+            inner
+                .jobs
+                .with_label_values(&[status.as_str()])
+                .set(*count as i64);
         }
         inner
             .db_pool

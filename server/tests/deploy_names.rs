@@ -110,7 +110,7 @@ on_both_databases!(
             agent_id: Set(a.id()),
             kind: Set("deploy_sidecar".into()),
             payload: Set(old.to_string()),
-            status: Set("failed".into()),
+            status: Set(protocol::JobStatus::Failed),
             result: Set("invalid project name".into()),
             created_at: Set(chrono::Utc::now()),
             started_at: Set(None),

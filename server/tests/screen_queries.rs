@@ -306,7 +306,11 @@ on_both_databases!(
                 .unwrap();
             assert!(page.len() <= 2);
             for s in page {
-                assert_eq!(s.agent.status, "online", "judged like the Agent list");
+                assert_eq!(
+                    s.agent.status.as_str(),
+                    "online",
+                    "judged like the Agent list"
+                );
                 assert!(s.agent.components.is_empty());
                 seen.push((s.sidecar.name, s.agent.name, s.sidecar.service));
             }

@@ -7,9 +7,10 @@ use chrono::{Duration, Utc};
 use migrations::{Migrator, MigratorTrait};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set, Statement};
 use server::config::DatabaseTarget;
+use server::entities::agent::Retirement;
 use server::entities::{agent, audit_entry, enrollment_log, revoked_key};
 
-fn agent_row(id: &str, retired: &str) -> agent::ActiveModel {
+fn agent_row(id: &str, retired: Retirement) -> agent::ActiveModel {
     let now = Utc::now();
     agent::ActiveModel {
         id: Set(id.into()),
@@ -24,7 +25,7 @@ fn agent_row(id: &str, retired: &str) -> agent::ActiveModel {
         last_heartbeat_at: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
-        retired: Set(retired.into()),
+        retired: Set(retired),
         moved_to: Set(None),
         report_hash: Set(String::new()),
         reconcile_pending: Set(false),
@@ -69,12 +70,18 @@ async fn upgrade(db: sea_orm::DatabaseConnection) {
     Migrator::up(&db, Some(BEFORE)).await.unwrap();
     // Revoked and still on record; revoked then deleted (known from the audit
     // log only); revoked, deleted and enrolled again since; never revoked.
-    agent_row("ka_still_recorded", "revoked")
+    agent_row("ka_still_recorded", Retirement::Revoked)
         .insert(&db)
         .await
         .unwrap();
-    agent_row("ka_back_again", "").insert(&db).await.unwrap();
-    agent_row("ka_fine", "").insert(&db).await.unwrap();
+    agent_row("ka_back_again", Retirement::Active)
+        .insert(&db)
+        .await
+        .unwrap();
+    agent_row("ka_fine", Retirement::Active)
+        .insert(&db)
+        .await
+        .unwrap();
     for (subject, days) in [
         ("ka_still_recorded", 1),
         ("ka_deleted", 5),

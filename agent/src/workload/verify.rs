@@ -34,7 +34,7 @@ fn container_name(container: &Inspected) -> &str {
 }
 
 fn running(container: &Inspected) -> bool {
-    container.state.status == "running" && !container.state.restarting
+    container.state.status.is_running() && !container.state.restarting
 }
 
 /// The innermost cause of a failed request, e.g. "Connection refused (os error 111)".

@@ -3,8 +3,9 @@
 //! each destructive one behind a confirmation that says what it does.
 
 use super::agent_jobs::AgentJobs;
+use super::badges::agent_badge;
 use super::confirm::ConfirmDialog;
-use super::infrastructure::{status_class, when, TokenSnippets};
+use super::infrastructure::{when, TokenSnippets};
 use super::layout::Frame;
 use super::{LastSeen, LoadError};
 use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
@@ -15,6 +16,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 use protocol::api::{AgentView, ComponentView};
+use protocol::AgentStatus;
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
@@ -64,16 +66,16 @@ fn AgentDetails(
     remove: ServerAction<RemoveLeftoverCall>,
 ) -> impl IntoView {
     let it = infra_texts(use_lang());
-    let retired = agent.status == "revoked" || agent.status == "moved";
+    let retired = agent.status.is_retired();
     // A move can be asked again while no new host has taken the record over.
-    let movable = !retired || (agent.status == "moved" && agent.moved_to.is_none());
-    let disabled = agent.status == "disabled";
+    let movable = !retired || (agent.status == AgentStatus::Moved && agent.moved_to.is_none());
+    let disabled = agent.status == AgentStatus::Disabled;
     let components = agent.components.clone();
     let id = agent.id.clone();
     view! {
         <h1>{agent.name.clone()}</h1>
         <p>
-            <span class=status_class(&agent.status) id="agent-status">{agent.status.clone()}</span>
+            <span class=agent_badge(agent.status) id="agent-status">{agent.status.as_str()}</span>
             " "<span id="agent-reason">{agent.reason_text.clone()}</span>
         </p>
         <dl class="facts">
@@ -154,10 +156,10 @@ fn ComponentRow(
     let lang = use_lang();
     let it = infra_texts(lang);
     let leftover = c.is_leftover();
-    let status = if c.status.is_empty() {
-        it.not_reported.to_string()
+    let status = if c.status.is_reported() {
+        c.status.as_str()
     } else {
-        c.status.clone()
+        it.not_reported
     };
     let class = if !c.last_error.is_empty() {
         "badge bad"

@@ -1,8 +1,8 @@
 //! The latest jobs of one Agent, on its page: what ran there and what failed,
 //! with the first line of each failure; follows live updates.
 
+use super::badges::job_badge;
 use super::infrastructure::when;
-use super::jobs::status_class;
 use super::LoadError;
 use crate::api::jobs::{list_jobs, JobQuery};
 use crate::i18n::jobs::jobs_texts;
@@ -46,11 +46,11 @@ pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
                                 .into_iter()
                                 .take(SHOWN)
                                 .map(|j| {
-                                    let failed = j.status == "failed" || j.status == "expired";
+                                    let failed = j.status.needs_attention();
                                     let first_line = j.result.lines().next().unwrap_or("").to_string();
                                     view! {
-                                        <li class="agent-job" data-job=j.id.clone() data-status=j.status.clone()>
-                                            <span class=status_class(&j.status)>{j.status.clone()}</span>" "
+                                        <li class="agent-job" data-job=j.id.clone() data-status=j.status.as_str()>
+                                            <span class=job_badge(j.status)>{j.status.as_str()}</span>" "
                                             <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
                                             " "<span class="muted">{when(&j.created_at)}</span>
                                             {failed.then(|| view! { <br /><span class="field-error job-failure">{first_line}</span> })}

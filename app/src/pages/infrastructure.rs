@@ -3,6 +3,7 @@
 //! revoked keys (`revoked_keys`) and the enrollment log. The Beacons tab is
 //! `beacons::BeaconsPage`.
 
+use super::badges::agent_badge;
 use super::form_errors::FormErrors;
 use super::layout::Frame;
 use super::revoked_keys::RevokedKeys;
@@ -14,15 +15,6 @@ use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use protocol::api::{CreatedInstallToken, NewInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
-
-/// The badge class for an Agent status.
-pub fn status_class(status: &str) -> &'static str {
-    match status {
-        "online" => "badge ok",
-        "degraded" => "badge warn",
-        _ => "badge bad",
-    }
-}
 
 /// "2026-11-30T04:21:41Z" → "2026-11-30 04:21:41 UTC": readable without JavaScript.
 pub fn when(rfc3339: &str) -> String {
@@ -99,10 +91,10 @@ pub fn InfrastructurePage() -> impl IntoView {
                                         .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
                                         .count();
                                     view! {
-                                        <tr class="agent-row" data-agent=a.id.clone() data-status=a.status.clone()>
+                                        <tr class="agent-row" data-agent=a.id.clone() data-status=a.status.as_str()>
                                             <td data-label=t.col_name><a href=href class="agent-name">{a.name.clone()}</a></td>
                                             <td data-label=it.col_status>
-                                                <span class=status_class(&a.status)>{a.status.clone()}</span>
+                                                <span class=agent_badge(a.status)>{a.status.as_str()}</span>
                                                 " "<span class="muted reason">{a.reason_text.clone()}</span>
                                             </td>
                                             <td data-label=it.col_last_heartbeat><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></td>

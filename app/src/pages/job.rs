@@ -1,8 +1,8 @@
 //! One job: what it was asked to do (the payload), when it was queued, taken
 //! and finished, the Agent's output in full, and cancel or retry.
 
+use super::badges::job_badge;
 use super::infrastructure::when;
-use super::jobs::status_class;
 use super::layout::Frame;
 use super::LoadError;
 use crate::api::jobs::{get_job, CancelJob, RetryJob};
@@ -67,12 +67,12 @@ fn JobDetail(
             .unwrap_or_else(|| jt.not_yet.to_string())
     };
     let (cancel_id, retry_id) = (job.id.clone(), job.id.clone());
-    let can_cancel = job.status == "pending";
-    let can_retry = job.status == "failed" || job.status == "expired";
+    let can_cancel = job.status.can_cancel();
+    let can_retry = job.status.can_retry();
     view! {
         <h1>{jt.job_title}" "<code class="id">{job.id.clone()}</code></h1>
         <p>
-            <span class=status_class(&job.status) id="job-status">{job.status.clone()}</span>
+            <span class=job_badge(job.status) id="job-status">{job.status.as_str()}</span>
             " "{jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
         </p>
         <dl class="facts">

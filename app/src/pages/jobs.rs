@@ -2,6 +2,7 @@
 //! status, kind and Agent, paged) with cancel for pending and retry for failed
 //! or expired jobs; each job links to its own page.
 
+use super::badges::job_badge;
 use super::infrastructure::when;
 use super::job_form::{job_section, JobDraft};
 use super::layout::Frame;
@@ -16,17 +17,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use protocol::api::JobView;
-
-pub const STATUSES: [&str; 6] = protocol::jobs::JOB_STATUSES;
-
-pub fn status_class(status: &str) -> &'static str {
-    match status {
-        "succeeded" => "badge ok",
-        "failed" | "expired" => "badge bad",
-        "pending" | "running" => "badge warn",
-        _ => "badge",
-    }
-}
+use protocol::JobStatus;
 
 /// Why the last Cancel or Retry was refused, for the page's alert line.
 pub fn cancel_or_retry_refusal(
@@ -123,9 +114,11 @@ pub fn JobsPage() -> impl IntoView {
                 <label for="filter-status">{jt.filter_status}</label>
                 <select id="filter-status" name="status">
                     <option value="" selected=move || status().is_none()>{jt.any}</option>
-                    {STATUSES
-                        .iter()
-                        .map(|s| view! { <option value=*s selected=move || status().as_deref() == Some(*s)>{*s}</option> })
+                    {JobStatus::ALL
+                        .into_iter()
+                        .map(|s| view! {
+                            <option value=s.as_str() selected=move || status().as_deref() == Some(s.as_str())>{s.as_str()}</option>
+                        })
                         .collect_view()}
                 </select>
                 <label for="filter-kind">{jt.col_kind}</label>
@@ -202,8 +195,8 @@ fn JobRow(
     let jt = jobs_texts(use_lang());
     let first_line = job.result.lines().next().unwrap_or("").to_string();
     let id = job.id.clone();
-    let can_cancel = job.status == "pending";
-    let can_retry = job.status == "failed" || job.status == "expired";
+    let can_cancel = job.status.can_cancel();
+    let can_retry = job.status.can_retry();
     view! {
         <tr class="job-row" data-job=job.id.clone()>
             <td data-label=jt.col_created>{when(&job.created_at)}</td>
@@ -214,7 +207,7 @@ fn JobRow(
                 <a href=format!("/jobs/{}", job.id) class="job-link">{jt.kind(&job.kind)}</a>" "<code>{job.component_id.clone().unwrap_or_default()}</code>
                 {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r}</span> })}
             </td>
-            <td data-label=jt.filter_status><span class=status_class(&job.status)>{job.status.clone()}</span></td>
+            <td data-label=jt.filter_status><span class=job_badge(job.status)>{job.status.as_str()}</span></td>
             <td data-label=jt.col_result class="result" title=job.result.clone()>{first_line}</td>
             <td>
                 {can_cancel.then(|| {

@@ -4,6 +4,7 @@ pub mod agent;
 pub mod agent_jobs;
 pub mod api_tokens;
 pub mod audit;
+pub mod badges;
 pub mod beacons;
 pub mod choice_search;
 pub mod confirm;

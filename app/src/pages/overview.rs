@@ -2,8 +2,7 @@
 //! the Agents that need attention, most urgent first; the latest jobs. All of
 //! it follows live updates.
 
-use super::infrastructure::status_class;
-use super::jobs::status_class as job_status_class;
+use super::badges::{agent_badge, job_badge};
 use super::layout::Frame;
 use super::{LastSeen, LoadError};
 use crate::api::load_overview;
@@ -134,7 +133,7 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
                     .unwrap_or_else(|| a.reason_text.clone());
                 view! {
                     <li class="attention-item" data-agent=a.id.clone()>
-                        <span class=status_class(&a.status)>{a.status.clone()}</span>" "
+                        <span class=agent_badge(a.status)>{a.status.as_str()}</span>" "
                         <a href=href class="agent-name">{a.name.clone()}</a>" "
                         <span class="muted"><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></span>
                         <br /><span class="reason">{problem}</span>
@@ -159,7 +158,7 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
             .map(|j| {
                 view! {
                     <li class="recent-job" data-job=j.id.clone()>
-                        <span class=job_status_class(&j.status)>{j.status.clone()}</span>" "
+                        <span class=job_badge(j.status)>{j.status.as_str()}</span>" "
                         <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
                         " "<span class="muted">{super::infrastructure::when(&j.created_at)}</span>
                     </li>

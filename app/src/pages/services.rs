@@ -2,10 +2,10 @@
 //! is none yet), restart and remove behind confirmations, and the form that
 //! publishes a service or changes one (which redeploys it, keeping its address).
 
+use super::badges::{agent_badge, component_badge};
 use super::choice_search::WithChoices;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
-use super::infrastructure::status_class;
 use super::layout::Frame;
 use super::on_demand::OnDemand;
 use super::service_form::{Draft, PublishForm};
@@ -146,15 +146,11 @@ fn ServiceRow(
         }
         .into_any(),
     };
-    let status = if service.sidecar.status.is_empty() {
-        view! { <span class="muted">{st.not_reported}</span> }.into_any()
+    let status = if service.sidecar.status.is_reported() {
+        let state = service.sidecar.status;
+        view! { <span class=component_badge(state)>{state.as_str()}</span> }.into_any()
     } else {
-        let class = if service.sidecar.status == "running" {
-            "badge ok"
-        } else {
-            "badge bad"
-        };
-        view! { <span class=class>{service.sidecar.status.clone()}</span> }.into_any()
+        view! { <span class="muted">{st.not_reported}</span> }.into_any()
     };
     let network = match (service.network_id(), network_name) {
         (Some(id), Some(name)) => view! { <a href=format!("/networks/{id}")>{name}</a> }.into_any(),
@@ -166,7 +162,7 @@ fn ServiceRow(
         .as_ref()
         .map(|s| s.target.clone())
         .unwrap_or_default();
-    let usable = !matches!(service.agent.status.as_str(), "revoked" | "moved");
+    let usable = !service.agent.status.is_retired();
     let (agent_id, component_id) = (service.agent.id.clone(), service.sidecar.id.clone());
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let can_change = service.spec.is_some() && usable;
@@ -183,7 +179,7 @@ fn ServiceRow(
             <td data-label=st.col_status>{status}</td>
             <td data-label=st.col_agent>
                 <a href=format!("/infrastructure/agents/{}", service.agent.id)>{service.agent.name.clone()}</a>
-                " "<span class=status_class(&service.agent.status)>{service.agent.status.clone()}</span>
+                " "<span class=agent_badge(service.agent.status)>{service.agent.status.as_str()}</span>
             </td>
             <td data-label=st.col_network>{network}</td>
             <td data-label=st.col_target><code>{target}</code></td>

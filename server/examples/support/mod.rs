@@ -182,6 +182,7 @@ pub async fn store_finished_jobs(
     count: usize,
     networks: &[String],
 ) {
+    use protocol::JobStatus;
     use sea_orm::{EntityTrait, Set};
     use server::entities::job;
     let now = chrono::Utc::now();
@@ -190,22 +191,22 @@ pub async fn store_finished_jobs(
             let at = now - chrono::Duration::seconds((count - n) as i64);
             let (status, result) = match n % 20 {
                 0..=2 => (
-                    "failed",
+                    JobStatus::Failed,
                     "Error: No such container: kr-sidecar-web-knotroute-1",
                 ),
-                3 => ("cancelled", "cancelled by an admin"),
+                3 => (JobStatus::Cancelled, "cancelled by an admin"),
                 4 => (
-                    "expired",
+                    JobStatus::Expired,
                     "the Agent did not report a result within the 10-minute lease",
                 ),
-                _ => ("succeeded", "restarted"),
+                _ => (JobStatus::Succeeded, "restarted"),
             };
             job::ActiveModel {
                 id: Set(protocol::JobId::from_random_bytes(rand::random()).to_string()),
                 agent_id: Set(keys[n % keys.len()].public_key().agent_id().to_string()),
                 kind: Set("restart_component".into()),
                 payload: Set(r#"{"component_id":"sidecar-web"}"#.into()),
-                status: Set(status.into()),
+                status: Set(status),
                 result: Set(result.into()),
                 created_at: Set(at),
                 started_at: Set(Some(at)),

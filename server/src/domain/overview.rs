@@ -1,6 +1,7 @@
 //! The numbers on the Overview screen, counted in the database.
 
 use crate::domain::StoreError;
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, network};
 use chrono::Duration;
 use protocol::api::OverviewCounts;
@@ -28,11 +29,11 @@ impl Overview {
             .await?;
         // Revoked and moved records are history, not part of the fleet.
         let agents_total = agent::Entity::find()
-            .filter(agent::Column::Retired.eq(""))
+            .filter(agent::Column::Retired.eq(Retirement::Active))
             .count(db)
             .await?;
         let agents_online = agent::Entity::find()
-            .filter(agent::Column::Retired.eq(""))
+            .filter(agent::Column::Retired.eq(Retirement::Active))
             .filter(agent::Column::Disabled.eq(false))
             .filter(agent::Column::LastHeartbeatAt.gt(now - self.offline_after))
             .count(db)

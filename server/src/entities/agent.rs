@@ -25,9 +25,9 @@ pub struct Model {
     pub last_heartbeat_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
-    /// '' while the key works; `revoked` or `moved` once it no longer does.
-    /// The row (and its key) stays so the old host's requests get a clear answer.
-    pub retired: String,
+    /// Whether the key still works. The row (and its key) stays after a
+    /// revocation or a move so the old host's requests get a clear answer.
+    pub retired: Retirement,
     /// The Agent that took this record over after a move.
     pub moved_to: Option<String>,
     /// SHA-256 of the last heartbeat's content (agent fields and components).
@@ -38,6 +38,50 @@ pub struct Model {
     /// Named (and tagged) by an admin through an install token: heartbeats
     /// do not overwrite the name and tags.
     pub named_by_admin: bool,
+}
+
+/// Whether an Agent's key still works; stored as '', `revoked` or `moved`.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    EnumIter,
+    DeriveActiveEnum,
+    serde::Serialize,
+    serde::Deserialize,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::N(16))")]
+pub enum Retirement {
+    /// The key works.
+    #[sea_orm(string_value = "")]
+    #[serde(rename = "")]
+    Active,
+    /// The admin revoked it.
+    #[sea_orm(string_value = "revoked")]
+    #[serde(rename = "revoked")]
+    Revoked,
+    /// Another host took the record over with a move token.
+    #[sea_orm(string_value = "moved")]
+    #[serde(rename = "moved")]
+    Moved,
+}
+
+impl Retirement {
+    pub fn is_retired(self) -> bool {
+        self != Retirement::Active
+    }
+}
+
+impl std::fmt::Display for Retirement {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Retirement::Active => "active",
+            Retirement::Revoked => "revoked",
+            Retirement::Moved => "moved",
+        })
+    }
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

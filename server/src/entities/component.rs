@@ -18,7 +18,7 @@ pub struct Model {
     /// Deployed by an admin (as opposed to only seen in a heartbeat).
     pub desired: bool,
     /// Docker's state as last reported.
-    pub status: String,
+    pub status: protocol::ComponentStatus,
     /// The canonical `.knot` address, once announced.
     pub service: String,
     /// Container name as last reported.

@@ -14,7 +14,7 @@ pub struct Model {
     pub kind: String,
     /// The validated, normalised payload as JSON text.
     pub payload: String,
-    pub status: String,
+    pub status: protocol::JobStatus,
     /// The Agent's result text (bounded), or why Control ended the job.
     pub result: String,
     pub created_at: DateTimeUtc,

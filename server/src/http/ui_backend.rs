@@ -28,6 +28,7 @@ use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
     JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts, RevokedKeyView,
 };
+use protocol::JobStatus;
 use protocol::NetworkId;
 use std::sync::Arc;
 
@@ -411,8 +412,19 @@ impl AdminBackend for Backend {
     }
 
     async fn list_jobs(&self, query: JobQuery) -> Result<JobListPage, UiError> {
+        // A status no job can have (a hand-edited link) matches nothing.
+        let status = match query.status.as_deref().map(JobStatus::parse) {
+            Some(None) => {
+                return Ok(JobListPage {
+                    items: Vec::new(),
+                    next: None,
+                })
+            }
+            Some(status) => status,
+            None => None,
+        };
         let filter = JobFilter {
-            status: query.status,
+            status,
             agent_id: query.agent_id,
             kind: query.kind,
             network_id: query.network_id,

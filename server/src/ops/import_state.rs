@@ -11,12 +11,14 @@
 use crate::domain::agents::requests::{heartbeat_fields, reported_component, AgentFields};
 use crate::domain::audit;
 use crate::domain::text::{bounded, limits};
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job, network};
 use chrono::{DateTime, Datelike, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
 use protocol::api::NetworkInput;
 use protocol::jobs::JobPayload;
 use protocol::signing::AgentPublicKey;
+use protocol::JobStatus;
 use protocol::Lang;
 use sea_orm::{
     ActiveModelTrait, DatabaseConnection, DbErr, EntityTrait, IntoActiveModel, Set,
@@ -303,7 +305,7 @@ pub async fn import_state(
             last_heartbeat_at: Set(real_time(old.last_seen)),
             created_at: Set(created),
             updated_at: Set(now),
-            retired: Set(String::new()),
+            retired: Set(Retirement::Active),
             moved_to: Set(None),
             // Empty: the first heartbeat is read in full.
             report_hash: Set(String::new()),
@@ -346,7 +348,7 @@ fn refusals(errors: &[protocol::FieldError]) -> String {
 fn desired_specs(jobs: &[(String, OldJob)]) -> HashMap<(String, String), Option<JobPayload>> {
     let mut done: Vec<&(String, OldJob)> = jobs
         .iter()
-        .filter(|(_, j)| j.status == "succeeded")
+        .filter(|(_, j)| JobStatus::parse(&j.status) == Some(JobStatus::Succeeded))
         .collect();
     done.sort_by_key(|(_, j)| real_time(j.ended_at).or(real_time(j.created_at)));
     let mut latest = HashMap::new();
@@ -479,12 +481,12 @@ async fn import_job(
         )));
     }
     // The old Control's job states mean the same here.
-    if !protocol::jobs::JOB_STATUSES.contains(&old.status.as_str()) {
+    let Some(old_status) = JobStatus::parse(&old.status) else {
         return Ok(Err(format!(
             "unknown status \"{}\"",
             bounded(&old.status, 40)
         )));
-    }
+    };
     let payload = match JobPayload::parse(&old.kind, &old.payload) {
         Ok(p) => p,
         Err(e) if e.field == "kind" => {
@@ -500,14 +502,14 @@ async fn import_job(
     }
     // A job the old Control had handed out cannot finish here: its Agent
     // reports results to the Control that gave it.
-    let (status, result) = if old.status == "running" {
+    let (status, result) = if old_status == JobStatus::Running {
         (
-            "expired".to_string(),
+            JobStatus::Expired,
             "was running in the old Control when its state was imported".to_string(),
         )
     } else {
         (
-            old.status,
+            old_status,
             crate::domain::text::bounded_multiline(
                 &old.result,
                 crate::domain::jobs::queue::RESULT_MAX,
@@ -515,7 +517,8 @@ async fn import_job(
         )
     };
     let created = real_time(old.created_at).unwrap_or(now);
-    let finished = real_time(old.ended_at).or_else(|| (status == "expired").then_some(now));
+    let finished =
+        real_time(old.ended_at).or_else(|| (status == JobStatus::Expired).then_some(now));
     job::ActiveModel {
         id: Set(id.to_string()),
         agent_id: Set(old.agent_id),

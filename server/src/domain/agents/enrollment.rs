@@ -9,6 +9,7 @@ use crate::domain::agents::install_tokens;
 use crate::domain::agents::revoked_keys;
 use crate::domain::text::{bounded, bounded_list, limits};
 use crate::domain::{audit, split_page, StoreError};
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, enrollment_log, install_token};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::EnrollRequest;
@@ -270,9 +271,9 @@ impl Enrollment {
         let existing = agent::Entity::find_by_id(agent_id.as_str())
             .one(&self.db)
             .await?;
-        match existing.as_ref().map(|a| a.retired.as_str()) {
-            Some("revoked") => return Ok(Err(EnrollRefusal::AgentRevoked)),
-            Some("moved") => return Ok(Err(EnrollRefusal::AgentMoved)),
+        match existing.as_ref().map(|a| a.retired) {
+            Some(Retirement::Revoked) => return Ok(Err(EnrollRefusal::AgentRevoked)),
+            Some(Retirement::Moved) => return Ok(Err(EnrollRefusal::AgentMoved)),
             _ => {}
         }
         if let Grant::Install(token) = &grant {
@@ -450,7 +451,7 @@ async fn upsert_agent(
         last_heartbeat_at: Set(None),
         created_at: Set(now),
         updated_at: Set(now),
-        retired: Set(String::new()),
+        retired: Set(Retirement::Active),
         moved_to: Set(None),
         report_hash: Set(String::new()),
         reconcile_pending: Set(false),
@@ -480,7 +481,7 @@ async fn take_over(db: &impl ConnectionTrait, old: &str, new: &str) -> Result<bo
         .col_expr(agent::Column::MovedTo, Some(new.to_string()).into())
         .col_expr(agent::Column::UpdatedAt, Utc::now().into())
         .filter(agent::Column::Id.eq(old))
-        .filter(agent::Column::Retired.eq("moved"))
+        .filter(agent::Column::Retired.eq(Retirement::Moved))
         .filter(agent::Column::MovedTo.is_null())
         .exec(db)
         .await?;

@@ -6,6 +6,7 @@ use crate::domain::agents::status::{agent_status, component_error};
 use crate::domain::jobs::queue::JobQueue;
 use crate::domain::jobs::reconcile::Reconciler;
 use crate::domain::{audit, StoreError};
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, agent_control_trust, component};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{
@@ -13,6 +14,7 @@ use protocol::api::{
     INSTALL_TOKEN_DEFAULT_HOURS,
 };
 use protocol::services::PublishedService;
+use protocol::ComponentStatus;
 use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
@@ -29,7 +31,7 @@ pub enum InventoryError {
     NotFound,
     /// Revoked or moved Agents cannot be enabled, disabled or moved again.
     #[error("the agent is {0}")]
-    Retired(String),
+    Retired(Retirement),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -65,7 +67,7 @@ fn view(
         tags: serde_json::from_str(&agent.tags).unwrap_or_default(),
         docker_available: agent.docker_available,
         docker_version: agent.docker_version.clone(),
-        status: status.status.to_string(),
+        status: status.status,
         reason: status.reason,
         reason_text: status.reason_text,
         last_heartbeat_at: agent
@@ -83,7 +85,7 @@ fn view(
                 name: c.name.clone(),
                 network_id: c.network_id.clone(),
                 desired: c.desired,
-                status: c.status.clone(),
+                status: c.status,
                 image: c.image.clone(),
                 version: c.version.clone(),
                 service: c.service.clone(),
@@ -309,7 +311,7 @@ impl AgentInventory {
         limit: u64,
     ) -> Result<(Vec<AgentChoice>, bool), InventoryError> {
         let now = crate::domain::database_now(&self.db).await;
-        let mut query = agent::Entity::find().filter(agent::Column::Retired.eq(""));
+        let mut query = agent::Entity::find().filter(agent::Column::Retired.eq(Retirement::Active));
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
             query = query.filter(crate::domain::name_contains(
                 sea_orm::ConnectionTrait::get_database_backend(&self.db),
@@ -363,14 +365,17 @@ impl AgentInventory {
                     .add(
                         Condition::all()
                             .add(component::Column::Desired.eq(true))
-                            .add(component::Column::Status.eq("")),
+                            .add(component::Column::Status.eq(ComponentStatus::NotReported)),
                     )
-                    .add(component::Column::Status.is_not_in(["running", ""]))
+                    .add(
+                        component::Column::Status
+                            .is_not_in([ComponentStatus::Running, ComponentStatus::NotReported]),
+                    )
                     .add(component::Column::Warnings.ne("[]")),
             )
             .to_owned();
         let agents = agent::Entity::find()
-            .filter(agent::Column::Retired.eq(""))
+            .filter(agent::Column::Retired.eq(Retirement::Active))
             .filter(
                 Condition::any()
                     .add(agent::Column::Disabled.eq(true))
@@ -424,7 +429,7 @@ impl AgentInventory {
         disabled: bool,
     ) -> Result<AgentView, InventoryError> {
         let agent = self.find(id).await?;
-        if !agent.retired.is_empty() {
+        if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
         }
         let was_disabled = agent.disabled;
@@ -454,11 +459,11 @@ impl AgentInventory {
     /// the host back in (see `revoked_keys`).
     pub async fn revoke(&self, id: &str) -> Result<AgentView, InventoryError> {
         let agent = self.find(id).await?;
-        if !agent.retired.is_empty() {
+        if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
         }
         let txn = self.db.begin().await?;
-        self.retire(&txn, id, "revoked").await?;
+        self.retire(&txn, id, Retirement::Revoked).await?;
         crate::domain::agents::revoked_keys::record(&txn, &agent, Utc::now()).await?;
         InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled =
@@ -499,13 +504,13 @@ impl AgentInventory {
     /// no host has taken over issues a fresh token.
     pub async fn move_to_new_host(&self, id: &str) -> Result<CreatedInstallToken, InventoryError> {
         let agent = self.find(id).await?;
-        match agent.retired.as_str() {
-            "" => {}
-            "moved" if agent.moved_to.is_none() => {}
-            other => return Err(InventoryError::Retired(other.to_string())),
+        match agent.retired {
+            Retirement::Active => {}
+            Retirement::Moved if agent.moved_to.is_none() => {}
+            other => return Err(InventoryError::Retired(other)),
         }
         let txn = self.db.begin().await?;
-        self.retire(&txn, id, "moved").await?;
+        self.retire(&txn, id, Retirement::Moved).await?;
         // Only the newest move token works: asking again kills a leaked snippet.
         InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled = JobQueue::cancel_all_pending(
@@ -538,7 +543,7 @@ impl AgentInventory {
         &self,
         db: &impl sea_orm::ConnectionTrait,
         id: &str,
-        how: &str,
+        how: Retirement,
     ) -> Result<(), StoreError> {
         agent::Entity::update_many()
             .col_expr(agent::Column::Retired, how.into())

@@ -4,6 +4,7 @@
 use crate::domain::access::secrets::token_hash;
 use crate::domain::text::{bounded, bounded_list, limits};
 use crate::domain::{is_unique_violation, StoreError};
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, seen_signature};
 use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
@@ -11,6 +12,7 @@ use protocol::signing::{
     check_timestamp, parse_agent_header, AgentPublicKey, WireSignature, TIMESTAMP_WINDOW_SECS,
 };
 use protocol::AgentId;
+use protocol::ComponentStatus;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
@@ -155,11 +157,11 @@ impl AgentRequests {
             .one(&self.db)
             .await?
             .ok_or(AgentAuthError::Unauthorized("unknown_agent"))?;
-        match row.retired.as_str() {
-            "" if row.disabled => Err(AgentAuthError::Disabled),
-            "" => Ok(row),
-            "moved" => Err(AgentAuthError::Moved),
-            _ => Err(AgentAuthError::Revoked),
+        match row.retired {
+            Retirement::Active if row.disabled => Err(AgentAuthError::Disabled),
+            Retirement::Active => Ok(row),
+            Retirement::Moved => Err(AgentAuthError::Moved),
+            Retirement::Revoked => Err(AgentAuthError::Revoked),
         }
     }
 
@@ -239,7 +241,7 @@ impl AgentRequests {
             .collect();
         let blanked: Vec<i64> = stored
             .iter()
-            .filter(|s| s.desired && !s.status.is_empty() && !is_reported(&s.component_id))
+            .filter(|s| s.desired && s.status.is_reported() && !is_reported(&s.component_id))
             .map(|s| s.id)
             .collect();
         let changed: Vec<&component::Model> = reported
@@ -255,7 +257,7 @@ impl AgentRequests {
         // deployment recorded meanwhile by another replica is not overwritten.
         agent_update = agent_update.col_expr(
             agent::Column::ReconcilePending,
-            Expr::cust(crate::domain::jobs::reconcile::RECONCILE_PENDING_SQL),
+            Expr::cust(crate::domain::jobs::reconcile::reconcile_pending_sql()),
         );
 
         if gone.is_empty() && blanked.is_empty() && changed.is_empty() {
@@ -377,7 +379,7 @@ pub(crate) fn reported_component(
             .and_then(|n| protocol::NetworkId::parse(n).ok())
             .map(|n| n.to_string()),
         desired: false,
-        status: bounded(&report.status, 32),
+        status: report.status,
         service: bounded(&report.service, limits::NAME * 4),
         container: bounded(&report.container, limits::NAME * 4),
         image: bounded(&report.image, limits::NAME * 4),
@@ -411,7 +413,7 @@ fn apply_report(
 ) -> Vec<component::Model> {
     stored.retain(|s| !gone.contains(&s.id));
     for s in stored.iter_mut().filter(|s| blanked.contains(&s.id)) {
-        s.status.clear();
+        s.status = ComponentStatus::NotReported;
     }
     for row in changed {
         match stored

@@ -1,16 +1,19 @@
 //! Whether an Agent is online, degraded, offline or disabled, and why: decided
 //! here once, for every place that shows an Agent.
 
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, agent_control_trust, component};
 use chrono::{DateTime, Duration, Utc};
+use protocol::{AgentStatus, ComponentStatus};
 
 /// Offline after three missed heartbeats at the default 15 s interval
 /// (KNOTROUTE_CONTROL_AGENT_OFFLINE_AFTER changes it).
 pub const DEFAULT_OFFLINE_AFTER_SECS: u32 = 45;
 
+/// An Agent's status with a stable code for why, and the same in a sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct AgentStatus {
-    pub status: &'static str,
+pub struct AgentStanding {
+    pub status: AgentStatus,
     pub reason: String,
     pub reason_text: String,
 }
@@ -24,10 +27,10 @@ pub fn component_error(c: &component::Model) -> Option<String> {
     if !c.last_error.is_empty() {
         return Some(c.last_error.clone());
     }
-    match c.status.as_str() {
-        "running" => None,
-        "" if c.desired => Some("not reported by the Agent".into()),
-        "" => None,
+    match c.status {
+        ComponentStatus::Running => None,
+        ComponentStatus::NotReported if c.desired => Some("not reported by the Agent".into()),
+        ComponentStatus::NotReported => None,
         other => Some(format!("container is {other}")),
     }
 }
@@ -40,31 +43,31 @@ pub fn agent_status(
     trust: Option<&agent_control_trust::Model>,
     now: DateTime<Utc>,
     offline_after: Duration,
-) -> AgentStatus {
-    let make = |status, reason: &str, text: String| AgentStatus {
+) -> AgentStanding {
+    let make = |status, reason: &str, text: String| AgentStanding {
         status,
         reason: reason.to_string(),
         reason_text: text,
     };
-    match (agent.retired.as_str(), &agent.moved_to) {
-        ("", _) => {}
-        ("moved", Some(to)) => {
+    match (agent.retired, &agent.moved_to) {
+        (Retirement::Active, _) => {}
+        (Retirement::Moved, Some(to)) => {
             return make(
-                "moved",
+                AgentStatus::Moved,
                 "moved_to_new_host",
                 format!("Moved to a new host, now Agent {to}; this key no longer works."),
             )
         }
-        ("moved", None) => {
+        (Retirement::Moved, None) => {
             return make(
-                "moved",
+                AgentStatus::Moved,
                 "awaiting_new_host",
                 "Moving: this key no longer works; waiting for the new host to enroll with the move token.".into(),
             )
         }
-        _ => {
+        (Retirement::Revoked, _) => {
             return make(
-                "revoked",
+                AgentStatus::Revoked,
                 "revoked_by_admin",
                 "Revoked by an admin: its key no longer works.".into(),
             )
@@ -72,21 +75,21 @@ pub fn agent_status(
     }
     if agent.disabled {
         return make(
-            "disabled",
+            AgentStatus::Disabled,
             "disabled_by_admin",
             "Disabled by an admin: it gets no jobs.".into(),
         );
     }
     let Some(seen) = agent.last_heartbeat_at else {
         return make(
-            "offline",
+            AgentStatus::Offline,
             "no_heartbeat_yet",
             "Enrolled, but no heartbeat has arrived yet.".into(),
         );
     };
     if now - seen > offline_after {
         return make(
-            "offline",
+            AgentStatus::Offline,
             "heartbeat_missed",
             format!("No heartbeat for {} s.", (now - seen).num_seconds()),
         );
@@ -96,20 +99,20 @@ pub fn agent_status(
     if let Some((reason, text)) =
         trust.and_then(|t| crate::domain::agents::control_trust::trust_problem(t, now))
     {
-        return make("degraded", reason, text);
+        return make(AgentStatus::Degraded, reason, text);
     }
     if let Some((c, error)) = components
         .iter()
         .find_map(|c| component_error(c).map(|e| (c, e)))
     {
         return make(
-            "degraded",
+            AgentStatus::Degraded,
             "component_error",
             format!("{}: {error}", c.component_id),
         );
     }
     make(
-        "online",
+        AgentStatus::Online,
         "heartbeat_recent",
         "Heartbeats arrive on time.".into(),
     )
@@ -134,7 +137,7 @@ mod tests {
             last_heartbeat_at: last,
             created_at: now,
             updated_at: now,
-            retired: String::new(),
+            retired: Retirement::Active,
             moved_to: None,
             report_hash: String::new(),
             reconcile_pending: false,
@@ -151,7 +154,7 @@ mod tests {
             name: "web".into(),
             network_id: None,
             desired: true,
-            status: status.into(),
+            status: ComponentStatus::parse(status),
             service: String::new(),
             container: String::new(),
             image: String::new(),
@@ -186,7 +189,8 @@ mod tests {
                 now,
                 W
             )
-            .status,
+            .status
+            .as_str(),
             "online"
         );
         assert_eq!(
@@ -197,7 +201,8 @@ mod tests {
                 now,
                 W
             )
-            .status,
+            .status
+            .as_str(),
             "degraded"
         );
         assert_eq!(
@@ -227,25 +232,32 @@ mod tests {
             "no_heartbeat_yet"
         );
         assert_eq!(
-            agent_status(&agent(fresh, true), &[], None, now, W).status,
+            agent_status(&agent(fresh, true), &[], None, now, W)
+                .status
+                .as_str(),
             "disabled"
         );
         let mut failed = component("", "");
         failed.deploy_error = "deployment failed (job_x): pull denied".into();
         let degraded = agent_status(&agent(fresh, false), &[failed], None, now, W);
-        assert_eq!(degraded.status, "degraded");
+        assert_eq!(degraded.status.as_str(), "degraded");
         assert!(degraded.reason_text.contains("pull denied"));
         let mut revoked = agent(fresh, true);
-        revoked.retired = "revoked".into();
-        assert_eq!(agent_status(&revoked, &[], None, now, W).status, "revoked");
+        revoked.retired = Retirement::Revoked;
+        assert_eq!(
+            agent_status(&revoked, &[], None, now, W).status.as_str(),
+            "revoked"
+        );
         // The window is the operator's: a minute-old heartbeat is fine with two minutes.
         let minute_old = agent(Some(now - Duration::seconds(60)), false);
         assert_eq!(
-            agent_status(&minute_old, &[], None, now, W).status,
+            agent_status(&minute_old, &[], None, now, W).status.as_str(),
             "offline"
         );
         assert_eq!(
-            agent_status(&minute_old, &[], None, now, Duration::seconds(120)).status,
+            agent_status(&minute_old, &[], None, now, Duration::seconds(120))
+                .status
+                .as_str(),
             "online"
         );
     }

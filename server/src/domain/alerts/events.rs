@@ -6,9 +6,11 @@
 use crate::domain::agents::status::agent_status;
 use crate::domain::alerts::settings::{Alerts, Observation};
 use crate::domain::StoreError;
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, Utc};
 use protocol::beacons::BeaconCheckView;
+use protocol::AgentStatus;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::json;
 
@@ -47,7 +49,7 @@ impl Alerts {
     pub async fn services_reported(&self, agent: &agent::Model, components: &[component::Model]) {
         let observations = components
             .iter()
-            .filter(|c| c.kind == "sidecar" && !c.status.is_empty())
+            .filter(|c| c.kind == "sidecar" && c.status.is_reported())
             .map(|c| {
                 let lost = c.service.is_empty();
                 let text = if lost {
@@ -112,7 +114,7 @@ impl Alerts {
         offline_after: Duration,
     ) -> Result<(), StoreError> {
         let agents = agent::Entity::find()
-            .filter(agent::Column::Retired.eq(""))
+            .filter(agent::Column::Retired.eq(Retirement::Active))
             .filter(agent::Column::Disabled.eq(false))
             .filter(agent::Column::LastHeartbeatAt.is_not_null())
             .all(&self.db)
@@ -121,7 +123,7 @@ impl Alerts {
             .iter()
             .map(|a| {
                 let status = agent_status(a, &[], None, now, offline_after);
-                let offline = status.status == "offline";
+                let offline = status.status == AgentStatus::Offline;
                 let text = if offline {
                     format!(
                         "Agent {} ({}) is offline: {}",

@@ -328,7 +328,7 @@ fn diagnose_agents(
             subject: agent.name.clone(),
             lang,
         };
-        let online = matches!(agent.status.as_str(), "online" | "degraded");
+        let online = agent.status.is_connected();
         if online {
             lines.push(Step::Online, Severity::Ok, Found::AgentOnline);
         } else {
@@ -336,7 +336,7 @@ fn diagnose_agents(
                 Step::Online,
                 Severity::Error,
                 Found::AgentAway {
-                    status: agent.status.clone(),
+                    status: agent.status,
                     why: agent.reason_text.clone(),
                 },
             );
@@ -365,7 +365,7 @@ fn diagnose_agents(
                 subject: sidecar.name.clone(),
                 lang,
             };
-            if sidecar.status == "running" {
+            if sidecar.status.is_running() {
                 lines.push(
                     Step::Container,
                     Severity::Ok,
@@ -379,7 +379,7 @@ fn diagnose_agents(
                     Severity::Error,
                     Found::NotRunning {
                         agent: agent.name.clone(),
-                        status: sidecar.status.clone(),
+                        status: sidecar.status,
                         error: sidecar.last_error.clone(),
                     },
                 );

@@ -55,7 +55,7 @@ pub enum Found {
     NoAgents,
     AgentOnline,
     AgentAway {
-        status: String,
+        status: protocol::AgentStatus,
         why: String,
     },
     Docker {
@@ -67,7 +67,7 @@ pub enum Found {
     },
     NotRunning {
         agent: String,
-        status: String,
+        status: protocol::ComponentStatus,
         error: String,
     },
     Address {
@@ -193,7 +193,7 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             none(),
         ),
         Found::NotRunning { agent, status, error } => {
-            let state = if status.is_empty() { if en { "not reported" } else { "нет сведений" } } else { status };
+            let state = if status.is_reported() { status.as_str() } else if en { "not reported" } else { "нет сведений" };
             (
                 pick(format!("Container not running on {agent} ({state}) {error}"), format!("Контейнер не работает на {agent} ({state}) {error}")),
                 pick("See the service's last job on Jobs; check the target and the Docker network.".into(),

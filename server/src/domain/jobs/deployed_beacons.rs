@@ -33,7 +33,7 @@ pub async fn join_profile(
     let earlier = job::Entity::find()
         .filter(job::Column::AgentId.eq(succeeded.agent_id.as_str()))
         .filter(job::Column::ComponentId.eq(succeeded.component_id.clone()))
-        .filter(job::Column::Status.eq(crate::domain::jobs::queue::status::SUCCEEDED))
+        .filter(job::Column::Status.eq(protocol::JobStatus::Succeeded))
         .filter(job::Column::Id.ne(succeeded.id.as_str()))
         .all(db)
         .await?;

@@ -5,12 +5,13 @@ use crate::domain::alerts::settings::Alerts;
 use crate::domain::jobs::wakeup::JobWakeup;
 use crate::domain::jobs::{deployed_beacons, reconcile};
 use crate::domain::{audit, split_page, StoreError};
+use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
-use protocol::agent::{JobOffer, JobOutcome, JobResult};
+use protocol::agent::{JobOffer, JobResult};
 use protocol::api::JobView;
 use protocol::jobs::JobPayload;
-use protocol::{AgentId, FieldError, JobId};
+use protocol::{AgentId, FieldError, JobId, JobStatus};
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
@@ -28,18 +29,9 @@ pub const POLL_INTERVAL: std::time::Duration = std::time::Duration::from_secs(5)
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FinishedJob {
     pub kind: String,
-    pub status: &'static str,
+    pub status: JobStatus,
     /// From the Agent taking it to its result.
     pub ran_for: Option<std::time::Duration>,
-}
-
-pub mod status {
-    pub const PENDING: &str = "pending";
-    pub const RUNNING: &str = "running";
-    pub const SUCCEEDED: &str = "succeeded";
-    pub const FAILED: &str = "failed";
-    pub const CANCELLED: &str = "cancelled";
-    pub const EXPIRED: &str = "expired";
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -52,14 +44,14 @@ pub enum JobError {
     AgentDisabled,
     /// Revoked or moved: its key no longer works.
     #[error("the agent is {0}")]
-    AgentRetired(String),
+    AgentRetired(Retirement),
     #[error("the agent reported that Docker is not available")]
     NoDocker,
     #[error("no such job")]
     NotFound,
     /// Cancel needs a pending job, retry a failed or expired one.
     #[error("the job is {0}")]
-    WrongState(String),
+    WrongState(JobStatus),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -80,7 +72,7 @@ pub fn view(row: &job::Model) -> JobView {
         agent_id: row.agent_id.clone(),
         kind: row.kind.clone(),
         payload: serde_json::from_str(&row.payload).unwrap_or(serde_json::Value::Null),
-        status: row.status.clone(),
+        status: row.status,
         result: row.result.clone(),
         created_at: rfc3339(row.created_at),
         started_at: row.started_at.map(rfc3339),
@@ -98,7 +90,7 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
         agent_id: AgentId::parse(&row.agent_id).ok()?,
         kind: row.kind.clone(),
         payload: serde_json::from_str(&row.payload).ok()?,
-        status: row.status.clone(),
+        status: row.status.as_str().to_string(),
         created_at: rfc3339(row.created_at),
         started_at: rfc3339(row.started_at.unwrap_or(row.created_at)),
     })
@@ -108,7 +100,7 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
 #[derive(Clone, Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct JobFilter {
-    pub status: Option<String>,
+    pub status: Option<JobStatus>,
     pub agent_id: Option<String>,
     /// `deploy_beacon`, `deploy_sidecar`, `restart_component` or `remove_component`.
     #[serde(default)]
@@ -163,7 +155,7 @@ impl JobQueue {
             .one(&self.db)
             .await?
             .ok_or(JobError::AgentNotFound)?;
-        if !agent.retired.is_empty() {
+        if agent.retired.is_retired() {
             return Err(JobError::AgentRetired(agent.retired));
         }
         if agent.disabled {
@@ -207,7 +199,7 @@ impl JobQueue {
             agent_id: Set(agent_id.to_string()),
             kind: Set(payload.kind().to_string()),
             payload: Set(payload.to_value().to_string()),
-            status: Set(status::PENDING.to_string()),
+            status: Set(JobStatus::Pending),
             result: Set(String::new()),
             created_at: Set(Utc::now()),
             started_at: Set(None),
@@ -234,12 +226,17 @@ impl JobQueue {
         let now = Utc::now();
         let lease = now + LEASE;
         if self.db.get_database_backend() == DbBackend::Postgres {
-            let stmt = Statement::from_sql_and_values(
-                DbBackend::Postgres,
-                "UPDATE jobs SET status = 'running', started_at = $2, lease_expires_at = $3 \
-                 WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = 'pending' \
+            let sql = format!(
+                "UPDATE jobs SET status = '{running}', started_at = $2, lease_expires_at = $3 \
+                 WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = '{pending}' \
                              ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
                  RETURNING *",
+                running = JobStatus::Running,
+                pending = JobStatus::Pending,
+            );
+            let stmt = Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                sql,
                 [agent_id.into(), now.into(), lease.into()],
             );
             return Ok(job::Entity::find().from_raw_sql(stmt).one(&self.db).await?);
@@ -247,7 +244,7 @@ impl JobQueue {
         for _ in 0..8 {
             let Some(candidate) = job::Entity::find()
                 .filter(job::Column::AgentId.eq(agent_id))
-                .filter(job::Column::Status.eq(status::PENDING))
+                .filter(job::Column::Status.eq(JobStatus::Pending))
                 .order_by_asc(job::Column::CreatedAt)
                 .order_by_asc(job::Column::Id)
                 .limit(1)
@@ -257,11 +254,11 @@ impl JobQueue {
                 return Ok(None);
             };
             let claimed = job::Entity::update_many()
-                .col_expr(job::Column::Status, status::RUNNING.into())
+                .col_expr(job::Column::Status, JobStatus::Running.into())
                 .col_expr(job::Column::StartedAt, now.into())
                 .col_expr(job::Column::LeaseExpiresAt, lease.into())
                 .filter(job::Column::Id.eq(candidate.id.as_str()))
-                .filter(job::Column::Status.eq(status::PENDING))
+                .filter(job::Column::Status.eq(JobStatus::Pending))
                 .exec(&self.db)
                 .await?;
             if claimed.rows_affected == 1 {
@@ -307,13 +304,10 @@ impl JobQueue {
             .await?
             .filter(|j| j.agent_id == agent_id)
             .ok_or(JobError::NotFound)?;
-        if row.status != status::RUNNING {
+        if row.status != JobStatus::Running {
             return Ok(None);
         }
-        let outcome = match result.status {
-            JobOutcome::Succeeded => status::SUCCEEDED,
-            JobOutcome::Failed => status::FAILED,
-        };
+        let outcome = JobStatus::from(result.status);
         let text = crate::domain::text::bounded_multiline(&result.result, RESULT_MAX);
         let now = Utc::now();
         let txn = self.db.begin().await?;
@@ -322,7 +316,7 @@ impl JobQueue {
             .col_expr(job::Column::Result, text.clone().into())
             .col_expr(job::Column::FinishedAt, now.into())
             .filter(job::Column::Id.eq(row.id.as_str()))
-            .filter(job::Column::Status.eq(status::RUNNING))
+            .filter(job::Column::Status.eq(JobStatus::Running))
             .exec(&txn)
             .await?;
         if done.rows_affected == 0 {
@@ -330,19 +324,19 @@ impl JobQueue {
             return Ok(None);
         }
         let finished = job::Model {
-            status: outcome.to_string(),
+            status: outcome,
             ..row.clone()
         };
-        reconcile::record_outcome(&txn, &finished, outcome == status::SUCCEEDED, &text, now)
+        reconcile::record_outcome(&txn, &finished, outcome == JobStatus::Succeeded, &text, now)
             .await?;
-        let joined = if outcome == status::SUCCEEDED {
+        let joined = if outcome == JobStatus::Succeeded {
             deployed_beacons::join_profile(&txn, &finished).await?
         } else {
             None
         };
         txn.commit().await?;
-        tracing::info!(job_id = %row.id, agent_id, status = outcome, "job finished");
-        if outcome == status::FAILED {
+        tracing::info!(job_id = %row.id, agent_id, status = %outcome, "job finished");
+        if outcome == JobStatus::Failed {
             self.alerts.job_failed(&finished, &text).await;
         }
         audit::record(
@@ -350,7 +344,7 @@ impl JobQueue {
             &audit::agent_actor(agent_id),
             "job.finished",
             &row.id,
-            outcome,
+            outcome.as_str(),
         )
         .await;
         if let Some(joined) = joined {
@@ -376,7 +370,7 @@ impl JobQueue {
     pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         const REASON: &str = "the Agent did not report a result within the 10-minute lease";
         let overdue = job::Entity::find()
-            .filter(job::Column::Status.eq(status::RUNNING))
+            .filter(job::Column::Status.eq(JobStatus::Running))
             .filter(job::Column::LeaseExpiresAt.lt(now))
             .limit(500)
             .all(&self.db)
@@ -385,18 +379,18 @@ impl JobQueue {
         for row in overdue {
             let txn = self.db.begin().await?;
             let done = job::Entity::update_many()
-                .col_expr(job::Column::Status, status::EXPIRED.into())
+                .col_expr(job::Column::Status, JobStatus::Expired.into())
                 .col_expr(job::Column::Result, REASON.into())
                 .col_expr(job::Column::FinishedAt, now.into())
                 .filter(job::Column::Id.eq(row.id.as_str()))
-                .filter(job::Column::Status.eq(status::RUNNING))
+                .filter(job::Column::Status.eq(JobStatus::Running))
                 .exec(&txn)
                 .await?;
             if done.rows_affected == 0 {
                 continue; // a result (or another replica) got there first
             }
             let finished = job::Model {
-                status: status::EXPIRED.to_string(),
+                status: JobStatus::Expired,
                 ..row.clone()
             };
             reconcile::record_outcome(&txn, &finished, false, REASON, now).await?;
@@ -417,19 +411,19 @@ impl JobQueue {
         why: &str,
     ) -> Result<u64, StoreError> {
         let done = job::Entity::update_many()
-            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(job::Column::Result, why.into())
             .col_expr(job::Column::FinishedAt, Utc::now().into())
             .filter(job::Column::AgentId.eq(agent_id))
-            .filter(job::Column::Status.eq(status::PENDING))
+            .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(db)
             .await?;
         Ok(done.rows_affected)
     }
 
     /// How many jobs are stored, by status (for the metrics endpoint).
-    pub async fn count_by_status(&self) -> Result<Vec<(String, u64)>, StoreError> {
-        let rows: Vec<(String, i64)> = job::Entity::find()
+    pub async fn count_by_status(&self) -> Result<Vec<(JobStatus, u64)>, StoreError> {
+        let rows: Vec<(JobStatus, i64)> = job::Entity::find()
             .select_only()
             .column(job::Column::Status)
             .column_as(job::Column::Id.count(), "count")
@@ -454,8 +448,8 @@ impl JobQueue {
             .order_by_desc(job::Column::CreatedAt)
             .order_by_desc(job::Column::Id)
             .limit(limit + 1);
-        if let Some(s) = &filter.status {
-            query = query.filter(job::Column::Status.eq(s.as_str()));
+        if let Some(s) = filter.status {
+            query = query.filter(job::Column::Status.eq(s));
         }
         if let Some(a) = &filter.agent_id {
             query = query.filter(job::Column::AgentId.eq(a.as_str()));
@@ -486,14 +480,14 @@ impl JobQueue {
     /// Cancels a job that no Agent has claimed yet.
     pub async fn cancel(&self, id: &str) -> Result<job::Model, JobError> {
         let done = job::Entity::update_many()
-            .col_expr(job::Column::Status, status::CANCELLED.into())
+            .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(
                 job::Column::Result,
                 "cancelled by an admin before an Agent took it".into(),
             )
             .col_expr(job::Column::FinishedAt, Utc::now().into())
             .filter(job::Column::Id.eq(id))
-            .filter(job::Column::Status.eq(status::PENDING))
+            .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(&self.db)
             .await?;
         let row = self.get(id).await?;
@@ -508,7 +502,7 @@ impl JobQueue {
     /// Queues a new job with the same payload as a failed or expired one, linked to it.
     pub async fn retry(&self, id: &str) -> Result<job::Model, JobError> {
         let old = self.get(id).await?;
-        if old.status != status::FAILED && old.status != status::EXPIRED {
+        if !old.status.can_retry() {
             return Err(JobError::WrongState(old.status));
         }
         let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();

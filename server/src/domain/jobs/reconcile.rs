@@ -4,11 +4,12 @@
 //! failed deployment is retried, both with backoff from 30 s doubling to
 //! 10 min, until the component runs or the admin changes or removes it.
 
-use crate::domain::jobs::queue::{status, JobQueue};
+use crate::domain::jobs::queue::JobQueue;
 use crate::domain::{audit, StoreError};
 use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, Utc};
 use protocol::jobs::JobPayload;
+use protocol::{ComponentStatus, JobStatus};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, Set,
@@ -40,13 +41,6 @@ pub fn without_backoff(
         .col_expr(component::Column::DeployError, "".into())
 }
 
-/// Docker states in which a desired container is not working and will not
-/// recover by itself (`restarting` is Docker's own restart policy at work;
-/// `paused` is someone's deliberate act).
-pub fn is_down(status: &str) -> bool {
-    matches!(status, "exited" | "dead" | "created")
-}
-
 /// Makes the Agent's next heartbeat compare its components with the desired state.
 pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(), StoreError> {
     agent::Entity::update_many()
@@ -59,15 +53,24 @@ pub async fn mark_pending(db: &impl ConnectionTrait, agent_id: &str) -> Result<(
 
 /// The same rule as [`needs_reconciliation`], as SQL over an Agent's stored
 /// components, for `agents.reconcile_pending`.
-pub const RECONCILE_PENDING_SQL: &str = "EXISTS (SELECT 1 FROM components c \
-     WHERE c.agent_id = agents.id AND c.desired \
-     AND (c.status IN ('', 'exited', 'dead', 'created') OR c.deploy_failures > 0))";
+pub fn reconcile_pending_sql() -> String {
+    let states: Vec<String> = std::iter::once(ComponentStatus::NotReported)
+        .chain(ComponentStatus::DOWN)
+        .map(|s| format!("'{}'", s.as_str()))
+        .collect();
+    format!(
+        "EXISTS (SELECT 1 FROM components c \
+         WHERE c.agent_id = agents.id AND c.desired \
+         AND (c.status IN ({}) OR c.deploy_failures > 0))",
+        states.join(", ")
+    )
+}
 
 /// Whether these components (as a heartbeat left them) may need reconciliation.
 pub fn needs_reconciliation(components: &[component::Model]) -> bool {
-    components
-        .iter()
-        .any(|c| c.desired && (c.status.is_empty() || is_down(&c.status) || c.deploy_failures > 0))
+    components.iter().any(|c| {
+        c.desired && (!c.status.is_reported() || c.status.is_down() || c.deploy_failures > 0)
+    })
 }
 
 /// Records what an admin's job means for the desired state: a deployment
@@ -108,7 +111,7 @@ pub async fn record_intent(
         name: Set(name.clone()),
         network_id: Set(Some(network_id.to_string())),
         desired: Set(true),
-        status: Set(String::new()),
+        status: Set(ComponentStatus::NotReported),
         service: Set(String::new()),
         container: Set(String::new()),
         image: Set(String::new()),
@@ -255,7 +258,7 @@ impl Reconciler {
         let Some(agent) = agent::Entity::find_by_id(agent_id).one(&self.db).await? else {
             return Ok(Vec::new());
         };
-        if agent.disabled || !agent.retired.is_empty() || !agent.docker_available {
+        if agent.disabled || agent.retired.is_retired() || !agent.docker_available {
             return Ok(Vec::new());
         }
         // The newest job per desired component decides what happens next
@@ -276,7 +279,7 @@ impl Reconciler {
         for c in &desired {
             let last = latest.get(&c.component_id);
             if let Some(last) = last {
-                if last.status == status::PENDING || last.status == status::RUNNING {
+                if last.status.is_active() {
                     continue;
                 }
             }
@@ -398,19 +401,19 @@ fn due(c: &component::Model, last: Option<&job::Model>, now: DateTime<Utc>) -> O
         return Some(Due::NeverDeployed);
     };
     let backoff_passed = c.next_deploy_at.is_none_or(|at| at <= now);
-    match last.status.as_str() {
-        status::FAILED | status::EXPIRED => backoff_passed.then_some(Due::Retry),
+    match last.status {
+        status if status.can_retry() => backoff_passed.then_some(Due::Retry),
         // The admin stopped it; they deploy again by hand.
-        status::CANCELLED => None,
+        JobStatus::Cancelled => None,
         _ => {
             let finished = last.finished_at.unwrap_or(last.created_at);
             // A heartbeat sent while the deployment ran may still show the old state.
             if now - finished <= SETTLE || !backoff_passed {
                 return None;
             }
-            if c.status.is_empty() {
+            if !c.status.is_reported() {
                 Some(Due::Unhealthy("missing from the Agent's report"))
-            } else if is_down(&c.status) {
+            } else if c.status.is_down() {
                 Some(Due::Unhealthy("its container is not running"))
             } else {
                 None
@@ -424,8 +427,8 @@ fn due(c: &component::Model, last: Option<&job::Model>, now: DateTime<Utc>) -> O
 /// backoff passed; its backoff then starts over.
 fn is_healthy_again(c: &component::Model, last: Option<&job::Model>, now: DateTime<Utc>) -> bool {
     c.deploy_failures > 0
-        && c.status == "running"
-        && last.is_some_and(|l| l.status == status::SUCCEEDED)
+        && c.status.is_running()
+        && last.is_some_and(|l| l.status == JobStatus::Succeeded)
         && c.next_deploy_at.is_none_or(|at| at <= now)
 }
 
