@@ -77,8 +77,7 @@ pub struct AlertView {
     pub text: String,
     /// RFC 3339 UTC.
     pub created_at: String,
-    /// `pending`, `sent`, `failed` or `superseded`.
-    pub status: String,
+    pub status: crate::status::AlertStatus,
     pub attempts: i32,
     pub last_error: String,
 }

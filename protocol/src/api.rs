@@ -388,8 +388,7 @@ pub struct InstallTokenView {
     pub id: String,
     pub name: String,
     pub tags: Vec<String>,
-    /// active, used, expired or revoked.
-    pub state: String,
+    pub state: crate::status::InstallTokenState,
     pub created_at: String,
     pub expires_at: String,
     pub used_at: Option<String>,

@@ -22,5 +22,7 @@ pub mod tokens;
 pub mod validation;
 
 pub use ids::{AgentId, JobId, NetworkId};
-pub use status::{AgentStatus, ComponentStatus, JobStatus};
+pub use status::{
+    AgentStatus, AlertStatus, ComponentStatus, InstallTokenState, InviteState, JobStatus,
+};
 pub use validation::{FieldError, Lang, Problem};

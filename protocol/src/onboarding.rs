@@ -249,8 +249,7 @@ pub struct InviteView {
     pub network_name: String,
     /// What the invite page calls the network.
     pub name: String,
-    /// `active`, `expired`, `revoked` or `used_up`.
-    pub state: String,
+    pub state: crate::status::InviteState,
     pub opens: u32,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_opens: Option<u32>,

@@ -371,6 +371,99 @@ mod stored {
     }
 }
 
+/// What an install token can still do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum InstallTokenState {
+    /// Not used yet and not expired: a host can enroll with it.
+    Active,
+    /// A host enrolled with it (and may repeat that enrollment for a while).
+    Used,
+    Expired,
+    Revoked,
+}
+
+impl InstallTokenState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InstallTokenState::Active => "active",
+            InstallTokenState::Used => "used",
+            InstallTokenState::Expired => "expired",
+            InstallTokenState::Revoked => "revoked",
+        }
+    }
+
+    /// Revoking a used token ends its owner's repeat enrollment too.
+    pub fn can_revoke(self) -> bool {
+        matches!(self, InstallTokenState::Active | InstallTokenState::Used)
+    }
+}
+
+/// Whether an invite link still opens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub enum InviteState {
+    Active,
+    Expired,
+    Revoked,
+    /// Opened as many times as it allows.
+    UsedUp,
+}
+
+impl InviteState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InviteState::Active => "active",
+            InviteState::Expired => "expired",
+            InviteState::Revoked => "revoked",
+            InviteState::UsedUp => "used_up",
+        }
+    }
+
+    pub fn is_active(self) -> bool {
+        self == InviteState::Active
+    }
+}
+
+/// How an alert's delivery to the webhook went.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(
+    feature = "db",
+    derive(sea_orm::DeriveActiveEnum, sea_orm::EnumIter),
+    sea_orm(
+        rs_type = "String",
+        db_type = "String(sea_orm::sea_query::StringLen::N(16))"
+    )
+)]
+pub enum AlertStatus {
+    /// Waiting for its first try or for a retry.
+    #[cfg_attr(feature = "db", sea_orm(string_value = "pending"))]
+    Pending,
+    #[cfg_attr(feature = "db", sea_orm(string_value = "sent"))]
+    Sent,
+    /// Every try failed.
+    #[cfg_attr(feature = "db", sea_orm(string_value = "failed"))]
+    Failed,
+    /// A newer state of the same thing replaced it before it was sent.
+    #[cfg_attr(feature = "db", sea_orm(string_value = "superseded"))]
+    Superseded,
+}
+
+impl AlertStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AlertStatus::Pending => "pending",
+            AlertStatus::Sent => "sent",
+            AlertStatus::Failed => "failed",
+            AlertStatus::Superseded => "superseded",
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

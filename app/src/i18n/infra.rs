@@ -3,6 +3,7 @@
 //! table stays readable. A missing translation is a compile error.
 
 use crate::i18n::Lang;
+use protocol::InstallTokenState;
 
 pub struct InfraTexts {
     pub infra_title: &'static str,
@@ -260,12 +261,12 @@ pub fn infra_texts(lang: Lang) -> &'static InfraTexts {
 
 impl InfraTexts {
     /// An install token's state in words.
-    pub fn token_state(&self, state: &str) -> &'static str {
+    pub fn token_state(&self, state: InstallTokenState) -> &'static str {
         match state {
-            "active" => self.state_active,
-            "used" => self.state_used,
-            "expired" => self.state_expired,
-            _ => self.state_revoked,
+            InstallTokenState::Active => self.state_active,
+            InstallTokenState::Used => self.state_used,
+            InstallTokenState::Expired => self.state_expired,
+            InstallTokenState::Revoked => self.state_revoked,
         }
     }
 }

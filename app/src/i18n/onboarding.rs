@@ -3,6 +3,7 @@
 
 use crate::i18n::Lang;
 use protocol::onboarding::Platform;
+use protocol::InviteState;
 
 pub struct OnboardingTexts {
     pub title: &'static str,
@@ -129,17 +130,15 @@ pub fn platform_label(platform: Platform) -> &'static str {
 }
 
 /// An invite's state in words.
-pub fn invite_state(state: &str, lang: Lang) -> &'static str {
+pub fn invite_state(state: InviteState, lang: Lang) -> &'static str {
     match (state, lang) {
-        ("active", Lang::En) => "active",
-        ("active", Lang::Ru) => "действует",
-        ("expired", Lang::En) => "expired",
-        ("expired", Lang::Ru) => "истекло",
-        ("revoked", Lang::En) => "revoked",
-        ("revoked", Lang::Ru) => "отозвано",
-        ("used_up", Lang::En) => "used up",
-        ("used_up", Lang::Ru) => "исчерпано",
-        (_, Lang::En) => "unknown",
-        (_, Lang::Ru) => "неизвестно",
+        (InviteState::Active, Lang::En) => "active",
+        (InviteState::Active, Lang::Ru) => "действует",
+        (InviteState::Expired, Lang::En) => "expired",
+        (InviteState::Expired, Lang::Ru) => "истекло",
+        (InviteState::Revoked, Lang::En) => "revoked",
+        (InviteState::Revoked, Lang::Ru) => "отозвано",
+        (InviteState::UsedUp, Lang::En) => "used up",
+        (InviteState::UsedUp, Lang::Ru) => "исчерпано",
     }
 }

@@ -1,7 +1,7 @@
 //! The badge of each kind of status: which ones look fine, which call for a
 //! look and which are trouble, decided here once from the status's own rules.
 
-use protocol::{AgentStatus, ComponentStatus, JobStatus};
+use protocol::{AgentStatus, AlertStatus, ComponentStatus, JobStatus};
 
 pub fn job_badge(status: JobStatus) -> &'static str {
     if status.needs_attention() {
@@ -20,6 +20,14 @@ pub fn agent_badge(status: AgentStatus) -> &'static str {
         AgentStatus::Online => "badge ok",
         AgentStatus::Degraded => "badge warn",
         _ => "badge bad",
+    }
+}
+
+pub fn alert_badge(status: AlertStatus) -> &'static str {
+    match status {
+        AlertStatus::Sent => "badge ok",
+        AlertStatus::Failed => "badge bad",
+        AlertStatus::Pending | AlertStatus::Superseded => "badge",
     }
 }
 

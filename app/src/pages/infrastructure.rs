@@ -160,7 +160,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .map(|tok| {
                                     let id = tok.id.clone();
                                     // Revoking a used token ends its repeat grace for the key that used it.
-                                    let revocable = tok.state == "active" || tok.state == "used";
+                                    let revocable = tok.state.can_revoke();
                                     let label = match &tok.replaces_agent {
                                         Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
                                         None => tok.name.clone(),
@@ -169,7 +169,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                         <tr class="token-row">
                                             <td data-label=it.col_token><code>{tok.id.clone()}</code></td>
                                             <td data-label=t.col_name>{label}</td>
-                                            <td data-label=it.col_status class="token-state">{it.token_state(&tok.state)}</td>
+                                            <td data-label=it.col_status class="token-state">{it.token_state(tok.state)}</td>
                                             <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
                                             <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
                                             <td>

@@ -302,7 +302,7 @@ fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl Int
         Some(max) => format!("{} / {max}", invite.opens),
         None => invite.opens.to_string(),
     };
-    let active = invite.state == "active";
+    let active = invite.state.is_active();
     let error = Signal::derive(move || {
         revoke
             .value()
@@ -311,12 +311,12 @@ fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl Int
             .map(|e| e.message(lang))
     });
     view! {
-        <tr class="invite-row" data-invite=invite.id.clone() data-state=invite.state.clone()>
+        <tr class="invite-row" data-invite=invite.id.clone() data-state=invite.state.as_str()>
             <td data-label=t.col_name>{invite.name}</td>
             <td data-label=ot.col_network>
                 <a href=format!("/onboarding?network={}", invite.network_id)>{invite.network_name}</a>
             </td>
-            <td data-label=ot.col_state class="invite-state">{invite_state(&invite.state, lang)}</td>
+            <td data-label=ot.col_state class="invite-state">{invite_state(invite.state, lang)}</td>
             <td data-label=ot.col_opens class="invite-opens">{opens}</td>
             <td data-label=ot.col_expires>{invite.expires_at.as_deref().map(when).unwrap_or_else(|| ot.never.to_string())}</td>
             <td>

@@ -3,6 +3,7 @@
 //! personal API tokens, and Control's identity key.
 
 use super::api_tokens::ApiTokensSection;
+use super::badges::alert_badge;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
@@ -229,18 +230,14 @@ fn AlertSettingsView(
 #[component]
 fn AlertRow(alert: AlertView) -> impl IntoView {
     let st = settings_texts(use_lang());
-    let class = match alert.status.as_str() {
-        "sent" => "badge ok",
-        "failed" => "badge bad",
-        _ => "badge",
-    };
+    let class = alert_badge(alert.status);
     view! {
         <tr class="alert-row">
             <td data-label=st.col_when>{when(&alert.created_at)}</td>
             <td data-label=st.col_event><code>{alert.event.clone()}</code></td>
             <td data-label=st.col_text>{alert.text.clone()}</td>
             <td data-label=st.col_status>
-                <span class=class>{alert.status.clone()}</span>
+                <span class=class>{alert.status.as_str()}</span>
                 " "<span class="muted">{format!("{} {}", alert.attempts, st.attempts)}</span>
                 {(!alert.last_error.is_empty()).then(|| view! { <br /><code class="check-detail">{alert.last_error.clone()}</code> })}
             </td>

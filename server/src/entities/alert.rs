@@ -19,7 +19,7 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     /// Not before this (the debounce window of the key's last alert).
     pub send_after: DateTimeUtc,
-    pub status: String,
+    pub status: protocol::AlertStatus,
     pub attempts: i32,
     /// A replica delivering it holds it until then.
     pub lease_until: Option<DateTimeUtc>,

@@ -15,6 +15,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::EnrollRequest;
 use protocol::api::EnrollmentAttempt;
 use protocol::signing::AgentPublicKey;
+use protocol::InstallTokenState;
 use protocol::{AgentId, Lang};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
@@ -250,15 +251,17 @@ impl Enrollment {
             let repeat = found.used_by.is_some()
                 && found.used_by.as_deref() == agent_id.map(AgentId::as_str);
             match install_tokens::state(&found, now) {
-                "revoked" => return Ok(Err(EnrollRefusal::InstallTokenRevoked)),
-                "used" if !repeat => return Ok(Err(EnrollRefusal::InstallTokenUsed)),
+                InstallTokenState::Revoked => return Ok(Err(EnrollRefusal::InstallTokenRevoked)),
+                InstallTokenState::Used if !repeat => {
+                    return Ok(Err(EnrollRefusal::InstallTokenUsed))
+                }
                 // The repeat grace (a lost answer retried) lasts as long as
                 // the token would have, and revoking the token ends it.
-                "used" if found.expires_at <= now => {
+                InstallTokenState::Used if found.expires_at <= now => {
                     return Ok(Err(EnrollRefusal::InstallTokenExpired))
                 }
-                "expired" => return Ok(Err(EnrollRefusal::InstallTokenExpired)),
-                _ => Grant::Install(found),
+                InstallTokenState::Expired => return Ok(Err(EnrollRefusal::InstallTokenExpired)),
+                InstallTokenState::Used | InstallTokenState::Active => Grant::Install(found),
             }
         };
         let Some(agent_id) = agent_id.filter(|_| key_ok) else {

@@ -8,6 +8,7 @@ use crate::entities::install_token;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{CreatedInstallToken, InstallTokenView, NewInstallToken};
 use protocol::FieldError;
+use protocol::InstallTokenState;
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
@@ -36,15 +37,15 @@ impl From<sea_orm::DbErr> for InstallTokenError {
 }
 
 /// What a token can still do at `now`.
-pub fn state(row: &install_token::Model, now: DateTime<Utc>) -> &'static str {
+pub fn state(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenState {
     if row.revoked_at.is_some() {
-        "revoked"
+        InstallTokenState::Revoked
     } else if row.used_at.is_some() {
-        "used"
+        InstallTokenState::Used
     } else if row.expires_at <= now {
-        "expired"
+        InstallTokenState::Expired
     } else {
-        "active"
+        InstallTokenState::Active
     }
 }
 
@@ -57,7 +58,7 @@ pub fn view(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenView 
         id: row.id.clone(),
         name: row.name.clone(),
         tags: serde_json::from_str(&row.tags).unwrap_or_default(),
-        state: state(row, now).to_string(),
+        state: state(row, now),
         created_at: rfc3339(row.created_at),
         expires_at: rfc3339(row.expires_at),
         used_at: row.used_at.map(rfc3339),

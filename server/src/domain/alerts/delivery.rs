@@ -4,11 +4,12 @@
 //! test alert.
 
 use crate::domain::address_policy::{refused_address, shown, AddressPolicy};
-use crate::domain::alerts::settings::{status, AlertError, Alerts};
+use crate::domain::alerts::settings::{AlertError, Alerts};
 use crate::domain::StoreError;
 use crate::entities::alert;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::alerts::TestAlertOutcome;
+use protocol::AlertStatus;
 use sea_orm::sea_query::Condition;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
@@ -145,7 +146,7 @@ impl Alerts {
             .add(alert::Column::LeaseUntil.is_null())
             .add(alert::Column::LeaseUntil.lt(now));
         let due = alert::Entity::find()
-            .filter(alert::Column::Status.eq(status::PENDING))
+            .filter(alert::Column::Status.eq(AlertStatus::Pending))
             .filter(alert::Column::SendAfter.lte(now))
             .filter(free.clone())
             .order_by_asc(alert::Column::Id)
@@ -157,7 +158,7 @@ impl Alerts {
             let claimed = alert::Entity::update_many()
                 .col_expr(alert::Column::LeaseUntil, Some(now + LEASE).into())
                 .filter(alert::Column::Id.eq(a.id))
-                .filter(alert::Column::Status.eq(status::PENDING))
+                .filter(alert::Column::Status.eq(AlertStatus::Pending))
                 .filter(free.clone())
                 .exec(&self.db)
                 .await?;
@@ -170,7 +171,7 @@ impl Alerts {
             row.lease_until = Set(None);
             match post(&self.client, self.policy, &url, &a.payload).await {
                 Ok(_) => {
-                    row.status = Set(status::SENT.into());
+                    row.status = Set(AlertStatus::Sent);
                     row.sent_at = Set(Some(now));
                     row.last_error = Set(String::new());
                     delivered += 1;
@@ -179,7 +180,7 @@ impl Alerts {
                 Err(why) => {
                     tracing::warn!(event = %a.event, attempts, error = %why, "alert delivery failed");
                     if attempts >= MAX_ATTEMPTS {
-                        row.status = Set(status::FAILED.into());
+                        row.status = Set(AlertStatus::Failed);
                     } else {
                         row.send_after = Set(now + retry_delay(attempts));
                     }
@@ -214,8 +215,11 @@ impl Alerts {
         .to_string();
         let result = post(&self.client, self.policy, &url, &payload).await;
         let (state, detail) = match &result {
-            Ok(code) => (status::SENT, format!("The receiver answered HTTP {code}.")),
-            Err(why) => (status::FAILED, why.clone()),
+            Ok(code) => (
+                AlertStatus::Sent,
+                format!("The receiver answered HTTP {code}."),
+            ),
+            Err(why) => (AlertStatus::Failed, why.clone()),
         };
         alert::ActiveModel {
             key: Set("test".into()),
@@ -224,7 +228,7 @@ impl Alerts {
             payload: Set(payload),
             created_at: Set(now),
             send_after: Set(now),
-            status: Set(state.into()),
+            status: Set(state),
             attempts: Set(1),
             lease_until: Set(None),
             last_error: Set(result.as_ref().err().cloned().unwrap_or_default()),
@@ -243,7 +247,7 @@ impl Alerts {
     /// Deletes finished alerts older than 30 days.
     pub async fn prune(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         Ok(alert::Entity::delete_many()
-            .filter(alert::Column::Status.ne(status::PENDING))
+            .filter(alert::Column::Status.ne(AlertStatus::Pending))
             .filter(alert::Column::CreatedAt.lt(now - KEPT))
             .exec(&self.db)
             .await?

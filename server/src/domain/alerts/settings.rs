@@ -10,6 +10,7 @@ use crate::entities::{alert, alert_state, setting};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::alerts::{AlertSettings, AlertSettingsInput, AlertView};
 use protocol::validation::FieldError;
+use protocol::AlertStatus;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
@@ -24,14 +25,6 @@ pub const DEBOUNCE: Duration = Duration::minutes(5);
 const WEBHOOK_SETTING: &str = "alert_webhook";
 /// How many alerts the settings screen lists.
 const RECENT: u64 = 20;
-
-pub mod status {
-    pub const PENDING: &str = "pending";
-    pub const SENT: &str = "sent";
-    pub const FAILED: &str = "failed";
-    /// A newer state of the same thing replaced it before it was sent.
-    pub const SUPERSEDED: &str = "superseded";
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum AlertError {
@@ -242,14 +235,14 @@ impl Alerts {
         }
         let last_sent = alert::Entity::find()
             .filter(alert::Column::Key.eq(o.key.as_str()))
-            .filter(alert::Column::Status.eq(status::SENT))
+            .filter(alert::Column::Status.eq(AlertStatus::Sent))
             .order_by_desc(alert::Column::Id)
             .one(&self.db)
             .await?;
         alert::Entity::update_many()
-            .col_expr(alert::Column::Status, status::SUPERSEDED.into())
+            .col_expr(alert::Column::Status, AlertStatus::Superseded.into())
             .filter(alert::Column::Key.eq(o.key.as_str()))
-            .filter(alert::Column::Status.eq(status::PENDING))
+            .filter(alert::Column::Status.eq(AlertStatus::Pending))
             .exec(&self.db)
             .await?;
         // Back where the last alert left it (a flap inside the window, or a
@@ -278,7 +271,7 @@ impl Alerts {
             payload: Set(payload.to_string()),
             created_at: Set(now),
             send_after: Set(send_after),
-            status: Set(status::PENDING.into()),
+            status: Set(AlertStatus::Pending),
             attempts: Set(0),
             lease_until: Set(None),
             last_error: Set(String::new()),

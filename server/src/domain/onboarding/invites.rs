@@ -86,25 +86,7 @@ pub struct InvitePreview {
     pub name: String,
 }
 
-/// What an invite can still do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum InviteState {
-    Active,
-    Expired,
-    Revoked,
-    UsedUp,
-}
-
-impl InviteState {
-    pub fn slug(self) -> &'static str {
-        match self {
-            InviteState::Active => "active",
-            InviteState::Expired => "expired",
-            InviteState::Revoked => "revoked",
-            InviteState::UsedUp => "used_up",
-        }
-    }
-}
+pub use protocol::InviteState;
 
 /// What an invite can still do at `now`.
 pub fn state(row: &invite::Model, now: DateTime<Utc>) -> InviteState {
@@ -129,7 +111,7 @@ fn view(row: &invite::Model, network_name: &str, now: DateTime<Utc>) -> InviteVi
         network_id: row.network_id.clone(),
         network_name: network_name.to_string(),
         name: row.name.clone(),
-        state: state(row, now).slug().to_string(),
+        state: state(row, now),
         opens: row.opens.max(0) as u32,
         max_opens: row.max_opens.map(|m| m.max(0) as u32),
         created_at: rfc3339(row.created_at),
