@@ -8,7 +8,7 @@ use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
     NetworkInput, NetworkProfile, NewInstallToken, OverviewCounts, RevokedKeyView,
 };
-use protocol::NetworkId;
+use protocol::{AgentId, ApiTokenId, InstallTokenId, InviteId, JobId, NetworkId};
 use std::sync::Arc;
 
 /// One page of the networks list.
@@ -52,7 +52,7 @@ pub trait AdminBackend: Send + Sync + 'static {
         &self,
         after: Option<String>,
     ) -> Result<crate::api::infra::AgentListPage, UiError>;
-    async fn get_agent(&self, id: String) -> Result<AgentView, UiError>;
+    async fn get_agent(&self, id: AgentId) -> Result<AgentView, UiError>;
     /// One page of published services by name, from after the sidecar `after`.
     async fn list_services_page(
         &self,
@@ -60,21 +60,21 @@ pub trait AdminBackend: Send + Sync + 'static {
     ) -> Result<crate::api::infra::ServiceListPage, UiError>;
     async fn agent_action(
         &self,
-        id: String,
+        id: AgentId,
         action: crate::api::infra::AgentAction,
     ) -> Result<(), UiError>;
-    async fn move_agent(&self, id: String) -> Result<CreatedInstallToken, UiError>;
+    async fn move_agent(&self, id: AgentId) -> Result<CreatedInstallToken, UiError>;
     async fn create_install_token(
         &self,
         input: NewInstallToken,
     ) -> Result<CreatedInstallToken, UiError>;
     /// The newest install tokens (one screenful).
     async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError>;
-    async fn revoke_install_token(&self, id: String) -> Result<(), UiError>;
+    async fn revoke_install_token(&self, id: InstallTokenId) -> Result<(), UiError>;
     /// The newest revoked keys (one screenful).
     async fn list_revoked_keys(&self) -> Result<Vec<RevokedKeyView>, UiError>;
     /// Lets a revoked key enroll again; its Agent record must be deleted first.
-    async fn allow_revoked_key(&self, agent_id: String) -> Result<(), UiError>;
+    async fn allow_revoked_key(&self, agent_id: AgentId) -> Result<(), UiError>;
     /// The layered diagnosis of a profile, in `lang`.
     async fn diagnose_network(
         &self,
@@ -100,19 +100,19 @@ pub trait AdminBackend: Send + Sync + 'static {
         &self,
         after: Option<String>,
     ) -> Result<crate::api::onboarding::InviteListPage, UiError>;
-    async fn revoke_invite(&self, id: String) -> Result<(), UiError>;
+    async fn revoke_invite(&self, id: InviteId) -> Result<(), UiError>;
     async fn list_jobs(
         &self,
         query: crate::api::jobs::JobQuery,
     ) -> Result<crate::api::jobs::JobListPage, UiError>;
-    async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
+    async fn get_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError>;
     async fn create_job(
         &self,
         job: protocol::api::NewJob,
     ) -> Result<protocol::api::JobView, UiError>;
-    async fn cancel_job(&self, id: String) -> Result<(), UiError>;
+    async fn cancel_job(&self, id: JobId) -> Result<(), UiError>;
     /// Queues the job again; answers with the new job.
-    async fn retry_job(&self, id: String) -> Result<protocol::api::JobView, UiError>;
+    async fn retry_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError>;
     /// One page of the audit log, newest first, at most `AUDIT_PAGE` lines.
     async fn list_audit(
         &self,
@@ -136,7 +136,10 @@ pub trait AdminBackend: Send + Sync + 'static {
         &self,
         input: protocol::tokens::TokenInput,
     ) -> Result<protocol::tokens::CreatedToken, UiError>;
-    async fn revoke_api_token(&self, id: String) -> Result<protocol::tokens::TokenView, UiError>;
+    async fn revoke_api_token(
+        &self,
+        id: ApiTokenId,
+    ) -> Result<protocol::tokens::TokenView, UiError>;
     /// Checks the password for the requesting client; returns the `Set-Cookie` values.
     async fn sign_in(
         &self,

@@ -1,6 +1,6 @@
 //! JSON shapes of the admin API, shared by the server, the browser and scripts.
 
-use crate::ids::NetworkId;
+use crate::ids::{AgentId, InstallTokenId, JobId, NetworkId};
 use crate::status::{AgentStatus, ComponentStatus, JobStatus};
 use crate::validation::{self, FieldError};
 use serde::{Deserialize, Serialize};
@@ -119,7 +119,7 @@ pub struct SessionStatus {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct AgentView {
-    pub id: String,
+    pub id: AgentId,
     pub name: String,
     pub hostname: String,
     pub version: String,
@@ -138,7 +138,7 @@ pub struct AgentView {
     pub last_seen_secs: Option<u64>,
     /// After a move: the Agent that took this record over.
     #[serde(default)]
-    pub moved_to: Option<String>,
+    pub moved_to: Option<AgentId>,
     pub components: Vec<ComponentView>,
     /// What the Agent reported about Control's key; absent until it has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -189,7 +189,7 @@ pub struct ControlTrustView {
 /// choice needs, so a form stays small with thousands of Agents.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct AgentChoice {
-    pub id: String,
+    pub id: AgentId,
     pub name: String,
     pub status: AgentStatus,
     pub docker_available: bool,
@@ -279,8 +279,8 @@ impl ComponentView {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct JobView {
-    pub id: String,
-    pub agent_id: String,
+    pub id: JobId,
+    pub agent_id: AgentId,
     pub kind: String,
     pub payload: serde_json::Value,
     pub status: JobStatus,
@@ -289,13 +289,13 @@ pub struct JobView {
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
-    pub retry_of: Option<String>,
+    pub retry_of: Option<JobId>,
     /// The component the job acts on (`beacon-…`/`sidecar-…`).
     #[serde(default)]
     pub component_id: Option<String>,
     /// The network of that component, when known.
     #[serde(default)]
-    pub network_id: Option<String>,
+    pub network_id: Option<NetworkId>,
 }
 
 /// `POST /api/v1/jobs`.
@@ -385,7 +385,7 @@ impl NewInstallToken {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InstallTokenView {
-    pub id: String,
+    pub id: InstallTokenId,
     pub name: String,
     pub tags: Vec<String>,
     pub state: crate::status::InstallTokenState,
@@ -418,7 +418,7 @@ pub struct CreatedInstallToken {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RevokedKeyView {
     /// The Agent ID the key derives.
-    pub agent_id: String,
+    pub agent_id: AgentId,
     /// Base64 without padding; empty for keys revoked before Control kept them.
     pub public_key: String,
     /// The Agent's name when it was revoked.

@@ -158,6 +158,16 @@ fn parse_prefixed(
     }
 }
 
+/// What every typed ID offers: parsing at the edge, and its text.
+pub trait Id: Sized + Clone + fmt::Display {
+    /// Parses an ID as it arrives in a URL, a form or a message.
+    fn parse_id(input: &str) -> Result<Self, FieldError>;
+    fn as_str(&self) -> &str;
+    /// An ID read back from Control's own database, which only ever stores
+    /// IDs that were parsed or generated: not checked again.
+    fn from_stored(stored: impl Into<String>) -> Self;
+}
+
 macro_rules! string_id_conversions {
     ($($t:ty),*) => {$(
         impl fmt::Display for $t {
@@ -176,9 +186,145 @@ macro_rules! string_id_conversions {
                 id.0
             }
         }
+        impl Id for $t {
+            fn parse_id(input: &str) -> Result<Self, FieldError> {
+                Self::parse(input)
+            }
+            fn as_str(&self) -> &str {
+                &self.0
+            }
+            fn from_stored(stored: impl Into<String>) -> Self {
+                Self(stored.into())
+            }
+        }
+        impl std::str::FromStr for $t {
+            type Err = FieldError;
+            fn from_str(input: &str) -> Result<Self, Self::Err> {
+                Self::parse(input)
+            }
+        }
     )*};
 }
-string_id_conversions!(AgentId, JobId);
+string_id_conversions!(AgentId, JobId, InviteId, InstallTokenId, ApiTokenId);
+
+/// `<prefix>` + `hex_len` lowercase hex digits, case-insensitive on input.
+fn parse_hex(input: &str, prefix: &str, hex_len: usize, field: &str) -> Result<String, FieldError> {
+    let lower = input.trim().to_ascii_lowercase();
+    let valid = lower
+        .strip_prefix(prefix)
+        .is_some_and(|hex| hex.len() == hex_len && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+    if valid {
+        Ok(lower)
+    } else {
+        Err(FieldError::new(field, Problem::InvalidId))
+    }
+}
+
+/// An invite's ID (not its secret link): `inv_` + 16 hex digits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(try_from = "String", into = "String")]
+pub struct InviteId(String);
+
+impl InviteId {
+    pub const PREFIX: &'static str = "inv_";
+
+    pub fn from_random_bytes(bytes: [u8; 8]) -> Self {
+        Self(format!(
+            "{}{}",
+            Self::PREFIX,
+            data_encoding::HEXLOWER.encode(&bytes)
+        ))
+    }
+
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        parse_hex(input, Self::PREFIX, 16, "id").map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// An install token's ID (not the token): `it_` + 16 hex digits.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(try_from = "String", into = "String")]
+pub struct InstallTokenId(String);
+
+impl InstallTokenId {
+    pub const PREFIX: &'static str = "it_";
+
+    pub fn from_random_bytes(bytes: [u8; 8]) -> Self {
+        Self(format!(
+            "{}{}",
+            Self::PREFIX,
+            data_encoding::HEXLOWER.encode(&bytes)
+        ))
+    }
+
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        parse_hex(input, Self::PREFIX, 16, "id").map(Self)
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+/// A personal API token's ID (not the token): `tok_` + 16 base64url
+/// characters. Unlike the other IDs it is case-sensitive.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(try_from = "String", into = "String")]
+pub struct ApiTokenId(String);
+
+impl ApiTokenId {
+    pub const PREFIX: &'static str = "tok_";
+
+    /// From the first 16 characters of a new token's random part.
+    pub fn from_token_chars(chars: &str) -> Self {
+        Self(format!("{}{}", Self::PREFIX, &chars[..16]))
+    }
+
+    pub fn parse(input: &str) -> Result<Self, FieldError> {
+        let trimmed = input.trim();
+        let valid = trimmed.strip_prefix(Self::PREFIX).is_some_and(|rest| {
+            rest.len() == 16
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+        if valid {
+            Ok(Self(trimmed.to_string()))
+        } else {
+            Err(FieldError::new("id", Problem::InvalidId))
+        }
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl Id for NetworkId {
+    fn parse_id(input: &str) -> Result<Self, FieldError> {
+        Self::parse(input)
+    }
+    fn as_str(&self) -> &str {
+        &self.0
+    }
+    fn from_stored(stored: impl Into<String>) -> Self {
+        Self(stored.into())
+    }
+}
+
+impl std::str::FromStr for NetworkId {
+    type Err = FieldError;
+    fn from_str(input: &str) -> Result<Self, Self::Err> {
+        Self::parse(input)
+    }
+}
 
 #[cfg(test)]
 mod tests {
@@ -193,6 +339,22 @@ mod tests {
         assert_ne!(AgentId::derive(&[8u8; 32]), id);
         assert!(AgentId::parse("ka_short").is_err());
         assert!(AgentId::parse(&id.as_str().replace("ka_", "kn_")).is_err());
+    }
+
+    #[test]
+    fn short_ids_parse_back_and_refuse_other_shapes() {
+        let invite = InviteId::from_random_bytes([0xab; 8]);
+        assert_eq!(invite.as_str(), "inv_abababababababab");
+        assert_eq!(InviteId::parse("INV_ABABABABABABABAB").unwrap(), invite);
+        assert!(
+            InviteId::parse("inv_abab").is_err() && InviteId::parse("it_abababababababab").is_err()
+        );
+        let token = InstallTokenId::from_random_bytes([1; 8]);
+        assert_eq!(InstallTokenId::parse(token.as_str()).unwrap(), token);
+        let api = ApiTokenId::from_token_chars("Ab-_0123456789xyzMORE");
+        assert_eq!(api.as_str(), "tok_Ab-_0123456789xy");
+        assert_eq!(ApiTokenId::parse(api.as_str()).unwrap(), api);
+        assert!(ApiTokenId::parse("tok_Ab-_0123456789x!").is_err());
     }
 
     #[test]

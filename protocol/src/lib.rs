@@ -21,7 +21,7 @@ pub mod status;
 pub mod tokens;
 pub mod validation;
 
-pub use ids::{AgentId, JobId, NetworkId};
+pub use ids::{AgentId, ApiTokenId, Id, InstallTokenId, InviteId, JobId, NetworkId};
 pub use status::{
     AgentStatus, AlertStatus, ComponentStatus, InstallTokenState, InviteState, JobStatus,
 };

@@ -3,7 +3,7 @@
 //! instructions are written for, and the shapes of the invite API.
 
 use crate::validation::{optional_name, FieldError, Problem};
-use crate::NetworkId;
+use crate::{InviteId, NetworkId};
 use percent_encoding::{utf8_percent_encode, AsciiSet, NON_ALPHANUMERIC};
 use serde::{Deserialize, Serialize};
 
@@ -243,8 +243,8 @@ impl NewInvite {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct InviteView {
-    pub id: String,
-    pub network_id: String,
+    pub id: InviteId,
+    pub network_id: NetworkId,
     /// The profile's name.
     pub network_name: String,
     /// What the invite page calls the network.

@@ -81,7 +81,7 @@ mod tests {
 
     fn agent(status: &str, components: Vec<ComponentView>) -> AgentView {
         AgentView {
-            id: "ka_1".into(),
+            id: crate::AgentId::derive(&[1; 32]),
             name: "edge".into(),
             hostname: String::new(),
             version: String::new(),

@@ -64,7 +64,7 @@ impl TokenInput {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TokenView {
-    pub id: String,
+    pub id: crate::ApiTokenId,
     pub name: String,
     /// The token's first characters, to tell tokens apart.
     pub prefix: String,

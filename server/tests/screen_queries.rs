@@ -183,7 +183,7 @@ on_both_databases!(
         let percent = enroll(45, "e-edge 100% ready", true).await;
         let inventory = &c.state.inventory;
         let ids = |list: &[protocol::api::AgentChoice]| {
-            list.iter().map(|a| a.id.clone()).collect::<Vec<_>>()
+            list.iter().map(|a| a.id.to_string()).collect::<Vec<_>>()
         };
 
         // Everything that takes jobs (not the revoked one), by name.

@@ -8,6 +8,7 @@ use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
     NewInstallToken, RevokedKeyView,
 };
+use protocol::{AgentId, InstallTokenId};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
@@ -98,12 +99,12 @@ pub async fn agent_choices(
 }
 
 #[server(prefix = "/ui", endpoint = "get_agent")]
-pub async fn get_agent(id: String) -> Result<AgentView, UiError> {
+pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
     with_status(async { backend()?.get_agent(id).await }.await)
 }
 
 #[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]
-pub async fn agent_action(id: String, action: AgentAction) -> Result<(), UiError> {
+pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiError> {
     with_status(async { backend()?.agent_action(id, action).await }.await)
 }
 
@@ -127,7 +128,7 @@ pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(
 }
 
 #[server(prefix = "/ui", endpoint = "move_agent")]
-pub async fn move_agent(id: String) -> Result<CreatedInstallToken, UiError> {
+pub async fn move_agent(id: AgentId) -> Result<CreatedInstallToken, UiError> {
     with_status(async { backend()?.move_agent(id).await }.await)
 }
 
@@ -137,11 +138,11 @@ pub async fn create_install_token(input: NewInstallToken) -> Result<CreatedInsta
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_install_token")]
-pub async fn revoke_install_token(id: String) -> Result<(), UiError> {
+pub async fn revoke_install_token(id: InstallTokenId) -> Result<(), UiError> {
     with_status(async { backend()?.revoke_install_token(id).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "allow_revoked_key")]
-pub async fn allow_revoked_key(agent_id: String) -> Result<(), UiError> {
+pub async fn allow_revoked_key(agent_id: AgentId) -> Result<(), UiError> {
     with_status(async { backend()?.allow_revoked_key(agent_id).await }.await)
 }

@@ -4,6 +4,7 @@
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::api::{JobView, NewJob};
+use protocol::JobId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
@@ -78,7 +79,7 @@ pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
 }
 
 #[server(prefix = "/ui", endpoint = "get_job")]
-pub async fn get_job(id: String) -> Result<JobView, UiError> {
+pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
     with_status(async { backend()?.get_job(id).await }.await)
 }
 
@@ -88,11 +89,11 @@ pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
 }
 
 #[server(prefix = "/ui", endpoint = "cancel_job")]
-pub async fn cancel_job(id: String) -> Result<(), UiError> {
+pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
     with_status(async { backend()?.cancel_job(id).await }.await)
 }
 
 #[server(prefix = "/ui", endpoint = "retry_job")]
-pub async fn retry_job(id: String) -> Result<JobView, UiError> {
+pub async fn retry_job(id: JobId) -> Result<JobView, UiError> {
     with_status(async { backend()?.retry_job(id).await }.await)
 }

@@ -4,6 +4,7 @@
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
+use protocol::InviteId;
 use protocol::Lang;
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,6 @@ pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiErr
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_invite")]
-pub async fn revoke_invite(id: String) -> Result<(), UiError> {
+pub async fn revoke_invite(id: InviteId) -> Result<(), UiError> {
     with_status(async { backend()?.revoke_invite(id).await }.await)
 }

@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
 use protocol::api::ControlIdentityView;
 use protocol::tokens::{CreatedToken, TokenView};
+use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
@@ -72,6 +73,6 @@ pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToke
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_api_token")]
-pub async fn revoke_api_token(id: String) -> Result<TokenView, UiError> {
+pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
     with_status(async { backend()?.revoke_api_token(id).await }.await)
 }

@@ -9,6 +9,7 @@ use super::infrastructure::{when, TokenSnippets};
 use super::layout::Frame;
 use super::{LastSeen, LoadError};
 use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
+use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
 use crate::use_lang;
@@ -16,7 +17,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 use protocol::api::{AgentView, ComponentView};
-use protocol::AgentStatus;
+use protocol::{AgentId, AgentStatus};
 
 #[component]
 pub fn AgentPage() -> impl IntoView {
@@ -39,7 +40,13 @@ pub fn AgentPage() -> impl IntoView {
                 live.agents(),
             )
         },
-        |(id, ..)| get_agent(id),
+        |(id, ..)| async move {
+            // A malformed ID in the address names no Agent.
+            match AgentId::parse(&id) {
+                Ok(id) => get_agent(id).await,
+                Err(_) => Err(UiError::NotFound),
+            }
+        },
     );
     view! {
         <Title text=format!("{} · {}", it.agent_title, t.product) />
@@ -79,7 +86,7 @@ fn AgentDetails(
             " "<span id="agent-reason">{agent.reason_text.clone()}</span>
         </p>
         <dl class="facts">
-            <dt>"Agent ID"</dt><dd><code class="id">{agent.id.clone()}</code></dd>
+            <dt>"Agent ID"</dt><dd><code class="id">{agent.id.to_string()}</code></dd>
             <dt>{it.hostname}</dt><dd>{agent.hostname.clone()}</dd>
             <dt>{it.col_version}</dt><dd>{agent.version.clone()}</dd>
             <dt>{it.docker}</dt>
@@ -93,7 +100,7 @@ fn AgentDetails(
             <dd><LastSeen at=agent.last_heartbeat_at.clone() secs=agent.last_seen_secs /></dd>
             {agent.moved_to.clone().map(|to| view! {
                 <dt>{it.moved_to}</dt>
-                <dd><a href=format!("/infrastructure/agents/{to}")><code class="id">{to.clone()}</code></a></dd>
+                <dd><a href=format!("/infrastructure/agents/{to}")><code class="id">{to.to_string()}</code></a></dd>
             })}
             {agent.control_trust.clone().map(|trust| view! {
                 <dt>{it.control_pin}</dt>
@@ -138,7 +145,7 @@ fn AgentDetails(
                 .into_any()
         }}
 
-        <AgentJobs agent_id=id.clone() />
+        <AgentJobs agent_id=id.to_string() />
 
         <section class="danger-zone" id="agent-actions">
             <AgentActions id disabled retired movable act moving />
@@ -149,7 +156,7 @@ fn AgentDetails(
 #[component]
 fn ComponentRow(
     c: ComponentView,
-    agent_id: String,
+    agent_id: AgentId,
     /// Removes an unmanaged leftover through the shared Jobs server function.
     remove: ServerAction<RemoveLeftoverCall>,
 ) -> impl IntoView {
@@ -184,7 +191,7 @@ fn ComponentRow(
                 {c.warnings.iter().map(|w| view! { <p class="warn-text">{w.clone()}</p> }).collect_view()}
                 {leftover.then(|| view! {
                     <p class="warn-text">{it.leftover_explain}</p>
-                    <RemoveLeftover agent_id component_id=c.id.clone() remove lang />
+                    <RemoveLeftover agent_id=agent_id.to_string() component_id=c.id.clone() remove lang />
                 })}
             </td>
         </tr>
@@ -231,7 +238,7 @@ fn RemoveLeftover(
 /// The buttons, and one confirmation dialog per destructive action.
 #[component]
 fn AgentActions(
-    id: String,
+    id: AgentId,
     disabled: bool,
     retired: bool,
     movable: bool,
@@ -269,7 +276,7 @@ fn AgentActions(
             confirm_move.set(false);
         }
     });
-    let dispatch = move |id: String, action: AgentAction| {
+    let dispatch = move |id: AgentId, action: AgentAction| {
         last.set(Some(action));
         act.dispatch(AgentActionCall { id, action });
     };

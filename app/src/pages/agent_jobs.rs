@@ -49,7 +49,7 @@ pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
                                     let failed = j.status.needs_attention();
                                     let first_line = j.result.lines().next().unwrap_or("").to_string();
                                     view! {
-                                        <li class="agent-job" data-job=j.id.clone() data-status=j.status.as_str()>
+                                        <li class="agent-job" data-job=j.id.to_string() data-status=j.status.as_str()>
                                             <span class=job_badge(j.status)>{j.status.as_str()}</span>" "
                                             <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
                                             " "<span class="muted">{when(&j.created_at)}</span>

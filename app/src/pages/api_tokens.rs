@@ -11,6 +11,7 @@ use crate::i18n::texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::tokens::{TokenInput, TokenView};
+use protocol::ApiTokenId;
 
 #[component]
 pub fn ApiTokensSection() -> impl IntoView {
@@ -56,7 +57,7 @@ pub fn ApiTokensSection() -> impl IntoView {
         })
     };
     // Which token the confirmation is about.
-    let revoking = RwSignal::new(None::<String>);
+    let revoking = RwSignal::new(None::<ApiTokenId>);
     let confirm_open = RwSignal::new(false);
     let revoke_error = Signal::derive(move || {
         revoke
@@ -70,7 +71,7 @@ pub fn ApiTokensSection() -> impl IntoView {
             confirm_open.set(false);
         }
     });
-    let ask_revoke = Callback::new(move |id: String| {
+    let ask_revoke = Callback::new(move |id: ApiTokenId| {
         revoking.set(Some(id));
         confirm_open.set(true);
     });
@@ -122,7 +123,7 @@ pub fn ApiTokensSection() -> impl IntoView {
 }
 
 #[component]
-fn TokenTable(list: Vec<TokenView>, ask_revoke: Callback<String>) -> impl IntoView {
+fn TokenTable(list: Vec<TokenView>, ask_revoke: Callback<ApiTokenId>) -> impl IntoView {
     let tt = token_texts(use_lang());
     view! {
         <table class="list" id="tokens-table">

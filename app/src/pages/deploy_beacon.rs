@@ -105,7 +105,10 @@ fn DeployBeaconForm() -> impl IntoView {
     };
     let form = move |agents: Vec<AgentChoice>, networks: Vec<NetworkProfile>, searching: bool| {
         // A search that hides the chosen entry unchooses it.
-        if !agents.iter().any(|a| a.id == agent.get_untracked()) {
+        if !agents
+            .iter()
+            .any(|a| a.id.as_str() == agent.get_untracked())
+        {
             agent.set(String::new());
         }
         if !networks
@@ -118,8 +121,8 @@ fn DeployBeaconForm() -> impl IntoView {
         let agent_options = agents
                                 .into_iter()
                                 .map(|a| {
-                                    let id = a.id.clone();
-                                    view! { <option value=a.id.clone() selected=move || agent.get() == id>{a.name}</option> }
+                                    let id = a.id.to_string();
+                                    view! { <option value=a.id.to_string() selected=move || agent.get() == id>{a.name}</option> }
                                 })
                                 .collect_view();
         let network_options = networks

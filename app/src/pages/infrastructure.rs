@@ -91,7 +91,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                         .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
                                         .count();
                                     view! {
-                                        <tr class="agent-row" data-agent=a.id.clone() data-status=a.status.as_str()>
+                                        <tr class="agent-row" data-agent=a.id.to_string() data-status=a.status.as_str()>
                                             <td data-label=t.col_name><a href=href class="agent-name">{a.name.clone()}</a></td>
                                             <td data-label=it.col_status>
                                                 <span class=agent_badge(a.status)>{a.status.as_str()}</span>
@@ -167,7 +167,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                     };
                                     view! {
                                         <tr class="token-row">
-                                            <td data-label=it.col_token><code>{tok.id.clone()}</code></td>
+                                            <td data-label=it.col_token><code>{tok.id.to_string()}</code></td>
                                             <td data-label=t.col_name>{label}</td>
                                             <td data-label=it.col_status class="token-state">{it.token_state(tok.state)}</td>
                                             <td data-label=it.col_expires>{when(&tok.expires_at)}</td>

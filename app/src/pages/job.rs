@@ -6,6 +6,7 @@ use super::infrastructure::when;
 use super::layout::Frame;
 use super::LoadError;
 use crate::api::jobs::{get_job, CancelJob, RetryJob};
+use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
 use crate::use_lang;
@@ -13,6 +14,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 use protocol::api::JobView;
+use protocol::JobId;
 
 #[component]
 pub fn JobPage() -> impl IntoView {
@@ -26,7 +28,13 @@ pub fn JobPage() -> impl IntoView {
     let live = crate::live::use_live();
     let job = Resource::new(
         move || (id(), cancel.version().get(), live.jobs()),
-        |(id, ..)| get_job(id),
+        |(id, ..)| async move {
+            // A malformed ID in the address names no job.
+            match JobId::parse(&id) {
+                Ok(id) => get_job(id).await,
+                Err(_) => Err(UiError::NotFound),
+            }
+        },
     );
     let action_error = super::jobs::cancel_or_retry_refusal(cancel, retry, lang);
     let retried = move || retry.value().get().and_then(|r| r.ok());
@@ -45,7 +53,7 @@ pub fn JobPage() -> impl IntoView {
             <p class="field-error" role="alert">{action_error}</p>
             {move || retried().map(|new| view! {
                 <p class="alert" role="status" id="job-retried">
-                    {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.clone()}</a>
+                    {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
                 </p>
             })}
         </Frame>
@@ -70,20 +78,20 @@ fn JobDetail(
     let can_cancel = job.status.can_cancel();
     let can_retry = job.status.can_retry();
     view! {
-        <h1>{jt.job_title}" "<code class="id">{job.id.clone()}</code></h1>
+        <h1>{jt.job_title}" "<code class="id">{job.id.to_string()}</code></h1>
         <p>
             <span class=job_badge(job.status) id="job-status">{job.status.as_str()}</span>
             " "{jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
         </p>
         <dl class="facts">
             <dt>{jt.field_agent}</dt>
-            <dd><a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.clone()}</code></a></dd>
+            <dd><a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.to_string()}</code></a></dd>
             <dt>{jt.col_created}</dt><dd>{when(&job.created_at)}</dd>
             <dt>{jt.col_started}</dt><dd>{moment(&job.started_at)}</dd>
             <dt>{jt.col_finished}</dt><dd>{moment(&job.finished_at)}</dd>
             {job.retry_of.clone().map(|old| view! {
                 <dt>{jt.retry_of}</dt>
-                <dd><a href=format!("/jobs/{old}")><code class="id">{old.clone()}</code></a></dd>
+                <dd><a href=format!("/jobs/{old}")><code class="id">{old.to_string()}</code></a></dd>
             })}
         </dl>
         <div class="actions">

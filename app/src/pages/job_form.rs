@@ -135,7 +135,10 @@ fn JobForm(
         fields,
     } = draft;
     // A search that hides the chosen entry unchooses it.
-    if !agents.iter().any(|a| a.id == agent_id.get_untracked()) {
+    if !agents
+        .iter()
+        .any(|a| a.id.as_str() == agent_id.get_untracked())
+    {
         agent_id.set(String::new());
     }
     if !networks
@@ -198,9 +201,9 @@ fn JobForm(
                 <select id="job-agent" on:change=move |ev| agent_id.set(event_target_value(&ev))>
                     <option value="">{jt.select_agent}</option>
                     {agents.into_iter().map(|a| {
-                        let id = a.id.clone();
+                        let id = a.id.to_string();
                         view! {
-                            <option value=a.id.clone() selected=move || agent_id.get() == id>{format!("{} ({})", a.name, a.status)}</option>
+                            <option value=a.id.to_string() selected=move || agent_id.get() == id>{format!("{} ({})", a.name, a.status)}</option>
                         }
                     }).collect_view()}
                 </select>
@@ -244,7 +247,7 @@ fn JobForm(
                 <p class="field-error" role="alert" id="job-error">{move || errors.general()}</p>
                 <button type="submit" class="primary" id="queue-job" disabled=move || create.pending().get()>{jt.queue_job}</button>
                 {move || create.value().get().and_then(|r| r.ok()).map(|job| view! {
-                    <p class="saved" role="status" id="job-queued">{jt.queued}" "<code>{job.id}</code></p>
+                    <p class="saved" role="status" id="job-queued">{jt.queued}" "<code>{job.id.to_string()}</code></p>
                 })}
             </form>
     }

@@ -198,14 +198,14 @@ fn JobRow(
     let can_cancel = job.status.can_cancel();
     let can_retry = job.status.can_retry();
     view! {
-        <tr class="job-row" data-job=job.id.clone()>
+        <tr class="job-row" data-job=job.id.to_string()>
             <td data-label=jt.col_created>{when(&job.created_at)}</td>
             <td data-label=jt.filter_agent>
-                <a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.clone()}</code></a>
+                <a href=format!("/infrastructure/agents/{}", job.agent_id)><code class="id">{job.agent_id.to_string()}</code></a>
             </td>
             <td data-label=jt.col_kind>
                 <a href=format!("/jobs/{}", job.id) class="job-link">{jt.kind(&job.kind)}</a>" "<code>{job.component_id.clone().unwrap_or_default()}</code>
-                {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r}</span> })}
+                {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r.to_string()}</span> })}
             </td>
             <td data-label=jt.filter_status><span class=job_badge(job.status)>{job.status.as_str()}</span></td>
             <td data-label=jt.col_result class="result" title=job.result.clone()>{first_line}</td>

@@ -311,7 +311,7 @@ fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl Int
             .map(|e| e.message(lang))
     });
     view! {
-        <tr class="invite-row" data-invite=invite.id.clone() data-state=invite.state.as_str()>
+        <tr class="invite-row" data-invite=invite.id.to_string() data-state=invite.state.as_str()>
             <td data-label=t.col_name>{invite.name}</td>
             <td data-label=ot.col_network>
                 <a href=format!("/onboarding?network={}", invite.network_id)>{invite.network_name}</a>

@@ -132,7 +132,7 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
                     })
                     .unwrap_or_else(|| a.reason_text.clone());
                 view! {
-                    <li class="attention-item" data-agent=a.id.clone()>
+                    <li class="attention-item" data-agent=a.id.to_string()>
                         <span class=agent_badge(a.status)>{a.status.as_str()}</span>" "
                         <a href=href class="agent-name">{a.name.clone()}</a>" "
                         <span class="muted"><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></span>
@@ -157,7 +157,7 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
             .into_iter()
             .map(|j| {
                 view! {
-                    <li class="recent-job" data-job=j.id.clone()>
+                    <li class="recent-job" data-job=j.id.to_string()>
                         <span class=job_badge(j.status)>{j.status.as_str()}</span>" "
                         <a href=format!("/jobs/{}", j.id)>{jt.kind(&j.kind)}" "{j.component_id.clone().unwrap_or_default()}</a>
                         " "<span class="muted">{super::infrastructure::when(&j.created_at)}</span>

@@ -22,7 +22,7 @@ pub fn RevokedKeys(
     let t = texts(lang);
     let it = infra_texts(lang);
     // The key the open dialog is about.
-    let chosen = RwSignal::new(None::<String>);
+    let chosen = RwSignal::new(None::<protocol::AgentId>);
     let open = RwSignal::new(false);
     let error = Signal::derive(move || {
         allow
@@ -57,7 +57,7 @@ pub fn RevokedKeys(
                                     view! { <a href=href class="delete-first">{it.delete_first}</a> }.into_any()
                                 } else {
                                     view! {
-                                        <button type="button" class="allow-key" data-agent=id.clone()
+                                        <button type="button" class="allow-key" data-agent=id.to_string()
                                             on:click=move |_| {
                                                 chosen.set(Some(id.clone()));
                                                 open.set(true);
@@ -68,8 +68,8 @@ pub fn RevokedKeys(
                                         .into_any()
                                 };
                                 view! {
-                                    <tr class="revoked-row" data-agent=k.agent_id.clone()>
-                                        <td data-label=it.col_agent><code class="id">{k.agent_id.clone()}</code></td>
+                                    <tr class="revoked-row" data-agent=k.agent_id.to_string()>
+                                        <td data-label=it.col_agent><code class="id">{k.agent_id.to_string()}</code></td>
                                         <td data-label=t.col_name>{k.name}</td>
                                         <td data-label=it.col_revoked_at>{when(&k.revoked_at)}</td>
                                         <td>{action}</td>

@@ -59,7 +59,7 @@ impl Draft {
     }
 
     pub(super) fn load(&self, service: &PublishedService) {
-        self.agent_id.set(service.agent.id.clone());
+        self.agent_id.set(service.agent.id.to_string());
         self.name.set(service.sidecar.name.clone());
         if let Some(spec) = &service.spec {
             self.network_id.set(spec.network_id.to_string());
@@ -123,7 +123,7 @@ pub(super) fn PublishForm(
     if !draft.editing.get_untracked() {
         if !agents
             .iter()
-            .any(|a| a.id == draft.agent_id.get_untracked())
+            .any(|a| a.id.as_str() == draft.agent_id.get_untracked())
         {
             draft.agent_id.set(String::new());
         }
@@ -188,8 +188,8 @@ pub(super) fn PublishForm(
     let agent_options = eligible
         .into_iter()
         .map(|a| {
-            let id = a.id.clone();
-            view! { <option value=a.id.clone() selected=move || draft.agent_id.get() == id>{a.name}</option> }
+            let id = a.id.to_string();
+            view! { <option value=a.id.to_string() selected=move || draft.agent_id.get() == id>{a.name}</option> }
         })
         .collect_view();
     let network_options = networks.with_value(|list| {

@@ -163,7 +163,7 @@ fn ServiceRow(
         .map(|s| s.target.clone())
         .unwrap_or_default();
     let usable = !service.agent.status.is_retired();
-    let (agent_id, component_id) = (service.agent.id.clone(), service.sidecar.id.clone());
+    let (agent_id, component_id) = (service.agent.id.to_string(), service.sidecar.id.clone());
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let can_change = service.spec.is_some() && usable;
     let for_edit = service.clone();

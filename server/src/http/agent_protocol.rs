@@ -1,8 +1,6 @@
 //! The agent API under /api/v1/agents (PROTOCOL.md): enrollment with a token,
 //! then requests signed with the Agent's key.
 
-#[allow(unused_imports)]
-use super::admin::openapi::schemas::*;
 use super::error::ApiError;
 use super::extract::{client_address, ApiJson, ApiQuery};
 use crate::domain::agents::requests::{Purpose, SignedHeaders};
@@ -13,14 +11,16 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, OriginalUri, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::post;
-use axum::{Json, Router};
-use protocol::agent::{Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobResult};
+use axum::Json;
+use protocol::agent::{
+    Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobOffer, JobResult,
+};
 use protocol::control_identity::AnswerScope;
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 use std::net::SocketAddr;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// The paths Agents call. They authenticate by token or signature, so the
 /// admin session gate and the browser same-origin check do not apply to them
@@ -36,12 +36,12 @@ pub fn is_agent_protocol_path(path: &str) -> bool {
     AGENT_PROTOCOL_PATHS.contains(&path)
 }
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/agents/enroll", post(enroll))
-        .route("/agents/heartbeat", post(heartbeat))
-        .route("/agents/jobs/next", post(next_job))
-        .route("/agents/jobs/result", post(job_result))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(enroll))
+        .routes(routes!(heartbeat))
+        .routes(routes!(next_job))
+        .routes(routes!(job_result))
 }
 
 #[utoipa::path(
@@ -49,7 +49,7 @@ pub fn routes() -> Router<AppState> {
     path = "/api/v1/agents/enroll",
     tag = "agent protocol",
     request_body = EnrollRequest,
-    responses((status = 201, body = EnrollResponse), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 201, body = EnrollResponse))
 )]
 async fn enroll(
     State(state): State<AppState>,
@@ -149,7 +149,7 @@ async fn signed<T: DeserializeOwned>(
     tag = "agent protocol",
     params(SignatureHeaders),
     request_body = Heartbeat,
-    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = Ack))
 )]
 async fn heartbeat(
     State(state): State<AppState>,
@@ -218,7 +218,7 @@ pub const MAX_WAIT_SECS: u64 = 30;
     tag = "agent protocol",
     params(SignatureHeaders, WaitQuery),
     request_body = JobNextRequest,
-    responses((status = 200, body = JobOffer), (status = 204, description = "No job"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = JobOffer), (status = 204, description = "No job"))
 )]
 /// `POST /api/v1/agents/jobs/next[?wait=N]`: 200 with the claimed job, or 204.
 async fn next_job(
@@ -252,7 +252,7 @@ async fn next_job(
     tag = "agent protocol",
     params(SignatureHeaders),
     request_body = JobResult,
-    responses((status = 200, body = Ack), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = Ack))
 )]
 /// `POST /api/v1/agents/jobs/result`.
 async fn job_result(

@@ -8,9 +8,10 @@
 //! pages preload the batch of the screen they show (app::screen_split).
 
 use super::assets::is_content_hash;
+use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
 use axum::body::{Body, Bytes};
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use std::collections::{HashMap, VecDeque};
@@ -96,17 +97,9 @@ impl ChunkBatches {
     }
 
     /// The body for a list of hashes, or why the list is refused.
-    fn body(&self, list: &str) -> Result<Vec<u8>, StatusCode> {
-        let hashes: Vec<&str> = list.split('.').collect();
-        let canonical = hashes.len() <= MAX_FILES
-            && hashes.iter().all(|h| is_content_hash(h))
-            && hashes.windows(2).all(|w| w[0] < w[1]);
-        if !canonical {
-            // One URL per set of files: anything else is not a batch we make.
-            return Err(StatusCode::BAD_REQUEST);
-        }
+    fn body(&self, list: &HashList) -> Result<Vec<u8>, StatusCode> {
         let mut body = Vec::new();
-        for hash in hashes {
+        for hash in list.0.split('.') {
             let bytes = self.files.get(hash).ok_or(StatusCode::NOT_FOUND)?;
             body.extend_from_slice(&(bytes.len() as u32).to_le_bytes());
             body.extend_from_slice(bytes);
@@ -116,8 +109,8 @@ impl ChunkBatches {
 
     /// The brotli-compressed body, made once per list while it is among the
     /// last [`CACHED_ANSWERS`] asked for.
-    fn compressed(&self, list: &str) -> Result<Bytes, StatusCode> {
-        if let Some((_, hit)) = self.lock().iter().find(|(key, _)| key == list) {
+    fn compressed(&self, list: &HashList) -> Result<Bytes, StatusCode> {
+        if let Some((_, hit)) = self.lock().iter().find(|(key, _)| *key == list.0) {
             return Ok(hit.clone());
         }
         let body = self.body(list)?;
@@ -135,7 +128,7 @@ impl ChunkBatches {
         if answered.len() >= CACHED_ANSWERS {
             answered.pop_front();
         }
-        answered.push_back((list.to_string(), out.clone()));
+        answered.push_back((list.0.clone(), out.clone()));
         Ok(out)
     }
 
@@ -159,13 +152,31 @@ fn accepts_brotli(headers: &HeaderMap) -> bool {
         })
 }
 
+/// The file list of `/pkg/batch/{hashes}`: content hashes joined by dots,
+/// sorted, at most [`MAX_FILES`]. One URL per set of files: anything else is
+/// not a batch we make.
+pub struct HashList(String);
+
+impl FromPathText for HashList {
+    fn from_path_text(text: &str) -> Option<Self> {
+        let hashes: Vec<&str> = text.split('.').collect();
+        let canonical = hashes.len() <= MAX_FILES
+            && hashes.iter().all(|h| is_content_hash(h))
+            && hashes.windows(2).all(|w| w[0] < w[1]);
+        canonical.then(|| HashList(text.to_string()))
+    }
+}
+
 /// `GET /pkg/batch/{hashes}`: public like the files themselves. A bad list
 /// is a bare 400, an unknown file a bare 404 (no page, nothing cached).
 pub async fn serve(
     State(state): State<AppState>,
-    Path(list): Path<String>,
+    PathParam(list): PathParam<HashList>,
     headers: HeaderMap,
 ) -> Response {
+    let Some(list) = list else {
+        return StatusCode::BAD_REQUEST.into_response();
+    };
     let batches = &state.chunk_batches;
     let answer = if accepts_brotli(&headers) {
         batches

@@ -588,7 +588,11 @@ impl From<TokenError> for ApiError {
     fn from(e: TokenError) -> Self {
         match e {
             TokenError::Invalid(errors) => ApiError::fields(&errors),
-            TokenError::NotFound => ApiError::not_found(),
+            TokenError::NotFound => ApiError::new(
+                StatusCode::NOT_FOUND,
+                "not_found",
+                "No API token has this ID.",
+            ),
             TokenError::Store(e) => e.into(),
         }
     }

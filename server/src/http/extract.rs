@@ -27,6 +27,88 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for ApiQuery<T> {
     }
 }
 
+/// An ID in the path of an API route, parsed at the edge: one that cannot
+/// name anything gets the same JSON 404 as one that names nothing.
+pub struct ApiPath<T>(pub T);
+
+/// What an API answers for an ID that names nothing of its kind.
+pub trait NamesNothing {
+    const NOT_FOUND: &'static str;
+}
+
+impl NamesNothing for protocol::NetworkId {
+    const NOT_FOUND: &'static str = "No network profile with this ID.";
+}
+impl NamesNothing for protocol::AgentId {
+    const NOT_FOUND: &'static str = "No enrolled Agent has this ID.";
+}
+impl NamesNothing for protocol::JobId {
+    const NOT_FOUND: &'static str = "No such job.";
+}
+impl NamesNothing for protocol::InviteId {
+    const NOT_FOUND: &'static str = "No invite has this ID.";
+}
+impl NamesNothing for protocol::InstallTokenId {
+    const NOT_FOUND: &'static str = "No install token has this ID.";
+}
+impl NamesNothing for protocol::ApiTokenId {
+    const NOT_FOUND: &'static str = "No API token has this ID.";
+}
+
+impl<T: FromPathText + NamesNothing + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        let PathParam(id) = PathParam::<T>::from_request_parts(parts, state).await?;
+        id.map(ApiPath)
+            .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "not_found", T::NOT_FOUND))
+    }
+}
+
+/// The route's path parameter as a `T`, or `None` when the text is not one:
+/// for pages that answer a malformed value as they answer an unknown one.
+pub struct PathParam<T>(pub Option<T>);
+
+/// A path parameter that [`PathParam`] can read.
+pub trait FromPathText: Sized {
+    fn from_path_text(text: &str) -> Option<Self>;
+}
+
+macro_rules! ids_from_path_text {
+    ($($t:ty),*) => {$(
+        impl FromPathText for $t {
+            fn from_path_text(text: &str) -> Option<Self> {
+                <$t as protocol::Id>::parse_id(text).ok()
+            }
+        }
+    )*};
+}
+ids_from_path_text!(
+    protocol::NetworkId,
+    protocol::AgentId,
+    protocol::JobId,
+    protocol::InviteId,
+    protocol::InstallTokenId,
+    protocol::ApiTokenId
+);
+
+impl FromPathText for protocol::Lang {
+    fn from_path_text(text: &str) -> Option<Self> {
+        protocol::Lang::from_code(text)
+    }
+}
+
+impl<T: FromPathText + Send, S: Send + Sync> FromRequestParts<S> for PathParam<T> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        // Every route here has one parameter; a route without one is a bug.
+        let params = axum::extract::RawPathParams::from_request_parts(parts, state)
+            .await
+            .map_err(|e| ApiError::internal(&e.body_text()))?;
+        let text = params.iter().next().map(|(_, value)| value);
+        Ok(PathParam(text.and_then(T::from_path_text)))
+    }
+}
+
 /// `Json<T>` whose refusals use the API's error shape.
 pub struct ApiJson<T>(pub T);
 

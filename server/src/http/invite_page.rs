@@ -15,9 +15,10 @@ use crate::domain::onboarding::guide_text::{qr_label, qr_too_long};
 use crate::domain::onboarding::invites::{
     InvitePreview, InviteRefusal, OpenError, OpenedInvite, Visit,
 };
+use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
 use app::i18n::onboarding::platform_label;
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Extension;
@@ -98,13 +99,29 @@ pub struct PageQuery {
     open: Option<String>,
 }
 
+/// An invite link's secret as `/join/{token}` carries it: 43 URL-safe
+/// characters when Control made it. Anything else cannot match, so it is
+/// answered as an unknown link without being looked up.
+pub struct LinkToken(String);
+
+impl FromPathText for LinkToken {
+    fn from_path_text(text: &str) -> Option<Self> {
+        let plausible = !text.is_empty()
+            && text.len() <= 64
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        plausible.then(|| LinkToken(text.to_string()))
+    }
+}
+
 /// `GET /join/{token}`.
 pub async fn show(
     method: Method,
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     Extension(nonce): Extension<CspNonce>,
-    Path(token): Path<String>,
+    PathParam(token): PathParam<LinkToken>,
     Query(query): Query<PageQuery>,
     headers: HeaderMap,
 ) -> Response {
@@ -129,7 +146,6 @@ pub async fn show(
         }
         return response;
     }
-    let cookie_path = format!("/join/{token}");
     let mark = cookie_value(&headers, COUNTED_COOKIE);
     let user_agent = headers
         .get(header::USER_AGENT)
@@ -139,12 +155,8 @@ pub async fn show(
     // the preview all the same, so that no route to the content is uncounted.
     let asked_to_open = query.open.is_some();
     let preview = method == Method::HEAD || (is_link_preview(user_agent) && !asked_to_open);
-    // A token is 43 URL-safe characters; anything else cannot match and is not looked up.
-    let plausible = token.len() <= 64
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    let opened = if !plausible {
+    let token = token.map(|t| t.0).unwrap_or_default();
+    let opened = if token.is_empty() {
         Err(OpenError::Refused(InviteRefusal::Unknown))
     } else if preview {
         state.invites.preview(&token).await.map(Shown::Preview)
@@ -161,7 +173,7 @@ pub async fn show(
             let mut response = invite_page(&opened, Platform::detect(user_agent), lang, &nonce);
             if let Some(mark) = &opened.counted_mark {
                 let cookie = Cookie::build((COUNTED_COOKIE, mark.clone()))
-                    .path(cookie_path)
+                    .path(format!("/join/{token}"))
                     .http_only(true)
                     .same_site(SameSite::Lax)
                     .secure(came_over_https(&headers, Some(peer), &state.config))

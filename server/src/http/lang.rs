@@ -1,9 +1,10 @@
 //! The language switch: remembered in a cookie, otherwise taken from the browser.
 
 use super::extract::{came_over_https, cookie_value};
+use crate::http::extract::PathParam;
 use crate::state::AppState;
 use app::i18n::{Lang, LANG_COOKIE};
-use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::extract::{ConnectInfo, Query, State};
 use axum::http::{header, HeaderMap};
 use axum::response::{IntoResponse, Redirect, Response};
 use cookie::{Cookie, SameSite};
@@ -52,11 +53,11 @@ pub async fn switch_language(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
-    Path(code): Path<String>,
+    PathParam(lang): PathParam<Lang>,
     Query(q): Query<Next>,
 ) -> Response {
     let next = app::safe_next(q.next);
-    let Some(lang) = Lang::from_code(&code) else {
+    let Some(lang) = lang else {
         return Redirect::to(&next).into_response();
     };
     let cookie = Cookie::build((LANG_COOKIE, lang.code()))

@@ -74,7 +74,7 @@ pub fn router(state: AppState) -> Router {
             "/pkg",
             assets::service(&state.leptos.site_root, &state.leptos.site_pkg_dir),
         )
-        .nest("/api/v1", admin::routes())
+        .merge(admin::routes())
         .leptos_routes_with_context(&state, routes, context.clone(), move || {
             app::shell(shell_options.clone())
         })

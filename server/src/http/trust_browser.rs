@@ -9,8 +9,9 @@ use super::auth::device_cookie;
 use super::error::ApiError;
 use super::extract::came_over_https;
 use super::security::CspNonce;
+use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
-use axum::extract::{ConnectInfo, Path, State};
+use axum::extract::{ConnectInfo, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use axum::Extension;
@@ -35,16 +36,25 @@ fn page(nonce: &CspNonce, title: &str, body: &str) -> Html<String> {
     ))
 }
 
-/// Tokens are URL-safe base64 of 32 bytes; anything else cannot be one.
-fn plausible(token: &str) -> bool {
-    (16..=128).contains(&token.len())
-        && token
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+/// A trust link's token: URL-safe base64 of 32 bytes; anything else cannot
+/// be one, and is answered as a used or unknown link.
+pub struct LinkToken(String);
+
+impl FromPathText for LinkToken {
+    fn from_path_text(text: &str) -> Option<Self> {
+        let plausible = (16..=128).contains(&text.len())
+            && text
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+        plausible.then(|| LinkToken(text.to_string()))
+    }
 }
 
-pub async fn show(Extension(nonce): Extension<CspNonce>, Path(token): Path<String>) -> Response {
-    if !plausible(&token) {
+pub async fn show(
+    Extension(nonce): Extension<CspNonce>,
+    PathParam(token): PathParam<LinkToken>,
+) -> Response {
+    if token.is_none() {
         return gone(&nonce);
     }
     // The form posts back to this very path, so the token is not repeated here.
@@ -62,13 +72,13 @@ pub async fn show(Extension(nonce): Extension<CspNonce>, Path(token): Path<Strin
 pub async fn claim(
     State(state): State<AppState>,
     Extension(nonce): Extension<CspNonce>,
-    Path(token): Path<String>,
+    PathParam(token): PathParam<LinkToken>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if !plausible(&token) {
+    let Some(LinkToken(token)) = token else {
         return Ok(gone(&nonce));
-    }
+    };
     let Some(mark) = state.auth.claim_browser_link(&token).await? else {
         return Ok(gone(&nonce));
     };

@@ -28,8 +28,8 @@ use protocol::api::{
     AgentChoice, AgentView, Choices, CreatedInstallToken, EnrollmentAttempt, InstallTokenView,
     JobView, NetworkInput, NetworkProfile, NewInstallToken, NewJob, OverviewCounts, RevokedKeyView,
 };
-use protocol::JobStatus;
 use protocol::NetworkId;
+use protocol::{AgentId, ApiTokenId, InstallTokenId, InviteId, JobId, JobStatus};
 use std::sync::Arc;
 
 /// Rows per page in the UI lists.
@@ -193,7 +193,7 @@ impl AdminBackend for Backend {
         Ok(AgentListPage { items, next })
     }
 
-    async fn get_agent(&self, id: String) -> Result<AgentView, UiError> {
+    async fn get_agent(&self, id: AgentId) -> Result<AgentView, UiError> {
         self.state
             .inventory
             .get(&id)
@@ -201,7 +201,7 @@ impl AdminBackend for Backend {
             .map_err(ui_inventory_error)
     }
 
-    async fn agent_action(&self, id: String, action: AgentAction) -> Result<(), UiError> {
+    async fn agent_action(&self, id: AgentId, action: AgentAction) -> Result<(), UiError> {
         let inventory = &self.state.inventory;
         match action {
             AgentAction::Disable => inventory.set_disabled(&id, true).await.map(drop),
@@ -212,7 +212,7 @@ impl AdminBackend for Backend {
         .map_err(ui_inventory_error)
     }
 
-    async fn move_agent(&self, id: String) -> Result<CreatedInstallToken, UiError> {
+    async fn move_agent(&self, id: AgentId) -> Result<CreatedInstallToken, UiError> {
         self.state
             .inventory
             .move_to_new_host(&id)
@@ -241,7 +241,7 @@ impl AdminBackend for Backend {
         Ok(rows)
     }
 
-    async fn revoke_install_token(&self, id: String) -> Result<(), UiError> {
+    async fn revoke_install_token(&self, id: InstallTokenId) -> Result<(), UiError> {
         self.state
             .install_tokens
             .revoke(&id)
@@ -260,7 +260,7 @@ impl AdminBackend for Backend {
         Ok(rows)
     }
 
-    async fn allow_revoked_key(&self, agent_id: String) -> Result<(), UiError> {
+    async fn allow_revoked_key(&self, agent_id: AgentId) -> Result<(), UiError> {
         self.state
             .revoked_keys
             .allow(&agent_id)
@@ -325,7 +325,10 @@ impl AdminBackend for Backend {
             .map_err(ui_token_error)
     }
 
-    async fn revoke_api_token(&self, id: String) -> Result<protocol::tokens::TokenView, UiError> {
+    async fn revoke_api_token(
+        &self,
+        id: ApiTokenId,
+    ) -> Result<protocol::tokens::TokenView, UiError> {
         self.state
             .api_tokens
             .revoke(&id)
@@ -389,7 +392,7 @@ impl AdminBackend for Backend {
         Ok(app::api::onboarding::InviteListPage { items, next })
     }
 
-    async fn revoke_invite(&self, id: String) -> Result<(), UiError> {
+    async fn revoke_invite(&self, id: InviteId) -> Result<(), UiError> {
         self.state
             .invites
             .revoke(&id)
@@ -448,7 +451,7 @@ impl AdminBackend for Backend {
         Ok(job_view(&row))
     }
 
-    async fn cancel_job(&self, id: String) -> Result<(), UiError> {
+    async fn cancel_job(&self, id: JobId) -> Result<(), UiError> {
         self.state
             .jobs
             .cancel(&id)
@@ -457,7 +460,7 @@ impl AdminBackend for Backend {
             .map_err(ui_job_error)
     }
 
-    async fn retry_job(&self, id: String) -> Result<protocol::api::JobView, UiError> {
+    async fn retry_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError> {
         self.state
             .jobs
             .retry(&id)
@@ -466,7 +469,7 @@ impl AdminBackend for Backend {
             .map_err(ui_job_error)
     }
 
-    async fn get_job(&self, id: String) -> Result<protocol::api::JobView, UiError> {
+    async fn get_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError> {
         self.state
             .jobs
             .get(&id)

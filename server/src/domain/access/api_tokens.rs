@@ -8,6 +8,7 @@ use crate::entities::api_token;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::tokens::{CreatedToken, TokenInput, TokenScope, TokenView};
 use protocol::FieldError;
+use protocol::{ApiTokenId, Id};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -50,7 +51,7 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 fn view(row: api_token::Model) -> TokenView {
     TokenView {
         scope: TokenScope::parse(&row.scope).unwrap_or(TokenScope::Read),
-        id: row.id,
+        id: ApiTokenId::from_stored(row.id),
         name: row.name,
         prefix: row.prefix,
         created_at: rfc3339(row.created_at),
@@ -107,7 +108,8 @@ impl ApiTokens {
     }
 
     /// Stops the token at once; revoking it again changes nothing.
-    pub async fn revoke(&self, id: &str) -> Result<TokenView, TokenError> {
+    pub async fn revoke(&self, id: &ApiTokenId) -> Result<TokenView, TokenError> {
+        let id = id.as_str();
         let row = api_token::Entity::find_by_id(id)
             .one(&self.db)
             .await?

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{CreatedInstallToken, InstallTokenView, NewInstallToken};
 use protocol::FieldError;
 use protocol::InstallTokenState;
+use protocol::{Id, InstallTokenId};
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
@@ -55,7 +56,7 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 
 pub fn view(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenView {
     InstallTokenView {
-        id: row.id.clone(),
+        id: InstallTokenId::from_stored(row.id.clone()),
         name: row.name.clone(),
         tags: serde_json::from_str(&row.tags).unwrap_or_default(),
         state: state(row, now),
@@ -260,7 +261,8 @@ impl InstallTokens {
 
     /// Revokes a token; revoking twice is harmless. A used token can be
     /// revoked too: that ends its repeat grace for the key that used it.
-    pub async fn revoke(&self, id: &str) -> Result<InstallTokenView, InstallTokenError> {
+    pub async fn revoke(&self, id: &InstallTokenId) -> Result<InstallTokenView, InstallTokenError> {
+        let id = id.as_str();
         let now = Utc::now();
         let done = install_token::Entity::update_many()
             .col_expr(install_token::Column::RevokedAt, Some(now).into())

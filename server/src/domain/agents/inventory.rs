@@ -15,6 +15,7 @@ use protocol::api::{
 };
 use protocol::services::PublishedService;
 use protocol::ComponentStatus;
+use protocol::{AgentId, Id};
 use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
@@ -60,7 +61,7 @@ fn view(
 ) -> AgentView {
     let status = agent_status(agent, components, trust, now, offline_after);
     AgentView {
-        id: agent.id.clone(),
+        id: AgentId::from_stored(agent.id.clone()),
         name: agent.name.clone(),
         hostname: agent.hostname.clone(),
         version: agent.version.clone(),
@@ -76,7 +77,7 @@ fn view(
         last_seen_secs: agent
             .last_heartbeat_at
             .map(|t| (now - t).num_seconds().max(0) as u64),
-        moved_to: agent.moved_to.clone(),
+        moved_to: agent.moved_to.clone().map(AgentId::from_stored),
         components: components
             .iter()
             .map(|c| ComponentView {
@@ -285,7 +286,7 @@ impl AgentInventory {
             .views_of(&agents, now)
             .await?
             .into_iter()
-            .map(|v| (v.id.clone(), v))
+            .map(|v| (v.id.to_string(), v))
             .collect();
         let services = sidecars
             .iter()
@@ -403,7 +404,11 @@ impl AgentInventory {
         ))
     }
 
-    pub async fn get(&self, id: &str) -> Result<AgentView, InventoryError> {
+    pub async fn get(&self, id: &AgentId) -> Result<AgentView, InventoryError> {
+        self.view_of(id.as_str()).await
+    }
+
+    async fn view_of(&self, id: &str) -> Result<AgentView, InventoryError> {
         let agent = self.find(id).await?;
         let components = component::Entity::find()
             .filter(component::Column::AgentId.eq(agent.id.as_str()))
@@ -425,9 +430,10 @@ impl AgentInventory {
     /// connected; enabling it re-sends its whole desired state.
     pub async fn set_disabled(
         &self,
-        id: &str,
+        id: &AgentId,
         disabled: bool,
     ) -> Result<AgentView, InventoryError> {
+        let id = id.as_str();
         let agent = self.find(id).await?;
         if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
@@ -450,14 +456,15 @@ impl AgentInventory {
                 tracing::error!(error = %e, agent_id = id, "re-sending the desired state failed");
             }
         }
-        self.get(id).await
+        self.view_of(id).await
     }
 
     /// Revokes an Agent: its key stops working at once and its queued jobs
     /// are cancelled. The record stays, so the host is told why it is refused;
     /// the key is also kept as revoked, so deleting the record does not let
     /// the host back in (see `revoked_keys`).
-    pub async fn revoke(&self, id: &str) -> Result<AgentView, InventoryError> {
+    pub async fn revoke(&self, id: &AgentId) -> Result<AgentView, InventoryError> {
+        let id = id.as_str();
         let agent = self.find(id).await?;
         if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
@@ -472,14 +479,15 @@ impl AgentInventory {
         tracing::info!(agent_id = id, cancelled, "agent revoked by admin");
         let detail = format!("{cancelled} pending jobs cancelled");
         audit::record(&self.db, audit::ADMIN, "agent.revoked", id, &detail).await;
-        self.get(id).await
+        self.view_of(id).await
     }
 
     /// Deletes an Agent record and its components; pending jobs are
     /// cancelled, finished ones stay as history. The key becomes unknown, so
     /// the host could enroll again as a new Agent with a valid token, unless
     /// the key was revoked (then only the admin's "allow again" lets it).
-    pub async fn delete(&self, id: &str) -> Result<(), InventoryError> {
+    pub async fn delete(&self, id: &AgentId) -> Result<(), InventoryError> {
+        let id = id.as_str();
         self.find(id).await?;
         let txn = self.db.begin().await?;
         let cancelled =
@@ -502,7 +510,11 @@ impl AgentInventory {
     /// issued for the record. The host that enrolls with it takes over the
     /// desired components, which are then deployed there. Asking again while
     /// no host has taken over issues a fresh token.
-    pub async fn move_to_new_host(&self, id: &str) -> Result<CreatedInstallToken, InventoryError> {
+    pub async fn move_to_new_host(
+        &self,
+        id: &AgentId,
+    ) -> Result<CreatedInstallToken, InventoryError> {
+        let id = id.as_str();
         let agent = self.find(id).await?;
         match agent.retired {
             Retirement::Active => {}

@@ -6,6 +6,7 @@ use crate::domain::{audit, split_page, StoreError};
 use crate::entities::{agent, revoked_key};
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::RevokedKeyView;
+use protocol::{AgentId, Id};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
@@ -112,7 +113,7 @@ impl RevokedKeys {
             .map(|r| RevokedKeyView {
                 record_exists: on_record.contains(&r.agent_id),
                 revoked_at: r.revoked_at.to_rfc3339_opts(SecondsFormat::Secs, true),
-                agent_id: r.agent_id,
+                agent_id: AgentId::from_stored(r.agent_id),
                 public_key: r.public_key,
                 name: r.name,
             })
@@ -123,7 +124,8 @@ impl RevokedKeys {
     /// Lets the key enroll again, as a new Agent. While the revoked record
     /// exists it keeps refusing the key, so it must be deleted first: one
     /// rule, whichever is looked at.
-    pub async fn allow(&self, agent_id: &str) -> Result<(), RevokedKeyError> {
+    pub async fn allow(&self, agent_id: &AgentId) -> Result<(), RevokedKeyError> {
+        let agent_id = agent_id.as_str();
         if agent::Entity::find_by_id(agent_id).count(&self.db).await? > 0 {
             return Err(RevokedKeyError::RecordExists);
         }

@@ -12,6 +12,7 @@ use protocol::agent::{JobOffer, JobResult};
 use protocol::api::JobView;
 use protocol::jobs::JobPayload;
 use protocol::{AgentId, FieldError, JobId, JobStatus};
+use protocol::{Id, NetworkId};
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
@@ -68,8 +69,8 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 
 pub fn view(row: &job::Model) -> JobView {
     JobView {
-        id: row.id.clone(),
-        agent_id: row.agent_id.clone(),
+        id: JobId::from_stored(row.id.clone()),
+        agent_id: AgentId::from_stored(row.agent_id.clone()),
         kind: row.kind.clone(),
         payload: serde_json::from_str(&row.payload).unwrap_or(serde_json::Value::Null),
         status: row.status,
@@ -77,9 +78,9 @@ pub fn view(row: &job::Model) -> JobView {
         created_at: rfc3339(row.created_at),
         started_at: row.started_at.map(rfc3339),
         finished_at: row.finished_at.map(rfc3339),
-        retry_of: row.retry_of.clone(),
+        retry_of: row.retry_of.clone().map(JobId::from_stored),
         component_id: row.component_id.clone(),
-        network_id: row.network_id.clone(),
+        network_id: row.network_id.clone().map(NetworkId::from_stored),
     }
 }
 
@@ -478,7 +479,8 @@ impl JobQueue {
     }
 
     /// Cancels a job that no Agent has claimed yet.
-    pub async fn cancel(&self, id: &str) -> Result<job::Model, JobError> {
+    pub async fn cancel(&self, id: &JobId) -> Result<job::Model, JobError> {
+        let id = id.as_str();
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(
@@ -490,7 +492,7 @@ impl JobQueue {
             .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(&self.db)
             .await?;
-        let row = self.get(id).await?;
+        let row = self.row(id).await?;
         if done.rows_affected == 0 {
             return Err(JobError::WrongState(row.status));
         }
@@ -500,8 +502,9 @@ impl JobQueue {
     }
 
     /// Queues a new job with the same payload as a failed or expired one, linked to it.
-    pub async fn retry(&self, id: &str) -> Result<job::Model, JobError> {
-        let old = self.get(id).await?;
+    pub async fn retry(&self, id: &JobId) -> Result<job::Model, JobError> {
+        let id = id.as_str();
+        let old = self.row(id).await?;
         if !old.status.can_retry() {
             return Err(JobError::WrongState(old.status));
         }
@@ -519,7 +522,11 @@ impl JobQueue {
         .await
     }
 
-    pub async fn get(&self, id: &str) -> Result<job::Model, JobError> {
+    pub async fn get(&self, id: &JobId) -> Result<job::Model, JobError> {
+        self.row(id.as_str()).await
+    }
+
+    async fn row(&self, id: &str) -> Result<job::Model, JobError> {
         job::Entity::find_by_id(id)
             .one(&self.db)
             .await?

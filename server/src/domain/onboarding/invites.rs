@@ -10,6 +10,7 @@ use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite};
 use protocol::{FieldError, NetworkId, Problem};
+use protocol::{Id, InviteId};
 use rand::RngCore;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -107,8 +108,8 @@ fn rfc3339(t: DateTime<Utc>) -> String {
 
 fn view(row: &invite::Model, network_name: &str, now: DateTime<Utc>) -> InviteView {
     InviteView {
-        id: row.id.clone(),
-        network_id: row.network_id.clone(),
+        id: InviteId::from_stored(row.id.clone()),
+        network_id: NetworkId::from_stored(row.network_id.clone()),
         network_name: network_name.to_string(),
         name: row.name.clone(),
         state: state(row, now),
@@ -251,7 +252,8 @@ impl Invites {
     }
 
     /// Revokes an invite; revoking twice is harmless.
-    pub async fn revoke(&self, id: &str) -> Result<InviteView, InviteError> {
+    pub async fn revoke(&self, id: &InviteId) -> Result<InviteView, InviteError> {
+        let id = id.as_str();
         let now = Utc::now();
         let done = invite::Entity::update_many()
             .col_expr(invite::Column::RevokedAt, Some(now).into())

@@ -2,45 +2,42 @@
 //! revoke, move, delete), revoked keys (list, allow again), install tokens
 //! and the enrollment log.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::http::error::ApiError;
+use crate::http::extract::ApiPath;
 use crate::http::extract::{page, ApiJson, ApiQuery};
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::api::{
-    AgentView, CreatedInstallToken, InstallTokenView, NewInstallToken, RevokedKeyView,
+    AgentView, CreatedInstallToken, EnrollmentAttempt, InstallTokenView, NewInstallToken,
+    RevokedKeyView,
 };
+use protocol::{AgentId, InstallTokenId};
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/agents", get(list_agents))
-        .route("/agents/{id}", get(get_agent).delete(delete_agent))
-        .route("/agents/{id}/disable", post(disable_agent))
-        .route("/agents/{id}/enable", post(enable_agent))
-        .route("/agents/{id}/revoke", post(revoke_agent))
-        .route("/agents/{id}/move", post(move_agent))
-        .route("/revoked-keys", get(list_revoked_keys))
-        .route("/revoked-keys/{agent_id}/allow", post(allow_revoked_key))
-        .route(
-            "/install-tokens",
-            post(create_install_token).get(list_install_tokens),
-        )
-        .route("/install-tokens/{id}/revoke", post(revoke_install_token))
-        .route("/enrollments", get(enrollment_log))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_agents))
+        .routes(routes!(get_agent, delete_agent))
+        .routes(routes!(disable_agent))
+        .routes(routes!(enable_agent))
+        .routes(routes!(revoke_agent))
+        .routes(routes!(move_agent))
+        .routes(routes!(list_revoked_keys))
+        .routes(routes!(allow_revoked_key))
+        .routes(routes!(create_install_token, list_install_tokens))
+        .routes(routes!(revoke_install_token))
+        .routes(routes!(enrollment_log))
 }
 
 #[utoipa::path(
     get,
     path = "/api/v1/agents",
     tag = "agents",
-    responses((status = 200, body = [AgentView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [AgentView]))
 )]
 async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
     Ok(Json(state.inventory.list().await?))
@@ -51,12 +48,11 @@ async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView
     path = "/api/v1/agents/{id}",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AgentView))
 )]
 async fn get_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
     Ok(Json(state.inventory.get(&id).await?))
 }
@@ -66,12 +62,11 @@ async fn get_agent(
     path = "/api/v1/agents/{id}/disable",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AgentView))
 )]
 async fn disable_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
     Ok(Json(state.inventory.set_disabled(&id, true).await?))
 }
@@ -81,12 +76,11 @@ async fn disable_agent(
     path = "/api/v1/agents/{id}/enable",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AgentView))
 )]
 async fn enable_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
     Ok(Json(state.inventory.set_disabled(&id, false).await?))
 }
@@ -96,12 +90,11 @@ async fn enable_agent(
     path = "/api/v1/agents/{id}/revoke",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 200, body = AgentView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AgentView))
 )]
 async fn revoke_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
     Ok(Json(state.inventory.revoke(&id).await?))
 }
@@ -111,13 +104,12 @@ async fn revoke_agent(
     path = "/api/v1/agents/{id}/move",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = CreatedInstallToken))
 )]
 /// 201 with the move token and its snippets (shown once).
 async fn move_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
     Ok((
         StatusCode::CREATED,
@@ -130,12 +122,11 @@ async fn move_agent(
     path = "/api/v1/agents/{id}",
     tag = "agents",
     params(("id" = String, Path, description = "Agent ID")),
-    responses((status = 204, description = "Deleted"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 204, description = "Deleted"))
 )]
 async fn delete_agent(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<AgentId>,
 ) -> Result<StatusCode, ApiError> {
     state.inventory.delete(&id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -146,8 +137,7 @@ async fn delete_agent(
     path = "/api/v1/revoked-keys",
     tag = "agents",
     params(TokenPage),
-    responses((status = 200, body = [RevokedKeyView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [RevokedKeyView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// Keys refused at enrollment until allowed again, newest first; `X-Next-Cursor`
 /// carries `after` (an Agent ID) for the next page.
@@ -167,13 +157,12 @@ async fn list_revoked_keys(
     path = "/api/v1/revoked-keys/{agent_id}/allow",
     tag = "agents",
     params(("agent_id" = String, Path, description = "The Agent ID the revoked key derives")),
-    responses((status = 204, description = "The key may enroll again, as a new Agent"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 204, description = "The key may enroll again, as a new Agent"))
 )]
 /// 409 `revoked_agent_exists` while the revoked Agent record is not deleted.
 async fn allow_revoked_key(
     State(state): State<AppState>,
-    Path(agent_id): Path<String>,
+    ApiPath(agent_id): ApiPath<AgentId>,
 ) -> Result<StatusCode, ApiError> {
     state.revoked_keys.allow(&agent_id).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -184,8 +173,7 @@ async fn allow_revoked_key(
     path = "/api/v1/install-tokens",
     tag = "agents",
     request_body = NewInstallToken,
-    responses((status = 201, body = CreatedInstallToken), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = CreatedInstallToken))
 )]
 /// 201 with the token and its snippets: the only time the token is shown.
 async fn create_install_token(
@@ -223,8 +211,7 @@ fn default_limit() -> u64 {
     path = "/api/v1/install-tokens",
     tag = "agents",
     params(TokenPage),
-    responses((status = 200, body = [InstallTokenView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [InstallTokenView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_install_tokens(
@@ -243,12 +230,11 @@ async fn list_install_tokens(
     path = "/api/v1/install-tokens/{id}/revoke",
     tag = "agents",
     params(("id" = String, Path, description = "Install token ID")),
-    responses((status = 200, body = InstallTokenView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = InstallTokenView))
 )]
 async fn revoke_install_token(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<InstallTokenId>,
 ) -> Result<Json<InstallTokenView>, ApiError> {
     Ok(Json(state.install_tokens.revoke(&id).await?))
 }
@@ -258,8 +244,7 @@ async fn revoke_install_token(
     path = "/api/v1/enrollments",
     tag = "agents",
     params(LogPage),
-    responses((status = 200, body = [EnrollmentAttempt], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [EnrollmentAttempt], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// Newest first; `X-Next-Cursor` carries `before` for the next page.
 async fn enrollment_log(

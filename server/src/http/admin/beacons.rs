@@ -1,30 +1,27 @@
 //! Beacons in the admin API: every Beacon URL of every profile with its
 //! latest check, a check on demand, and adding an existing Beacon's URL.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::api::NetworkProfile;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/beacons", get(list_beacons).post(add_existing_beacon))
-        .route("/beacons/check", post(check_beacon))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_beacons, add_existing_beacon))
+        .routes(routes!(check_beacon))
 }
 
 #[utoipa::path(
     get,
     path = "/api/v1/beacons",
     tag = "beacons",
-    responses((status = 200, body = [BeaconView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [BeaconView]))
 )]
 async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconView>>, ApiError> {
     Ok(Json(state.beacons.list().await?))
@@ -35,8 +32,7 @@ async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconVi
     path = "/api/v1/beacons/check",
     tag = "beacons",
     request_body = BeaconRef,
-    responses((status = 200, body = BeaconCheckView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = BeaconCheckView))
 )]
 /// `{"network_id","url"}` → the check's result (a failed check is still 200:
 /// the request worked; `ok` and `class` say how the Beacon did).
@@ -52,8 +48,7 @@ async fn check_beacon(
     path = "/api/v1/beacons",
     tag = "beacons",
     request_body = BeaconRef,
-    responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = NetworkProfile))
 )]
 /// `{"network_id","url"}` → 201 with the updated profile. Needs no
 /// `version`: an addition is re-applied to the current profile if it

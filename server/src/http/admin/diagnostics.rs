@@ -1,21 +1,21 @@
 //! `GET /api/v1/networks/{id}/diagnostics?lang=`: the layered diagnosis.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::domain::beacons::diagnostics::DiagnosticsError;
 use crate::http::error::ApiError;
+use crate::http::extract::ApiPath;
 use crate::http::extract::ApiQuery;
 use crate::http::lang::chosen_lang;
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::HeaderMap;
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use protocol::diagnostics::Diagnosis;
+use protocol::NetworkId;
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route("/networks/{id}/diagnostics", get(diagnose))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(diagnose))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -38,16 +38,14 @@ impl From<DiagnosticsError> for ApiError {
     path = "/api/v1/networks/{id}/diagnostics",
     tag = "networks",
     params(("id" = String, Path, description = "Network ID"), DiagnoseQuery),
-    responses((status = 200, body = Diagnosis), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = Diagnosis))
 )]
 async fn diagnose(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<DiagnoseQuery>,
 ) -> Result<Json<Diagnosis>, ApiError> {
     let lang = chosen_lang(q.lang.as_deref(), &headers)?;
-    let id = super::networks::parse_id(&id)?;
     Ok(Json(state.diagnostics.diagnose(&id, lang).await?))
 }

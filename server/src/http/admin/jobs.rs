@@ -1,24 +1,24 @@
 //! Admin side of the job queue: queue, list, read, cancel, retry.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::domain::jobs::queue::{view, JobFilter};
 use crate::http::error::ApiError;
+use crate::http::extract::ApiPath;
 use crate::http::extract::{page, ApiJson, ApiQuery};
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::Response;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::api::{JobView, NewJob};
+use protocol::JobId;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/jobs", post(create_job).get(list_jobs))
-        .route("/jobs/{id}", get(get_job))
-        .route("/jobs/{id}/cancel", post(cancel_job))
-        .route("/jobs/{id}/retry", post(retry_job))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_job, list_jobs))
+        .routes(routes!(get_job))
+        .routes(routes!(cancel_job))
+        .routes(routes!(retry_job))
 }
 
 #[utoipa::path(
@@ -26,8 +26,7 @@ pub fn routes() -> Router<AppState> {
     path = "/api/v1/jobs",
     tag = "jobs",
     params(JobFilter),
-    responses((status = 200, body = [JobView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [JobView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// `GET /api/v1/jobs?status=&agent_id=&after=&limit=`: newest first;
 /// `X-Next-Cursor` carries `after` for the next page.
@@ -44,12 +43,11 @@ async fn list_jobs(
     path = "/api/v1/jobs/{id}/cancel",
     tag = "jobs",
     params(("id" = String, Path, description = "Job ID")),
-    responses((status = 200, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = JobView))
 )]
 async fn cancel_job(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<JobId>,
 ) -> Result<Json<JobView>, ApiError> {
     Ok(Json(view(&state.jobs.cancel(&id).await?)))
 }
@@ -59,13 +57,12 @@ async fn cancel_job(
     path = "/api/v1/jobs/{id}/retry",
     tag = "jobs",
     params(("id" = String, Path, description = "Job ID")),
-    responses((status = 201, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = JobView))
 )]
 /// 201 with the new job, linked to the old one by `retry_of`.
 async fn retry_job(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<JobId>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     Ok((
         StatusCode::CREATED,
@@ -78,8 +75,7 @@ async fn retry_job(
     path = "/api/v1/jobs",
     tag = "jobs",
     request_body = NewJob,
-    responses((status = 201, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = JobView))
 )]
 /// `POST /api/v1/jobs` → 201 with the job, as the first Control answers.
 async fn create_job(
@@ -98,12 +94,11 @@ async fn create_job(
     path = "/api/v1/jobs/{id}",
     tag = "jobs",
     params(("id" = String, Path, description = "Job ID")),
-    responses((status = 200, body = JobView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = JobView))
 )]
 async fn get_job(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<JobId>,
 ) -> Result<Json<JobView>, ApiError> {
     Ok(Json(view(&state.jobs.get(&id).await?)))
 }

@@ -18,14 +18,18 @@ pub mod tokens;
 use crate::http::error::ApiError;
 use crate::state::AppState;
 use axum::http::StatusCode;
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
+/// Every API route with its OpenAPI description: each module registers a
+/// route and its description together (`utoipa_axum::routes!`), so neither
+/// can be added without the other.
+pub fn described_routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(session::routes())
         .merge(networks::routes())
-        .merge(super::agent_protocol::routes())
+        .merge(crate::http::agent_protocol::routes())
         .merge(jobs::routes())
         .merge(agents::routes())
         .merge(beacons::routes())
@@ -33,10 +37,19 @@ pub fn routes() -> Router<AppState> {
         .merge(diagnostics::routes())
         .merge(settings::routes())
         .merge(tokens::routes())
-        .route("/audit", get(audit::list_audit))
-        .route("/events", get(events::events))
-        .route("/openapi.json", get(openapi::openapi_json))
-        .fallback(|| async { ApiError::not_found() })
+        .merge(audit::routes())
+}
+
+/// The API's router: the described routes, the live-update stream and the
+/// description itself; anything else under /api/v1 answers in the API's
+/// error shape.
+pub fn routes() -> Router<AppState> {
+    let (described, _) = described_routes().split_for_parts();
+    described
+        .route("/api/v1/events", get(events::events))
+        .route("/api/v1/openapi.json", get(openapi::openapi_json))
+        .route("/api/v1", any(|| async { ApiError::not_found() }))
+        .route("/api/v1/{*rest}", any(|| async { ApiError::not_found() }))
         .method_not_allowed_fallback(|| async {
             ApiError::new(
                 StatusCode::METHOD_NOT_ALLOWED,

@@ -1,28 +1,24 @@
 //! Network profiles over the JSON API. Paths match the first Control's so
 //! existing scripts keep working.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::domain::networks::PAGE_MAX;
 use crate::http::error::ApiError;
+use crate::http::extract::ApiPath;
 use crate::http::extract::{ApiJson, ApiQuery};
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
-use protocol::api::{NetworkInput, NetworkProfile};
+use axum::Json;
+use protocol::api::{ErrorBody, NetworkInput, NetworkProfile};
 use protocol::NetworkId;
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/networks", get(list_networks).post(create_network))
-        .route(
-            "/networks/{id}",
-            get(get_network).put(update_network).delete(delete_network),
-        )
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_networks, create_network))
+        .routes(routes!(get_network, update_network, delete_network))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -39,8 +35,7 @@ struct ListQuery {
     path = "/api/v1/networks",
     tag = "networks",
     params(ListQuery),
-    responses((status = 200, body = [NetworkProfile], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [NetworkProfile], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// All profiles (up to `limit`, default and maximum 500) as a JSON array, like
 /// the first Control; `X-Next-Cursor` carries `after` for the next page.
@@ -59,30 +54,18 @@ async fn list_networks(
     Ok(crate::http::extract::page(page.items, page.next))
 }
 
-/// A Network ID from the path; a malformed one names no profile (404).
-pub(super) fn parse_id(raw: &str) -> Result<NetworkId, ApiError> {
-    NetworkId::parse(raw).map_err(|_| {
-        ApiError::new(
-            StatusCode::NOT_FOUND,
-            "not_found",
-            "No network profile with this ID.",
-        )
-    })
-}
-
 #[utoipa::path(
     get,
     path = "/api/v1/networks/{id}",
     tag = "networks",
     params(("id" = String, Path, description = "Network ID")),
-    responses((status = 200, body = NetworkProfile, headers(("ETag" = String, description = "The profile's version as an entity tag, e.g. \"3\", for If-Match"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = NetworkProfile, headers(("ETag" = String, description = "The profile's version as an entity tag, e.g. \"3\", for If-Match"))))
 )]
 async fn get_network(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<NetworkId>,
 ) -> Result<Response, ApiError> {
-    Ok(with_etag(state.networks.get(&parse_id(&id)?).await?))
+    Ok(with_etag(state.networks.get(&id).await?))
 }
 
 /// The profile as JSON with its version as a strong entity tag.
@@ -134,8 +117,7 @@ fn invalid_if_match() -> ApiError {
     path = "/api/v1/networks",
     tag = "networks",
     request_body = NetworkInput,
-    responses((status = 201, body = NetworkProfile), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = NetworkProfile))
 )]
 async fn create_network(
     State(state): State<AppState>,
@@ -157,13 +139,11 @@ async fn create_network(
     responses(
         (status = 200, body = NetworkProfile, headers(("ETag" = String, description = "The new version as an entity tag"))),
         (status = 409, description = "`stale_profile`: the profile changed since the version sent (nothing was saved; read it again and reapply the change)", body = ErrorBody),
-        (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)
-    ),
-    security(("session" = []), ("token" = []))
+    )
 )]
 async fn update_network(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiJson(mut input): ApiJson<NetworkInput>,
 ) -> Result<Response, ApiError> {
@@ -179,9 +159,7 @@ async fn update_network(
         }
         input.version = Some(tagged);
     }
-    Ok(with_etag(
-        state.networks.update(&parse_id(&id)?, input).await?,
-    ))
+    Ok(with_etag(state.networks.update(&id, input).await?))
 }
 
 #[utoipa::path(
@@ -189,14 +167,12 @@ async fn update_network(
     path = "/api/v1/networks/{id}",
     tag = "networks",
     params(("id" = String, Path, description = "Network ID")),
-    responses((status = 204, description = "Deleted"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 204, description = "Deleted"))
 )]
 async fn delete_network(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<NetworkId>,
 ) -> Result<StatusCode, ApiError> {
-    let id = parse_id(&id)?;
     state.networks.delete(&id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,27 +1,27 @@
 //! Admin API for onboarding: a profile's guide per platform (text, deep link,
 //! QR code) and the invites (create, list, revoke).
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::domain::onboarding::guide;
 use crate::http::error::ApiError;
+use crate::http::extract::ApiPath;
 use crate::http::extract::{page, ApiJson, ApiQuery};
 use crate::http::lang::chosen_lang;
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
-use axum::routing::{delete, get};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
+use protocol::InviteId;
 use protocol::NetworkId;
 use serde::Deserialize;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/networks/{id}/onboarding", get(network_onboarding))
-        .route("/invites", get(list_invites).post(create_invite))
-        .route("/invites/{id}", delete(revoke_invite))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(network_onboarding))
+        .routes(routes!(list_invites, create_invite))
+        .routes(routes!(revoke_invite))
 }
 
 #[derive(Deserialize, utoipa::IntoParams)]
@@ -46,13 +46,12 @@ fn platform_error() -> ApiError {
     path = "/api/v1/networks/{id}/onboarding",
     tag = "onboarding",
     params(("id" = String, Path, description = "Network ID"), GuideQuery),
-    responses((status = 200, body = OnboardingGuide), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = OnboardingGuide))
 )]
 /// `GET /api/v1/networks/{id}/onboarding?platform=…&lang=ru|en`.
 async fn network_onboarding(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<GuideQuery>,
 ) -> Result<Json<OnboardingGuide>, ApiError> {
@@ -62,7 +61,7 @@ async fn network_onboarding(
         .and_then(Platform::parse)
         .ok_or_else(platform_error)?;
     let lang = chosen_lang(q.lang.as_deref(), &headers)?;
-    let profile = state.networks.get(&super::networks::parse_id(&id)?).await?;
+    let profile = state.networks.get(&id).await?;
     Ok(Json(guide::guide(&profile, "", platform, lang)))
 }
 
@@ -71,8 +70,7 @@ async fn network_onboarding(
     path = "/api/v1/invites",
     tag = "onboarding",
     request_body = NewInvite,
-    responses((status = 201, body = CreatedInvite), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = CreatedInvite))
 )]
 /// 201 with the link: the only time it is shown.
 async fn create_invite(
@@ -103,8 +101,7 @@ fn default_limit() -> u64 {
     path = "/api/v1/invites",
     tag = "onboarding",
     params(InvitePage),
-    responses((status = 200, body = [InviteView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [InviteView], headers(("X-Next-Cursor" = String, description = "Cursor for the next page, when there is one"))))
 )]
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_invites(
@@ -134,13 +131,12 @@ async fn list_invites(
     path = "/api/v1/invites/{id}",
     tag = "onboarding",
     params(("id" = String, Path, description = "Invite ID")),
-    responses((status = 200, body = InviteView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = InviteView))
 )]
 /// Revokes the invite (its page then answers 410); the record stays listed.
 async fn revoke_invite(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<InviteId>,
 ) -> Result<Json<InviteView>, ApiError> {
     Ok(Json(state.invites.revoke(&id).await?))
 }

@@ -1,35 +1,24 @@
-//! The OpenAPI 3 description of the admin and Agent APIs, generated from the
-//! handlers' annotations and the protocol types, served at
-//! `GET /api/v1/openapi.json`. The live-update stream (`/api/v1/events`,
+//! The OpenAPI 3 description of the admin and Agent APIs, served at
+//! `GET /api/v1/openapi.json`: the routes' own annotations (collected where
+//! each route is registered, `super::described_routes`), plus what every
+//! operation shares, added here once: the error answer, and the sign-in an
+//! admin operation needs. The live-update stream (`/api/v1/events`,
 //! server-sent events) is left out: it is for Control's own pages.
 
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use protocol::api::ErrorBody;
 use std::sync::OnceLock;
-use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi};
-
-/// The types the annotations name, in one place for every API module.
-pub mod schemas {
-    pub use protocol::agent::{
-        Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobOffer, JobResult,
-    };
-    pub use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
-    pub use protocol::api::{
-        AgentView, AuditEntry, ControlIdentityView, CreatedInstallToken, EnrollmentAttempt,
-        ErrorBody, InstallTokenView, JobView, NetworkInput, NetworkProfile, NewInstallToken,
-        NewJob, RevokedKeyView, SessionStatus, SignIn,
-    };
-    pub use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
-    pub use protocol::diagnostics::Diagnosis;
-    pub use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide};
-    pub use protocol::tokens::{CreatedToken, TokenInput, TokenView};
-}
-
-use super::{
-    agents, audit, beacons, diagnostics, jobs, networks, onboarding, session, settings, tokens,
+use utoipa::openapi::path::Operation;
+use utoipa::openapi::security::{
+    ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityRequirement, SecurityScheme,
 };
-use crate::http::agent_protocol;
+use utoipa::openapi::{RefOr, ResponseBuilder};
+use utoipa::{Modify, OpenApi, ToSchema};
+
+/// Tags whose operations need no admin sign-in: signing in itself, and the
+/// Agent protocol (signed by the Agent's key instead).
+const UNSIGNED_TAGS: [&str; 2] = ["session", "agent protocol"];
 
 #[derive(OpenApi)]
 #[openapi(
@@ -37,30 +26,10 @@ use crate::http::agent_protocol;
         title = "KnotRoute Control API",
         description = "The admin API (a session cookie from POST /api/v1/session, or a personal API token as Authorization: Bearer) and the Agent protocol (signed requests, see PROTOCOL.md). Errors are JSON: {error, code, field, hint}."
     ),
-    paths(
-        session::session_status, session::sign_in, session::sign_out,
-        networks::list_networks, networks::create_network, networks::get_network, networks::update_network,
-        networks::delete_network, audit::list_audit,
-        agents::list_agents, agents::get_agent, agents::delete_agent,
-        agents::disable_agent, agents::enable_agent, agents::revoke_agent,
-        agents::move_agent, agents::list_revoked_keys, agents::allow_revoked_key,
-        agents::create_install_token,
-        agents::list_install_tokens, agents::revoke_install_token,
-        agents::enrollment_log,
-        jobs::list_jobs, jobs::create_job, jobs::get_job, jobs::cancel_job,
-        jobs::retry_job,
-        beacons::list_beacons, beacons::add_existing_beacon, beacons::check_beacon,
-        diagnostics::diagnose,
-        onboarding::network_onboarding, onboarding::create_invite,
-        onboarding::list_invites, onboarding::revoke_invite,
-        settings::alert_settings, settings::set_alert_webhook,
-        settings::send_test_alert, settings::control_identity,
-        tokens::list_tokens, tokens::create_token, tokens::revoke_token,
-        agent_protocol::enroll, agent_protocol::heartbeat, agent_protocol::next_job, agent_protocol::job_result,
-    ),
+    components(schemas(ErrorBody)),
     modifiers(&SecuritySchemes)
 )]
-pub struct ApiDoc;
+struct ApiDoc;
 
 struct SecuritySchemes;
 
@@ -80,13 +49,63 @@ impl Modify for SecuritySchemes {
     }
 }
 
+/// What every operation shares: any refusal is the JSON error, and an admin
+/// operation takes the session cookie or an API token.
+fn add_shared_parts(operation: &mut Operation) {
+    let refused = ResponseBuilder::new()
+        .description("Refused: the JSON error with code, field and hint")
+        .content(
+            "application/json",
+            utoipa::openapi::ContentBuilder::new()
+                .schema(Some(RefOr::Ref(utoipa::openapi::Ref::from_schema_name(
+                    ErrorBody::name(),
+                ))))
+                .build(),
+        )
+        .build();
+    operation
+        .responses
+        .responses
+        .entry("default".to_string())
+        .or_insert(RefOr::T(refused));
+    let unsigned = operation
+        .tags
+        .iter()
+        .flatten()
+        .any(|tag| UNSIGNED_TAGS.contains(&tag.as_str()));
+    if !unsigned && operation.security.is_none() {
+        operation.security = Some(vec![
+            SecurityRequirement::new("session", Vec::<String>::new()),
+            SecurityRequirement::new("token", Vec::<String>::new()),
+        ]);
+    }
+}
+
+/// The whole description, built once from the routes.
+pub fn description() -> utoipa::openapi::OpenApi {
+    let (_, routes) = super::described_routes().split_for_parts();
+    let mut doc = ApiDoc::openapi().merge_from(routes);
+    for item in doc.paths.paths.values_mut() {
+        for operation in [
+            &mut item.get,
+            &mut item.put,
+            &mut item.post,
+            &mut item.delete,
+            &mut item.patch,
+        ]
+        .into_iter()
+        .flatten()
+        {
+            add_shared_parts(operation);
+        }
+    }
+    doc
+}
+
 /// `GET /api/v1/openapi.json`: public, like the API's paths themselves.
 pub async fn openapi_json() -> Response {
     static DOCUMENT: OnceLock<String> = OnceLock::new();
-    let body = DOCUMENT.get_or_init(|| {
-        ApiDoc::openapi()
-            .to_json()
-            .expect("the description serialises")
-    });
+    let body =
+        DOCUMENT.get_or_init(|| description().to_json().expect("the description serialises"));
     ([(header::CONTENT_TYPE, "application/json")], body.clone()).into_response()
 }

@@ -1,8 +1,6 @@
 //! The admin session over the JSON API: sign in with the password, read the
 //! session, sign out.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::domain::access::sign_in::Attempt;
 use crate::http::auth::{
     cleared_session_cookie, current_session, device_token, session_token, sign_in_cookies,
@@ -13,17 +11,14 @@ use crate::state::AppState;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{header, HeaderMap, HeaderValue};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
 use chrono::SecondsFormat;
 use protocol::api::{SessionStatus, SignIn};
 use std::net::SocketAddr;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new().route(
-        "/session",
-        get(session_status).post(sign_in).delete(sign_out),
-    )
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(session_status, sign_in, sign_out))
 }
 
 fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
@@ -40,7 +35,7 @@ fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
     path = "/api/v1/session",
     tag = "session",
     request_body = SignIn,
-    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session"))
 )]
 async fn sign_in(
     State(state): State<AppState>,
@@ -74,7 +69,7 @@ async fn sign_in(
     get,
     path = "/api/v1/session",
     tag = "session",
-    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = SessionStatus))
 )]
 async fn session_status(
     State(state): State<AppState>,
@@ -91,7 +86,7 @@ async fn session_status(
     delete,
     path = "/api/v1/session",
     tag = "session",
-    responses((status = 200, body = SessionStatus), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody))
+    responses((status = 200, body = SessionStatus))
 )]
 async fn sign_out(
     State(state): State<AppState>,

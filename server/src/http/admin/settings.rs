@@ -3,33 +3,27 @@
 //! …/test` to send a test alert now, and `GET /api/v1/settings/identity`
 //! (Control's key, which Agents pin).
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
 use crate::state::AppState;
 use axum::extract::State;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::alerts::{AlertSettings, AlertSettingsInput, TestAlertOutcome};
 use protocol::api::ControlIdentityView;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route(
-            "/settings/alerts",
-            get(alert_settings).put(set_alert_webhook),
-        )
-        .route("/settings/alerts/test", post(send_test_alert))
-        .route("/settings/identity", get(control_identity))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(alert_settings, set_alert_webhook))
+        .routes(routes!(send_test_alert))
+        .routes(routes!(control_identity))
 }
 
 #[utoipa::path(
     get,
     path = "/api/v1/settings/alerts",
     tag = "settings",
-    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AlertSettings))
 )]
 async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSettings>, ApiError> {
     Ok(Json(state.alerts.settings().await?))
@@ -40,8 +34,7 @@ async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSetti
     path = "/api/v1/settings/alerts",
     tag = "settings",
     request_body = AlertSettingsInput,
-    responses((status = 200, body = AlertSettings), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = AlertSettings))
 )]
 async fn set_alert_webhook(
     State(state): State<AppState>,
@@ -54,8 +47,7 @@ async fn set_alert_webhook(
     post,
     path = "/api/v1/settings/alerts/test",
     tag = "settings",
-    responses((status = 200, body = TestAlertOutcome), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = TestAlertOutcome))
 )]
 /// 200 whether or not the receiver took it: `delivered` and `detail` say.
 async fn send_test_alert(
@@ -68,8 +60,7 @@ async fn send_test_alert(
     get,
     path = "/api/v1/settings/identity",
     tag = "settings",
-    responses((status = 200, body = ControlIdentityView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = ControlIdentityView))
 )]
 /// Control's public key and fingerprint (and the previous key during a
 /// rotation). Rotating is `knotroute-control identity rotate`, on the server.

@@ -3,32 +3,31 @@
 //! `POST /api/v1/tokens/{id}/revoke`. Only a signed-in admin may call these:
 //! the auth gate refuses them to a token, so a leaked token cannot mint more.
 
-#[allow(unused_imports)]
-use super::openapi::schemas::*;
 use crate::http::error::ApiError;
 use crate::http::extract::ApiJson;
+use crate::http::extract::ApiPath;
 use crate::state::AppState;
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use axum::Json;
 use protocol::tokens::{CreatedToken, TokenInput, TokenView};
+use protocol::ApiTokenId;
+use utoipa_axum::{router::OpenApiRouter, routes};
 
 /// Paths under /api/v1 that manage tokens.
 pub const TOKENS_PATH: &str = "/api/v1/tokens";
 
-pub fn routes() -> Router<AppState> {
-    Router::new()
-        .route("/tokens", get(list_tokens).post(create_token))
-        .route("/tokens/{id}/revoke", post(revoke_token))
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list_tokens, create_token))
+        .routes(routes!(revoke_token))
 }
 
 #[utoipa::path(
     get,
     path = "/api/v1/tokens",
     tag = "tokens",
-    responses((status = 200, body = [TokenView]), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = [TokenView]))
 )]
 async fn list_tokens(State(state): State<AppState>) -> Result<Json<Vec<TokenView>>, ApiError> {
     Ok(Json(state.api_tokens.list().await?))
@@ -39,8 +38,7 @@ async fn list_tokens(State(state): State<AppState>) -> Result<Json<Vec<TokenView
     path = "/api/v1/tokens",
     tag = "tokens",
     request_body = TokenInput,
-    responses((status = 201, body = CreatedToken, description = "The token is in this answer only"), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 201, body = CreatedToken, description = "The token is in this answer only"))
 )]
 async fn create_token(
     State(state): State<AppState>,
@@ -57,12 +55,11 @@ async fn create_token(
     path = "/api/v1/tokens/{id}/revoke",
     tag = "tokens",
     params(("id" = String, Path, description = "Token ID")),
-    responses((status = 200, body = TokenView), (status = "default", description = "Refused: the JSON error with code, field and hint", body = ErrorBody)),
-    security(("session" = []), ("token" = []))
+    responses((status = 200, body = TokenView))
 )]
 async fn revoke_token(
     State(state): State<AppState>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<ApiTokenId>,
 ) -> Result<Json<TokenView>, ApiError> {
     Ok(Json(state.api_tokens.revoke(&id).await?))
 }
