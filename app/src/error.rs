@@ -4,6 +4,7 @@
 use crate::i18n::{texts, Lang};
 use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
 use leptos::server_fn::codec::JsonEncoding;
+use protocol::refusals::Refusal;
 use protocol::FieldError;
 use serde::{Deserialize, Serialize};
 
@@ -20,14 +21,10 @@ pub enum UiError {
     WrongPassword,
     #[error("too many failed sign-in attempts")]
     Throttled { retry_after_minutes: u32 },
-    /// The action does not fit the current state (e.g. enabling a revoked
-    /// Agent); the server's sentence says why.
-    #[error("{0}")]
-    Refused(String),
-    /// The network profile changed since the version the form showed (409
-    /// `stale_profile`); nothing was saved.
-    #[error("the profile changed meanwhile")]
-    StaleProfile,
+    /// Understood and turned down (e.g. enabling a revoked Agent): the
+    /// catalogue entry, with its code and field, said in the reader's language.
+    #[error("refused: {}", .0.code())]
+    Refused(Refusal),
     /// The database cannot be reached right now; try again after this long.
     #[error("database unavailable")]
     Unavailable { retry_after_secs: u32 },
@@ -60,8 +57,9 @@ impl UiError {
             UiError::Throttled {
                 retry_after_minutes,
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
-            UiError::Refused(message) => message.clone(),
-            UiError::StaleProfile => t.stale_profile.to_string(),
+            // The form that meets this offers to reload, so it says so.
+            UiError::Refused(Refusal::StaleProfile) => t.stale_profile.to_string(),
+            UiError::Refused(refusal) => refusal.message(lang),
             UiError::Unavailable { .. } => t.database_unavailable.to_string(),
             UiError::Internal | UiError::ServerFn(_) => t.internal_error.to_string(),
         }

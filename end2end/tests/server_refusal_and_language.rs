@@ -86,3 +86,49 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
     b.screenshot("2-russian").await;
     b.close().await;
 }
+
+/// A refusal from the catalogue (a job for a disabled Agent) reads in the
+/// interface's language: the server sends its code, the page says it.
+#[tokio::test]
+async fn a_refused_job_says_why_in_russian() {
+    let control = common::start_control().await;
+    let agent = common::SimAgent::enroll(&control.base).await;
+    agent.heartbeat(serde_json::json!([])).await;
+    let admin = common::admin_client(&control.base).await;
+    let r = admin
+        .post(format!(
+            "{}/api/v1/agents/{}/disable",
+            control.base,
+            agent.id()
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    let b = common::open_browser("refusal-in-russian", 1280, 800, "ru-RU").await;
+    let page = &b.page;
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/jobs", control.base)).await;
+    b.open_form("#open-new-job", "#job-agent").await;
+    page.locator("#job-agent")
+        .select_option(agent.id().as_str(), None)
+        .await
+        .unwrap();
+    page.locator("#job-kind")
+        .select_option("restart_component", None)
+        .await
+        .unwrap();
+    page.locator("#job-component")
+        .fill("sidecar-web", None)
+        .await
+        .unwrap();
+    page.locator("#queue-job").click(None).await.unwrap();
+    expect(page.locator("#job-error"))
+        .with_timeout(Duration::from_secs(10))
+        .to_contain_text("Agent отключён; он не получает задачи, пока его снова не включат.")
+        .await
+        .unwrap();
+    b.screenshot("1-refused-in-russian").await;
+    b.close().await;
+}

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod live;
 pub mod names;
 pub mod onboarding;
+pub mod refusals;
 pub mod services;
 pub mod signing;
 pub mod status;

@@ -60,7 +60,10 @@ async fn the_description_is_public_and_covers_every_route() {
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, op) in item.as_object().unwrap() {
             let name = format!("{method} {path}");
-            assert!(op["responses"]["default"].is_object(), "{name} has no error answer");
+            assert!(
+                op["responses"]["default"].is_object(),
+                "{name} has no error answer"
+            );
             let unsigned = path.starts_with("/api/v1/agents/") && !path.contains('{')
                 || path == "/api/v1/session";
             assert_eq!(op["security"].is_array(), !unsigned, "{name}: security");

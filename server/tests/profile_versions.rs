@@ -124,7 +124,11 @@ on_both_databases!(
             .await
             .unwrap();
         assert_eq!(r.status(), 409);
-        assert_eq!(r.json::<Value>().await.unwrap(), json!("StaleProfile"));
+        // The form is told why by the catalogue's code, which it says in the reader's language.
+        assert_eq!(
+            r.json::<Value>().await.unwrap(),
+            json!({"Refused": {"code": "stale_profile"}})
+        );
         let now: Value = c.get_json(&path).await;
         assert_eq!(now["beacons"], both, "nothing was lost");
         assert_eq!(now["name"], "Office");

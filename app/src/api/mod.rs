@@ -34,6 +34,7 @@ pub struct NetworkListPage {
 #[cfg(feature = "ssr")]
 pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
     use http::StatusCode;
+    use protocol::refusals::RefusalKind;
     if let Err(e) = &result {
         let status = match e {
             UiError::Invalid(errors)
@@ -45,7 +46,11 @@ pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             }
             UiError::Invalid(_) => StatusCode::BAD_REQUEST,
             UiError::NotFound => StatusCode::NOT_FOUND,
-            UiError::Refused(_) | UiError::StaleProfile => StatusCode::CONFLICT,
+            UiError::Refused(refusal) => match refusal.kind() {
+                RefusalKind::Invalid => StatusCode::BAD_REQUEST,
+                RefusalKind::NotFound => StatusCode::NOT_FOUND,
+                RefusalKind::Conflict => StatusCode::CONFLICT,
+            },
             UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             UiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,

@@ -11,6 +11,7 @@ use crate::use_lang;
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
 use protocol::api::{NetworkInput, NetworkProfile};
+use protocol::refusals::Refusal;
 use protocol::FieldError;
 
 /// Splits the Beacon textarea into URLs, one per non-blank line.
@@ -139,7 +140,8 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let no_beacons = move || beacon_lines(&beacons.get()).is_empty();
     // Someone saved meanwhile: what was typed stays in the form; the full
     // reload (on the admin's click only) shows their version.
-    let stale = move || server_error.with(|e| matches!(e, Some(UiError::StaleProfile)));
+    let stale =
+        move || server_error.with(|e| matches!(e, Some(UiError::Refused(Refusal::StaleProfile))));
 
     view! {
         <form class="card form" id="network-form" novalidate on:submit=on_submit>

@@ -7,6 +7,7 @@ pub mod agents;
 pub mod alerts;
 pub mod audit;
 pub mod beacons;
+pub mod failure;
 pub mod jobs;
 pub mod live;
 pub mod log_retention;
@@ -123,3 +124,31 @@ pub async fn database_now(db: &DatabaseConnection) -> DateTime<Utc> {
 #[derive(Debug, thiserror::Error)]
 #[error("database error: {0}")]
 pub struct StoreError(#[from] pub DbErr);
+
+/// A database error inside a service is that service's store failure: every
+/// service error has a `Store(StoreError)` variant, so `?` on a query works.
+macro_rules! store_failures_from_db {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<DbErr> for $error {
+            fn from(e: DbErr) -> Self {
+                <$error>::Store(StoreError(e))
+            }
+        }
+    )*};
+}
+store_failures_from_db!(
+    networks::NetworkError,
+    jobs::queue::JobError,
+    beacons::checks::BeaconError,
+    agents::install_tokens::InstallTokenError,
+    agents::inventory::InventoryError,
+    agents::enrollment::EnrollError,
+    agents::requests::AgentAuthError,
+    agents::revoked_keys::RevokedKeyError,
+    access::sign_in::AuthError,
+    access::api_tokens::TokenError,
+    onboarding::invites::InviteError,
+    onboarding::invites::OpenError,
+    alerts::settings::AlertError,
+    access::control_identity::IdentityError,
+);

@@ -33,12 +33,6 @@ pub enum NetworkError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for NetworkError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        NetworkError::Store(StoreError(e))
-    }
-}
-
 /// One page of profiles, ordered by name then ID.
 #[derive(Debug, Clone)]
 pub struct NetworkPage {

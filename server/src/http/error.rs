@@ -12,6 +12,8 @@ use crate::domain::agents::requests::AgentAuthError;
 use crate::domain::agents::revoked_keys::RevokedKeyError;
 use crate::domain::alerts::settings::AlertError;
 use crate::domain::beacons::checks::BeaconError;
+use crate::domain::beacons::diagnostics::DiagnosticsError;
+use crate::domain::failure::Failure;
 use crate::domain::jobs::queue::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::onboarding::invites::InviteError;
@@ -22,6 +24,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use protocol::api::ErrorBody;
+use protocol::refusals::{Refusal, RefusalKind};
 use protocol::validation::{Lang, Problem};
 use protocol::FieldError;
 use sea_orm::DbErr;
@@ -92,6 +95,19 @@ impl ApiError {
             Some(first) => ApiError::field(first),
             None => ApiError::new(StatusCode::BAD_REQUEST, "invalid", "Invalid input."),
         }
+    }
+
+    /// A refusal from the catalogue, in English (scripts read the code).
+    pub fn refused(refusal: &Refusal) -> Self {
+        let status = match refusal.kind() {
+            RefusalKind::Invalid => StatusCode::BAD_REQUEST,
+            RefusalKind::NotFound => StatusCode::NOT_FOUND,
+            RefusalKind::Conflict => StatusCode::CONFLICT,
+        };
+        let mut api = Self::new(status, refusal.code(), refusal.message(Lang::En));
+        api.body.field = refusal.field().map(str::to_string);
+        api.body.hint = refusal.hint(Lang::En).map(str::to_string);
+        api
     }
 
     fn field(error: &FieldError) -> Self {
@@ -172,103 +188,6 @@ impl ApiError {
         )
         .hint("Try again in a few seconds; nothing was changed.")
         .retry_after(DATABASE_RETRY_AFTER_SECS)
-    }
-}
-
-impl From<StoreError> for ApiError {
-    fn from(e: StoreError) -> Self {
-        if is_database_unavailable(&e.0) {
-            tracing::warn!(error = %e, "database unreachable; answering 503");
-            return ApiError::database_unavailable();
-        }
-        ApiError::internal(&e)
-    }
-}
-
-impl From<IdentityError> for ApiError {
-    fn from(e: IdentityError) -> Self {
-        match e {
-            IdentityError::Store(e) => e.into(),
-            IdentityError::RotationInProgress { .. } => {
-                ApiError::new(StatusCode::CONFLICT, "rotation_in_progress", e.to_string())
-            }
-            IdentityError::Damaged(_) => ApiError::internal(&e),
-        }
-    }
-}
-
-impl From<NetworkError> for ApiError {
-    fn from(e: NetworkError) -> Self {
-        match e {
-            NetworkError::Invalid(errors) => ApiError::fields(&errors),
-            NetworkError::NotFound => Self::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "No network profile with this ID.",
-            ),
-            NetworkError::UnknownCursor => {
-                let mut api = Self::new(
-                    StatusCode::BAD_REQUEST,
-                    "invalid_cursor",
-                    "The page cursor names no profile; it may have been deleted.",
-                );
-                api.body.field = Some("after".into());
-                api.hint("Start again without `after`.")
-            }
-            NetworkError::Stale => Self::new(
-                StatusCode::CONFLICT,
-                "stale_profile",
-                "Someone else changed this network profile since the version this change is based on; nothing was saved.",
-            )
-            .hint("GET the profile again, apply the change to it and send its new `version`.")
-            .on_field("version"),
-            NetworkError::Store(e) => e.into(),
-        }
-    }
-}
-
-impl From<BeaconError> for ApiError {
-    fn from(e: BeaconError) -> Self {
-        match e {
-            BeaconError::Invalid(errors) => ApiError::fields(&errors),
-            BeaconError::NetworkNotFound => NetworkError::NotFound.into(),
-            BeaconError::NotInProfile => {
-                let mut api = Self::new(
-                    StatusCode::NOT_FOUND,
-                    "beacon_not_in_profile",
-                    "This URL is not a Beacon of that network profile.",
-                )
-                .hint("GET /api/v1/beacons lists the Beacon URLs of every profile.");
-                api.body.field = Some("url".into());
-                api
-            }
-            BeaconError::Stale => Self::new(
-                StatusCode::CONFLICT,
-                "stale_profile",
-                "The network profile kept changing while the Beacon was being added; nothing was saved.",
-            )
-            .hint("Try again."),
-            BeaconError::Store(e) => e.into(),
-        }
-    }
-}
-
-impl From<AlertError> for ApiError {
-    fn from(e: AlertError) -> Self {
-        match e {
-            AlertError::Invalid(errors) => ApiError::fields(&errors),
-            AlertError::SetByEnvironment => {
-                let mut api = Self::new(
-                    StatusCode::CONFLICT,
-                    "webhook_set_by_environment",
-                    "The webhook URL is set by KNOTROUTE_CONTROL_ALERT_WEBHOOK, so it cannot be changed here.",
-                )
-                .hint("Change or unset KNOTROUTE_CONTROL_ALERT_WEBHOOK and restart Control.");
-                api.body.field = Some("webhook_url".into());
-                api
-            }
-            AlertError::Store(e) => e.into(),
-        }
     }
 }
 
@@ -353,122 +272,67 @@ impl From<AgentAuthError> for ApiError {
     }
 }
 
-impl From<JobError> for ApiError {
-    fn from(e: JobError) -> Self {
-        match e {
-            JobError::Invalid(field) => ApiError::field(&field),
-            JobError::AgentNotFound => {
-                let mut api = ApiError::new(
-                    StatusCode::NOT_FOUND,
-                    "agent_not_found",
-                    "No enrolled Agent has this ID.",
-                );
-                api.body.field = Some("agent_id".into());
-                api
+impl From<Failure> for ApiError {
+    fn from(failure: Failure) -> Self {
+        match failure {
+            Failure::Invalid(errors) => ApiError::fields(&errors),
+            Failure::Refused(refusal) => ApiError::refused(&refusal),
+            Failure::Store(e) => {
+                if is_database_unavailable(&e.0) {
+                    tracing::warn!(error = %e, "database unreachable; answering 503");
+                    return ApiError::database_unavailable();
+                }
+                ApiError::internal(&e)
             }
-            JobError::AgentDisabled => ApiError::new(
-                StatusCode::CONFLICT,
-                "agent_disabled",
-                "The Agent is disabled; it takes no jobs until it is enabled again.",
-            ),
-            JobError::NoDocker => ApiError::new(
-                StatusCode::CONFLICT,
-                "agent_without_docker",
-                "The Agent reports that Docker is not available, so the job could only fail.",
-            )
-            .hint(
-                "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
-            ),
-            JobError::AgentRetired(how) => ApiError::new(
-                StatusCode::CONFLICT,
-                "agent_retired",
-                format!("The Agent is {how}: its key no longer works, so it takes no jobs."),
-            ),
-            JobError::NotFound => ApiError::new(StatusCode::NOT_FOUND, "not_found", "No such job."),
-            JobError::WrongState(status) => ApiError::new(
-                StatusCode::CONFLICT,
-                "job_state",
-                format!("The job is {status}: only pending jobs can be cancelled, only failed or expired ones retried."),
-            ),
-            JobError::Store(e) => e.into(),
+            Failure::Fault(detail) => ApiError::internal(&detail),
         }
     }
 }
 
-impl From<InventoryError> for ApiError {
-    fn from(e: InventoryError) -> Self {
-        match e {
-            InventoryError::NotFound => ApiError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "No enrolled Agent has this ID.",
-            ),
-            InventoryError::Retired(how) => ApiError::new(
-                StatusCode::CONFLICT,
-                "agent_retired",
-                format!("The Agent is {how}; only deleting it is still possible."),
-            ),
-            InventoryError::Store(e) => e.into(),
-        }
-    }
-}
-
-impl From<InstallTokenError> for ApiError {
-    fn from(e: InstallTokenError) -> Self {
-        match e {
-            InstallTokenError::Invalid(errors) => ApiError::fields(&errors),
-            InstallTokenError::NotFound => ApiError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "No install token has this ID.",
-            ),
-            InstallTokenError::Store(e) => e.into(),
-        }
-    }
-}
-
-impl From<RevokedKeyError> for ApiError {
-    fn from(e: RevokedKeyError) -> Self {
-        match e {
-            RevokedKeyError::NotFound => ApiError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "No revoked key has this Agent ID.",
-            ),
-            RevokedKeyError::RecordExists => ApiError::new(
-                StatusCode::CONFLICT,
-                "revoked_agent_exists",
-                "The revoked Agent is still on record: delete it first, then allow its key again.",
-            )
-            .hint("DELETE /api/v1/agents/{id} (or Delete on the Agent's page) removes the record."),
-            RevokedKeyError::Store(e) => e.into(),
-        }
-    }
-}
-
-pub fn ui_revoked_key_error(e: RevokedKeyError) -> UiError {
-    match e {
-        RevokedKeyError::NotFound => UiError::NotFound,
-        RevokedKeyError::RecordExists => UiError::Refused(ApiError::from(e).body.error),
-        RevokedKeyError::Store(e) => ui_store_error(e),
-    }
-}
-
-impl From<InviteError> for ApiError {
-    fn from(e: InviteError) -> Self {
-        match e {
-            InviteError::Invalid(errors) => ApiError::fields(&errors),
-            InviteError::NotFound => {
-                ApiError::new(StatusCode::NOT_FOUND, "not_found", "No invite has this ID.")
+/// The domain errors whose meaning the catalogue gives (`domain::failure`).
+macro_rules! answered_through_failure {
+    ($($error:ty),* $(,)?) => {$(
+        impl From<$error> for ApiError {
+            fn from(e: $error) -> Self {
+                Failure::from(e).into()
             }
-            InviteError::UnknownCursor => ApiError::new(
-                StatusCode::BAD_REQUEST,
-                "invalid_cursor",
-                "The page cursor names no invite.",
-            )
-            .hint("Start again from the first page (leave out `after`).")
-            .on_field("after"),
-            InviteError::Store(e) => e.into(),
+        }
+    )*};
+}
+answered_through_failure!(
+    StoreError,
+    IdentityError,
+    NetworkError,
+    BeaconError,
+    AlertError,
+    JobError,
+    InventoryError,
+    InstallTokenError,
+    RevokedKeyError,
+    InviteError,
+    TokenError,
+    DiagnosticsError,
+);
+
+/// A domain error as a server function answers it: the same catalogue entry
+/// the JSON API uses, which the browser shows in the reader's language.
+pub fn ui_error(e: impl Into<Failure>) -> UiError {
+    match e.into() {
+        Failure::Invalid(errors) => UiError::Invalid(errors),
+        Failure::Refused(refusal) => UiError::Refused(refusal),
+        Failure::Store(e) => {
+            if is_database_unavailable(&e.0) {
+                tracing::warn!(error = %e, "database unreachable; answering 503");
+                return UiError::Unavailable {
+                    retry_after_secs: DATABASE_RETRY_AFTER_SECS as u32,
+                };
+            }
+            tracing::error!(error = %e, "request failed");
+            UiError::Internal
+        }
+        Failure::Fault(detail) => {
+            tracing::error!(error = %detail, "request failed");
+            UiError::Internal
         }
     }
 }
@@ -554,106 +418,13 @@ pub async fn json_payload_too_large(
     response
 }
 
-pub fn ui_store_error(e: StoreError) -> UiError {
-    if is_database_unavailable(&e.0) {
-        tracing::warn!(error = %e, "database unreachable; answering 503");
-        return UiError::Unavailable {
-            retry_after_secs: DATABASE_RETRY_AFTER_SECS as u32,
-        };
-    }
-    tracing::error!(error = %e, "request failed");
-    UiError::Internal
-}
-
-pub fn ui_network_error(e: NetworkError) -> UiError {
-    match e {
-        NetworkError::Invalid(errors) => UiError::Invalid(errors),
-        NetworkError::NotFound | NetworkError::UnknownCursor => UiError::NotFound,
-        NetworkError::Stale => UiError::StaleProfile,
-        NetworkError::Store(e) => ui_store_error(e),
-    }
-}
-
-pub fn ui_beacon_error(e: BeaconError) -> UiError {
-    match e {
-        BeaconError::Invalid(errors) => UiError::Invalid(errors),
-        BeaconError::NetworkNotFound => UiError::NotFound,
-        BeaconError::NotInProfile => UiError::Refused(ApiError::from(e).body.error),
-        BeaconError::Stale => UiError::StaleProfile,
-        BeaconError::Store(e) => ui_store_error(e),
-    }
-}
-
-impl From<TokenError> for ApiError {
-    fn from(e: TokenError) -> Self {
-        match e {
-            TokenError::Invalid(errors) => ApiError::fields(&errors),
-            TokenError::NotFound => ApiError::new(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                "No API token has this ID.",
-            ),
-            TokenError::Store(e) => e.into(),
-        }
-    }
-}
-
-pub fn ui_token_error(e: TokenError) -> UiError {
-    match e {
-        TokenError::Invalid(errors) => UiError::Invalid(errors),
-        TokenError::NotFound => UiError::NotFound,
-        TokenError::Store(e) => ui_store_error(e),
-    }
-}
-
-pub fn ui_alert_error(e: AlertError) -> UiError {
-    match e {
-        AlertError::Invalid(errors) => UiError::Invalid(errors),
-        AlertError::SetByEnvironment => UiError::Refused(ApiError::from(e).body.error),
-        AlertError::Store(e) => ui_store_error(e),
-    }
-}
-
-pub fn ui_inventory_error(e: InventoryError) -> UiError {
-    match e {
-        InventoryError::NotFound => UiError::NotFound,
-        InventoryError::Retired(_) => UiError::Refused(ApiError::from(e).body.error),
-        InventoryError::Store(e) => ui_store_error(e),
-    }
-}
-
-pub fn ui_job_error(e: JobError) -> UiError {
-    match e {
-        JobError::Invalid(field) => UiError::Invalid(vec![field]),
-        JobError::NotFound => UiError::NotFound,
-        JobError::Store(e) => ui_store_error(e),
-        other => UiError::Refused(ApiError::from(other).body.error),
-    }
-}
-
-pub fn ui_install_token_error(e: InstallTokenError) -> UiError {
-    match e {
-        InstallTokenError::Invalid(errors) => UiError::Invalid(errors),
-        InstallTokenError::NotFound => UiError::NotFound,
-        InstallTokenError::Store(e) => ui_store_error(e),
-    }
-}
-
-pub fn ui_invite_error(e: InviteError) -> UiError {
-    match e {
-        InviteError::Invalid(errors) => UiError::Invalid(errors),
-        InviteError::NotFound | InviteError::UnknownCursor => UiError::NotFound,
-        InviteError::Store(e) => ui_store_error(e),
-    }
-}
-
 pub fn ui_auth_error(e: AuthError) -> UiError {
     match e {
         AuthError::WrongPassword => UiError::WrongPassword,
         AuthError::Throttled { retry_after } => UiError::Throttled {
             retry_after_minutes: minutes_until(retry_after),
         },
-        AuthError::Store(e) => ui_store_error(e),
+        AuthError::Store(e) => ui_error(e),
     }
 }
 
@@ -704,7 +475,7 @@ mod tests {
             assert_eq!(api.status, StatusCode::INTERNAL_SERVER_ERROR, "{shown}");
         }
         assert!(matches!(
-            ui_store_error(StoreError(DbErr::ConnectionAcquire(
+            ui_error(StoreError(DbErr::ConnectionAcquire(
                 ConnAcquireErr::Timeout
             ))),
             UiError::Unavailable {
@@ -712,7 +483,7 @@ mod tests {
             }
         ));
         assert!(matches!(
-            ui_store_error(StoreError(DbErr::Custom("bug".into()))),
+            ui_error(StoreError(DbErr::Custom("bug".into()))),
             UiError::Internal
         ));
     }

@@ -6,11 +6,7 @@ use crate::domain::access::sign_in::Attempt;
 use crate::domain::jobs::queue::{view as job_view, JobFilter};
 use crate::domain::networks::Networks;
 use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
-use crate::http::error::{
-    ui_alert_error, ui_auth_error, ui_beacon_error, ui_install_token_error, ui_inventory_error,
-    ui_invite_error, ui_job_error, ui_network_error, ui_revoked_key_error, ui_store_error,
-    ui_token_error,
-};
+use crate::http::error::{ui_auth_error, ui_error};
 use crate::http::extract::{came_over_https, client_address, peer_of};
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
@@ -48,7 +44,7 @@ impl Backend {
 #[async_trait]
 impl AdminBackend for Backend {
     async fn overview(&self) -> Result<OverviewCounts, UiError> {
-        self.state.overview.counts().await.map_err(ui_store_error)
+        self.state.overview.counts().await.map_err(ui_error)
     }
 
     async fn overview_lists(&self) -> Result<OverviewLists, UiError> {
@@ -57,12 +53,12 @@ impl AdminBackend for Backend {
             .inventory
             .needing_attention(ATTENTION_SHOWN)
             .await
-            .map_err(ui_inventory_error)?;
+            .map_err(ui_error)?;
         let filter = JobFilter {
             limit: RECENT_JOBS_SHOWN,
             ..JobFilter::default()
         };
-        let (jobs, _) = self.state.jobs.list(&filter).await.map_err(ui_job_error)?;
+        let (jobs, _) = self.state.jobs.list(&filter).await.map_err(ui_error)?;
         Ok(OverviewLists {
             attention,
             attention_total,
@@ -79,7 +75,7 @@ impl AdminBackend for Backend {
             .networks()
             .list(after.as_deref(), search.as_deref(), UI_PAGE_SIZE)
             .await
-            .map_err(ui_network_error)?;
+            .map_err(ui_error)?;
         Ok(NetworkListPage {
             items: page.items,
             next: page.next,
@@ -87,15 +83,11 @@ impl AdminBackend for Backend {
     }
 
     async fn get_network(&self, id: NetworkId) -> Result<NetworkProfile, UiError> {
-        self.networks().get(&id).await.map_err(ui_network_error)
+        self.networks().get(&id).await.map_err(ui_error)
     }
 
     async fn create_network(&self, input: NetworkInput) -> Result<NetworkProfile, UiError> {
-        let profile = self
-            .networks()
-            .create(input)
-            .await
-            .map_err(ui_network_error)?;
+        let profile = self.networks().create(input).await.map_err(ui_error)?;
         Ok(profile)
     }
 
@@ -104,19 +96,12 @@ impl AdminBackend for Backend {
         id: NetworkId,
         input: NetworkInput,
     ) -> Result<NetworkProfile, UiError> {
-        let profile = self
-            .networks()
-            .update(&id, input)
-            .await
-            .map_err(ui_network_error)?;
+        let profile = self.networks().update(&id, input).await.map_err(ui_error)?;
         Ok(profile)
     }
 
     async fn delete_network(&self, id: NetworkId) -> Result<(), UiError> {
-        self.networks()
-            .delete(&id)
-            .await
-            .map_err(ui_network_error)?;
+        self.networks().delete(&id).await.map_err(ui_error)?;
         Ok(())
     }
 
@@ -135,7 +120,7 @@ impl AdminBackend for Backend {
         };
         let mut items = crate::domain::audit::list(&self.state.db, &filter)
             .await
-            .map_err(ui_store_error)?;
+            .map_err(ui_error)?;
         let next = crate::domain::split_page(&mut items, app::api::audit::AUDIT_PAGE, |e| {
             e.id.to_string()
         })
@@ -144,18 +129,14 @@ impl AdminBackend for Backend {
     }
 
     async fn list_beacons(&self) -> Result<Vec<protocol::beacons::BeaconView>, UiError> {
-        self.state.beacons.list().await.map_err(ui_beacon_error)
+        self.state.beacons.list().await.map_err(ui_error)
     }
 
     async fn check_beacon(
         &self,
         beacon: protocol::beacons::BeaconRef,
     ) -> Result<protocol::beacons::BeaconCheckView, UiError> {
-        self.state
-            .beacons
-            .check(&beacon)
-            .await
-            .map_err(ui_beacon_error)
+        self.state.beacons.check(&beacon).await.map_err(ui_error)
     }
 
     async fn add_existing_beacon(
@@ -166,7 +147,7 @@ impl AdminBackend for Backend {
             .beacons
             .add_existing(&beacon)
             .await
-            .map_err(ui_beacon_error)
+            .map_err(ui_error)
     }
 
     async fn agent_choices(
@@ -179,7 +160,7 @@ impl AdminBackend for Backend {
             .inventory
             .choices(search.as_deref(), deployable, app::api::infra::CHOICES_MAX)
             .await
-            .map_err(ui_inventory_error)?;
+            .map_err(ui_error)?;
         Ok(Choices { items, more })
     }
 
@@ -189,16 +170,12 @@ impl AdminBackend for Backend {
             .inventory
             .list_page(after.as_deref(), UI_PAGE_SIZE)
             .await
-            .map_err(ui_inventory_error)?;
+            .map_err(ui_error)?;
         Ok(AgentListPage { items, next })
     }
 
     async fn get_agent(&self, id: AgentId) -> Result<AgentView, UiError> {
-        self.state
-            .inventory
-            .get(&id)
-            .await
-            .map_err(ui_inventory_error)
+        self.state.inventory.get(&id).await.map_err(ui_error)
     }
 
     async fn agent_action(&self, id: AgentId, action: AgentAction) -> Result<(), UiError> {
@@ -209,7 +186,7 @@ impl AdminBackend for Backend {
             AgentAction::Revoke => inventory.revoke(&id).await.map(drop),
             AgentAction::Delete => inventory.delete(&id).await,
         }
-        .map_err(ui_inventory_error)
+        .map_err(ui_error)
     }
 
     async fn move_agent(&self, id: AgentId) -> Result<CreatedInstallToken, UiError> {
@@ -217,7 +194,7 @@ impl AdminBackend for Backend {
             .inventory
             .move_to_new_host(&id)
             .await
-            .map_err(ui_inventory_error)
+            .map_err(ui_error)
     }
 
     async fn create_install_token(
@@ -228,7 +205,7 @@ impl AdminBackend for Backend {
             .install_tokens
             .create(&input)
             .await
-            .map_err(ui_install_token_error)
+            .map_err(ui_error)
     }
 
     async fn list_install_tokens(&self) -> Result<Vec<InstallTokenView>, UiError> {
@@ -237,7 +214,7 @@ impl AdminBackend for Backend {
             .install_tokens
             .list(None, UI_PAGE_SIZE)
             .await
-            .map_err(ui_install_token_error)?;
+            .map_err(ui_error)?;
         Ok(rows)
     }
 
@@ -247,7 +224,7 @@ impl AdminBackend for Backend {
             .revoke(&id)
             .await
             .map(drop)
-            .map_err(ui_install_token_error)
+            .map_err(ui_error)
     }
 
     async fn list_revoked_keys(&self) -> Result<Vec<RevokedKeyView>, UiError> {
@@ -256,7 +233,7 @@ impl AdminBackend for Backend {
             .revoked_keys
             .list(None, UI_PAGE_SIZE)
             .await
-            .map_err(ui_revoked_key_error)?;
+            .map_err(ui_error)?;
         Ok(rows)
     }
 
@@ -265,7 +242,7 @@ impl AdminBackend for Backend {
             .revoked_keys
             .allow(&agent_id)
             .await
-            .map_err(ui_revoked_key_error)
+            .map_err(ui_error)
     }
 
     async fn list_services_page(
@@ -277,12 +254,12 @@ impl AdminBackend for Backend {
             .inventory
             .sidecars_page(after.as_deref(), app::api::infra::SERVICES_PAGE)
             .await
-            .map_err(ui_inventory_error)?;
+            .map_err(ui_error)?;
         Ok(app::api::infra::ServiceListPage { items, next })
     }
 
     async fn alert_settings(&self) -> Result<protocol::alerts::AlertSettings, UiError> {
-        self.state.alerts.settings().await.map_err(ui_store_error)
+        self.state.alerts.settings().await.map_err(ui_error)
     }
 
     async fn set_alert_webhook(
@@ -293,47 +270,33 @@ impl AdminBackend for Backend {
             .alerts
             .set_webhook(&input)
             .await
-            .map_err(ui_alert_error)
+            .map_err(ui_error)
     }
 
     async fn send_test_alert(&self) -> Result<protocol::alerts::TestAlertOutcome, UiError> {
-        self.state.alerts.send_test().await.map_err(ui_alert_error)
+        self.state.alerts.send_test().await.map_err(ui_error)
     }
 
     async fn control_identity(&self) -> Result<protocol::api::ControlIdentityView, UiError> {
-        self.state.identity.describe().await.map_err(|e| match e {
-            crate::domain::access::control_identity::IdentityError::Store(e) => ui_store_error(e),
-            other => {
-                tracing::error!(error = %other, "reading Control's identity failed");
-                UiError::Internal
-            }
-        })
+        self.state.identity.describe().await.map_err(ui_error)
     }
 
     async fn list_api_tokens(&self) -> Result<Vec<protocol::tokens::TokenView>, UiError> {
-        self.state.api_tokens.list().await.map_err(ui_store_error)
+        self.state.api_tokens.list().await.map_err(ui_error)
     }
 
     async fn create_api_token(
         &self,
         input: protocol::tokens::TokenInput,
     ) -> Result<protocol::tokens::CreatedToken, UiError> {
-        self.state
-            .api_tokens
-            .create(&input)
-            .await
-            .map_err(ui_token_error)
+        self.state.api_tokens.create(&input).await.map_err(ui_error)
     }
 
     async fn revoke_api_token(
         &self,
         id: ApiTokenId,
     ) -> Result<protocol::tokens::TokenView, UiError> {
-        self.state
-            .api_tokens
-            .revoke(&id)
-            .await
-            .map_err(ui_token_error)
+        self.state.api_tokens.revoke(&id).await.map_err(ui_error)
     }
 
     async fn diagnose_network(
@@ -341,15 +304,11 @@ impl AdminBackend for Backend {
         id: NetworkId,
         lang: protocol::Lang,
     ) -> Result<protocol::diagnostics::Diagnosis, UiError> {
-        use crate::domain::beacons::diagnostics::DiagnosticsError;
         self.state
             .diagnostics
             .diagnose(&id, lang)
             .await
-            .map_err(|e| match e {
-                DiagnosticsError::Network(e) => ui_network_error(e),
-                DiagnosticsError::Inventory(e) => ui_inventory_error(e),
-            })
+            .map_err(ui_error)
     }
 
     async fn onboarding_guide(
@@ -358,11 +317,7 @@ impl AdminBackend for Backend {
         platform: protocol::onboarding::Platform,
         lang: protocol::Lang,
     ) -> Result<protocol::onboarding::OnboardingGuide, UiError> {
-        let profile = self
-            .networks()
-            .get(&network)
-            .await
-            .map_err(ui_network_error)?;
+        let profile = self.networks().get(&network).await.map_err(ui_error)?;
         Ok(crate::domain::onboarding::guide::guide(
             &profile, "", platform, lang,
         ))
@@ -372,11 +327,7 @@ impl AdminBackend for Backend {
         &self,
         input: protocol::onboarding::NewInvite,
     ) -> Result<protocol::onboarding::CreatedInvite, UiError> {
-        self.state
-            .invites
-            .create(&input)
-            .await
-            .map_err(ui_invite_error)
+        self.state.invites.create(&input).await.map_err(ui_error)
     }
 
     async fn list_invites(
@@ -388,7 +339,7 @@ impl AdminBackend for Backend {
             .invites
             .list(None, after.as_deref(), app::api::onboarding::INVITES_PAGE)
             .await
-            .map_err(ui_invite_error)?;
+            .map_err(ui_error)?;
         Ok(app::api::onboarding::InviteListPage { items, next })
     }
 
@@ -398,7 +349,7 @@ impl AdminBackend for Backend {
             .revoke(&id)
             .await
             .map(drop)
-            .map_err(ui_invite_error)
+            .map_err(ui_error)
     }
 
     async fn enrollment_log(
@@ -410,7 +361,7 @@ impl AdminBackend for Backend {
             .enrollment
             .log(None, UI_PAGE_SIZE, lang)
             .await
-            .map_err(ui_store_error)?;
+            .map_err(ui_error)?;
         Ok(rows)
     }
 
@@ -434,7 +385,7 @@ impl AdminBackend for Backend {
             after: query.after,
             limit: UI_PAGE_SIZE,
         };
-        let (rows, next) = self.state.jobs.list(&filter).await.map_err(ui_job_error)?;
+        let (rows, next) = self.state.jobs.list(&filter).await.map_err(ui_error)?;
         Ok(JobListPage {
             items: rows.iter().map(job_view).collect(),
             next,
@@ -447,7 +398,7 @@ impl AdminBackend for Backend {
             .jobs
             .create(&job.agent_id, &job.kind, &job.payload)
             .await
-            .map_err(ui_job_error)?;
+            .map_err(ui_error)?;
         Ok(job_view(&row))
     }
 
@@ -457,7 +408,7 @@ impl AdminBackend for Backend {
             .cancel(&id)
             .await
             .map(drop)
-            .map_err(ui_job_error)
+            .map_err(ui_error)
     }
 
     async fn retry_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError> {
@@ -466,7 +417,7 @@ impl AdminBackend for Backend {
             .retry(&id)
             .await
             .map(|job| job_view(&job))
-            .map_err(ui_job_error)
+            .map_err(ui_error)
     }
 
     async fn get_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError> {
@@ -475,7 +426,7 @@ impl AdminBackend for Backend {
             .get(&id)
             .await
             .map(|job| job_view(&job))
-            .map_err(ui_job_error)
+            .map_err(ui_error)
     }
 
     async fn sign_in(

@@ -33,12 +33,6 @@ pub enum TokenError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for TokenError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        TokenError::Store(StoreError(e))
-    }
-}
-
 #[derive(Clone)]
 pub struct ApiTokens {
     db: DatabaseConnection,

@@ -48,12 +48,6 @@ impl From<IdentityError> for StoreError {
     }
 }
 
-impl From<sea_orm::DbErr> for IdentityError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        IdentityError::Store(e.into())
-    }
-}
-
 pub use protocol::api::{ControlIdentityView as IdentityView, ControlKeyView as KeyView};
 
 /// The keys that sign now, newest first, and the key move while there are two.

@@ -62,12 +62,6 @@ pub enum AuthError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for AuthError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        AuthError::Store(StoreError(e))
-    }
-}
-
 /// A session just created: the token goes into the cookie and is never stored.
 #[derive(Clone)]
 pub struct NewSession {

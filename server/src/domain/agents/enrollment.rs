@@ -70,12 +70,6 @@ pub enum EnrollError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for EnrollError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        EnrollError::Store(StoreError(e))
-    }
-}
-
 /// What let a request enroll.
 enum Grant {
     Shared,

@@ -31,12 +31,6 @@ pub enum InstallTokenError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for InstallTokenError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        InstallTokenError::Store(StoreError(e))
-    }
-}
-
 /// What a token can still do at `now`.
 pub fn state(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenState {
     if row.revoked_at.is_some() {

@@ -46,12 +46,6 @@ impl From<InstallTokenError> for InventoryError {
     }
 }
 
-impl From<sea_orm::DbErr> for InventoryError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        InventoryError::Store(StoreError(e))
-    }
-}
-
 fn view(
     agent: &agent::Model,
     components: &[component::Model],

@@ -39,12 +39,6 @@ pub enum AgentAuthError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for AgentAuthError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        AgentAuthError::Store(StoreError(e))
-    }
-}
-
 /// The signature headers of one request.
 pub struct SignedHeaders<'a> {
     pub agent: &'a str,

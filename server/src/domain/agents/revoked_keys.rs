@@ -25,12 +25,6 @@ pub enum RevokedKeyError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for RevokedKeyError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        RevokedKeyError::Store(StoreError(e))
-    }
-}
-
 /// Records `agent`'s key as revoked, in the caller's transaction (the revoke).
 pub async fn record(
     db: &impl ConnectionTrait,

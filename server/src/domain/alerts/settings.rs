@@ -37,12 +37,6 @@ pub enum AlertError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for AlertError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        AlertError::Store(StoreError(e))
-    }
-}
-
 /// A watched thing's state, as just seen.
 pub struct Observation {
     /// `agent:<id>`, `beacon:<url>`, `service:<agent>/<component>`, `job:<id>`.

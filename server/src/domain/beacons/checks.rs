@@ -46,12 +46,6 @@ pub enum BeaconError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for BeaconError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        BeaconError::Store(StoreError(e))
-    }
-}
-
 impl From<NetworkError> for BeaconError {
     fn from(e: NetworkError) -> Self {
         match e {

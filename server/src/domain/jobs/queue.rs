@@ -57,12 +57,6 @@ pub enum JobError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for JobError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        JobError::Store(StoreError(e))
-    }
-}
-
 fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }

@@ -35,12 +35,6 @@ pub enum InviteError {
     Store(#[from] StoreError),
 }
 
-impl From<sea_orm::DbErr> for InviteError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        InviteError::Store(StoreError(e))
-    }
-}
-
 /// Why an invite page cannot be shown; the visitor is told which.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InviteRefusal {
@@ -57,12 +51,6 @@ pub enum OpenError {
     Refused(InviteRefusal),
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-impl From<sea_orm::DbErr> for OpenError {
-    fn from(e: sea_orm::DbErr) -> Self {
-        OpenError::Store(StoreError(e))
-    }
 }
 
 /// An invite that may be shown, with the profile it leads to.

@@ -1,6 +1,5 @@
 //! `GET /api/v1/networks/{id}/diagnostics?lang=`: the layered diagnosis.
 
-use crate::domain::beacons::diagnostics::DiagnosticsError;
 use crate::http::error::ApiError;
 use crate::http::extract::ApiPath;
 use crate::http::extract::ApiQuery;
@@ -22,15 +21,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query)]
 struct DiagnoseQuery {
     lang: Option<String>,
-}
-
-impl From<DiagnosticsError> for ApiError {
-    fn from(e: DiagnosticsError) -> Self {
-        match e {
-            DiagnosticsError::Network(e) => e.into(),
-            DiagnosticsError::Inventory(e) => e.into(),
-        }
-    }
 }
 
 #[utoipa::path(

@@ -1,0 +1,335 @@
+//! The catalogue of refusals: requests Control understood and turned down
+//! because of the state of things (invalid input is a [`FieldError`]
+//! instead). Each has one stable code, a kind that decides its HTTP status,
+//! the field it is about, and its sentence and hint in English and Russian.
+//! The server's JSON error (`{"error","code","field","hint"}`, in English)
+//! and the UI's message (in the reader's language) are both made from it,
+//! so a refusal reads the same everywhere and is translated once.
+//!
+//! [`FieldError`]: crate::FieldError
+
+use crate::status::{AgentStatus, JobStatus};
+use crate::validation::Lang;
+use serde::{Deserialize, Serialize};
+
+/// What kind of refusal it is; the HTTP status follows from it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RefusalKind {
+    /// 400: the request cannot be carried out as sent.
+    Invalid,
+    /// 404: it names nothing Control has.
+    NotFound,
+    /// 409: it does not fit the current state.
+    Conflict,
+}
+
+/// What a request named that Control does not have.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Missing {
+    NetworkProfile,
+    Agent,
+    Job,
+    InstallToken,
+    RevokedKey,
+    Invite,
+    ApiToken,
+}
+
+/// One refusal, with what its sentence needs.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum Refusal {
+    /// The ID (in the path) names nothing of its kind.
+    NotFound { missing: Missing },
+    /// A job was asked for an Agent that is not enrolled.
+    AgentNotFound,
+    /// A page cursor names nothing (it may have been deleted meanwhile).
+    InvalidCursor { missing: Missing },
+    /// The profile changed since the version the change is based on.
+    StaleProfile,
+    /// The profile kept changing while a Beacon was being added to it.
+    ProfileBusy,
+    /// The URL is not a Beacon of that profile.
+    BeaconNotInProfile,
+    /// The alert webhook is set by the environment.
+    WebhookSetByEnvironment,
+    /// The Agent is disabled, so it takes no jobs.
+    AgentDisabled,
+    /// The Agent's key no longer works (`revoked` or `moved`): it takes no jobs.
+    AgentTakesNoJobs { status: AgentStatus },
+    /// The Agent's key no longer works: only deleting it is still possible.
+    AgentRetired { status: AgentStatus },
+    /// The Agent reports that Docker is not available.
+    AgentWithoutDocker,
+    /// Only pending jobs can be cancelled, only failed or expired ones retried.
+    JobState { status: JobStatus },
+    /// The revoked Agent's record must be deleted before its key is allowed again.
+    RevokedAgentExists,
+    /// A key rotation is under way until then (RFC 3339).
+    RotationInProgress { until: String },
+}
+
+impl Refusal {
+    /// The stable code clients match on (the JSON error's `code`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refusal::NotFound { .. } => "not_found",
+            Refusal::AgentNotFound => "agent_not_found",
+            Refusal::InvalidCursor { .. } => "invalid_cursor",
+            Refusal::StaleProfile | Refusal::ProfileBusy => "stale_profile",
+            Refusal::BeaconNotInProfile => "beacon_not_in_profile",
+            Refusal::WebhookSetByEnvironment => "webhook_set_by_environment",
+            Refusal::AgentDisabled => "agent_disabled",
+            Refusal::AgentTakesNoJobs { .. } | Refusal::AgentRetired { .. } => "agent_retired",
+            Refusal::AgentWithoutDocker => "agent_without_docker",
+            Refusal::JobState { .. } => "job_state",
+            Refusal::RevokedAgentExists => "revoked_agent_exists",
+            Refusal::RotationInProgress { .. } => "rotation_in_progress",
+        }
+    }
+
+    pub fn kind(&self) -> RefusalKind {
+        match self {
+            Refusal::NotFound { .. } | Refusal::AgentNotFound | Refusal::BeaconNotInProfile => {
+                RefusalKind::NotFound
+            }
+            Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
+            _ => RefusalKind::Conflict,
+        }
+    }
+
+    /// The request field the refusal is about, when it is about one.
+    pub fn field(&self) -> Option<&'static str> {
+        match self {
+            Refusal::AgentNotFound => Some("agent_id"),
+            Refusal::InvalidCursor { .. } => Some("after"),
+            Refusal::StaleProfile => Some("version"),
+            Refusal::BeaconNotInProfile => Some("url"),
+            Refusal::WebhookSetByEnvironment => Some("webhook_url"),
+            _ => None,
+        }
+    }
+
+    /// The sentence for the person (or script) that asked.
+    pub fn message(&self, lang: Lang) -> String {
+        let en = lang == Lang::En;
+        let pick = |en_text: String, ru_text: String| if en { en_text } else { ru_text };
+        match self {
+            Refusal::NotFound { missing } => missing.not_found(lang).to_string(),
+            Refusal::AgentNotFound => Missing::Agent.not_found(lang).to_string(),
+            Refusal::InvalidCursor { missing } => pick(
+                format!(
+                    "The page cursor names no {}; it may have been deleted.",
+                    missing.noun(Lang::En)
+                ),
+                format!(
+                    "Курсор страницы не указывает ни на один объект ({}); возможно, его удалили.",
+                    missing.noun(Lang::Ru)
+                ),
+            ),
+            Refusal::StaleProfile => pick(
+                "Someone else changed this network profile since the version this change is based on; nothing was saved.".into(),
+                "Кто-то изменил этот профиль сети после версии, на которой основано изменение; ничего не сохранено.".into(),
+            ),
+            Refusal::ProfileBusy => pick(
+                "The network profile kept changing while the Beacon was being added; nothing was saved.".into(),
+                "Профиль сети менялся, пока добавлялся Beacon; ничего не сохранено.".into(),
+            ),
+            Refusal::BeaconNotInProfile => pick(
+                "This URL is not a Beacon of that network profile.".into(),
+                "Этот URL не входит в Beacon этого профиля сети.".into(),
+            ),
+            Refusal::WebhookSetByEnvironment => pick(
+                "The webhook URL is set by KNOTROUTE_CONTROL_ALERT_WEBHOOK, so it cannot be changed here.".into(),
+                "URL вебхука задан переменной KNOTROUTE_CONTROL_ALERT_WEBHOOK, поэтому здесь его изменить нельзя.".into(),
+            ),
+            Refusal::AgentDisabled => pick(
+                "The Agent is disabled; it takes no jobs until it is enabled again.".into(),
+                "Agent отключён; он не получает задачи, пока его снова не включат.".into(),
+            ),
+            Refusal::AgentTakesNoJobs { status } => pick(
+                format!("The Agent is {status}: its key no longer works, so it takes no jobs."),
+                format!(
+                    "Agent {}: его ключ больше не действует, поэтому он не получает задачи.",
+                    retired_ru(*status)
+                ),
+            ),
+            Refusal::AgentRetired { status } => pick(
+                format!("The Agent is {status}; only deleting it is still possible."),
+                format!("Agent {}; его можно только удалить.", retired_ru(*status)),
+            ),
+            Refusal::AgentWithoutDocker => pick(
+                "The Agent reports that Docker is not available, so the job could only fail.".into(),
+                "Agent сообщает, что Docker недоступен, поэтому задача могла бы только завершиться ошибкой.".into(),
+            ),
+            Refusal::JobState { status } => pick(
+                format!("The job is {status}: only pending jobs can be cancelled, only failed or expired ones retried."),
+                format!(
+                    "Задача в состоянии «{}»: отменить можно только ожидающую задачу, повторить — только завершившуюся ошибкой или просроченную.",
+                    job_status_ru(*status)
+                ),
+            ),
+            Refusal::RevokedAgentExists => pick(
+                "The revoked Agent is still on record: delete it first, then allow its key again.".into(),
+                "Отозванный Agent ещё есть в списке: сначала удалите его, затем снова разрешите его ключ.".into(),
+            ),
+            Refusal::RotationInProgress { until } => pick(
+                format!("A key rotation is under way until {until}; rotate again after it ends."),
+                format!("Смена ключа идёт до {until}; повторите после её окончания."),
+            ),
+        }
+    }
+
+    /// What to do about it, when there is something to say.
+    pub fn hint(&self, lang: Lang) -> Option<&'static str> {
+        let en = lang == Lang::En;
+        let pick =
+            |en_text: &'static str, ru_text: &'static str| Some(if en { en_text } else { ru_text });
+        match self {
+            Refusal::InvalidCursor { .. } => pick(
+                "Start again from the first page (leave out `after`).",
+                "Начните с первой страницы (без `after`).",
+            ),
+            Refusal::StaleProfile => pick(
+                "GET the profile again, apply the change to it and send its new `version`.",
+                "Загрузите профиль заново, внесите изменение ещё раз и отправьте его новую версию.",
+            ),
+            Refusal::ProfileBusy => pick("Try again.", "Попробуйте ещё раз."),
+            Refusal::BeaconNotInProfile => pick(
+                "GET /api/v1/beacons lists the Beacon URLs of every profile.",
+                "GET /api/v1/beacons перечисляет URL Beacon всех профилей.",
+            ),
+            Refusal::WebhookSetByEnvironment => pick(
+                "Change or unset KNOTROUTE_CONTROL_ALERT_WEBHOOK and restart Control.",
+                "Измените или уберите KNOTROUTE_CONTROL_ALERT_WEBHOOK и перезапустите Control.",
+            ),
+            Refusal::AgentWithoutDocker => pick(
+                "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
+                "Запустите Agent с KNOTROUTE_AGENT_DOCKER=true и доступом к сокету Docker.",
+            ),
+            Refusal::RevokedAgentExists => pick(
+                "DELETE /api/v1/agents/{id} (or Delete on the Agent's page) removes the record.",
+                "DELETE /api/v1/agents/{id} (или «Удалить» на странице Agent) удаляет запись.",
+            ),
+            _ => None,
+        }
+    }
+}
+
+impl Missing {
+    /// "No … has this ID.", the answer for an ID that names nothing.
+    pub fn not_found(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Missing::NetworkProfile, Lang::En) => "No network profile with this ID.",
+            (Missing::NetworkProfile, Lang::Ru) => "Профиля сети с таким ID нет.",
+            (Missing::Agent, Lang::En) => "No enrolled Agent has this ID.",
+            (Missing::Agent, Lang::Ru) => "Подключённого Agent с таким ID нет.",
+            (Missing::Job, Lang::En) => "No such job.",
+            (Missing::Job, Lang::Ru) => "Такой задачи нет.",
+            (Missing::InstallToken, Lang::En) => "No install token has this ID.",
+            (Missing::InstallToken, Lang::Ru) => "Токена установки с таким ID нет.",
+            (Missing::RevokedKey, Lang::En) => "No revoked key has this Agent ID.",
+            (Missing::RevokedKey, Lang::Ru) => "Отозванного ключа с таким ID Agent нет.",
+            (Missing::Invite, Lang::En) => "No invite has this ID.",
+            (Missing::Invite, Lang::Ru) => "Приглашения с таким ID нет.",
+            (Missing::ApiToken, Lang::En) => "No API token has this ID.",
+            (Missing::ApiToken, Lang::Ru) => "API-токена с таким ID нет.",
+        }
+    }
+
+    fn noun(self, lang: Lang) -> &'static str {
+        match (self, lang) {
+            (Missing::NetworkProfile, Lang::En) => "profile",
+            (Missing::NetworkProfile, Lang::Ru) => "профиль",
+            (Missing::Agent, Lang::En) => "Agent",
+            (Missing::Agent, Lang::Ru) => "Agent",
+            (Missing::Job, Lang::En) => "job",
+            (Missing::Job, Lang::Ru) => "задача",
+            (Missing::InstallToken, Lang::En) => "install token",
+            (Missing::InstallToken, Lang::Ru) => "токен установки",
+            (Missing::RevokedKey, Lang::En) => "revoked key",
+            (Missing::RevokedKey, Lang::Ru) => "отозванный ключ",
+            (Missing::Invite, Lang::En) => "invite",
+            (Missing::Invite, Lang::Ru) => "приглашение",
+            (Missing::ApiToken, Lang::En) => "API token",
+            (Missing::ApiToken, Lang::Ru) => "API-токен",
+        }
+    }
+}
+
+fn retired_ru(status: AgentStatus) -> &'static str {
+    match status {
+        AgentStatus::Moved => "перенесён на другой узел",
+        _ => "отозван",
+    }
+}
+
+fn job_status_ru(status: JobStatus) -> &'static str {
+    match status {
+        JobStatus::Pending => "ожидает",
+        JobStatus::Running => "выполняется",
+        JobStatus::Succeeded => "выполнена",
+        JobStatus::Failed => "ошибка",
+        JobStatus::Cancelled => "отменена",
+        JobStatus::Expired => "просрочена",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_refusal_keeps_its_code_and_field_on_the_wire() {
+        let refusal = Refusal::JobState {
+            status: JobStatus::Succeeded,
+        };
+        let json = serde_json::to_value(&refusal).unwrap();
+        assert_eq!(json["code"], "job_state");
+        assert_eq!(serde_json::from_value::<Refusal>(json).unwrap(), refusal);
+        assert_eq!(Refusal::BeaconNotInProfile.field(), Some("url"));
+        assert_eq!(Refusal::AgentNotFound.kind(), RefusalKind::NotFound);
+    }
+
+    #[test]
+    fn every_refusal_reads_in_both_languages() {
+        let all = [
+            Refusal::NotFound {
+                missing: Missing::Job,
+            },
+            Refusal::AgentNotFound,
+            Refusal::InvalidCursor {
+                missing: Missing::Invite,
+            },
+            Refusal::StaleProfile,
+            Refusal::ProfileBusy,
+            Refusal::BeaconNotInProfile,
+            Refusal::WebhookSetByEnvironment,
+            Refusal::AgentDisabled,
+            Refusal::AgentTakesNoJobs {
+                status: AgentStatus::Moved,
+            },
+            Refusal::AgentRetired {
+                status: AgentStatus::Revoked,
+            },
+            Refusal::AgentWithoutDocker,
+            Refusal::JobState {
+                status: JobStatus::Running,
+            },
+            Refusal::RevokedAgentExists,
+            Refusal::RotationInProgress {
+                until: "2026-12-16T00:00:00Z".into(),
+            },
+        ];
+        for refusal in all {
+            let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));
+            assert!(en.is_ascii(), "{en}");
+            assert!(ru.chars().any(|c| ('а'..='я').contains(&c)), "{ru}");
+            assert_eq!(
+                refusal.hint(Lang::En).is_some(),
+                refusal.hint(Lang::Ru).is_some()
+            );
+        }
+    }
+}
