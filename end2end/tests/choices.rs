@@ -28,19 +28,34 @@ async fn wait_for_options(page: &playwright_rs::Page, select: &str, want: usize)
     }
 }
 
+/// The ID the SQL above gives bulk Agent `i`: digits spelled as letters, so
+/// it parses as an Agent ID.
+fn bulk_id(i: u32) -> String {
+    let letter = |d: u32| char::from(b'a' + d as u8);
+    format!(
+        "ka_bulk{}{}{}{}",
+        "a".repeat(25),
+        letter(i / 100),
+        letter(i / 10 % 10),
+        letter(i % 10)
+    )
+}
+
 #[tokio::test]
 async fn a_search_narrows_agent_lists_past_200_and_deployable_agents_come_first() {
     let control = common::start_control().await;
     common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
-    let ready = common::SimAgent::enroll(&control.base).await;
-    ready.heartbeat(serde_json::json!([])).await;
-    // 205 enrolled Agents that never sent a heartbeat, named "bulk-001"…
+    let ready = common::SimAgent::enrolled(&control, 42, "edge-1").await;
+    // 205 enrolled Agents that never sent a heartbeat, named "bulk-001"…,
+    // with IDs of the real shape (`ka_` and 32 base32 letters, see bulk_id):
+    // a view holding an ID no Agent could have would not even load.
     control
         .sql(&format!(
             "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 205) \
              INSERT INTO agents (id, name, public_key, hostname, version, tags, disabled, \
              docker_available, docker_version, last_heartbeat_at, created_at, updated_at) \
-             SELECT 'ka_bulk' || i, printf('bulk-%03d', i), 'key-' || i, '', '', '[]', false, \
+             SELECT 'ka_bulk' || printf('%.25c', 'a') || char(97 + i / 100) \
+             || char(97 + i / 10 % 10) || char(97 + i % 10), printf('bulk-%03d', i), 'key-' || i, '', '', '[]', false, \
              false, '', NULL, created_at, updated_at FROM n, agents WHERE agents.id = '{}'",
             ready.id()
         ))
@@ -79,7 +94,7 @@ async fn a_search_narrows_agent_lists_past_200_and_deployable_agents_come_first(
         .await
         .unwrap();
     wait_for_options(page, "#job-agent", 2).await;
-    expect(page.locator("#job-agent option[value='ka_bulk204']"))
+    expect(page.locator(format!("#job-agent option[value='{}']", bulk_id(204))))
         .with_timeout(wait)
         .to_have_count(1)
         .await
