@@ -113,7 +113,7 @@ fn spawn_pruning(state: AppState) {
         let mut tick = tokio::time::interval(Duration::from_secs(30));
         loop {
             tick.tick().await;
-            match jobs.expire_leases(chrono::Utc::now()).await {
+            match jobs.expire_overdue().await {
                 Ok(0) => {}
                 Ok(n) => tracing::warn!(expired = n, "jobs expired without a result"),
                 Err(e) => tracing::warn!(error = %e, "expiring job leases failed"),

@@ -3,7 +3,9 @@
 
 mod common;
 
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 use serde_json::{json, Value};
+use server::entities::job;
 use std::time::{Duration, Instant};
 
 fn sidecar_job(agent_id: &str) -> Value {
@@ -157,18 +159,33 @@ on_both_databases!(
         a.enroll_with_docker().await;
         let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
         a.post("/api/v1/agents/jobs/next", json!({})).await;
+        let id = job["id"].as_str().unwrap();
+        // The lease is ten minutes from the claim, both read off the
+        // database's clock, which every replica shares.
+        let claimed = job::Entity::find_by_id(id)
+            .one(&c.state.db)
+            .await
+            .unwrap()
+            .unwrap();
+        let lease = claimed.lease_expires_at.unwrap() - claimed.started_at.unwrap();
+        assert_eq!(lease, chrono::Duration::minutes(10));
         assert_eq!(
-            c.state
-                .jobs
-                .expire_leases(chrono::Utc::now())
-                .await
-                .unwrap(),
+            c.state.jobs.expire_overdue().await.unwrap(),
             0,
             "still within its lease"
         );
-        let later = chrono::Utc::now() + chrono::Duration::minutes(11);
-        assert_eq!(c.state.jobs.expire_leases(later).await.unwrap(), 1);
-        let id = job["id"].as_str().unwrap();
+        // Ten minutes pass for the database: the lease is judged by its clock.
+        let database_now = server::domain::database_now(&c.state.db).await;
+        job::Entity::update_many()
+            .col_expr(
+                job::Column::LeaseExpiresAt,
+                Some(database_now - chrono::Duration::seconds(1)).into(),
+            )
+            .filter(job::Column::Id.eq(id))
+            .exec(&c.state.db)
+            .await
+            .unwrap();
+        assert_eq!(c.state.jobs.expire_overdue().await.unwrap(), 1);
         let stored: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(stored["status"], "expired");
         assert!(stored["result"].as_str().unwrap().contains("lease"));

@@ -17,7 +17,7 @@ pub mod overview;
 pub mod text;
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, DbErr, Statement};
+use sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement};
 
 /// Whether a write failed because a unique key already holds that value.
 pub fn is_unique_violation(e: &DbErr) -> bool {
@@ -100,10 +100,10 @@ pub fn older_than<C: sea_orm::ColumnTrait>(
         )
 }
 
-/// The clock Agent liveness is judged by. On PostgreSQL it is the database's,
-/// so every replica writes and reads heartbeat times against one clock; the
-/// embedded SQLite has one process, whose clock it uses.
-pub async fn database_now(db: &DatabaseConnection) -> DateTime<Utc> {
+/// The clock Agent liveness and job leases are judged by. On PostgreSQL it is
+/// the database's, so every replica writes and reads those times against one
+/// clock; the embedded SQLite has one process, whose clock it uses.
+pub async fn database_now(db: &impl ConnectionTrait) -> DateTime<Utc> {
     if db.get_database_backend() != DbBackend::Postgres {
         return Utc::now();
     }

@@ -8,8 +8,8 @@ use crate::domain::jobs::queue::offer;
 use crate::entities::agent;
 use crate::state::AppState;
 use axum::body::Bytes;
-use axum::extract::{ConnectInfo, OriginalUri, State};
-use axum::http::{header, HeaderMap, HeaderValue, Method, StatusCode};
+use axum::extract::{ConnectInfo, FromRequest, OriginalUri, Request, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use protocol::agent::{
@@ -92,55 +92,96 @@ async fn signed_answer<T: serde::Serialize>(
     Ok(response)
 }
 
-/// Checks Content-Type and the signature headers, then parses the body: the
-/// order in which a hostile request is turned away most cheaply.
-async fn signed<T: DeserializeOwned>(
-    state: &AppState,
-    purpose: Purpose,
-    method: &Method,
-    uri: &OriginalUri,
-    headers: &HeaderMap,
-    body: &Bytes,
-) -> Result<(agent::Model, T), ApiError> {
-    let is_json = headers
+/// A request signed by an enrolled Agent: who sent it, the path it was sent
+/// to (answers are signed for it), and its body parsed as `T`. Extracting it
+/// checks Content-Type, then the signature and replay, then parses the body:
+/// the order in which a hostile request is turned away most cheaply.
+pub struct Signed<T> {
+    pub agent: agent::Model,
+    pub path: String,
+    pub body: T,
+}
+
+/// A body Agents send signed, and what its signature may be used for.
+pub trait SignedBody: DeserializeOwned {
+    const PURPOSE: Purpose;
+}
+
+impl SignedBody for Heartbeat {
+    const PURPOSE: Purpose = Purpose::Heartbeat;
+}
+
+impl SignedBody for JobNextRequest {
+    const PURPOSE: Purpose = Purpose::Jobs;
+}
+
+impl SignedBody for JobResult {
+    const PURPOSE: Purpose = Purpose::Jobs;
+}
+
+impl<T: SignedBody> FromRequest<AppState> for Signed<T> {
+    type Rejection = Response;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, Response> {
+        let refuse = |e: ApiError| e.into_response();
+        if !is_json(request.headers()) {
+            return Err(refuse(
+                ApiError::new(
+                    StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                    "unsupported_media_type",
+                    "Send the body as JSON.",
+                )
+                .hint("Set Content-Type: application/json."),
+            ));
+        }
+        let method = request.method().clone();
+        // The path the Agent signed: as sent, before any nesting rewrote it.
+        let path = request
+            .extensions()
+            .get::<OriginalUri>()
+            .map_or_else(|| request.uri().path(), |uri| uri.0.path())
+            .to_owned();
+        let headers = request.headers().clone();
+        let body = Bytes::from_request(request, state)
+            .await
+            .map_err(IntoResponse::into_response)?;
+        let header = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("")
+        };
+        let signed = SignedHeaders {
+            agent: header(HEADER_AGENT),
+            timestamp: header(HEADER_TIMESTAMP),
+            signature: header(HEADER_SIGNATURE),
+        };
+        let agent = state
+            .agents
+            .authenticate(method.as_str(), &path, signed, &body, T::PURPOSE)
+            .await
+            .map_err(|e| refuse(e.into()))?;
+        tracing::Span::current().record("agent_id", agent.id.as_str());
+        let body = serde_json::from_slice(&body).map_err(|e| {
+            refuse(ApiError::new(
+                StatusCode::BAD_REQUEST,
+                "malformed_json",
+                format!("The body is not the expected JSON: {e}"),
+            ))
+        })?;
+        Ok(Signed { agent, path, body })
+    }
+}
+
+fn is_json(headers: &HeaderMap) -> bool {
+    headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| {
             v.trim_start()
                 .to_ascii_lowercase()
                 .starts_with("application/json")
-        });
-    if !is_json {
-        return Err(ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "Send the body as JSON.",
-        )
-        .hint("Set Content-Type: application/json."));
-    }
-    let header = |name: &str| {
-        headers
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .unwrap_or("")
-    };
-    let signed = SignedHeaders {
-        agent: header(HEADER_AGENT),
-        timestamp: header(HEADER_TIMESTAMP),
-        signature: header(HEADER_SIGNATURE),
-    };
-    let agent = state
-        .agents
-        .authenticate(method.as_str(), uri.0.path(), signed, body, purpose)
-        .await?;
-    let parsed = serde_json::from_slice(body).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "malformed_json",
-            format!("The body is not the expected JSON: {e}"),
-        )
-    })?;
-    Ok((agent, parsed))
+        })
 }
 
 #[utoipa::path(
@@ -153,13 +194,12 @@ async fn signed<T: DeserializeOwned>(
 )]
 async fn heartbeat(
     State(state): State<AppState>,
-    method: Method,
-    uri: OriginalUri,
-    headers: HeaderMap,
-    body: Bytes,
+    Signed {
+        agent,
+        path,
+        body: heartbeat,
+    }: Signed<Heartbeat>,
 ) -> Result<Response, ApiError> {
-    let (agent, heartbeat): (_, Heartbeat) =
-        signed(&state, Purpose::Heartbeat, &method, &uri, &headers, &body).await?;
     state.metrics.heartbeat();
     // `None`: the report is unchanged and nothing awaits reconciliation.
     if let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? {
@@ -179,7 +219,7 @@ async fn heartbeat(
     // Signed, and during a rotation carrying the key move: heartbeats are how
     // Agents without jobs learn the new key.
     let scope = AnswerScope {
-        path: uri.0.path(),
+        path: &path,
         agent_id: &agent.id,
         nonce: heartbeat.nonce.as_deref().unwrap_or(""),
     };
@@ -223,20 +263,19 @@ pub const MAX_WAIT_SECS: u64 = 30;
 /// `POST /api/v1/agents/jobs/next[?wait=N]`: 200 with the claimed job, or 204.
 async fn next_job(
     State(state): State<AppState>,
-    method: Method,
-    uri: OriginalUri,
     ApiQuery(query): ApiQuery<WaitQuery>,
-    headers: HeaderMap,
-    body: Bytes,
+    Signed {
+        agent,
+        path,
+        body: request,
+    }: Signed<JobNextRequest>,
 ) -> Result<Response, ApiError> {
-    let (agent, request): (_, JobNextRequest) =
-        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
     let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
     match claimed.as_ref().and_then(offer) {
         Some(job) => {
             let scope = AnswerScope {
-                path: uri.0.path(),
+                path: &path,
                 agent_id: &agent.id,
                 nonce: request.nonce.as_deref().unwrap_or(""),
             };
@@ -257,13 +296,12 @@ async fn next_job(
 /// `POST /api/v1/agents/jobs/result`.
 async fn job_result(
     State(state): State<AppState>,
-    method: Method,
-    uri: OriginalUri,
-    headers: HeaderMap,
-    body: Bytes,
+    Signed {
+        agent,
+        body: result,
+        ..
+    }: Signed<JobResult>,
 ) -> Result<Json<Ack>, ApiError> {
-    let (agent, result): (_, JobResult) =
-        signed(&state, Purpose::Jobs, &method, &uri, &headers, &body).await?;
     if let Some(finished) = state.jobs.report_result(&agent.id, &result).await? {
         if let Some(ran_for) = finished.ran_for {
             state

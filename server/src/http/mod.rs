@@ -38,12 +38,24 @@ pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 /// its token, which must not reach the log.
 fn request_span(request: &axum::extract::Request) -> tracing::Span {
     let path = request.uri().path();
+    // These paths carry a one-time token, which must never reach a log.
     let path = if path.starts_with("/join/") {
         "/join/…"
+    } else if path.starts_with("/trust-browser/") {
+        "/trust-browser/…"
     } else {
         path
     };
-    tracing::debug_span!("request", method = %request.method(), path)
+    // An ID per request, so the lines one request logs can be told apart
+    // from the rest; `agent_id` is filled in once a signature names the Agent.
+    let request_id = format!("{:016x}", rand::random::<u64>());
+    tracing::info_span!(
+        "request",
+        request_id,
+        method = %request.method(),
+        path,
+        agent_id = tracing::field::Empty,
+    )
 }
 
 async fn plain_not_found() -> StatusCode {

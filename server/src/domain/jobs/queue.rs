@@ -4,7 +4,7 @@
 use crate::domain::alerts::settings::Alerts;
 use crate::domain::jobs::wakeup::JobWakeup;
 use crate::domain::jobs::{deployed_beacons, reconcile};
-use crate::domain::{audit, split_page, StoreError};
+use crate::domain::{audit, database_now, split_page, StoreError};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -131,6 +131,7 @@ impl JobQueue {
     /// Queues a job after validating its payload. Jobs for an offline Agent stay
     /// pending until it returns; a disabled Agent, or one that reported Docker
     /// as unavailable, is refused at once because the job could only fail.
+    #[tracing::instrument(name = "job.create", skip_all, fields(agent_id, kind))]
     pub async fn create(
         &self,
         agent_id: &str,
@@ -196,7 +197,7 @@ impl JobQueue {
             payload: Set(payload.to_value().to_string()),
             status: Set(JobStatus::Pending),
             result: Set(String::new()),
-            created_at: Set(Utc::now()),
+            created_at: Set(database_now(&txn).await),
             started_at: Set(None),
             finished_at: Set(None),
             lease_expires_at: Set(None),
@@ -218,24 +219,23 @@ impl JobQueue {
     /// `None`. Atomic on both databases: PostgreSQL skips rows another
     /// transaction holds; elsewhere the conditional update lets one claimer win.
     pub async fn claim_next(&self, agent_id: &str) -> Result<Option<job::Model>, StoreError> {
-        let now = Utc::now();
-        let lease = now + LEASE;
         if self.db.get_database_backend() == DbBackend::Postgres {
+            // The lease runs on the database's clock, which every replica shares.
             let sql = format!(
-                "UPDATE jobs SET status = '{running}', started_at = $2, lease_expires_at = $3 \
+                "UPDATE jobs SET status = '{running}', started_at = now(), \
+                 lease_expires_at = now() + interval '{lease} seconds' \
                  WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = '{pending}' \
                              ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
                  RETURNING *",
                 running = JobStatus::Running,
                 pending = JobStatus::Pending,
+                lease = LEASE.num_seconds(),
             );
-            let stmt = Statement::from_sql_and_values(
-                DbBackend::Postgres,
-                sql,
-                [agent_id.into(), now.into(), lease.into()],
-            );
+            let stmt = Statement::from_sql_and_values(DbBackend::Postgres, sql, [agent_id.into()]);
             return Ok(job::Entity::find().from_raw_sql(stmt).one(&self.db).await?);
         }
+        let now = database_now(&self.db).await;
+        let lease = now + LEASE;
         for _ in 0..8 {
             let Some(candidate) = job::Entity::find()
                 .filter(job::Column::AgentId.eq(agent_id))
@@ -264,6 +264,7 @@ impl JobQueue {
     }
 
     /// Claims a job, waiting up to `wait` for one to be queued.
+    #[tracing::instrument(name = "job.claim", skip_all, fields(agent_id, job_id = tracing::field::Empty))]
     pub async fn claim_next_waiting(
         &self,
         agent_id: &str,
@@ -275,6 +276,7 @@ impl JobQueue {
             // Registered before the check, so a job queued in between still wakes us.
             let notified = waker.notified();
             if let Some(job) = self.claim_next(agent_id).await? {
+                tracing::Span::current().record("job_id", job.id.as_str());
                 return Ok(Some(job));
             }
             let now = tokio::time::Instant::now();
@@ -289,6 +291,7 @@ impl JobQueue {
     /// Records an Agent's result. Only the Agent that holds the job may report;
     /// the first result wins and a repeat is accepted without changing anything
     /// (then `None`: only the call that recorded it returns the finished job).
+    #[tracing::instrument(name = "job.result", skip_all, fields(agent_id, job_id = %result.job_id))]
     pub async fn report_result(
         &self,
         agent_id: &str,
@@ -304,7 +307,8 @@ impl JobQueue {
         }
         let outcome = JobStatus::from(result.status);
         let text = crate::domain::text::bounded_multiline(&result.result, RESULT_MAX);
-        let now = Utc::now();
+        // The clock `started_at` was set by, so `ran_for` measures one clock.
+        let now = database_now(&self.db).await;
         let txn = self.db.begin().await?;
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, outcome.into())
@@ -360,6 +364,13 @@ impl JobQueue {
         }))
     }
 
+    /// Expires the jobs whose lease has passed by the database's clock (see
+    /// [`Self::expire_leases`]); run every half minute by every replica.
+    pub async fn expire_overdue(&self) -> Result<u64, StoreError> {
+        let now = database_now(&self.db).await;
+        self.expire_leases(now).await
+    }
+
     /// Running jobs whose lease passed at `now` become `expired`, each audited
     /// and counted as a failed deployment; returns how many.
     pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
@@ -405,10 +416,11 @@ impl JobQueue {
         agent_id: &str,
         why: &str,
     ) -> Result<u64, StoreError> {
+        let now = database_now(db).await;
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(job::Column::Result, why.into())
-            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .col_expr(job::Column::FinishedAt, now.into())
             .filter(job::Column::AgentId.eq(agent_id))
             .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(db)
@@ -473,15 +485,17 @@ impl JobQueue {
     }
 
     /// Cancels a job that no Agent has claimed yet.
+    #[tracing::instrument(name = "job.cancel", skip_all, fields(job_id = %id))]
     pub async fn cancel(&self, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
+        let now = database_now(&self.db).await;
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(
                 job::Column::Result,
                 "cancelled by an admin before an Agent took it".into(),
             )
-            .col_expr(job::Column::FinishedAt, Utc::now().into())
+            .col_expr(job::Column::FinishedAt, now.into())
             .filter(job::Column::Id.eq(id))
             .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(&self.db)
@@ -496,6 +510,7 @@ impl JobQueue {
     }
 
     /// Queues a new job with the same payload as a failed or expired one, linked to it.
+    #[tracing::instrument(name = "job.retry", skip_all, fields(job_id = %id))]
     pub async fn retry(&self, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
         let old = self.row(id).await?;
