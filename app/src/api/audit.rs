@@ -6,9 +6,7 @@ use protocol::api::AuditEntry;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_status;
-#[cfg(feature = "ssr")]
-use crate::backend::backend;
+use crate::api::with_backend;
 
 /// Lines shown per page.
 pub const AUDIT_PAGE: u64 = 50;
@@ -28,12 +26,10 @@ pub async fn list_audit(
 ) -> Result<AuditPage, UiError> {
     let blank_is_any =
         |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-    with_status(
-        async {
-            backend()?
-                .list_audit(blank_is_any(action), blank_is_any(subject), before)
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move {
+        backend
+            .list_audit(blank_is_any(action), blank_is_any(subject), before)
+            .await
+    })
+    .await
 }

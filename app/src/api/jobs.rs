@@ -8,9 +8,7 @@ use protocol::JobId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_status;
-#[cfg(feature = "ssr")]
-use crate::backend::backend;
+use crate::api::with_backend;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobListPage {
@@ -75,25 +73,25 @@ impl JobQuery {
 
 #[server(prefix = "/ui", endpoint = "list_jobs", input = leptos::server_fn::codec::Json)]
 pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
-    with_status(async { backend()?.list_jobs(query.normalised()).await }.await)
+    with_backend(|backend| async move { backend.list_jobs(query.normalised()).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "get_job")]
 pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
-    with_status(async { backend()?.get_job(id).await }.await)
+    with_backend(|backend| async move { backend.get_job(id).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]
 pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
-    with_status(async { backend()?.create_job(job).await }.await)
+    with_backend(|backend| async move { backend.create_job(job).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "cancel_job")]
 pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
-    with_status(async { backend()?.cancel_job(id).await }.await)
+    with_backend(|backend| async move { backend.cancel_job(id).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "retry_job")]
 pub async fn retry_job(id: JobId) -> Result<JobView, UiError> {
-    with_status(async { backend()?.retry_job(id).await }.await)
+    with_backend(|backend| async move { backend.retry_job(id).await }).await
 }

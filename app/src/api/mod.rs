@@ -29,10 +29,27 @@ pub struct NetworkListPage {
     pub next: Option<String>,
 }
 
+/// The body of every server function a signed-in admin calls: `call` runs on
+/// the backend port, and a refusal gets the HTTP status that fits it. Refused
+/// with 401 before `call` runs when the request carries no session.
+#[cfg(feature = "ssr")]
+pub(crate) async fn with_backend<T, Answer>(
+    call: impl FnOnce(crate::backend::SharedBackend) -> Answer,
+) -> Result<T, UiError>
+where
+    Answer: std::future::Future<Output = Result<T, UiError>>,
+{
+    let answer = match crate::backend::backend() {
+        Ok(backend) => call(backend).await,
+        Err(refused) => Err(refused),
+    };
+    with_status(answer)
+}
+
 /// Gives a refused call the HTTP status that fits it, so logs and monitoring
 /// tell a validation refusal (400/404/409) from a server fault (500).
 #[cfg(feature = "ssr")]
-pub(crate) fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
+fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
     use http::StatusCode;
     use protocol::refusals::RefusalKind;
     if let Err(e) = &result {
@@ -74,7 +91,7 @@ fn parse_id(id: &str) -> Result<NetworkId, UiError> {
 
 #[server(prefix = "/ui", endpoint = "overview")]
 pub async fn load_overview() -> Result<OverviewCounts, UiError> {
-    with_status(async { crate::backend::backend()?.overview().await }.await)
+    with_backend(|backend| async move { backend.overview().await }).await
 }
 
 /// One page of profiles by name; with `search`, only those whose name
@@ -84,14 +101,7 @@ pub async fn list_networks(
     after: Option<String>,
     search: Option<String>,
 ) -> Result<NetworkListPage, UiError> {
-    with_status(
-        async {
-            crate::backend::backend()?
-                .list_networks(after, search)
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move { backend.list_networks(after, search).await }).await
 }
 
 /// The layered diagnosis of a profile (Beacons, Agents, services), in the
@@ -99,48 +109,28 @@ pub async fn list_networks(
 #[server(prefix = "/ui", endpoint = "diagnose_network")]
 pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagnosis, UiError> {
     let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
-    with_status(
-        async {
-            crate::backend::backend()?
-                .diagnose_network(parse_id(&id)?, lang)
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move { backend.diagnose_network(parse_id(&id)?, lang).await })
+        .await
 }
 
 #[server(prefix = "/ui", endpoint = "get_network")]
 pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
-    with_status(async { crate::backend::backend()?.get_network(parse_id(&id)?).await }.await)
+    with_backend(|backend| async move { backend.get_network(parse_id(&id)?).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
 pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    with_status(async { crate::backend::backend()?.create_network(input).await }.await)
+    with_backend(|backend| async move { backend.create_network(input).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
 pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    with_status(
-        async {
-            crate::backend::backend()?
-                .update_network(parse_id(&id)?, input)
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move { backend.update_network(parse_id(&id)?, input).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "delete_network")]
 pub async fn delete_network(id: String) -> Result<(), UiError> {
-    with_status(
-        async {
-            crate::backend::backend()?
-                .delete_network(parse_id(&id)?)
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move { backend.delete_network(parse_id(&id)?).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "sign_in")]

@@ -9,9 +9,7 @@ use protocol::Lang;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_status;
-#[cfg(feature = "ssr")]
-use crate::backend::backend;
+use crate::api::with_backend;
 
 /// Invites per page on the screen.
 pub const INVITES_PAGE: u64 = 20;
@@ -29,27 +27,25 @@ pub async fn load_onboarding_guide(
     platform: Platform,
     lang: Lang,
 ) -> Result<OnboardingGuide, UiError> {
-    with_status(
-        async {
-            let id = protocol::NetworkId::parse(&network_id).map_err(|_| UiError::NotFound)?;
-            backend()?.onboarding_guide(id, platform, lang).await
-        }
-        .await,
-    )
+    with_backend(|backend| async move {
+        let id = protocol::NetworkId::parse(&network_id).map_err(|_| UiError::NotFound)?;
+        backend.onboarding_guide(id, platform, lang).await
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_invite", input = leptos::server_fn::codec::Json)]
 pub async fn create_invite(input: NewInvite) -> Result<CreatedInvite, UiError> {
-    with_status(async { backend()?.create_invite(input).await }.await)
+    with_backend(|backend| async move { backend.create_invite(input).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "list_invites")]
 pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
-    with_status(async { backend()?.list_invites(after).await }.await)
+    with_backend(|backend| async move { backend.list_invites(after).await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_invite")]
 pub async fn revoke_invite(id: InviteId) -> Result<(), UiError> {
-    with_status(async { backend()?.revoke_invite(id).await }.await)
+    with_backend(|backend| async move { backend.revoke_invite(id).await }).await
 }

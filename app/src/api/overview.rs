@@ -8,9 +8,7 @@ use protocol::api::{AgentView, JobView};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_status;
-#[cfg(feature = "ssr")]
-use crate::backend::backend;
+use crate::api::with_backend;
 
 /// How many Agents and jobs the Overview lists.
 pub const ATTENTION_SHOWN: usize = 8;
@@ -28,5 +26,5 @@ pub struct OverviewLists {
 
 #[server(prefix = "/ui", endpoint = "overview_lists")]
 pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
-    with_status(async { backend()?.overview_lists().await }.await)
+    with_backend(|backend| async move { backend.overview_lists().await }).await
 }

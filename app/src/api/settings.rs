@@ -10,9 +10,7 @@ use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_status;
-#[cfg(feature = "ssr")]
-use crate::backend::backend;
+use crate::api::with_backend;
 
 /// Where alerts go and Control's identity, read in one call: on a phone
 /// every request is a round trip. The API tokens are read on their own,
@@ -25,54 +23,47 @@ pub struct SettingsScreen {
 
 #[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
-    with_status(
-        async {
-            let backend = backend()?;
-            Ok(SettingsScreen {
-                alerts: backend.alert_settings().await?,
-                identity: backend.control_identity().await?,
-            })
-        }
-        .await,
-    )
+    with_backend(|backend| async move {
+        Ok(SettingsScreen {
+            alerts: backend.alert_settings().await?,
+            identity: backend.control_identity().await?,
+        })
+    })
+    .await
 }
 
 /// An empty URL turns alerts off.
 #[server(prefix = "/ui", endpoint = "save_alert_webhook")]
 pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, UiError> {
-    with_status(
-        async {
-            backend()?
-                .set_alert_webhook(protocol::alerts::AlertSettingsInput { webhook_url })
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move {
+        backend
+            .set_alert_webhook(protocol::alerts::AlertSettingsInput { webhook_url })
+            .await
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
-    with_status(async { backend()?.send_test_alert().await }.await)
+    with_backend(|backend| async move { backend.send_test_alert().await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
 pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
-    with_status(async { backend()?.list_api_tokens().await }.await)
+    with_backend(|backend| async move { backend.list_api_tokens().await }).await
 }
 
 #[server(prefix = "/ui", endpoint = "create_api_token")]
 pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToken, UiError> {
-    with_status(
-        async {
-            backend()?
-                .create_api_token(protocol::tokens::TokenInput { name, scope })
-                .await
-        }
-        .await,
-    )
+    with_backend(|backend| async move {
+        backend
+            .create_api_token(protocol::tokens::TokenInput { name, scope })
+            .await
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_api_token")]
 pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
-    with_status(async { backend()?.revoke_api_token(id).await }.await)
+    with_backend(|backend| async move { backend.revoke_api_token(id).await }).await
 }

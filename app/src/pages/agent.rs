@@ -7,7 +7,7 @@ use super::badges::agent_badge;
 use super::confirm::ConfirmDialog;
 use super::infrastructure::{when, TokenSnippets};
 use super::layout::Frame;
-use super::{LastSeen, LoadError};
+use super::{loaded, LastSeen};
 use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
@@ -52,14 +52,10 @@ pub fn AgentPage() -> impl IntoView {
         <Title text=format!("{} · {}", it.agent_title, t.product) />
         <Frame>
             <p><a href="/infrastructure">{"← "}{it.back_to_infra}</a></p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match agent.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(a) => view! { <AgentDetails agent=a act moving remove /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(
+                move || async move { agent.await },
+                move |a| view! { <AgentDetails agent=a act moving remove /> }.into_any(),
+            )}
             {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
         </Frame>
     }

@@ -3,10 +3,9 @@
 
 use super::badges::job_badge;
 use super::infrastructure::when;
-use super::LoadError;
+use super::loaded;
 use crate::api::jobs::{list_jobs, JobQuery};
 use crate::i18n::jobs::jobs_texts;
-use crate::i18n::texts;
 use crate::live::use_live;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -17,7 +16,6 @@ const SHOWN: usize = 10;
 #[component]
 pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
     let lang = use_lang();
-    let t = texts(lang);
     let jt = jobs_texts(lang);
     let live = use_live();
     let jobs = Resource::new(
@@ -32,15 +30,15 @@ pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
     view! {
         <section id="agent-jobs">
             <h2>{jt.agent_jobs_title}</h2>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
+            {loaded(
+                move || async move { jobs.await },
+                move |answer| {
                     let id = agent_id.get_untracked();
-                    match jobs.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() => {
+                    match answer {
+                        page if page.items.is_empty() => {
                             view! { <p class="empty" id="agent-jobs-empty">{jt.agent_jobs_empty}</p> }.into_any()
                         }
-                        Ok(page) => {
+                        page => {
                             let rows = page
                                 .items
                                 .into_iter()
@@ -68,8 +66,8 @@ pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </section>
     }
 }

@@ -4,10 +4,9 @@
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
-use super::LoadError;
+use super::loaded;
 use crate::api::settings::{list_api_tokens, CreateApiToken, RevokeApiToken};
 use crate::i18n::settings::token_texts;
-use crate::i18n::texts;
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::tokens::{TokenInput, TokenView};
@@ -16,7 +15,6 @@ use protocol::ApiTokenId;
 #[component]
 pub fn ApiTokensSection() -> impl IntoView {
     let lang = use_lang();
-    let t = texts(lang);
     let tt = token_texts(lang);
     let create = ServerAction::<CreateApiToken>::new();
     let revoke = ServerAction::<RevokeApiToken>::new();
@@ -99,17 +97,17 @@ pub fn ApiTokensSection() -> impl IntoView {
                 </div>
             </form>
             {created}
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match tokens.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(list) if list.is_empty() => {
+            {loaded(
+                move || async move { tokens.await },
+                move |answer| {
+                    match answer {
+                        list if list.is_empty() => {
                             view! { <p class="empty" id="tokens-empty">{tt.empty}</p> }.into_any()
                         }
-                        Ok(list) => view! { <TokenTable list ask_revoke /> }.into_any(),
+                        list => view! { <TokenTable list ask_revoke /> }.into_any(),
                     }
-                })}
-            </Transition>
+                },
+            )}
             <ConfirmDialog open=confirm_open title=tt.revoke explain=tt.revoke_explain
                 confirm_label=tt.revoke confirm_id="confirm-revoke-token"
                 error=revoke_error pending=revoke.pending()

@@ -4,7 +4,7 @@
 
 use super::infrastructure::when;
 use super::layout::Frame;
-use super::LoadError;
+use super::loaded;
 use crate::api::audit::list_audit;
 use crate::i18n::audit::audit_texts;
 use crate::i18n::texts;
@@ -81,16 +81,16 @@ pub fn AuditPage() -> impl IntoView {
                     prop:value=move || subject().unwrap_or_default() />
                 <button type="submit">{at.apply}</button>
             </form>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
+            {loaded(
+                move || async move { entries.await },
+                move |answer| {
                     let filtered = action().is_some() || subject().is_some();
-                    match entries.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() && before().is_none() => {
+                    match answer {
+                        page if page.items.is_empty() && before().is_none() => {
                             let text = if filtered { at.empty_filtered } else { at.empty };
                             view! { <p class="empty" id="audit-empty">{text}</p> }.into_any()
                         }
-                        Ok(page) => {
+                        page => {
                             let mut filter = String::new();
                             for (name, value) in [("action", action()), ("subject", subject())] {
                                 if let Some(value) = value {
@@ -117,8 +117,8 @@ pub fn AuditPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </Frame>
     }
 }

@@ -7,9 +7,9 @@ use super::choice_search::{as_search, more_profiles, ChoiceSearch};
 use super::form_errors::FormErrors;
 use super::infrastructure::{when, InfraTabs};
 use super::layout::Frame;
+use super::loaded;
 use super::on_demand::OnDemand;
 use super::sparkline::{escape, sparkline_svg};
-use super::LoadError;
 use crate::api::beacons::{list_beacons, AddExistingBeacon, CheckBeacon};
 use crate::api::list_networks;
 use crate::i18n::beacons::{beacon_texts, check_outcome};
@@ -37,7 +37,6 @@ pub fn BeaconsPage() -> impl IntoView {
 #[component]
 fn BeaconsSection() -> impl IntoView {
     let lang = use_lang();
-    let t = texts(lang);
     let bt = beacon_texts(lang);
     let add = ServerAction::<AddExistingBeacon>::new();
     let adding = RwSignal::new(false);
@@ -45,14 +44,14 @@ fn BeaconsSection() -> impl IntoView {
     view! {
         <h2 id="beacons">{bt.title}</h2>
         <p class="muted">{bt.intro}</p>
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-            {move || Suspend::new(async move {
-                match beacons.await {
-                    Err(e) => view! { <LoadError error=e /> }.into_any(),
-                    Ok(list) if list.is_empty() => {
+        {loaded(
+            move || async move { beacons.await },
+            move |answer| {
+                match answer {
+                    list if list.is_empty() => {
                         view! { <p class="empty" id="beacons-empty">{bt.empty}</p> }.into_any()
                     }
-                    Ok(list) => {
+                    list => {
                         let rows = list
                             .into_iter()
                             .map(|beacon| view! { <BeaconRow beacon /> })
@@ -73,8 +72,8 @@ fn BeaconsSection() -> impl IntoView {
                             .into_any()
                     }
                 }
-            })}
-        </Transition>
+            },
+        )}
         <section class="card" id="add-beacon">
             <h2>{bt.add_title}</h2>
             <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
@@ -254,15 +253,15 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
     };
     view! {
             <ChoiceSearch id="beacon-network-search" label=t.find_network search more />
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match networks.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() && search.get_untracked().is_empty() => view! {
+            {loaded(
+                move || async move { networks.await },
+                move |answer| {
+                    match answer {
+                        page if page.items.is_empty() && search.get_untracked().is_empty() => view! {
                             <p class="empty">{bt.no_networks}" "<a href="/networks/new">{t.new_network}</a></p>
                         }
                             .into_any(),
-                        Ok(page) => {
+                        page => {
                             // A search that hides the chosen profile unchooses it.
                             if !page.items.iter().any(|n| n.id.as_str() == network.get_untracked()) {
                                 network.set(String::new());
@@ -300,7 +299,7 @@ fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
     }
 }

@@ -3,7 +3,7 @@
 //! of profiles); once the server says more match, the box appears and what is typed narrows the
 //! list in the database. Small installations never see it.
 
-use super::LoadError;
+use super::loaded;
 use crate::api::infra::agent_choices;
 use crate::api::{list_networks, NetworkListPage};
 use crate::error::UiError;
@@ -47,21 +47,17 @@ where
     view! {
         <ChoiceSearch id=format!("{prefix}-agent-search") label=t.find_agent search=agent_search more=more_agents(agents) />
         <ChoiceSearch id=format!("{prefix}-network-search") label=t.find_network search=network_search more=more_profiles(networks) />
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-            {move || Suspend::new(async move {
-                match (agents.await, networks.await) {
-                    (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                    (Ok(agents), Ok(networks)) => {
-                        let searching = !agent_search.get_untracked().is_empty();
-                        let nothing = nothing_matches(&[
-                            (agent_search, agents.items.is_empty()),
-                            (network_search, networks.items.is_empty()),
-                        ]);
-                        view! { {nothing} {form(agents.items, networks.items, searching)} }.into_any()
-                    }
-                }
-            })}
-        </Transition>
+        {loaded(
+            move || async move { Ok::<_, UiError>((agents.await?, networks.await?)) },
+            move |(agents, networks)| {
+                let searching = !agent_search.get_untracked().is_empty();
+                let nothing = nothing_matches(&[
+                    (agent_search, agents.items.is_empty()),
+                    (network_search, networks.items.is_empty()),
+                ]);
+                view! { {nothing} {form(agents.items, networks.items, searching)} }.into_any()
+            },
+        )}
     }
 }
 

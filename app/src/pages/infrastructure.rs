@@ -7,7 +7,7 @@ use super::badges::agent_badge;
 use super::form_errors::FormErrors;
 use super::layout::Frame;
 use super::revoked_keys::RevokedKeys;
-use super::{LastSeen, LoadError};
+use super::{loaded, LastSeen};
 use crate::api::infra::{agents_tab, AllowRevokedKey, CreateInstallToken, RevokeInstallToken};
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
@@ -70,14 +70,14 @@ pub fn InfrastructurePage() -> impl IntoView {
             <InfraTabs current="/infrastructure" />
 
             <h2 id="agents">{it.agents_title}</h2>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match tab.await.map(|tab| tab.agents) {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() && after().is_none() => {
+            {loaded(
+                move || async move { tab.await.map(|tab| tab.agents) },
+                move |answer| {
+                    match answer {
+                        page if page.items.is_empty() && after().is_none() => {
                             view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
                         }
-                        Ok(page) => {
+                        page => {
                             let next = page.next.clone();
                             let rows = page
                                 .items
@@ -140,8 +140,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
 
             <AddAgentForm create />
 
@@ -149,12 +149,12 @@ pub fn InfrastructurePage() -> impl IntoView {
             <p class="field-error" role="alert">
                 {move || revoke.value().get().and_then(|r| r.err()).map(|e| e.message(lang))}
             </p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match tab.await.map(|tab| tab.install_tokens) {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
-                        Ok(list) => {
+            {loaded(
+                move || async move { tab.await.map(|tab| tab.install_tokens) },
+                move |answer| {
+                    match answer {
+                        list if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
+                        list => {
                             let rows = list
                                 .into_iter()
                                 .map(|tok| {
@@ -202,19 +202,19 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
 
             <RevokedKeys tab allow />
 
             <h2 id="enrollment-log">{it.log_title}</h2>
             <p class="muted">{it.log_intro}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match tab.await.map(|tab| tab.enrollment_log) {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(list) if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
-                        Ok(list) => {
+            {loaded(
+                move || async move { tab.await.map(|tab| tab.enrollment_log) },
+                move |answer| {
+                    match answer {
+                        list if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
+                        list => {
                             let rows = list
                                 .into_iter()
                                 .map(|e| {
@@ -263,8 +263,8 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </Frame>
     }
 }

@@ -4,7 +4,7 @@
 use super::badges::job_badge;
 use super::infrastructure::when;
 use super::layout::Frame;
-use super::LoadError;
+use super::loaded;
 use crate::api::jobs::{get_job, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
@@ -42,14 +42,10 @@ pub fn JobPage() -> impl IntoView {
         <Title text=format!("{} · {}", jt.job_title, t.product) />
         <Frame>
             <p><a href="/jobs">{"← "}{jt.back_to_jobs}</a></p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match job.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(job) => view! { <JobDetail job cancel retry /> }.into_any(),
-                    }
-                })}
-            </Transition>
+            {loaded(
+                move || async move { job.await },
+                move |job| view! { <JobDetail job cancel retry /> }.into_any(),
+            )}
             <p class="field-error" role="alert">{action_error}</p>
             {move || retried().map(|new| view! {
                 <p class="alert" role="status" id="job-retried">

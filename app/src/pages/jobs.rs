@@ -6,8 +6,8 @@ use super::badges::job_badge;
 use super::infrastructure::when;
 use super::job_form::{job_section, JobDraft};
 use super::layout::Frame;
+use super::loaded;
 use super::on_demand::OnDemand;
-use super::LoadError;
 use crate::api::jobs::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
 use crate::api::list_networks;
 use crate::i18n::jobs::jobs_texts;
@@ -143,16 +143,16 @@ pub fn JobsPage() -> impl IntoView {
             </Transition>
             <p class="field-error" role="alert">{action_error}</p>
 
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
+            {loaded(
+                move || async move { jobs.await },
+                move |answer| {
                     let filtered = query().is_filtered();
-                    match jobs.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() && after().is_none() => {
+                    match answer {
+                        page if page.items.is_empty() && after().is_none() => {
                             let text = if filtered { jt.jobs_empty_filtered } else { jt.jobs_empty };
                             view! { <p class="empty" id="jobs-empty">{text}</p> }.into_any()
                         }
-                        Ok(page) => {
+                        page => {
                             let rows = page
                                 .items
                                 .into_iter()
@@ -180,8 +180,8 @@ pub fn JobsPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </Frame>
     }
 }

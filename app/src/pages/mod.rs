@@ -49,6 +49,40 @@ pub fn NotFoundPage() -> impl IntoView {
     }
 }
 
+/// How a screen shows what it loads: "Loading…" until the first answer, a
+/// refusal as [`LoadError`], else `show` of the answer (its empty state
+/// included). A re-read after a live update keeps the last answer on screen
+/// until the new one arrives (a `Transition`), so lists do not flicker.
+///
+/// `load` awaits the resources the part needs, e.g. `move || async move {
+/// jobs.await }`; it is called inside the transition, so they are tracked.
+pub fn loaded<T, V, Answer>(
+    load: impl Fn() -> Answer + Send + Sync + 'static,
+    show: impl Fn(T) -> V + Send + Sync + 'static,
+) -> impl IntoView
+where
+    Answer: std::future::Future<Output = Result<T, UiError>> + Send + 'static,
+    T: Send + 'static,
+    V: IntoView + 'static,
+{
+    let t = texts(use_lang());
+    let show = std::sync::Arc::new(show);
+    view! {
+        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || {
+                let answer = load();
+                let show = show.clone();
+                Suspend::new(async move {
+                    match answer.await {
+                        Err(e) => view! { <LoadError error=e /> }.into_any(),
+                        Ok(value) => show(value).into_any(),
+                    }
+                })
+            }}
+        </Transition>
+    }
+}
+
 /// How a page shows a failed load: a sign-in link for an ended session, else the message.
 #[component]
 pub fn LoadError(error: UiError) -> impl IntoView {

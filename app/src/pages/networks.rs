@@ -2,8 +2,8 @@
 
 use super::confirm::ConfirmDialog;
 use super::layout::Frame;
+use super::loaded;
 use super::network_form::NetworkForm;
-use super::LoadError;
 use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
 use crate::use_lang;
@@ -26,14 +26,14 @@ pub fn NetworksPage() -> impl IntoView {
                 <a class="button primary" href="/networks/new" id="new-network">{t.new_network}</a>
             </div>
             <p class="muted">{t.networks_intro}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match page.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(p) if p.items.is_empty() && after().is_none() => {
+            {loaded(
+                move || async move { page.await },
+                move |answer| {
+                    match answer {
+                        p if p.items.is_empty() && after().is_none() => {
                             view! { <p class="empty" id="networks-empty">{t.networks_empty}</p> }.into_any()
                         }
-                        Ok(p) => {
+                        p => {
                             let rows = p
                                 .items
                                 .into_iter()
@@ -76,8 +76,8 @@ pub fn NetworksPage() -> impl IntoView {
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </Frame>
     }
 }
@@ -106,28 +106,23 @@ pub fn NetworkPage() -> impl IntoView {
         <Title text=format!("{} · {}", t.edit_network, t.product) />
         <Frame>
             <p><a href="/networks">{"← "}{t.back_to_networks}</a></p>
-            <Suspense fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match network.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(n) => {
-                            let id = n.id.to_string();
-                            view! {
-                                <h1>{n.name.clone()}</h1>
-                                <p>
-                                    <a id="onboard-users" href=format!("/onboarding?network={id}")>
-                                        {crate::i18n::onboarding::onboarding_texts(lang).onboard_users}
-                                    </a>
-                                </p>
-                                <super::diagnose::DiagnoseSection id=id.clone() />
-                                <NetworkForm existing=Some(n) />
-                                <DeleteNetworkButton id />
-                            }
-                                .into_any()
-                        }
+            {loaded(
+                move || async move { network.await },
+                move |n| {
+                    let id = n.id.to_string();
+                    view! {
+                        <h1>{n.name.clone()}</h1>
+                        <p>
+                            <a id="onboard-users" href=format!("/onboarding?network={id}")>
+                                {crate::i18n::onboarding::onboarding_texts(lang).onboard_users}
+                            </a>
+                        </p>
+                        <super::diagnose::DiagnoseSection id=id.clone() />
+                        <NetworkForm existing=Some(n) />
+                        <DeleteNetworkButton id />
                     }
-                })}
-            </Suspense>
+                },
+            )}
         </Frame>
     }
 }

@@ -8,7 +8,7 @@ use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
-use super::LoadError;
+use super::{loaded, LoadError};
 use crate::api::list_networks;
 use crate::api::onboarding::{list_invites, load_onboarding_guide, CreateInvite, RevokeInvite};
 use crate::i18n::onboarding::{invite_state, onboarding_texts, platform_label};
@@ -64,23 +64,23 @@ pub fn OnboardingPage() -> impl IntoView {
         <Frame>
             <h1>{ot.title}</h1>
             <p class="muted">{ot.intro}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match networks.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() => view! {
+            {loaded(
+                move || async move { networks.await },
+                move |answer| {
+                    match answer {
+                        page if page.items.is_empty() => view! {
                             <p class="empty" id="onboarding-no-networks">
                                 {ot.no_networks}" "<a href="/networks/new">{t.new_network}</a>
                             </p>
                         }
                             .into_any(),
-                        Ok(page) => view! {
+                        page => view! {
                             <GuidePicker profiles=page.items network=network() text_lang=text_lang() platform=platform() />
                         }
                             .into_any(),
                     }
-                })}
-            </Transition>
+                },
+            )}
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
                 {move || Suspend::new(async move {
                     match guide.await {
@@ -250,14 +250,14 @@ fn InvitesSection(profiles: Vec<NetworkProfile>, network: String) -> impl IntoVi
             <h2>{ot.invites_title}</h2>
             <p class="muted">{ot.invites_intro}</p>
             <InviteForm profiles network create />
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match invites.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(page) if page.items.is_empty() && after().is_none() => {
+            {loaded(
+                move || async move { invites.await },
+                move |answer| {
+                    match answer {
+                        page if page.items.is_empty() && after().is_none() => {
                             view! { <p class="empty" id="invites-empty">{ot.invites_empty}</p> }.into_any()
                         }
-                        Ok(page) => {
+                        page => {
                             let rows = page
                                 .items
                                 .into_iter()
@@ -285,8 +285,8 @@ fn InvitesSection(profiles: Vec<NetworkProfile>, network: String) -> impl IntoVi
                                 .into_any()
                         }
                     }
-                })}
-            </Transition>
+                },
+            )}
         </section>
     }
 }

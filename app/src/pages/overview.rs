@@ -4,9 +4,10 @@
 
 use super::badges::{agent_badge, job_badge};
 use super::layout::Frame;
-use super::{LastSeen, LoadError};
+use super::{loaded, LastSeen};
 use crate::api::load_overview;
 use crate::api::overview::{load_overview_lists, OverviewLists};
+use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::overview::overview_texts;
 use crate::i18n::texts;
@@ -46,56 +47,48 @@ pub fn OverviewPage() -> impl IntoView {
         <Title text=format!("{} · {}", t.overview_title, t.product) />
         <Frame>
             <h1>{t.overview_title}</h1>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match counts.await {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(c) => {
-                            let networks_note = if c.networks == 0 {
-                                Some(t.zero_networks.to_string())
-                            } else if c.networks_without_beacon > 0 {
-                                Some(t.some_networks_without_beacon.replace("{n}", &c.networks_without_beacon.to_string()))
-                            } else {
-                                None
-                            };
-                            let agents_note = if c.agents_total == 0 {
-                                t.zero_agents.to_string()
-                            } else {
-                                t.online_of.replace("{n}", &c.agents_total.to_string())
-                            };
-                            view! {
-                                <div class="stats">
-                                    <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
-                                    <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />
-                                    <Card
-                                        id="count-beacons"
-                                        href="/infrastructure/beacons"
-                                        label=t.card_beacons
-                                        value=c.managed_beacons.to_string()
-                                        note=(c.managed_beacons == 0).then(|| t.zero_beacons.to_string())
-                                    />
-                                    <Card
-                                        id="count-services"
-                                        href="/services"
-                                        label=t.card_services
-                                        value=c.services.to_string()
-                                        note=(c.services == 0).then(|| t.zero_services.to_string())
-                                    />
-                                </div>
-                            }
-                                .into_any()
-                        }
+            {loaded(
+                move || async move { counts.await },
+                move |c| {
+                    let networks_note = if c.networks == 0 {
+                        Some(t.zero_networks.to_string())
+                    } else if c.networks_without_beacon > 0 {
+                        Some(t.some_networks_without_beacon.replace("{n}", &c.networks_without_beacon.to_string()))
+                    } else {
+                        None
+                    };
+                    let agents_note = if c.agents_total == 0 {
+                        t.zero_agents.to_string()
+                    } else {
+                        t.online_of.replace("{n}", &c.agents_total.to_string())
+                    };
+                    view! {
+                        <div class="stats">
+                            <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
+                            <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />
+                            <Card
+                                id="count-beacons"
+                                href="/infrastructure/beacons"
+                                label=t.card_beacons
+                                value=c.managed_beacons.to_string()
+                                note=(c.managed_beacons == 0).then(|| t.zero_beacons.to_string())
+                            />
+                            <Card
+                                id="count-services"
+                                href="/services"
+                                label=t.card_services
+                                value=c.services.to_string()
+                                note=(c.services == 0).then(|| t.zero_services.to_string())
+                            />
+                        </div>
                     }
-                })}
-            </Transition>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match (details.await, counts.await) {
-                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(d), Ok(c)) => view! { <Details details=d agents_total=c.agents_total /> }.into_any(),
-                    }
-                })}
-            </Transition>
+                        .into_any()
+                },
+            )}
+            {loaded(
+                move || async move { Ok::<_, UiError>((details.await?, counts.await?)) },
+                move |(d, c)| view! { <Details details=d agents_total=c.agents_total /> }.into_any(),
+            )}
         </Frame>
     }
 }

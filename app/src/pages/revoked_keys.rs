@@ -4,7 +4,7 @@
 
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
-use super::LoadError;
+use super::loaded;
 use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
@@ -39,14 +39,14 @@ pub fn RevokedKeys(
     view! {
         <h2 id="revoked-keys">{it.revoked_title}</h2>
         <p class="muted">{it.revoked_intro}</p>
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-            {move || Suspend::new(async move {
-                match tab.await.map(|tab| tab.revoked_keys) {
-                    Err(e) => view! { <LoadError error=e /> }.into_any(),
-                    Ok(list) if list.is_empty() => {
+        {loaded(
+            move || async move { tab.await.map(|tab| tab.revoked_keys) },
+            move |answer| {
+                match answer {
+                    list if list.is_empty() => {
                         view! { <p class="empty" id="revoked-empty">{it.revoked_empty}</p> }.into_any()
                     }
-                    Ok(list) => {
+                    list => {
                         let rows = list
                             .into_iter()
                             .map(|k| {
@@ -91,8 +91,8 @@ pub fn RevokedKeys(
                             .into_any()
                     }
                 }
-            })}
-        </Transition>
+            },
+        )}
         <ConfirmDialog open title={it.allow_again} explain={it.allow_again_explain}
             confirm_label={it.allow_again} confirm_id="confirm-allow-key"
             error pending=allow.pending()

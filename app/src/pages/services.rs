@@ -7,12 +7,13 @@ use super::choice_search::WithChoices;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::layout::Frame;
+use super::loaded;
 use super::on_demand::OnDemand;
 use super::service_form::{Draft, PublishForm};
-use super::LoadError;
 use crate::api::infra::list_services_page;
 use crate::api::jobs::CreateJob;
 use crate::api::list_networks;
+use crate::error::UiError;
 use crate::i18n::services::{pending_reason, service_texts};
 use crate::i18n::texts;
 use crate::use_lang;
@@ -57,53 +58,49 @@ pub fn ServicesPage() -> impl IntoView {
             <h1>{st.title}</h1>
             <p class="muted">{st.intro}</p>
             <p class="field-error" role="alert" id="services-error">{move || errors.general()}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match (services.await, networks.await) {
-                        (Err(e), _) | (_, Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        (Ok(page), Ok(networks)) => {
-                            let next = page.next.clone();
-                            let services = page.items;
-                            let table = if services.is_empty() && after().is_none() {
-                                view! { <p class="empty" id="services-empty">{st.empty}</p> }.into_any()
-                            } else {
-                                let rows = services
-                                    .into_iter()
-                                    .map(|service| {
-                                        let network_name = service
-                                            .network_id()
-                                            .and_then(|id| networks.items.iter().find(|n| n.id.as_str() == id))
-                                            .map(|n| n.name.clone());
-                                        view! { <ServiceRow service network_name create draft /> }
-                                    })
-                                    .collect_view();
-                                view! {
-                                    <table class="list" id="services-table">
-                                        <thead><tr>
-                                            <th scope="col">{st.col_service}</th>
-                                            <th scope="col">{st.col_address}</th>
-                                            <th scope="col">{st.col_status}</th>
-                                            <th scope="col">{st.col_agent}</th>
-                                            <th scope="col">{st.col_network}</th>
-                                            <th scope="col">{st.col_target}</th>
-                                            <th scope="col"></th>
-                                        </tr></thead>
-                                        <tbody>{rows}</tbody>
-                                    </table>
-                                    <nav class="pager" aria-label="Pages">
-                                        {after().map(|_| view! { <a href="/services">{t.first_page}</a> })}
-                                        {next.map(|c| view! {
-                                            <a href=format!("/services?after={c}") rel="next">{t.next_page}</a>
-                                        })}
-                                    </nav>
-                                }
-                                    .into_any()
-                            };
-                            table
+            {loaded(
+                move || async move { Ok::<_, UiError>((services.await?, networks.await?)) },
+                move |(page, networks)| {
+                    let next = page.next.clone();
+                    let services = page.items;
+                    let table = if services.is_empty() && after().is_none() {
+                        view! { <p class="empty" id="services-empty">{st.empty}</p> }.into_any()
+                    } else {
+                        let rows = services
+                            .into_iter()
+                            .map(|service| {
+                                let network_name = service
+                                    .network_id()
+                                    .and_then(|id| networks.items.iter().find(|n| n.id.as_str() == id))
+                                    .map(|n| n.name.clone());
+                                view! { <ServiceRow service network_name create draft /> }
+                            })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="services-table">
+                                <thead><tr>
+                                    <th scope="col">{st.col_service}</th>
+                                    <th scope="col">{st.col_address}</th>
+                                    <th scope="col">{st.col_status}</th>
+                                    <th scope="col">{st.col_agent}</th>
+                                    <th scope="col">{st.col_network}</th>
+                                    <th scope="col">{st.col_target}</th>
+                                    <th scope="col"></th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                            <nav class="pager" aria-label="Pages">
+                                {after().map(|_| view! { <a href="/services">{t.first_page}</a> })}
+                                {next.map(|c| view! {
+                                    <a href=format!("/services?after={c}") rel="next">{t.next_page}</a>
+                                })}
+                            </nav>
                         }
-                    }
-                })}
-            </Transition>
+                            .into_any()
+                    };
+                    table
+                },
+            )}
             <section class="card" id="publish-service">
                 <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
                 <p class="muted">{st.publish_intro}</p>

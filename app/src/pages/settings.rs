@@ -8,7 +8,7 @@ use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
-use super::LoadError;
+use super::loaded;
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts};
@@ -37,16 +37,12 @@ pub fn SettingsPage() -> impl IntoView {
             <section class="card" id="alerts">
                 <h2>{st.alerts_title}</h2>
                 <p class="muted">{st.alerts_intro}</p>
-                <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                    {move || Suspend::new(async move {
-                        match settings.await {
-                            Err(e) => view! { <LoadError error=e /> }.into_any(),
-                            Ok(screen) => {
-                                view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
-                            }
-                        }
-                    })}
-                </Transition>
+                {loaded(
+                    move || async move { settings.await },
+                    move |screen| {
+                        view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
+                    },
+                )}
             </section>
             <ApiTokensSection />
             <ControlIdentitySection settings />
@@ -59,7 +55,6 @@ pub fn SettingsPage() -> impl IntoView {
 #[component]
 fn ControlIdentitySection(settings: Resource<Result<SettingsScreen, UiError>>) -> impl IntoView {
     let lang = use_lang();
-    let t = texts(lang);
     let it = identity_texts(lang);
     let key = move |k: ControlKeyView, id: &'static str| {
         view! {
@@ -74,28 +69,24 @@ fn ControlIdentitySection(settings: Resource<Result<SettingsScreen, UiError>>) -
         <section class="card" id="control-identity">
             <h2>{it.title}</h2>
             <p class="muted">{it.intro}</p>
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match settings.await.map(|screen| screen.identity) {
-                        Err(e) => view! { <LoadError error=e /> }.into_any(),
-                        Ok(id) => {
-                            let previous = id.previous.map(|p| {
-                                let until = p.retire_at.clone().unwrap_or_default();
-                                view! {
-                                    <h3>{it.previous}" "{it.previous_until}" "{when(&until)}</h3>
-                                    {key(p, "control-key-previous")}
-                                }
-                            });
-                            view! {
-                                {key(id.current, "control-key-current")}
-                                {previous}
-                                <p class="muted">{it.rotate_how}</p>
-                            }
-                            .into_any()
+            {loaded(
+                move || async move { settings.await.map(|screen| screen.identity) },
+                move |id| {
+                    let previous = id.previous.map(|p| {
+                        let until = p.retire_at.clone().unwrap_or_default();
+                        view! {
+                            <h3>{it.previous}" "{it.previous_until}" "{when(&until)}</h3>
+                            {key(p, "control-key-previous")}
                         }
+                    });
+                    view! {
+                        {key(id.current, "control-key-current")}
+                        {previous}
+                        <p class="muted">{it.rotate_how}</p>
                     }
-                })}
-            </Transition>
+                    .into_any()
+                },
+            )}
         </section>
     }
 }
