@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the STAND-IN Beacon and sidecar images locally, for tests: the real
 # KnotRoute images come from a registry that tests cannot reach. Each image is
-# a scratch rootfs holding one program of the `standins` crate
+# a scratch rootfs holding one program of the `test-kit` crate
 # (standin-beacon / standin-sidecar) and the shared libraries `ldd` lists,
 # tagged under the name the Agent deploys:
 #   ghcr.io/localzet/knotroute-beacon:<tag>   ghcr.io/localzet/knotroute-sidecar:<tag>
@@ -28,7 +28,7 @@ recipe=1
 if [[ -n "${STANDIN_BIN_DIR:-}" ]]; then
   bin_dir="$STANDIN_BIN_DIR"
 else
-  (cd "$root" && "${CARGO:-cargo}" build --quiet --locked -p knotroute-standins --bins) >&2
+  (cd "$root" && "${CARGO:-cargo}" build --quiet --locked -p knotroute-test-kit --bins) >&2
   bin_dir="${CARGO_TARGET_DIR:-$root/target}/debug"
 fi
 

@@ -15,8 +15,7 @@ use std::time::Duration;
 async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
     let network = common::create_network(&control.base, "Office", &[]).await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
 
     let b = common::open_browser(name, width, height, "en-US").await;
     let page = &b.page;

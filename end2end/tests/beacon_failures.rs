@@ -12,9 +12,9 @@ use std::time::Duration;
 #[tokio::test]
 async fn each_failure_class_is_named_with_what_to_do() {
     let control = common::start_control().await;
-    let failing = standins::http_beacon(500, "database is down").await;
-    let tls = standins::untrusted_tls_beacon().await;
-    let silent = standins::silent_beacon().await;
+    let failing = test_kit::http_beacon(500, "database is down").await;
+    let tls = test_kit::untrusted_tls_beacon().await;
+    let silent = test_kit::silent_beacon().await;
     common::create_network(&control.base, "Office", &[&failing, &tls, &silent]).await;
 
     let b = common::open_browser("beacon-failures", 390, 844, "en-US").await;

@@ -30,7 +30,7 @@ async fn settings_show_the_key_and_an_agent_shows_the_impostor_it_refused() {
         .as_str()
         .unwrap()
         .to_string();
-    let agent = common::SimAgent::enroll(&control.base).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     let at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()

@@ -11,8 +11,8 @@ use std::time::Duration;
 
 async fn diagnose(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
-    let healthy = standins::http_beacon(200, "ok").await;
-    let broken = standins::closed_port_url();
+    let healthy = test_kit::http_beacon(200, "ok").await;
+    let broken = test_kit::closed_port_url();
     let id = common::create_network(&control.base, "Office", &[&healthy, &broken]).await;
 
     let b = common::open_browser(name, width, height, "en-US").await;

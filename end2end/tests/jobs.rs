@@ -5,14 +5,12 @@
 mod common;
 
 use playwright_rs::expect;
-use serde_json::json;
 use std::time::Duration;
 
 #[tokio::test]
 async fn a_failed_job_shows_its_output_and_is_retried_from_its_page() {
     let control = common::start_control().await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
     let job = agent.next_job().await;
     let failed_id = job["id"].as_str().unwrap().to_string();

@@ -50,8 +50,7 @@ async fn screens_follow_agents_jobs_and_addresses_without_reload() {
     // An Agent enrolls and reports while the Infrastructure screen is open.
     open_live(&b, &format!("{}/infrastructure", control.base)).await;
     b.wait_visible("#agents-empty").await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     let row = format!(".agent-row[data-agent='{}']", agent.id());
     let started = Instant::now();
     expect(page.locator(format!("{row}[data-status='online']")))
@@ -77,7 +76,7 @@ async fn screens_follow_agents_jobs_and_addresses_without_reload() {
     b.screenshot("2-agent-offline").await;
 
     // A job goes through its states while the Jobs screen is open.
-    agent.heartbeat(json!([])).await;
+    agent.report_components(json!([])).await;
     open_live(&b, &format!("{}/jobs", control.base)).await;
     let job_id = common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
     let job_status = format!(".job-row[data-job='{job_id}'] .badge");
@@ -110,12 +109,12 @@ async fn screens_follow_agents_jobs_and_addresses_without_reload() {
             "status": "running", "version": "1.0.0", "address": "", "service": service,
             "target": "app:8080", "labels": {"io.knotroute.managed": "true"}}])
     };
-    agent.heartbeat(sidecar("")).await;
+    agent.report_components(sidecar("")).await;
     open_live(&b, &format!("{}/services", control.base)).await;
     b.wait_visible(".service-row[data-service='web'] .pending-reason")
         .await;
     agent
-        .heartbeat(sidecar(
+        .report_components(sidecar(
             "gvk7wxbv5cevbat3s5f4bt2qn434k75juxc7zexwtkvmefewhuzz3f3e.knot",
         ))
         .await;

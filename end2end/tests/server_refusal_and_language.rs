@@ -92,8 +92,7 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
 #[tokio::test]
 async fn a_refused_job_says_why_in_russian() {
     let control = common::start_control().await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(serde_json::json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     let admin = common::admin_client(&control.base).await;
     let r = admin
         .post(format!(

@@ -26,8 +26,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     let bare = common::create_network(&control.base, "Bare", &[]).await;
     let office =
         common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
 
     let b = common::open_browser("services", 1280, 900, "en-US").await;
     let page = &b.page;
@@ -103,7 +102,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     agent
         .finish(job["id"].as_str().unwrap(), "succeeded", "verified")
         .await;
-    agent.heartbeat(sidecar("")).await;
+    agent.report_components(sidecar("")).await;
     b.goto(&format!("{}/services", control.base)).await;
     expect(page.locator(".service-row[data-service='web'] .pending-reason"))
         .with_timeout(wait)
@@ -111,7 +110,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .await
         .unwrap();
     agent
-        .heartbeat(sidecar(
+        .report_components(sidecar(
             "shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot",
         ))
         .await;
@@ -172,8 +171,7 @@ async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_
     let control = common::start_control().await;
     let office =
         common::create_network(&control.base, "Office", &["https://beacon.example.net"]).await;
-    let agent = common::SimAgent::enroll(&control.base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
 
     let b = common::open_browser("services-catalog", 1280, 900, "en-US").await;
     let page = &b.page;

@@ -12,7 +12,7 @@ use std::time::Duration;
 
 async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
-    let (hook, received) = standins::webhook_receiver().await;
+    let (hook, received) = test_kit::webhook_receiver().await;
     let b = common::open_browser(name, width, height, "en-US").await;
     let page = &b.page;
     let wait = Duration::from_secs(10);
@@ -70,9 +70,9 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     b.screenshot("1-alerts").await;
 
     // A container the Agent runs but Control never deployed.
-    let agent = common::SimAgent::enroll(&control.base).await;
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     agent
-        .heartbeat(
+        .report_components(
             json!([{"id": "sidecar-old", "kind": "sidecar", "name": "old", "status": "running"}]),
         )
         .await;

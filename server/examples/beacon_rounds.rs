@@ -45,11 +45,11 @@ async fn slow_beacon(delay: Duration) -> String {
 /// has nothing listening, 1 in 10 takes 200 ms; the rest are healthy.
 async fn stand_in(i: usize) -> String {
     match i % 100 {
-        0 | 50 => standins::silent_beacon().await,
-        1..=5 => standins::http_beacon(500, "database is down").await,
-        6..=10 => standins::closed_port_url(),
+        0 | 50 => test_kit::silent_beacon().await,
+        1..=5 => test_kit::http_beacon(500, "database is down").await,
+        6..=10 => test_kit::closed_port_url(),
         11..=20 => slow_beacon(Duration::from_millis(200)).await,
-        _ => standins::http_beacon(200, "ok").await,
+        _ => test_kit::http_beacon(200, "ok").await,
     }
 }
 

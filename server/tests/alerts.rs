@@ -373,7 +373,7 @@ on_both_databases!(
         c.sign_in().await;
         // A receiver on loopback, named through IPv6 spellings of 127.0.0.1
         // and 0.0.0.0: a failing policy would still only reach this machine.
-        let (hook, received) = standins::webhook_receiver().await;
+        let (hook, received) = test_kit::webhook_receiver().await;
         let port = hook
             .trim_start_matches("http://127.0.0.1:")
             .trim_end_matches("/hook");

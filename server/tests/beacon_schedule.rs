@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use server::domain::beacons::history;
 use server::domain::beacons::schedule::{BeaconSchedule, RoundReport};
 use server::entities::{beacon_check, beacon_check_hour, beacon_status};
-use standins::{closed_port_url, http_beacon};
+use test_kit::{closed_port_url, http_beacon};
 
 fn schedule(c: &common::Control, interval_secs: i64) -> BeaconSchedule {
     BeaconSchedule::new(

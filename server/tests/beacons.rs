@@ -7,7 +7,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use standins::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon};
+use test_kit::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon};
 
 on_both_databases!(
     each_failure_class_is_told_apart_and_kept_as_the_latest_check,

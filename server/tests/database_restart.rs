@@ -85,7 +85,7 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
     );
     c.sign_in().await;
     let agents: Vec<Arc<SimAgent>> = (0..4)
-        .map(|n| Arc::new(SimAgent::new(&c, 200 + n)))
+        .map(|n| Arc::new(SimAgent::new(&*c, 200 + n)))
         .collect();
     for a in &agents {
         a.enroll_with_docker().await;

@@ -7,7 +7,7 @@
 mod common;
 
 use serde_json::{json, Value};
-use standins::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon};
+use test_kit::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon};
 
 /// The lines about `subject`, as (step, severity, reason).
 fn lines_of(diagnosis: &Value, subject: &str) -> Vec<(String, String, String)> {

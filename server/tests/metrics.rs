@@ -8,7 +8,7 @@ mod common;
 
 use prometheus_parse::{Sample, Scrape, Value};
 use serde_json::{json, Value as Json};
-use standins::{closed_port_url, http_beacon};
+use test_kit::{closed_port_url, http_beacon};
 
 const TOKEN: &str = "metrics-token-0123456789";
 

@@ -58,7 +58,7 @@ on_both_databases!(
     beacon_checks_diagnose_and_webhooks_ignore_proxies_from_the_environment,
     |backend| async move {
         proxy_in_environment();
-        let (hook, received) = standins::webhook_receiver().await;
+        let (hook, received) = test_kit::webhook_receiver().await;
         let c = common::start_with(
             backend,
             common::Options {
@@ -67,7 +67,7 @@ on_both_databases!(
             },
         )
         .await;
-        let beacon = standins::http_beacon(200, "ok").await;
+        let beacon = test_kit::http_beacon(200, "ok").await;
         let profile = c
             .state
             .networks

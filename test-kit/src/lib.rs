@@ -1,5 +1,8 @@
-//! Local servers standing in for Beacons, for the server's tests and the
-//! browser tests alike: one answering with a chosen status, one that never
+//! What the server's tests, the browser tests and the examples share.
+//!
+//! [`SimAgent`] speaks the Agent protocol and [`signed_in_admin`] is the
+//! admin's client (feature `clients`). And local servers standing in for
+//! Beacons: one answering with a chosen status, one that never
 //! answers, one speaking TLS with a certificate nobody trusts, and a closed
 //! port; and a webhook receiver for alerts. Each runs on the caller's tokio
 //! runtime on a free loopback port.
@@ -10,9 +13,16 @@
 //! local images tagged like the real ones.
 
 pub mod beacon;
+#[cfg(feature = "clients")]
+mod clients;
 mod http;
 pub mod sidecar;
 
+#[cfg(feature = "clients")]
+pub use clients::{
+    browser_like_client, signed_in_admin, signed_post, AdminClient, SimAgent, TestControl,
+    TEST_ENROLL_TOKEN,
+};
 use std::sync::Arc;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

@@ -16,12 +16,19 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 pub const PASSWORD: &str = "browser-test-admin-password";
-pub const ENROLL: &str = "browser-test-enroll-token-01";
+pub const ENROLL: &str = test_kit::TEST_ENROLL_TOKEN;
+pub use test_kit::SimAgent;
 
 pub struct Control {
     pub base: String,
     child: Child,
     _data: tempfile::TempDir,
+}
+
+impl test_kit::TestControl for Control {
+    fn base_url(&self) -> &str {
+        &self.base
+    }
 }
 
 impl Drop for Control {
@@ -365,21 +372,7 @@ pub async fn save_screenshot(page: &Page, name: &str) {
 
 /// A signed-in admin API client, as a script would use.
 pub async fn admin_client(base: &str) -> reqwest::Client {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(reqwest::header::ORIGIN, base.parse().unwrap());
-    let admin = reqwest::Client::builder()
-        .cookie_store(true)
-        .default_headers(headers)
-        .build()
-        .unwrap();
-    let r = admin
-        .post(format!("{base}/api/v1/session"))
-        .json(&serde_json::json!({"password": PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    admin
+    test_kit::signed_in_admin(base, PASSWORD).await
 }
 
 /// Queues a restart of `component` on the Agent through the admin API; the job's ID.
@@ -413,95 +406,4 @@ pub async fn create_network(base: &str, name: &str, beacons: &[&str]) -> String 
     assert_eq!(r.status(), 201);
     let created: serde_json::Value = r.json().await.unwrap();
     created["id"].as_str().unwrap().to_string()
-}
-
-/// An Agent as the protocol sees it: signed POSTs with a fresh nonce.
-pub struct SimAgent {
-    key: protocol::signing::AgentKey,
-    base: String,
-    http: reqwest::Client,
-    nonce: std::sync::atomic::AtomicU64,
-}
-
-impl SimAgent {
-    pub async fn enroll(base: &str) -> Self {
-        let agent = Self {
-            key: protocol::signing::AgentKey::from_seed([42; 32]),
-            base: base.to_string(),
-            http: reqwest::Client::new(),
-            nonce: std::sync::atomic::AtomicU64::new(0),
-        };
-        let r = agent
-            .http
-            .post(format!("{base}/api/v1/agents/enroll"))
-            .json(
-                &serde_json::json!({"name": "edge-1", "public_key": agent.key.public_key().to_wire(),
-                "token": ENROLL, "tags": []}),
-            )
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 201);
-        agent
-    }
-
-    pub fn id(&self) -> String {
-        self.key.public_key().agent_id().to_string()
-    }
-
-    pub async fn post(&self, path: &str, mut body: serde_json::Value) -> reqwest::Response {
-        body["nonce"] = serde_json::json!(format!(
-            "n{}",
-            self.nonce
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-        ));
-        let bytes = serde_json::to_vec(&body).unwrap();
-        let timestamp = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap()
-            .as_secs()
-            .to_string();
-        let signature = self.key.sign("POST", path, &timestamp, &bytes);
-        self.http
-            .post(format!("{}{path}", self.base))
-            .header("content-type", "application/json")
-            .header(protocol::signing::HEADER_AGENT, self.id())
-            .header(protocol::signing::HEADER_TIMESTAMP, timestamp)
-            .header(protocol::signing::HEADER_SIGNATURE, signature)
-            .body(bytes)
-            .send()
-            .await
-            .unwrap()
-    }
-
-    pub async fn heartbeat(&self, components: serde_json::Value) {
-        let r = self
-            .post(
-                "/api/v1/agents/heartbeat",
-                serde_json::json!({"name": "edge-1", "hostname": "edge-1", "version": "1.0.0",
-                    "docker_available": true, "docker_version": "28.2.2/28.2.2",
-                    "tags": [], "components": components}),
-            )
-            .await;
-        assert!(r.status().is_success(), "heartbeat: {}", r.status());
-    }
-
-    /// The next job, as the Agent would take it.
-    pub async fn next_job(&self) -> serde_json::Value {
-        let r = self
-            .post("/api/v1/agents/jobs/next", serde_json::json!({}))
-            .await;
-        assert_eq!(r.status(), 200, "a job should be waiting");
-        r.json().await.unwrap()
-    }
-
-    pub async fn finish(&self, job_id: &str, status: &str, result: &str) {
-        let r = self
-            .post(
-                "/api/v1/agents/jobs/result",
-                serde_json::json!({"job_id": job_id, "status": status, "result": result}),
-            )
-            .await;
-        assert!(r.status().is_success());
-    }
 }

@@ -27,8 +27,7 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
         &["https://beacon.example.net"],
     )
     .await;
-    let agent = SimAgent::enroll(base).await;
-    agent.heartbeat(json!([])).await;
+    let agent = SimAgent::enrolled(&control, 42, "edge-1").await;
     let job = queue_restart(base, &agent.id(), "sidecar-web").await;
     let screens = vec![
         ("overview", "/".to_string()),

@@ -107,16 +107,8 @@ impl Bench {
         body: serde_json::Value,
     ) -> reqwest::Response {
         let bytes = serde_json::to_vec(&body).unwrap();
-        let ts = chrono::Utc::now().timestamp().to_string();
-        let signed_path = path.split('?').next().unwrap();
-        let sig = key.sign("POST", signed_path, &ts, &bytes);
-        self.client
-            .post(format!("{}{path}", self.base))
+        test_kit::signed_post(&self.client, &self.base, key, path, &bytes, 0)
             .header("content-type", "application/json")
-            .header("x-knot-agent", key.public_key().agent_id().to_string())
-            .header("x-knot-timestamp", ts)
-            .header("x-knot-signature", sig)
-            .body(bytes)
             .send()
             .await
             .expect("request")
@@ -156,20 +148,7 @@ impl Bench {
 
     /// A client signed in as the admin (cookie kept).
     pub async fn admin(&self) -> reqwest::Client {
-        let admin = reqwest::Client::builder()
-            .cookie_store(true)
-            .tcp_nodelay(true)
-            .build()
-            .unwrap();
-        let r = admin
-            .post(format!("{}/api/v1/session", self.base))
-            .header("origin", &self.base)
-            .json(&json!({"password": ADMIN_PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200);
-        admin
+        test_kit::signed_in_admin(&self.base, ADMIN_PASSWORD).await
     }
 }
 

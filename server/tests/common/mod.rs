@@ -10,15 +10,17 @@ pub use raw_http::{raw_http, RawAnswer};
 
 pub mod private_postgres;
 
+// Each test binary compiles this module anew and names only what it uses.
+#[allow(unused_imports)]
+pub use test_kit::{browser_like_client, AdminClient, SimAgent};
+
 use clap::Parser;
-use protocol::signing::AgentKey;
-use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
 use server::config::Cli;
 use server::AppState;
 use std::net::SocketAddr;
 
 pub const PASSWORD: &str = "correct-horse-battery-staple";
-pub const ENROLL: &str = "enroll-token-for-tests-0001";
+pub const ENROLL: &str = test_kit::TEST_ENROLL_TOKEN;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -26,11 +28,12 @@ pub enum Backend {
     Postgres,
 }
 
+/// A Control in this test process. It derefs to the admin's session with it
+/// ([`AdminClient`]: `base`, `client`, `url`, `get_json`, `post_json`), as
+/// [`ControlProcess`] does, so tests drive either the same way.
 pub struct Control {
-    pub base: String,
+    admin: AdminClient,
     pub addr: SocketAddr,
-    /// A browser-like client: keeps cookies, sends our Origin.
-    pub client: reqwest::Client,
     pub state: AppState,
     /// The PostgreSQL database this Control uses, when on PostgreSQL.
     pub database_url: Option<String>,
@@ -170,10 +173,8 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         .await
         .expect("serve");
     });
-    let base = format!("http://{addr}");
     Control {
-        client: browser_like_client(&base),
-        base,
+        admin: AdminClient::new(&format!("http://{addr}"), PASSWORD),
         addr,
         state,
         _data: data,
@@ -181,59 +182,30 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
     }
 }
 
-pub fn browser_like_client(base: &str) -> reqwest::Client {
-    let mut headers = HeaderMap::new();
-    headers.insert(ORIGIN, HeaderValue::from_str(base).unwrap());
-    reqwest::Client::builder()
-        .cookie_store(true)
-        .default_headers(headers)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap()
+impl std::ops::Deref for Control {
+    type Target = AdminClient;
+    fn deref(&self) -> &AdminClient {
+        &self.admin
+    }
+}
+
+/// A test may swap the client, e.g. for one sending another Origin.
+impl std::ops::DerefMut for Control {
+    fn deref_mut(&mut self) -> &mut AdminClient {
+        &mut self.admin
+    }
+}
+
+impl test_kit::TestControl for Control {
+    fn base_url(&self) -> &str {
+        &self.base
+    }
 }
 
 impl Control {
     /// The data directory (the SQLite file lives here when on SQLite).
     pub fn data_dir(&self) -> &std::path::Path {
         self._data.path()
-    }
-
-    pub fn url(&self, path: &str) -> String {
-        format!("{}{}", self.base, path)
-    }
-
-    /// Signs the harness client in.
-    pub async fn sign_in(&self) {
-        let r = self
-            .client
-            .post(self.url("/api/v1/session"))
-            .json(&serde_json::json!({"password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200, "sign-in with the right password");
-    }
-
-    /// GET with the harness client's cookies, parsed as JSON.
-    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
-        self.client
-            .get(self.url(path))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
-    }
-
-    /// POSTs JSON as the signed-in browser does.
-    pub async fn post_json(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
-        self.client
-            .post(self.url(path))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
     }
 
     pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
@@ -250,8 +222,7 @@ impl Control {
 /// tests), for replica tests: nothing is shared with another replica but the
 /// database.
 pub struct ControlProcess {
-    pub base: String,
-    pub client: reqwest::Client,
+    admin: AdminClient,
     child: std::process::Child,
     _data: tempfile::TempDir,
 }
@@ -294,8 +265,7 @@ pub async fn spawn_control_with(database_url: &str, settings: &[(&str, &str)]) -
     let base = format!("http://127.0.0.1:{port}");
     // Killed on drop from here on, even if waiting for it fails.
     let mut process = ControlProcess {
-        client: browser_like_client(&base),
-        base: base.clone(),
+        admin: AdminClient::new(&base, PASSWORD),
         child,
         _data: data,
     };
@@ -318,36 +288,16 @@ pub async fn spawn_control_with(database_url: &str, settings: &[(&str, &str)]) -
     process
 }
 
-impl ControlProcess {
-    pub async fn sign_in(&self) {
-        let r = self
-            .client
-            .post(format!("{}/api/v1/session", self.base))
-            .json(&serde_json::json!({"password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), 200, "sign-in with the right password");
+impl std::ops::Deref for ControlProcess {
+    type Target = AdminClient;
+    fn deref(&self) -> &AdminClient {
+        &self.admin
     }
+}
 
-    pub async fn post_json(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
-        self.client
-            .post(format!("{}{path}", self.base))
-            .json(&body)
-            .send()
-            .await
-            .unwrap()
-    }
-
-    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
-        self.client
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+impl test_kit::TestControl for ControlProcess {
+    fn base_url(&self) -> &str {
+        &self.base
     }
 }
 
@@ -367,130 +317,6 @@ macro_rules! on_both_databases {
             }
         }
     };
-}
-
-/// A simulated Agent with its own key.
-pub struct SimAgent {
-    pub key: AgentKey,
-    pub client: reqwest::Client,
-    pub base: String,
-}
-
-impl SimAgent {
-    pub fn new(c: &Control, seed: u8) -> Self {
-        Self::at(&c.base, seed)
-    }
-
-    /// An Agent talking to the Control at `base`.
-    pub fn at(base: &str, seed: u8) -> Self {
-        Self {
-            key: AgentKey::from_seed([seed; 32]),
-            client: reqwest::Client::new(),
-            base: base.to_string(),
-        }
-    }
-
-    pub fn id(&self) -> String {
-        self.key.public_key().agent_id().to_string()
-    }
-
-    pub async fn enroll(&self, token: &str, name: &str) -> reqwest::Response {
-        self.client
-            .post(format!("{}/api/v1/agents/enroll", self.base))
-            .json(&serde_json::json!({"name": name, "public_key": self.key.public_key().to_wire(), "token": token, "tags": ["lab"]}))
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// A request signed now (or at `skew` seconds off), with the exact body bytes given.
-    pub fn signed(&self, path: &str, body: &[u8], skew: i64) -> reqwest::RequestBuilder {
-        self.signed_as(path, body, skew, "application/json")
-    }
-
-    pub fn signed_as(
-        &self,
-        path: &str,
-        body: &[u8],
-        skew: i64,
-        content_type: &str,
-    ) -> reqwest::RequestBuilder {
-        let ts = (chrono::Utc::now().timestamp() + skew).to_string();
-        // The signature covers the path only, never the query (PROTOCOL.md).
-        let signed_path = path.split('?').next().unwrap_or(path);
-        let sig = self.key.sign("POST", signed_path, &ts, body);
-        self.client
-            .post(format!("{}{}", self.base, path))
-            .header("content-type", content_type)
-            .header("x-knot-agent", self.id())
-            .header("x-knot-timestamp", ts)
-            .header("x-knot-signature", sig)
-            .body(body.to_vec())
-    }
-
-    pub async fn heartbeat(&self, body: serde_json::Value) -> reqwest::Response {
-        let bytes = serde_json::to_vec(&body).unwrap();
-        self.signed("/api/v1/agents/heartbeat", &bytes, 0)
-            .send()
-            .await
-            .unwrap()
-    }
-
-    /// A signed request with a fresh nonce in its JSON body.
-    pub async fn post(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
-        self.post_at(&self.base, path, body).await
-    }
-
-    /// The same, sent to another replica.
-    pub async fn post_at(
-        &self,
-        base: &str,
-        path: &str,
-        mut body: serde_json::Value,
-    ) -> reqwest::Response {
-        body["nonce"] = serde_json::json!(server::domain::access::secrets::new_token());
-        let bytes = serde_json::to_vec(&body).unwrap();
-        let request = self.signed(path, &bytes, 0).build().unwrap();
-        let url = format!("{base}{path}");
-        let mut request = request;
-        *request.url_mut() = reqwest::Url::parse(&url).unwrap();
-        self.client.execute(request).await.unwrap()
-    }
-
-    /// Claims the next job without waiting, if there is one.
-    pub async fn claim(&self) -> Option<serde_json::Value> {
-        let r = self
-            .post("/api/v1/agents/jobs/next", serde_json::json!({}))
-            .await;
-        match r.status().as_u16() {
-            200 => Some(r.json().await.unwrap()),
-            204 => None,
-            other => panic!("jobs/next answered {other}: {}", r.text().await.unwrap()),
-        }
-    }
-
-    /// Reports a job's result and expects it accepted.
-    pub async fn finish(&self, job_id: &str, status: &str, result: &str) {
-        let r = self
-            .post(
-                "/api/v1/agents/jobs/result",
-                serde_json::json!({"job_id": job_id, "status": status, "result": result}),
-            )
-            .await;
-        assert_eq!(r.status(), 200);
-    }
-
-    /// Enrolls and sends one heartbeat saying Docker is available.
-    pub async fn enroll_with_docker(&self) {
-        assert_eq!(self.enroll(ENROLL, "docker-host").await.status(), 201);
-        let r = self
-            .post(
-                "/api/v1/agents/heartbeat",
-                serde_json::json!({"name": "docker-host", "docker_available": true}),
-            )
-            .await;
-        assert_eq!(r.status(), 200);
-    }
 }
 
 /// The `knotroute-control` binary, without any KNOTROUTE_CONTROL_ setting of
