@@ -54,25 +54,6 @@ impl NetworkId {
     }
 }
 
-impl fmt::Display for NetworkId {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl TryFrom<String> for NetworkId {
-    type Error = FieldError;
-    fn try_from(value: String) -> Result<Self, Self::Error> {
-        Self::parse(&value)
-    }
-}
-
-impl From<NetworkId> for String {
-    fn from(id: NetworkId) -> Self {
-        id.0
-    }
-}
-
 /// An Agent ID: `ka_` + lowercase base32 of the first 20 bytes of
 /// `SHA-256("knotroute/agent/v1|" ‖ public key)`. Derived, never chosen.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -205,7 +186,14 @@ macro_rules! string_id_conversions {
         }
     )*};
 }
-string_id_conversions!(AgentId, JobId, InviteId, InstallTokenId, ApiTokenId);
+string_id_conversions!(
+    NetworkId,
+    AgentId,
+    JobId,
+    InviteId,
+    InstallTokenId,
+    ApiTokenId
+);
 
 /// `<prefix>` + `hex_len` lowercase hex digits, case-insensitive on input.
 fn parse_hex(input: &str, prefix: &str, hex_len: usize, field: &str) -> Result<String, FieldError> {
@@ -220,57 +208,47 @@ fn parse_hex(input: &str, prefix: &str, hex_len: usize, field: &str) -> Result<S
     }
 }
 
-/// An invite's ID (not its secret link): `inv_` + 16 hex digits.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(try_from = "String", into = "String")]
-pub struct InviteId(String);
+/// An ID of a fixed prefix and 16 lowercase hex digits (8 random bytes).
+macro_rules! hex_id {
+    ($(#[$doc:meta])* $name:ident, $prefix:literal) => {
+        $(#[$doc])*
+        #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+        #[serde(try_from = "String", into = "String")]
+        pub struct $name(String);
 
-impl InviteId {
-    pub const PREFIX: &'static str = "inv_";
+        impl $name {
+            pub const PREFIX: &'static str = $prefix;
 
-    pub fn from_random_bytes(bytes: [u8; 8]) -> Self {
-        Self(format!(
-            "{}{}",
-            Self::PREFIX,
-            data_encoding::HEXLOWER.encode(&bytes)
-        ))
-    }
+            pub fn from_random_bytes(bytes: [u8; 8]) -> Self {
+                Self(format!(
+                    "{}{}",
+                    Self::PREFIX,
+                    data_encoding::HEXLOWER.encode(&bytes)
+                ))
+            }
 
-    pub fn parse(input: &str) -> Result<Self, FieldError> {
-        parse_hex(input, Self::PREFIX, 16, "id").map(Self)
-    }
+            pub fn parse(input: &str) -> Result<Self, FieldError> {
+                parse_hex(input, Self::PREFIX, 16, "id").map(Self)
+            }
 
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
+            pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+    };
 }
 
-/// An install token's ID (not the token): `it_` + 16 hex digits.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
-#[serde(try_from = "String", into = "String")]
-pub struct InstallTokenId(String);
-
-impl InstallTokenId {
-    pub const PREFIX: &'static str = "it_";
-
-    pub fn from_random_bytes(bytes: [u8; 8]) -> Self {
-        Self(format!(
-            "{}{}",
-            Self::PREFIX,
-            data_encoding::HEXLOWER.encode(&bytes)
-        ))
-    }
-
-    pub fn parse(input: &str) -> Result<Self, FieldError> {
-        parse_hex(input, Self::PREFIX, 16, "id").map(Self)
-    }
-
-    pub fn as_str(&self) -> &str {
-        &self.0
-    }
-}
+hex_id!(
+    /// An invite's ID (not its secret link): `inv_` + 16 hex digits.
+    InviteId,
+    "inv_"
+);
+hex_id!(
+    /// An install token's ID (not the token): `it_` + 16 hex digits.
+    InstallTokenId,
+    "it_"
+);
 
 /// A personal API token's ID (not the token): `tok_` + 16 base64url
 /// characters. Unlike the other IDs it is case-sensitive.
@@ -304,25 +282,6 @@ impl ApiTokenId {
 
     pub fn as_str(&self) -> &str {
         &self.0
-    }
-}
-
-impl Id for NetworkId {
-    fn parse_id(input: &str) -> Result<Self, FieldError> {
-        Self::parse(input)
-    }
-    fn as_str(&self) -> &str {
-        &self.0
-    }
-    fn from_stored(stored: impl Into<String>) -> Self {
-        Self(stored.into())
-    }
-}
-
-impl std::str::FromStr for NetworkId {
-    type Err = FieldError;
-    fn from_str(input: &str) -> Result<Self, Self::Err> {
-        Self::parse(input)
     }
 }
 
