@@ -20,10 +20,7 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
         "unauthenticated pages lead to sign-in: {}",
         page.url()
     );
-    page.locator("#password")
-        .fill("not the password", None)
-        .await
-        .unwrap();
+    b.fill("#password", "not the password").await;
     page.locator("button[type=submit]")
         .click(None)
         .await
@@ -36,10 +33,7 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
     b.screenshot("1-wrong-password").await;
 
     // The right one leads back to where the admin wanted to go.
-    page.locator("#password")
-        .fill(common::PASSWORD, None)
-        .await
-        .unwrap();
+    b.fill("#password", common::PASSWORD).await;
     page.locator("button[type=submit]")
         .click(None)
         .await
@@ -57,29 +51,22 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
         .await
         .unwrap();
     b.wait_visible("#network-name").await;
-    page.locator("#network-name")
-        .fill("Browser Lab", None)
-        .await
-        .unwrap();
-    page.locator("#network-beacons")
-        .fill("http://beacon.example.net:7447", None)
-        .await
-        .unwrap();
-    expect(page.locator("#network-beacons-error"))
-        .with_timeout(wait)
-        .to_contain_text("Port 7447 is the relay transport, not the Beacon HTTP API.")
-        .await
-        .unwrap();
+    b.fill("#network-name", "Browser Lab").await;
+    b.fill("#network-beacons", "http://beacon.example.net:7447")
+        .await;
+    b.expect_text(
+        "#network-beacons-error",
+        "Port 7447 is the relay transport, not the Beacon HTTP API.",
+    )
+    .await;
     b.screenshot("3-relay-port-refused").await;
     page.locator("#save-network").click(None).await.unwrap();
     // Still on the form: nothing was sent.
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert!(page.url().ends_with("/networks/new"));
 
-    page.locator("#network-beacons")
-        .fill("https://beacon.example.net", None)
-        .await
-        .unwrap();
+    b.fill("#network-beacons", "https://beacon.example.net")
+        .await;
     expect(page.locator("#network-beacons-error"))
         .with_timeout(wait)
         .to_be_hidden()
@@ -97,10 +84,7 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
     b.screenshot("4-created").await;
 
     // Rename.
-    page.locator("#network-name")
-        .fill("Browser Lab Renamed", None)
-        .await
-        .unwrap();
+    b.fill("#network-name", "Browser Lab Renamed").await;
     page.locator("#save-network").click(None).await.unwrap();
     expect(page.locator("#saved-status"))
         .with_timeout(wait)
@@ -108,11 +92,8 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
         .await
         .unwrap();
     b.goto(&format!("{}/networks", control.base)).await;
-    expect(page.locator("#networks-table"))
-        .with_timeout(wait)
-        .to_contain_text("Browser Lab Renamed")
-        .await
-        .unwrap();
+    b.expect_text("#networks-table", "Browser Lab Renamed")
+        .await;
     expect(page.locator("#networks-table"))
         .to_contain_text(&id)
         .await

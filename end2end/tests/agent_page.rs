@@ -27,54 +27,27 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     ))
     .await;
     b.open_form("#open-deploy", "#deploy-agent").await;
-    expect(page.locator("#deploy-beacon .alert.warn"))
-        .with_timeout(wait)
-        .to_contain_text("creates a new managed container")
-        .await
-        .unwrap();
+    b.expect_text(
+        "#deploy-beacon .alert.warn",
+        "creates a new managed container",
+    )
+    .await;
 
     // Nothing chosen: the refusal sits next to the Agent field.
     page.locator("#deploy-submit").click(None).await.unwrap();
-    expect(page.locator("#deploy-agent-error"))
-        .with_timeout(wait)
-        .to_contain_text("required")
-        .await
-        .unwrap();
-    page.locator("#deploy-agent")
-        .select_option(agent.id().as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#deploy-network")
-        .select_option(network.as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#deploy-name")
-        .fill("edge-2", None)
-        .await
-        .unwrap();
-    page.locator("#deploy-url")
-        .fill("https://beacon2.example.net", None)
-        .await
-        .unwrap();
-    page.locator("#deploy-advertise")
-        .fill("beacon2.example.net:7447", None)
-        .await
-        .unwrap();
-    page.locator("#deploy-http-port")
-        .fill("http", None)
-        .await
-        .unwrap();
+    b.expect_text("#deploy-agent-error", "required").await;
+    b.select("#deploy-agent", agent.id().as_str()).await;
+    b.select("#deploy-network", network.as_str()).await;
+    b.fill("#deploy-name", "edge-2").await;
+    b.fill("#deploy-url", "https://beacon2.example.net").await;
+    b.fill("#deploy-advertise", "beacon2.example.net:7447")
+        .await;
+    b.fill("#deploy-http-port", "http").await;
     page.locator("#deploy-submit").click(None).await.unwrap();
-    expect(page.locator("#deploy-http-port-error"))
-        .with_timeout(wait)
-        .to_contain_text("port from 1 to 65535")
-        .await
-        .unwrap();
+    b.expect_text("#deploy-http-port-error", "port from 1 to 65535")
+        .await;
     b.screenshot("1-wizard-refuses-port").await;
-    page.locator("#deploy-http-port")
-        .fill("18081", None)
-        .await
-        .unwrap();
+    b.fill("#deploy-http-port", "18081").await;
     page.locator("#deploy-submit").click(None).await.unwrap();
     b.wait_visible("#deploy-job-link").await;
 
@@ -106,21 +79,17 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
         .to_have_text("succeeded")
         .await
         .unwrap();
-    expect(page.locator("#job-result"))
-        .with_timeout(wait)
-        .to_contain_text("running and healthy")
-        .await
-        .unwrap();
+    b.expect_text("#job-result", "running and healthy").await;
     b.screenshot("2-beacon-deployed").await;
 
     // Its URL joined the profile by itself, listed as managed by this Agent.
     b.goto(&format!("{}/infrastructure/beacons", control.base))
         .await;
-    expect(page.locator(".beacon-row[data-url='https://beacon2.example.net']"))
-        .with_timeout(wait)
-        .to_contain_text("managed")
-        .await
-        .unwrap();
+    b.expect_text(
+        ".beacon-row[data-url='https://beacon2.example.net']",
+        "managed",
+    )
+    .await;
     let profile: serde_json::Value = common::admin_client(&control.base)
         .await
         .get(format!("{}/api/v1/networks/{network}", control.base))
@@ -148,26 +117,22 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
         agent.id()
     ))
     .await;
-    expect(page.locator("#agent-jobs .agent-job[data-status='failed'] .job-failure"))
-        .with_timeout(wait)
-        .to_contain_text("No such container")
-        .await
-        .unwrap();
-    expect(page.locator("#agent-jobs .agent-job[data-status='succeeded']"))
-        .with_timeout(wait)
-        .to_contain_text("beacon-edge-2")
-        .await
-        .unwrap();
+    b.expect_text(
+        "#agent-jobs .agent-job[data-status='failed'] .job-failure",
+        "No such container",
+    )
+    .await;
+    b.expect_text(
+        "#agent-jobs .agent-job[data-status='succeeded']",
+        "beacon-edge-2",
+    )
+    .await;
     b.screenshot("3-agent-page-failure").await;
 
     // Disable asks first, says what it does, then the Agent is disabled.
     b.hydrated().await;
     page.locator("#disable-agent").click(None).await.unwrap();
-    expect(page.locator("#confirm-explain"))
-        .with_timeout(wait)
-        .to_contain_text("no jobs")
-        .await
-        .unwrap();
+    b.expect_text("#confirm-explain", "no jobs").await;
     b.screenshot("4-disable-confirmation").await;
     page.locator("#confirm-action").click(None).await.unwrap();
     expect(page.locator("#agent-status"))
@@ -181,19 +146,19 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     // The Overview lists the disabled Agent under "Needs attention" and the
     // failed job among the recent ones, each linking to its page.
     b.goto(&format!("{}/", control.base)).await;
-    expect(page.locator(format!(
-        "#attention-list .attention-item[data-agent='{}']",
-        agent.id()
-    )))
-    .with_timeout(wait)
-    .to_contain_text("disabled")
-    .await
-    .unwrap();
-    expect(page.locator(format!("#recent-jobs .recent-job[data-job='{}']", failing)))
-        .with_timeout(wait)
-        .to_contain_text("failed")
-        .await
-        .unwrap();
+    b.expect_text(
+        &format!(
+            "#attention-list .attention-item[data-agent='{}']",
+            agent.id()
+        ),
+        "disabled",
+    )
+    .await;
+    b.expect_text(
+        &format!("#recent-jobs .recent-job[data-job='{}']", failing),
+        "failed",
+    )
+    .await;
     b.screenshot("6-overview").await;
     b.close().await;
 }

@@ -5,13 +5,11 @@
 mod common;
 
 use playwright_rs::expect;
-use std::time::Duration;
 
 async fn create_use_revoke(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
     let b = common::open_browser(name, width, height, "en-US").await;
     let page = &b.page;
-    let wait = Duration::from_secs(10);
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/settings", control.base)).await;
     b.wait_visible("#token-name").await;
@@ -22,19 +20,9 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
         .unwrap();
 
     page.locator("#create-token").click(None).await.unwrap();
-    expect(page.locator("#token-name-error"))
-        .with_timeout(wait)
-        .to_contain_text("required")
-        .await
-        .unwrap();
-    page.locator("#token-name")
-        .fill("deploy script", None)
-        .await
-        .unwrap();
-    page.locator("#token-scope")
-        .select_option("write", None)
-        .await
-        .unwrap();
+    b.expect_text("#token-name-error", "required").await;
+    b.fill("#token-name", "deploy script").await;
+    b.select("#token-scope", "write").await;
     page.locator("#create-token").click(None).await.unwrap();
     b.wait_visible("#new-token-value").await;
     let token = page
@@ -44,11 +32,8 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
         .unwrap()
         .unwrap_or_default();
     assert!(token.starts_with("krt_"), "{token}");
-    expect(page.locator("#tokens-table .token-row"))
-        .with_timeout(wait)
-        .to_contain_text("deploy script")
-        .await
-        .unwrap();
+    b.expect_text("#tokens-table .token-row", "deploy script")
+        .await;
     let listed = page
         .locator("#tokens-table")
         .text_content()
@@ -82,11 +67,8 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
         .click(None)
         .await
         .unwrap();
-    expect(page.locator("#tokens-table .token-row .badge.bad"))
-        .with_timeout(wait)
-        .to_contain_text("revoked")
-        .await
-        .unwrap();
+    b.expect_text("#tokens-table .token-row .badge.bad", "revoked")
+        .await;
     assert_eq!(create("Too late").await.unwrap().status(), 401);
     b.close().await;
 }

@@ -27,19 +27,12 @@ async fn an_admin_reads_and_filters_the_audit_log() {
     b.screenshot("1-audit").await;
 
     // A filter with no match says so; the filter is in the address.
-    page.locator("#audit-action")
-        .fill("network.deleted", None)
-        .await
-        .unwrap();
+    b.fill("#audit-action", "network.deleted").await;
     page.locator("#audit-filters button")
         .click(None)
         .await
         .unwrap();
-    expect(page.locator("#audit-empty"))
-        .with_timeout(wait)
-        .to_contain_text("No entry matches")
-        .await
-        .unwrap();
+    b.expect_text("#audit-empty", "No entry matches").await;
     assert!(
         page.url().contains("action=network.deleted"),
         "{}",

@@ -76,14 +76,8 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
 
     // The relay port is refused beside the field, before anything is sent.
     b.open_form("#open-add-beacon", "#beacon-network").await;
-    page.locator("#beacon-network")
-        .select_option(network_id.as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#beacon-url")
-        .fill("http://10.1.2.3:7447", None)
-        .await
-        .unwrap();
+    b.select("#beacon-network", network_id.as_str()).await;
+    b.fill("#beacon-url", "http://10.1.2.3:7447").await;
     page.locator("#add-beacon-submit")
         .click(None)
         .await
@@ -93,10 +87,7 @@ async fn an_admin_checks_an_external_beacon_and_adds_an_existing_one() {
         .to_contain_text("7447")
         .await
         .unwrap();
-    page.locator("#beacon-url")
-        .fill(&closed, None)
-        .await
-        .unwrap();
+    b.fill("#beacon-url", &closed).await;
     page.locator("#add-beacon-submit")
         .click(None)
         .await

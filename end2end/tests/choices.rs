@@ -89,10 +89,7 @@ async fn a_search_narrows_agent_lists_past_200_and_deployable_agents_come_first(
     wait_for_options(page, "#job-agent", 201).await;
     b.wait_visible("#job-agent-search").await;
     b.screenshot("1-search-offered").await;
-    page.locator("#job-agent-search")
-        .fill("BULK-204", None)
-        .await
-        .unwrap();
+    b.fill("#job-agent-search", "BULK-204").await;
     wait_for_options(page, "#job-agent", 2).await;
     expect(page.locator(format!("#job-agent option[value='{}']", bulk_id(204))))
         .with_timeout(wait)
@@ -101,25 +98,13 @@ async fn a_search_narrows_agent_lists_past_200_and_deployable_agents_come_first(
         .unwrap();
     // The one the first 200 left out is found too; a search that hides
     // it again unchooses it.
-    page.locator("#job-agent-search")
-        .fill("edge", None)
-        .await
-        .unwrap();
+    b.fill("#job-agent-search", "edge").await;
     wait_for_options(page, "#job-agent", 2).await;
-    page.locator("#job-agent")
-        .select_option(ready.id().as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#job-agent-search")
-        .fill("no such agent", None)
-        .await
-        .unwrap();
+    b.select("#job-agent", ready.id().as_str()).await;
+    b.fill("#job-agent-search", "no such agent").await;
     wait_for_options(page, "#job-agent", 1).await;
-    expect(page.locator("#new-job"))
-        .with_timeout(wait)
-        .to_contain_text("Nothing matches this search.")
-        .await
-        .unwrap();
+    b.expect_text("#new-job", "Nothing matches this search.")
+        .await;
     b.screenshot("2-nothing-matches").await;
     b.close().await;
 }

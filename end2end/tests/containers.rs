@@ -367,31 +367,16 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     b.sign_in(&lp.base).await;
     b.goto(&format!("{}/services", lp.base)).await;
     b.open_form("#open-publish", "#service-agent").await;
-    page.locator("#service-agent")
-        .select_option(agent_id.as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#service-network")
-        .select_option(lp.network_id.as_str(), None)
-        .await
-        .unwrap();
+    b.select("#service-agent", agent_id.as_str()).await;
+    b.select("#service-network", lp.network_id.as_str()).await;
     expect(page.locator("#service-beacons"))
         .with_timeout(Duration::from_secs(10))
         .to_contain_text(beacon_url.as_str())
         .await
         .unwrap();
-    page.locator("#service-name")
-        .fill(&service, None)
-        .await
-        .unwrap();
-    page.locator("#service-target")
-        .fill(&target, None)
-        .await
-        .unwrap();
-    page.locator("#service-docker-network")
-        .fill(&lp.network, None)
-        .await
-        .unwrap();
+    b.fill("#service-name", &service).await;
+    b.fill("#service-target", &target).await;
+    b.fill("#service-docker-network", &lp.network).await;
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
 

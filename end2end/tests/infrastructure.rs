@@ -20,25 +20,15 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     b.goto(&format!("{}/infrastructure", control.base)).await;
     b.wait_visible("#agents-empty").await;
 
-    page.locator("#token-hours").fill("0", None).await.unwrap();
+    b.fill("#token-hours", "0").await;
     page.locator("#create-token").click(None).await.unwrap();
-    expect(page.locator("#token-hours-error"))
-        .with_timeout(wait)
-        .to_contain_text("from 1 to 720")
-        .await
-        .unwrap();
-    page.locator("#token-hours").fill("24", None).await.unwrap();
-    page.locator("#token-name")
-        .fill("edge-1", None)
-        .await
-        .unwrap();
+    b.expect_text("#token-hours-error", "from 1 to 720").await;
+    b.fill("#token-hours", "24").await;
+    b.fill("#token-name", "edge-1").await;
     page.locator("#create-token").click(None).await.unwrap();
     b.wait_visible("#snippet-docker-run").await;
-    expect(page.locator("#token-snippets"))
-        .with_timeout(wait)
-        .to_contain_text("PUBLIC_URL is not set")
-        .await
-        .unwrap();
+    b.expect_text("#token-snippets", "PUBLIC_URL is not set")
+        .await;
     expect(page.locator(".token-state").first())
         .with_timeout(wait)
         .to_have_text("active")
@@ -73,21 +63,13 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     assert_eq!(r.status(), 201);
 
     b.goto(&format!("{}/infrastructure", control.base)).await;
-    expect(page.locator("#agents-table"))
-        .with_timeout(wait)
-        .to_contain_text("edge-1")
-        .await
-        .unwrap();
+    b.expect_text("#agents-table", "edge-1").await;
     expect(page.locator(".token-state").first())
         .with_timeout(wait)
         .to_have_text("used")
         .await
         .unwrap();
-    expect(page.locator("#enrollment-table"))
-        .with_timeout(wait)
-        .to_contain_text("accepted")
-        .await
-        .unwrap();
+    b.expect_text("#enrollment-table", "accepted").await;
     b.screenshot("2-agent-enrolled").await;
 
     // Jobs: a bad component is refused at its field; a good job is queued, then cancelled.
@@ -95,28 +77,16 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     b.wait_visible("#jobs-empty").await;
     b.open_form("#open-new-job", "#job-agent").await;
     let agent_id = key.public_key().agent_id().to_string();
-    page.locator("#job-agent")
-        .select_option(agent_id.as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#job-kind")
-        .select_option("restart_component", None)
-        .await
-        .unwrap();
-    page.locator("#job-component")
-        .fill("nginx", None)
-        .await
-        .unwrap();
+    b.select("#job-agent", agent_id.as_str()).await;
+    b.select("#job-kind", "restart_component").await;
+    b.fill("#job-component", "nginx").await;
     page.locator("#queue-job").click(None).await.unwrap();
-    expect(page.locator("#job-component-error"))
-        .with_timeout(wait)
-        .to_contain_text("Expected beacon-<name> or sidecar-<name>.")
-        .await
-        .unwrap();
-    page.locator("#job-component")
-        .fill("sidecar-web", None)
-        .await
-        .unwrap();
+    b.expect_text(
+        "#job-component-error",
+        "Expected beacon-<name> or sidecar-<name>.",
+    )
+    .await;
+    b.fill("#job-component", "sidecar-web").await;
     page.locator("#queue-job").click(None).await.unwrap();
     b.wait_visible("#job-queued").await;
     expect(page.locator("#jobs-table .badge").first())

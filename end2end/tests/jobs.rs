@@ -28,11 +28,7 @@ async fn a_failed_job_shows_its_output_and_is_retried_from_its_page() {
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/jobs?kind=deploy_sidecar", control.base))
         .await;
-    expect(page.locator("#jobs-empty"))
-        .with_timeout(wait)
-        .to_contain_text("No jobs match")
-        .await
-        .unwrap();
+    b.expect_text("#jobs-empty", "No jobs match").await;
     b.goto(&format!(
         "{}/jobs?status=failed&kind=restart_component",
         control.base
@@ -47,16 +43,8 @@ async fn a_failed_job_shows_its_output_and_is_retried_from_its_page() {
         .to_have_text("failed")
         .await
         .unwrap();
-    expect(page.locator("#job-result"))
-        .with_timeout(wait)
-        .to_contain_text("exited with code 1")
-        .await
-        .unwrap();
-    expect(page.locator("#job-payload"))
-        .with_timeout(wait)
-        .to_contain_text("sidecar-web")
-        .await
-        .unwrap();
+    b.expect_text("#job-result", "exited with code 1").await;
+    b.expect_text("#job-payload", "sidecar-web").await;
     b.screenshot("1-failed-job").await;
 
     page.locator("#retry-this-job").click(None).await.unwrap();

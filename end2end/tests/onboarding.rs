@@ -113,28 +113,16 @@ async fn an_admin_invites_and_a_phone_joins() {
     );
     b.screenshot("guide-windows").await;
 
-    page.locator("#invite-network")
-        .select_option(network_id.as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#invite-max-opens")
-        .fill("0", None)
-        .await
-        .unwrap();
+    b.select("#invite-network", network_id.as_str()).await;
+    b.fill("#invite-max-opens", "0").await;
     page.locator("#create-invite").click(None).await.unwrap();
     expect(page.locator("#invite-max-opens-error"))
         .with_timeout(wait)
         .to_contain_text("1")
         .await
         .unwrap();
-    page.locator("#invite-max-opens")
-        .fill("10", None)
-        .await
-        .unwrap();
-    page.locator("#invite-name")
-        .fill("Petrov family", None)
-        .await
-        .unwrap();
+    b.fill("#invite-max-opens", "10").await;
+    b.fill("#invite-name", "Petrov family").await;
     page.locator("#create-invite").click(None).await.unwrap();
     b.wait_visible("#invite-url").await;
     let shown = page

@@ -14,18 +14,11 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
     let wait = Duration::from_secs(10);
 
     b.sign_in(&control.base).await;
-    expect(page.locator("#count-networks"))
-        .with_timeout(wait)
-        .to_contain_text("0")
-        .await
-        .unwrap();
+    b.expect_text("#count-networks", "0").await;
 
     // The first profile, with a generated ID.
     b.goto(&format!("{}/networks/new", control.base)).await;
-    page.locator("#network-name")
-        .fill("First", None)
-        .await
-        .unwrap();
+    b.fill("#network-name", "First").await;
     page.locator("#save-network").click(None).await.unwrap();
     page.wait_for_url(&format!("{}/networks/kn_*", control.base), None)
         .await
@@ -34,44 +27,30 @@ async fn a_taken_network_id_is_refused_beside_the_field_and_russian_is_remembere
 
     // The same ID pasted into a second profile: valid in form, refused by the server.
     b.goto(&format!("{}/networks/new", control.base)).await;
-    page.locator("#network-name")
-        .fill("Second", None)
-        .await
-        .unwrap();
-    page.locator("#network-id")
-        .fill(&id.to_uppercase(), None)
-        .await
-        .unwrap();
+    b.fill("#network-name", "Second").await;
+    b.fill("#network-id", &id.to_uppercase()).await;
     expect(page.locator("#network-id-error"))
         .with_timeout(wait)
         .to_be_hidden()
         .await
         .unwrap();
     page.locator("#save-network").click(None).await.unwrap();
-    expect(page.locator("#network-id-error"))
-        .with_timeout(wait)
-        .to_contain_text("A network profile with this ID already exists.")
-        .await
-        .unwrap();
+    b.expect_text(
+        "#network-id-error",
+        "A network profile with this ID already exists.",
+    )
+    .await;
     assert!(page.url().ends_with("/networks/new"));
     b.screenshot("1-id-taken").await;
 
     // The Overview counts the one profile that exists.
     b.goto(&format!("{}/", control.base)).await;
-    expect(page.locator("#count-networks"))
-        .with_timeout(wait)
-        .to_contain_text("1")
-        .await
-        .unwrap();
+    b.expect_text("#count-networks", "1").await;
 
     // Switch to Russian; the choice survives a new page load.
     page.locator(".lang-switch").click(None).await.unwrap();
     b.hydrated().await;
-    expect(page.locator(".mainnav"))
-        .with_timeout(wait)
-        .to_contain_text("Сети")
-        .await
-        .unwrap();
+    b.expect_text(".mainnav", "Сети").await;
     b.goto(&format!("{}/networks", control.base)).await;
     expect(page.locator("h1"))
         .with_timeout(wait)
@@ -110,18 +89,9 @@ async fn a_refused_job_says_why_in_russian() {
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/jobs", control.base)).await;
     b.open_form("#open-new-job", "#job-agent").await;
-    page.locator("#job-agent")
-        .select_option(agent.id().as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#job-kind")
-        .select_option("restart_component", None)
-        .await
-        .unwrap();
-    page.locator("#job-component")
-        .fill("sidecar-web", None)
-        .await
-        .unwrap();
+    b.select("#job-agent", agent.id().as_str()).await;
+    b.select("#job-kind", "restart_component").await;
+    b.fill("#job-component", "sidecar-web").await;
     page.locator("#queue-job").click(None).await.unwrap();
     expect(page.locator("#job-error"))
         .with_timeout(Duration::from_secs(10))

@@ -37,59 +37,31 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     b.open_form("#open-publish", "#service-agent").await;
 
     // A network without a Beacon stops the form, saying why and where to fix it.
-    page.locator("#service-agent")
-        .select_option(agent.id().as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#service-network")
-        .select_option(bare.as_str(), None)
-        .await
-        .unwrap();
-    expect(page.locator("#service-no-beacon"))
-        .with_timeout(wait)
-        .to_contain_text("no Beacon URL")
-        .await
-        .unwrap();
+    b.select("#service-agent", agent.id().as_str()).await;
+    b.select("#service-network", bare.as_str()).await;
+    b.expect_text("#service-no-beacon", "no Beacon URL").await;
     b.wait_visible(&format!("#service-no-beacon a[href='/networks/{bare}']"))
         .await;
     b.wait_visible("#publish-submit:disabled").await;
     b.screenshot("1-no-beacon").await;
 
     // With a Beacon: a missing Docker network is refused at its field, then it is queued.
-    page.locator("#service-network")
-        .select_option(office.as_str(), None)
-        .await
-        .unwrap();
-    expect(page.locator("#service-beacons"))
-        .with_timeout(wait)
-        .to_contain_text("https://beacon.example.net")
-        .await
-        .unwrap();
-    page.locator("#service-name")
-        .fill("web", None)
-        .await
-        .unwrap();
-    page.locator("#service-target")
-        .fill("app:8080", None)
-        .await
-        .unwrap();
+    b.select("#service-network", office.as_str()).await;
+    b.expect_text("#service-beacons", "https://beacon.example.net")
+        .await;
+    b.fill("#service-name", "web").await;
+    b.fill("#service-target", "app:8080").await;
     page.locator("#publish-submit").click(None).await.unwrap();
-    expect(page.locator("#service-docker-network-error"))
-        .with_timeout(wait)
-        .to_contain_text("required")
-        .await
-        .unwrap();
-    page.locator("#service-docker-network")
-        .fill("apps", None)
-        .await
-        .unwrap();
+    b.expect_text("#service-docker-network-error", "required")
+        .await;
+    b.fill("#service-docker-network", "apps").await;
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
-    expect(page.locator(".service-row[data-service='web'] .service-address"))
-        .with_timeout(wait)
-        .to_contain_text("not yet")
-        .await
-        .unwrap();
+    b.expect_text(
+        ".service-row[data-service='web'] .service-address",
+        "not yet",
+    )
+    .await;
 
     // The Agent takes the deploy, reports the sidecar running, then its address.
     let job = agent.next_job().await;
@@ -104,11 +76,11 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .await;
     agent.report_components(sidecar("")).await;
     b.goto(&format!("{}/services", control.base)).await;
-    expect(page.locator(".service-row[data-service='web'] .pending-reason"))
-        .with_timeout(wait)
-        .to_contain_text("has not announced its address yet")
-        .await
-        .unwrap();
+    b.expect_text(
+        ".service-row[data-service='web'] .pending-reason",
+        "has not announced its address yet",
+    )
+    .await;
     agent
         .report_components(sidecar(
             "shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot",
@@ -120,11 +92,8 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .to_have_text("shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot")
         .await
         .unwrap();
-    expect(page.locator(".service-row[data-service='web']"))
-        .with_timeout(wait)
-        .to_contain_text("Office")
-        .await
-        .unwrap();
+    b.expect_text(".service-row[data-service='web']", "Office")
+        .await;
     b.screenshot("2-published").await;
 
     // Removing asks first, then queues the removal for the Agent.
@@ -133,11 +102,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .click(None)
         .await
         .unwrap();
-    expect(page.locator("#confirm-explain"))
-        .with_timeout(wait)
-        .to_contain_text("data volume")
-        .await
-        .unwrap();
+    b.expect_text("#confirm-explain", "data volume").await;
     page.locator("#confirm-remove-service")
         .click(None)
         .await
@@ -179,14 +144,8 @@ async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/services", control.base)).await;
     b.open_form("#open-publish", "#service-agent").await;
-    page.locator("#service-agent")
-        .select_option(agent.id().as_str(), None)
-        .await
-        .unwrap();
-    page.locator("#service-network")
-        .select_option(office.as_str(), None)
-        .await
-        .unwrap();
+    b.select("#service-agent", agent.id().as_str()).await;
+    b.select("#service-network", office.as_str()).await;
     b.wait_visible("#service-beacons").await;
     for (field, value) in [
         ("#service-name", "my.app"),
@@ -195,25 +154,19 @@ async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_
         ("#service-title", "Family photos"),
         ("#service-tags", "Photos, home-lab"),
     ] {
-        page.locator(field).fill(value, None).await.unwrap();
+        b.fill(field, value).await;
     }
-    page.locator("#service-scheme")
-        .select_option("https", None)
-        .await
-        .unwrap();
+    b.select("#service-scheme", "https").await;
 
     // A dot would break the Compose project name: refused at the field, with the rule.
     page.locator("#publish-submit").click(None).await.unwrap();
-    expect(page.locator("#service-name-error"))
-        .with_timeout(wait)
-        .to_contain_text("1–63 lowercase letters, digits, - or _")
-        .await
-        .unwrap();
+    b.expect_text(
+        "#service-name-error",
+        "1–63 lowercase letters, digits, - or _",
+    )
+    .await;
     b.screenshot("1-name-refused").await;
-    page.locator("#service-name")
-        .fill("photos", None)
-        .await
-        .unwrap();
+    b.fill("#service-name", "photos").await;
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
     expect(page.locator(".service-row[data-service='photos'] .service-title"))
@@ -250,10 +203,7 @@ async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_
         .to_have_value("Family photos")
         .await
         .unwrap();
-    page.locator("#service-title")
-        .fill("Photos", None)
-        .await
-        .unwrap();
+    b.fill("#service-title", "Photos").await;
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
     let redeploy = agent.next_job().await;

@@ -25,26 +25,15 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
         .await
         .unwrap();
 
-    page.locator("#webhook-url")
-        .fill("hooks.example.net/knotroute", None)
-        .await
-        .unwrap();
+    b.fill("#webhook-url", "hooks.example.net/knotroute").await;
     page.locator("#save-webhook").click(None).await.unwrap();
-    expect(page.locator("#webhook-url-error"))
-        .with_timeout(wait)
-        .to_contain_text("http:// or https://")
-        .await
-        .unwrap();
-    page.locator("#webhook-url")
-        .fill(&format!("{hook}?token=secret-token"), None)
-        .await
-        .unwrap();
+    b.expect_text("#webhook-url-error", "http:// or https://")
+        .await;
+    b.fill("#webhook-url", &format!("{hook}?token=secret-token"))
+        .await;
     page.locator("#save-webhook").click(None).await.unwrap();
-    expect(page.locator("#webhook-current code"))
-        .with_timeout(wait)
-        .to_contain_text("http://127.0.0.1:")
-        .await
-        .unwrap();
+    b.expect_text("#webhook-current code", "http://127.0.0.1:")
+        .await;
     let shown = page
         .locator("#webhook-current")
         .text_content()
@@ -53,20 +42,12 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     assert!(!shown.unwrap_or_default().contains("secret-token"));
 
     page.locator("#send-test-alert").click(None).await.unwrap();
-    expect(page.locator("#test-alert-outcome"))
-        .with_timeout(wait)
-        .to_contain_text("Delivered")
-        .await
-        .unwrap();
+    b.expect_text("#test-alert-outcome", "Delivered").await;
     let bodies = received.lock().unwrap().clone();
     assert_eq!(bodies.len(), 1, "{bodies:?}");
     let alert: serde_json::Value = serde_json::from_str(&bodies[0]).unwrap();
     assert_eq!(alert["event"], "test");
-    expect(page.locator("#alerts-table .alert-row"))
-        .with_timeout(wait)
-        .to_contain_text("sent")
-        .await
-        .unwrap();
+    b.expect_text("#alerts-table .alert-row", "sent").await;
     b.screenshot("1-alerts").await;
 
     // A container the Agent runs but Control never deployed.

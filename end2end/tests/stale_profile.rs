@@ -30,16 +30,13 @@ async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
 
     // This admin, still looking at the old list, renames and saves.
-    page.locator("#network-name")
-        .fill("Shared, renamed", None)
-        .await
-        .unwrap();
+    b.fill("#network-name", "Shared, renamed").await;
     page.locator("#save-network").click(None).await.unwrap();
-    expect(page.locator("#form-error"))
-        .with_timeout(wait)
-        .to_contain_text("Someone else changed this profile since you opened it.")
-        .await
-        .unwrap();
+    b.expect_text(
+        "#form-error",
+        "Someone else changed this profile since you opened it.",
+    )
+    .await;
     b.wait_visible("#reload-profile").await;
     b.screenshot("stale-refused").await;
     // Nothing typed is lost, and nothing was saved over the other change.
@@ -71,10 +68,7 @@ async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32
         .to_have_value("https://one.example.net\nhttps://two.example.net")
         .await
         .unwrap();
-    page.locator("#network-name")
-        .fill("Shared, renamed", None)
-        .await
-        .unwrap();
+    b.fill("#network-name", "Shared, renamed").await;
     page.locator("#save-network").click(None).await.unwrap();
     expect(page.locator("#saved-status"))
         .with_timeout(wait)

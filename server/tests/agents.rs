@@ -256,22 +256,9 @@ on_both_databases!(
         let a = common::SimAgent::new(&c, 8);
         a.enroll(common::ENROLL, "prod-01").await;
         // The agent listing is for admins only, though it shares the /api/v1/agents prefix.
+        assert_eq!(c.get("/api/v1/agents").await.status(), 401);
         assert_eq!(
-            c.client
-                .get(c.url("/api/v1/agents"))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            401
-        );
-        assert_eq!(
-            c.client
-                .get(c.url(&format!("/api/v1/agents/{}", a.id())))
-                .send()
-                .await
-                .unwrap()
-                .status(),
+            c.get(&format!("/api/v1/agents/{}", a.id())).await.status(),
             401
         );
         c.sign_in().await;
@@ -293,14 +280,6 @@ on_both_databases!(
             one["components"][0]["service"],
             "qhalxpjsxejnci2ukwujuhfmuf42fygcdaz3uvccigfuu5jugem2kwzt.knot"
         );
-        assert_eq!(
-            c.client
-                .get(c.url("/api/v1/agents/ka_nope"))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            404
-        );
+        assert_eq!(c.get("/api/v1/agents/ka_nope").await.status(), 404);
     }
 );

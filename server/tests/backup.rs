@@ -67,12 +67,7 @@ on_both_databases!(
             )
             .await;
         assert_eq!(r.status(), 200);
-        let r = c
-            .client
-            .delete(c.url(&format!("/api/v1/agents/{}", revoked.id())))
-            .send()
-            .await
-            .unwrap();
+        let r = c.delete(&format!("/api/v1/agents/{}", revoked.id())).await;
         assert_eq!(r.status(), 204);
         let job = json!({"agent_id": agents[0].id(), "kind": "deploy_sidecar", "payload": {
             "name": "web", "network_id": network["id"], "target": "app:8080",

@@ -159,11 +159,7 @@ on_both_databases!(
     |backend| async move {
         let c = common::start(backend).await;
         c.sign_in().await;
-        let r = c.create_network(json!({"name": "Office"})).await;
-        let network_id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let network_id = c.created_network(json!({"name": "Office"})).await;
         let a = common::SimAgent::new(&c, 31);
         a.enroll_with_docker().await;
         let deploy = json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
@@ -325,11 +321,7 @@ on_both_databases!(
     |backend| async move {
         let c = common::start(backend).await;
         c.sign_in().await;
-        let r = c.create_network(json!({"name": "Plain"})).await;
-        let network_id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let network_id = c.created_network(json!({"name": "Plain"})).await;
         let a = common::SimAgent::new(&c, 32);
         a.enroll_with_docker().await;
         for host in [

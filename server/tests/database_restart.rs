@@ -127,7 +127,7 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
                 // The JSON API, a page, and a server function of the UI.
                 for path in ["/api/v1/networks", "/api/v1/agents", "/infrastructure"] {
                     let at = log.now();
-                    let r = c.client.get(c.url(path)).send().await.unwrap();
+                    let r = c.get(path).await;
                     log.record("admin read", at, &r);
                 }
                 let at = log.now();

@@ -196,21 +196,13 @@ on_both_databases!(
             .await;
         assert!(lines_of(&ru, &closed)[0].2.contains("файрвол"), "{ru}");
         let r = c
-            .client
-            .get(c.url(&format!(
+            .get(&format!(
                 "/api/v1/networks/{network_id}/diagnostics?lang=de"
-            )))
-            .send()
-            .await
-            .unwrap();
+            ))
+            .await;
         assert_eq!(r.status(), 400);
         assert_eq!(r.json::<Value>().await.unwrap()["field"], "lang");
-        let r = c
-            .client
-            .get(c.url("/api/v1/networks/kn_unknown/diagnostics"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/networks/kn_unknown/diagnostics").await;
         assert_eq!(r.status(), 404);
     }
 );
@@ -220,11 +212,7 @@ on_both_databases!(
     |backend| async move {
         let c = common::start(backend).await;
         c.sign_in().await;
-        let r = c.create_network(json!({"name": "Bare"})).await;
-        let id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
+        let id = c.created_network(json!({"name": "Bare"})).await;
         let diagnosis: Value = c
             .get_json(&format!("/api/v1/networks/{id}/diagnostics"))
             .await;

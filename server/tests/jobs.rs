@@ -15,12 +15,7 @@ fn sidecar_job(agent_id: &str) -> Value {
 }
 
 async fn queue(c: &common::Control, body: Value) -> reqwest::Response {
-    c.client
-        .post(c.url("/api/v1/jobs"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
+    c.post_json("/api/v1/jobs", body).await
 }
 
 on_both_databases!(
@@ -285,12 +280,7 @@ on_both_databases!(
         assert_eq!(a.enroll(common::ENROLL, "later").await.status(), 201);
         let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
         assert_eq!(job["status"], "pending");
-        let offer: Value = a
-            .post("/api/v1/agents/jobs/next", json!({}))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let offer = a.next_job().await;
         assert_eq!(offer["id"], job["id"]);
     }
 );
@@ -304,12 +294,7 @@ on_both_databases!(
         a.enroll_with_docker().await;
         let first: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
         let id = first["id"].as_str().unwrap();
-        let r = c
-            .client
-            .post(c.url(&format!("/api/v1/jobs/{id}/cancel")))
-            .send()
-            .await
-            .unwrap();
+        let r = c.post_empty(&format!("/api/v1/jobs/{id}/cancel")).await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.json::<Value>().await.unwrap()["status"], "cancelled");
         assert_eq!(
@@ -318,22 +303,14 @@ on_both_databases!(
             "a cancelled job is never handed out"
         );
         // Only pending jobs can be cancelled.
-        let again = c
-            .client
-            .post(c.url(&format!("/api/v1/jobs/{id}/cancel")))
-            .send()
-            .await
-            .unwrap();
+        let again = c.post_empty(&format!("/api/v1/jobs/{id}/cancel")).await;
         assert_eq!(again.status(), 409);
 
         let second: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
         let id2 = second["id"].as_str().unwrap();
         assert_eq!(
-            c.client
-                .post(c.url(&format!("/api/v1/jobs/{id2}/retry")))
-                .send()
+            c.post_empty(&format!("/api/v1/jobs/{id2}/retry"))
                 .await
-                .unwrap()
                 .status(),
             409,
             "not failed yet"
@@ -344,12 +321,7 @@ on_both_databases!(
             json!({"job_id": id2, "status": "failed", "result": "pull denied"}),
         )
         .await;
-        let r = c
-            .client
-            .post(c.url(&format!("/api/v1/jobs/{id2}/retry")))
-            .send()
-            .await
-            .unwrap();
+        let r = c.post_empty(&format!("/api/v1/jobs/{id2}/retry")).await;
         assert_eq!(r.status(), 201);
         let retry: Value = r.json().await.unwrap();
         assert_eq!(
@@ -381,12 +353,7 @@ on_both_databases!(
         let mut seen = Vec::new();
         let mut after = String::new();
         loop {
-            let r = c
-                .client
-                .get(c.url(&format!("/api/v1/jobs?limit=3{after}")))
-                .send()
-                .await
-                .unwrap();
+            let r = c.get(&format!("/api/v1/jobs?limit=3{after}")).await;
             let next = r
                 .headers()
                 .get("x-next-cursor")
@@ -418,11 +385,8 @@ on_both_databases!(
         a.enroll_with_docker().await;
         let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
         let r = c
-            .client
-            .post(c.url(&format!("/api/v1/agents/{}/disable", a.id())))
-            .send()
-            .await
-            .unwrap();
+            .post_empty(&format!("/api/v1/agents/{}/disable", a.id()))
+            .await;
         assert_eq!(r.json::<Value>().await.unwrap()["status"], "disabled");
         let refused = a.post("/api/v1/agents/jobs/next", json!({})).await;
         assert_eq!(refused.status(), 401);
@@ -431,17 +395,9 @@ on_both_databases!(
             "agent_disabled"
         );
         assert_eq!(queue(&c, sidecar_job(&a.id())).await.status(), 409);
-        c.client
-            .post(c.url(&format!("/api/v1/agents/{}/enable", a.id())))
-            .send()
-            .await
-            .unwrap();
-        let offer: Value = a
-            .post("/api/v1/agents/jobs/next", json!({}))
-            .await
-            .json()
-            .await
-            .unwrap();
+        c.post_empty(&format!("/api/v1/agents/{}/enable", a.id()))
+            .await;
+        let offer = a.next_job().await;
         assert_eq!(
             offer["id"], job["id"],
             "the job queued before disabling is still delivered"
@@ -464,11 +420,8 @@ on_both_databases!(
             json!({"job_id": id, "status": "failed", "result": "x"}),
         )
         .await;
-        c.client
-            .post(c.url(&format!("/api/v1/agents/{}/disable", a.id())))
-            .send()
-            .await
-            .unwrap();
+        c.post_empty(&format!("/api/v1/agents/{}/disable", a.id()))
+            .await;
         c.create_network(json!({"name": "Audited"})).await;
         let log: Vec<Value> = c.get_json("/api/v1/audit").await;
         let actions: Vec<&str> = log.iter().map(|l| l["action"].as_str().unwrap()).collect();

@@ -223,19 +223,9 @@ on_both_databases!(
         assert_eq!(error_code(r).await, (409, "agent_retired".into()));
 
         // Deleting forgets the record, not the revoked key (see revoked_keys.rs).
-        let r = c
-            .client
-            .delete(c.url(&format!("/api/v1/agents/{}", a.id())))
-            .send()
-            .await
-            .unwrap();
+        let r = c.delete(&format!("/api/v1/agents/{}", a.id())).await;
         assert_eq!(r.status(), 204);
-        let r = c
-            .client
-            .get(c.url(&format!("/api/v1/agents/{}", a.id())))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get(&format!("/api/v1/agents/{}", a.id())).await;
         assert_eq!(r.status(), 404);
         assert_eq!(
             error_code(a.enroll(common::ENROLL, "again").await).await,

@@ -36,7 +36,7 @@ on_both_databases!(the_event_stream_names_what_changed, |backend| async move {
     assert_eq!(anonymous.status(), 401, "events are for signed-in admins");
 
     c.sign_in().await;
-    let mut stream = c.client.get(c.url("/api/v1/events")).send().await.unwrap();
+    let mut stream = c.get("/api/v1/events").await;
     assert_eq!(stream.status(), 200);
     assert_eq!(
         stream.headers()["content-type"],

@@ -72,12 +72,7 @@ on_both_databases!(
         }
         c.sign_in().await;
         assert_eq!(
-            c.client
-                .get(c.url("/metrics"))
-                .send()
-                .await
-                .unwrap()
-                .status(),
+            c.get("/metrics").await.status(),
             401,
             "a signed-in admin still needs the metrics token"
         );

@@ -42,29 +42,14 @@ on_both_databases!(
         assert_eq!(list[0]["name"], "Head office");
 
         assert_eq!(
-            c.client
-                .delete(c.url(&format!("/api/v1/networks/{id}")))
-                .send()
-                .await
-                .unwrap()
-                .status(),
+            c.delete(&format!("/api/v1/networks/{id}")).await.status(),
             204
         );
-        let gone = c
-            .client
-            .get(c.url(&format!("/api/v1/networks/{id}")))
-            .send()
-            .await
-            .unwrap();
+        let gone = c.get(&format!("/api/v1/networks/{id}")).await;
         assert_eq!(gone.status(), 404);
         assert_eq!(gone.json::<Value>().await.unwrap()["code"], "not_found");
         assert_eq!(
-            c.client
-                .delete(c.url(&format!("/api/v1/networks/{id}")))
-                .send()
-                .await
-                .unwrap()
-                .status(),
+            c.delete(&format!("/api/v1/networks/{id}")).await.status(),
             404
         );
     }
@@ -204,20 +189,10 @@ on_both_databases!(
     |backend| async move {
         let c = common::start(backend).await;
         c.sign_in().await;
-        let r = c
-            .client
-            .get(c.url("/api/v1/networks?limit=abc"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/networks?limit=abc").await;
         assert_eq!(r.status(), 400);
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "invalid_query");
-        let r = c
-            .client
-            .get(c.url("/api/v1/networks?after=kn_gone"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/networks?after=kn_gone").await;
         assert_eq!(r.status(), 400);
         let body: Value = r.json().await.unwrap();
         assert_eq!(
@@ -236,12 +211,7 @@ on_both_databases!(
             r.json::<Value>().await.unwrap()["code"],
             "method_not_allowed"
         );
-        let r = c
-            .client
-            .get(c.url("/api/v1/nothing-here"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/nothing-here").await;
         assert_eq!(r.status(), 404);
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "not_found");
     }

@@ -147,35 +147,26 @@ on_both_databases!(
 
         // Refusals name the parameter and what to send.
         let r = c
-            .client
-            .get(c.url(&format!(
+            .get(&format!(
                 "/api/v1/networks/{id}/onboarding?platform=symbian"
-            )))
-            .send()
-            .await
-            .unwrap();
+            ))
+            .await;
         assert_eq!(r.status(), 400);
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["field"], "platform");
         assert!(body["hint"].as_str().unwrap().contains("android"));
         let r = c
-            .client
-            .get(c.url(&format!(
+            .get(&format!(
                 "/api/v1/networks/{id}/onboarding?platform=raw&lang=de"
-            )))
-            .send()
-            .await
-            .unwrap();
+            ))
+            .await;
         assert_eq!(r.status(), 400);
         let r = c
-            .client
-            .get(c.url(&format!(
+            .get(&format!(
                 "/api/v1/networks/{}/onboarding?platform=raw",
                 protocol::NetworkId::from_random_bytes([9; 32])
-            )))
-            .send()
-            .await
-            .unwrap();
+            ))
+            .await;
         assert_eq!(r.status(), 404);
         // The guide is an admin resource.
         let r = visitor()
@@ -302,14 +293,11 @@ on_both_databases!(
 
         // Revoked: 410 and says so; the admin still sees it listed as revoked.
         let r = c
-            .client
-            .delete(c.url(&format!(
+            .delete(&format!(
                 "/api/v1/invites/{}",
                 created["id"].as_str().unwrap()
-            )))
-            .send()
-            .await
-            .unwrap();
+            ))
+            .await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.json::<Value>().await.unwrap()["state"], "revoked");
         let (status, html) = open(&c, &phone, &path, ANDROID).await;
@@ -390,12 +378,7 @@ on_both_databases!(
         assert_eq!(states, ["expired", "used_up"]);
 
         // Deleting the profile takes its invites with it.
-        let r = c
-            .client
-            .delete(c.url(&format!("/api/v1/networks/{id}")))
-            .send()
-            .await
-            .unwrap();
+        let r = c.delete(&format!("/api/v1/networks/{id}")).await;
         assert_eq!(r.status(), 204);
         assert_eq!(open(&c, &first, &path, ANDROID).await.0, 404);
     }
@@ -460,12 +443,7 @@ on_both_databases!(
         assert!(html.contains("&lt;script&gt;alert(1)&lt;/script&gt; &amp;"));
         assert!(!html.contains("<script>alert(1)"));
         // An unknown page cursor names the parameter.
-        let r = c
-            .client
-            .get(c.url("/api/v1/invites?after=inv_gone"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/invites?after=inv_gone").await;
         assert_eq!(r.status(), 400);
         assert_eq!(r.json::<Value>().await.unwrap()["field"], "after");
     }
@@ -498,12 +476,7 @@ on_both_databases!(
             assert_eq!(e["field"], field, "{body}: {e}");
             assert!(e["error"].is_string());
         }
-        let r = c
-            .client
-            .delete(c.url("/api/v1/invites/inv_unknown"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.delete("/api/v1/invites/inv_unknown").await;
         assert_eq!(r.status(), 404);
         // Anonymous visitors cannot create invites.
         let r = visitor()

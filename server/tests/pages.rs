@@ -9,10 +9,10 @@ on_both_databases!(
     pages_redirect_to_sign_in_without_a_session,
     |backend| async move {
         let c = common::start(backend).await;
-        let r = c.client.get(c.url("/networks")).send().await.unwrap();
+        let r = c.get("/networks").await;
         assert!(r.status().is_redirection());
         assert_eq!(r.headers()["location"], "/login?next=%2Fnetworks");
-        let r = c.client.get(c.url("/login")).send().await.unwrap();
+        let r = c.get("/login").await;
         assert_eq!(r.status(), 200);
         // Server functions other than sign-in answer 401 in their own error format.
         let r = c
@@ -38,7 +38,7 @@ on_both_databases!(
             ..Default::default()
         };
         let c = common::start_with(backend, options).await;
-        let r = c.client.get(c.url("/login")).send().await.unwrap();
+        let r = c.get("/login").await;
         let csp = r.headers()["content-security-policy"]
             .to_str()
             .unwrap()
@@ -63,20 +63,15 @@ on_both_databases!(
         );
         assert!(!csp.contains("unsafe-inline"));
         // An unhashed build's file may be kept but is revalidated (tests/assets.rs: hashed ones).
-        let asset = c
-            .client
-            .get(c.url("/pkg/knotroute.js"))
-            .send()
-            .await
-            .unwrap();
+        let asset = c.get("/pkg/knotroute.js").await;
         assert_eq!(asset.status(), 200);
         assert_eq!(asset.headers()["cache-control"], "no-cache");
         // A file that is not there is no asset: nothing of it may be kept.
-        let missing = c.client.get(c.url("/pkg/missing.js")).send().await.unwrap();
+        let missing = c.get("/pkg/missing.js").await;
         assert_eq!(missing.status(), 404);
         assert_eq!(missing.headers()["cache-control"], "no-store");
         // A new response gets a new nonce.
-        let again = c.client.get(c.url("/login")).send().await.unwrap();
+        let again = c.get("/login").await;
         assert!(!again.headers()["content-security-policy"]
             .to_str()
             .unwrap()
@@ -103,12 +98,7 @@ on_both_databases!(
             "Russian for a browser that prefers it"
         );
         assert!(html.contains("Войти"));
-        let r = c
-            .client
-            .get(c.url("/lang/en?next=/login"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/lang/en?next=/login").await;
         assert_eq!(r.headers()["location"], "/login");
         assert!(r.headers()["set-cookie"]
             .to_str()
@@ -130,12 +120,7 @@ on_both_databases!(
         );
         assert!(html.contains("Sign in"));
         // An off-site `next` is not followed.
-        let r = c
-            .client
-            .get(c.url("/lang/ru?next=//evil.example"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/lang/ru?next=//evil.example").await;
         assert_eq!(r.headers()["location"], "/");
     }
 );
@@ -187,12 +172,7 @@ on_both_databases!(
             html.contains("no Beacon"),
             "a profile without Beacon is flagged"
         );
-        let r = c
-            .client
-            .get(c.url("/networks/kn_unknown"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/networks/kn_unknown").await;
         assert_eq!(
             r.status(),
             404,
@@ -208,12 +188,11 @@ on_both_databases!(
         let c = common::start(backend).await;
         c.sign_in().await;
         let r = c
-            .client
-            .post(c.url("/ui/create_network"))
-            .json(&json!({"input": {"name": "Lab", "beacons": ["http://beacon.example.net:7447"]}}))
-            .send()
-            .await
-            .unwrap();
+            .post_json(
+                "/ui/create_network",
+                json!({"input": {"name": "Lab", "beacons": ["http://beacon.example.net:7447"]}}),
+            )
+            .await;
         assert_eq!(r.status(), 400, "a refusal, not a server fault");
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["Invalid"][0]["field"], "beacons");

@@ -258,18 +258,13 @@ on_both_databases!(
             "/join/abc/infrastructure",
             "/lang/en/jobs",
         ] {
-            let r = c.client.get(c.url(path)).send().await.unwrap();
+            let r = c.get(path).await;
             assert_eq!(r.status(), 404, "{path}");
             let body = r.text().await.unwrap();
             assert!(!body.contains("<html"), "{path} rendered a page: {body}");
         }
         // One trailing slash is only a redirect to the path without it.
-        let r = c
-            .client
-            .get(c.url("/jobs/?status=failed"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/jobs/?status=failed").await;
         assert_eq!(r.status(), 308);
         assert_eq!(r.headers()["location"], "/jobs?status=failed");
     }
@@ -297,7 +292,7 @@ on_both_databases!(
             assert_eq!(body["code"], "cross_origin", "{path}");
         }
         // The session survived: the forged sign-out did not run.
-        let r = c.client.get(c.url("/api/v1/session")).send().await.unwrap();
+        let r = c.get("/api/v1/session").await;
         let status: Value = r.json().await.unwrap();
         assert_eq!(status["authenticated"], true);
         // On /api/v1 the token itself is checked instead (and this one is refused).

@@ -117,12 +117,8 @@ on_both_databases!(
         assert_eq!(r.status(), 409);
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "stale_profile");
         let r = c
-            .client
-            .post(c.url("/ui/update_network"))
-            .json(&json!({"id": id, "input": stale}))
-            .send()
-            .await
-            .unwrap();
+            .post_json("/ui/update_network", json!({"id": id, "input": stale}))
+            .await;
         assert_eq!(r.status(), 409);
         // The form is told why by the catalogue's code, which it says in the reader's language.
         assert_eq!(
@@ -143,7 +139,7 @@ on_both_databases!(
         assert_eq!(r.status(), 200);
         assert_eq!(r.headers()["etag"], "\"3\"");
         assert_eq!(r.json::<Value>().await.unwrap()["version"], 3);
-        let r = c.client.get(c.url(&path)).send().await.unwrap();
+        let r = c.get(&path).await;
         assert_eq!(r.headers()["etag"], "\"3\"");
         let r = put(
             json!({"name": "Renamed again", "beacons": both}),
@@ -151,13 +147,7 @@ on_both_databases!(
         )
         .await;
         assert_eq!(r.status(), 200);
-        let r = c
-            .client
-            .post(c.url("/ui/update_network"))
-            .json(&json!({"id": id, "input": {"name": "From the form", "beacons": both, "version": 4}}))
-            .send()
-            .await
-            .unwrap();
+        let r = c.post_json("/ui/update_network", json!({"id": id, "input": {"name": "From the form", "beacons": both, "version": 4}})).await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.json::<Value>().await.unwrap()["version"], 5);
 

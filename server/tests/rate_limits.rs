@@ -49,12 +49,7 @@ async fn a_flood_on_the_machine_endpoints_gets_429_and_others_are_unaffected() {
 
     // Signed-in admin requests and pages are not counted here.
     c.sign_in().await;
-    let networks = c
-        .client
-        .get(c.url("/api/v1/networks"))
-        .send()
-        .await
-        .unwrap();
+    let networks = c.get("/api/v1/networks").await;
     assert_eq!(networks.status(), 200);
 }
 

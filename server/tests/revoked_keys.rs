@@ -34,12 +34,7 @@ async fn infrastructure_page(c: &common::Control) -> String {
 }
 
 async fn delete_agent(c: &common::Control, id: &str) {
-    let r = c
-        .client
-        .delete(c.url(&format!("/api/v1/agents/{id}")))
-        .send()
-        .await
-        .unwrap();
+    let r = c.delete(&format!("/api/v1/agents/{id}")).await;
     assert_eq!(r.status(), 204);
 }
 
@@ -69,12 +64,7 @@ on_both_databases!(
             assert_eq!(body["field"], "public_key", "{how}");
             assert!(body["hint"].as_str().unwrap().contains("allows it again"));
         }
-        let r = c
-            .client
-            .get(c.url(&format!("/api/v1/agents/{}", a.id())))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get(&format!("/api/v1/agents/{}", a.id())).await;
         assert_eq!(r.status(), 404, "no trusted host came back");
         let log: Value = c.get_json("/api/v1/enrollments").await;
         assert_eq!(log[0]["reason"], "agent_revoked");

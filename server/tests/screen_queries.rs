@@ -251,12 +251,7 @@ on_both_databases!(
         let found = networks.list(None, Some("Моск"), 3).await.unwrap();
         assert_eq!(names(found.items), ["Москва"]);
         // The JSON API narrows the same way.
-        let r = c
-            .client
-            .get(c.url("/api/v1/networks?search=office"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/networks?search=office").await;
         assert_eq!(r.status(), 200);
         let listed: Vec<serde_json::Value> = r.json().await.unwrap();
         assert_eq!(listed.len(), 2);

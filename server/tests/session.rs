@@ -9,12 +9,12 @@ on_both_databases!(
     health_and_readiness_answer_without_a_session,
     |backend| async move {
         let c = common::start(backend).await;
-        let r = c.client.get(c.url("/healthz")).send().await.unwrap();
+        let r = c.get("/healthz").await;
         assert_eq!(r.status(), 200);
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["ok"], true);
         assert_eq!(body["version"], server::VERSION);
-        let r = c.client.get(c.url("/readyz")).send().await.unwrap();
+        let r = c.get("/readyz").await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.json::<Value>().await.unwrap()["database"], "ok");
     }
@@ -24,12 +24,7 @@ on_both_databases!(
     the_api_refuses_requests_without_a_session,
     |backend| async move {
         let c = common::start(backend).await;
-        let r = c
-            .client
-            .get(c.url("/api/v1/networks"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.get("/api/v1/networks").await;
         assert_eq!(r.status(), 401);
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "unauthenticated");
@@ -44,22 +39,14 @@ on_both_databases!(
     |backend| async move {
         let c = common::start(backend).await;
         let wrong = c
-            .client
-            .post(c.url("/api/v1/session"))
-            .json(&json!({"password": "nope"}))
-            .send()
-            .await
-            .unwrap();
+            .post_json("/api/v1/session", json!({"password": "nope"}))
+            .await;
         assert_eq!(wrong.status(), 401);
         assert_eq!(wrong.json::<Value>().await.unwrap()["field"], "password");
 
         let r = c
-            .client
-            .post(c.url("/api/v1/session"))
-            .json(&json!({"password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
+            .post_json("/api/v1/session", json!({"password": PASSWORD}))
+            .await;
         assert_eq!(r.status(), 200);
         let cookie = r
             .headers()
@@ -80,15 +67,7 @@ on_both_databases!(
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["authenticated"], true);
 
-        assert_eq!(
-            c.client
-                .get(c.url("/api/v1/networks"))
-                .send()
-                .await
-                .unwrap()
-                .status(),
-            200
-        );
+        assert_eq!(c.get("/api/v1/networks").await.status(), 200);
 
         // X-Forwarded-Proto from a peer that is not a trusted proxy proves nothing.
         let other = common::browser_like_client(&c.base);
@@ -120,12 +99,8 @@ on_both_databases!(
         use sea_orm::EntityTrait;
         let c = common::start(backend).await;
         let r = c
-            .client
-            .post(c.url("/api/v1/session"))
-            .json(&json!({"password": PASSWORD}))
-            .send()
-            .await
-            .unwrap();
+            .post_json("/api/v1/session", json!({"password": PASSWORD}))
+            .await;
         let cookie = r
             .headers()
             .get("set-cookie")
@@ -150,12 +125,7 @@ on_both_databases!(
             server::domain::access::secrets::token_hash(&token)
         );
 
-        let r = c
-            .client
-            .delete(c.url("/api/v1/session"))
-            .send()
-            .await
-            .unwrap();
+        let r = c.delete("/api/v1/session").await;
         assert_eq!(r.status(), 200);
         assert!(server::entities::admin_session::Entity::find()
             .all(&c.state.db)

@@ -33,12 +33,7 @@ on_both_databases!(
         let c = Arc::new(common::start(backend).await);
         // The admin signed in with this browser before, and signed out.
         c.sign_in().await;
-        let out = c
-            .client
-            .delete(c.url("/api/v1/session"))
-            .send()
-            .await
-            .unwrap();
+        let out = c.delete("/api/v1/session").await;
         assert_eq!(out.status(), 200);
 
         // Someone at the same address keeps guessing, four at a time.

@@ -65,16 +65,27 @@ impl AdminClient {
         assert_eq!(r.status(), 200, "sign-in with the right password");
     }
 
-    /// GET with the session's cookies, parsed as JSON.
-    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+    /// GET with the session's cookies.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.client.get(self.url(path)).send().await.expect("GET")
+    }
+
+    /// POST without a body: an action such as cancel or retry.
+    pub async fn post_empty(&self, path: &str) -> reqwest::Response {
+        self.client.post(self.url(path)).send().await.expect("POST")
+    }
+
+    pub async fn delete(&self, path: &str) -> reqwest::Response {
         self.client
-            .get(self.url(path))
+            .delete(self.url(path))
             .send()
             .await
-            .expect("GET")
-            .json()
-            .await
-            .expect("JSON answer")
+            .expect("DELETE")
+    }
+
+    /// GET with the session's cookies, parsed as JSON.
+    pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
+        self.get(path).await.json().await.expect("JSON answer")
     }
 
     /// POSTs JSON as the signed-in browser does.

@@ -227,6 +227,29 @@ impl Browsing {
             .await
     }
 
+    /// Types `value` into the field `selector`, replacing what it held.
+    pub async fn fill(&self, selector: &str, value: &str) {
+        self.page.locator(selector).fill(value, None).await.unwrap();
+    }
+
+    /// Chooses the option whose value is `value` in the select `selector`.
+    pub async fn select(&self, selector: &str, value: &str) {
+        self.page
+            .locator(selector)
+            .select_option(value, None)
+            .await
+            .unwrap();
+    }
+
+    /// Waits up to 10 s for `selector` to contain `text`.
+    pub async fn expect_text(&self, selector: &str, text: &str) {
+        playwright_rs::expect(self.page.locator(selector))
+            .with_timeout(std::time::Duration::from_secs(10))
+            .to_contain_text(text)
+            .await
+            .unwrap();
+    }
+
     /// Waits until the WebAssembly has hydrated the page, so clicks reach Rust handlers.
     pub async fn hydrated(&self) {
         for attempt in 1.. {

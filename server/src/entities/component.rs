@@ -51,6 +51,39 @@ pub struct Model {
 }
 
 impl Model {
+    /// `component_id` on `agent_id` with every other column empty: not
+    /// desired, nothing deployed, nothing reported. Callers fill in what
+    /// they know with `..Model::empty(…)`.
+    pub fn empty(agent_id: &str, component_id: &str, now: DateTimeUtc) -> Self {
+        Self {
+            id: 0,
+            agent_id: agent_id.to_string(),
+            component_id: component_id.to_string(),
+            kind: String::new(),
+            name: String::new(),
+            network_id: None,
+            desired: false,
+            status: protocol::ComponentStatus::Unknown,
+            service: String::new(),
+            container: String::new(),
+            image: String::new(),
+            version: String::new(),
+            restart_count: 0,
+            last_error: String::new(),
+            warnings: "[]".into(),
+            updated_at: now,
+            spec: String::new(),
+            deploy_failures: 0,
+            next_deploy_at: None,
+            deploy_error: String::new(),
+            title: String::new(),
+            description: String::new(),
+            tags: "[]".into(),
+            category: String::new(),
+            scheme: String::new(),
+        }
+    }
+
     /// The catalog entry the columns hold.
     pub fn catalog(&self) -> protocol::catalog::Catalog {
         let text = |s: &str| (!s.is_empty()).then(|| s.to_string());

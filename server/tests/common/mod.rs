@@ -208,6 +208,14 @@ impl Control {
         self._data.path()
     }
 
+    /// A network profile created from `body`, expected to succeed; its ID.
+    pub async fn created_network(&self, body: serde_json::Value) -> String {
+        let r = self.create_network(body).await;
+        assert_eq!(r.status(), 201, "the network profile is created");
+        let created: serde_json::Value = r.json().await.unwrap();
+        created["id"].as_str().unwrap().to_string()
+    }
+
     pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
         self.client
             .post(self.url("/api/v1/networks"))

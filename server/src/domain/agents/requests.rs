@@ -362,9 +362,6 @@ pub(crate) fn reported_component(
     };
     let warnings = bounded_list(&report.warnings, limits::WARNINGS, limits::WARNING);
     component::Model {
-        id: 0,
-        agent_id: agent_id.to_string(),
-        component_id,
         kind: kind.to_string(),
         name: bounded(&report.name, limits::NAME),
         network_id: report
@@ -372,7 +369,6 @@ pub(crate) fn reported_component(
             .get("io.knotroute.network-id")
             .and_then(|n| protocol::NetworkId::parse(n).ok())
             .map(|n| n.to_string()),
-        desired: false,
         status: report.status,
         service: bounded(&report.service, limits::NAME * 4),
         container: bounded(&report.container, limits::NAME * 4),
@@ -384,17 +380,9 @@ pub(crate) fn reported_component(
             limits::LONG_TEXT,
         ),
         warnings: serde_json::to_string(&warnings).expect("strings serialise"),
-        updated_at: now,
-        spec: String::new(),
-        deploy_failures: 0,
-        next_deploy_at: None,
-        deploy_error: String::new(),
-        // The catalog entry is what the admin deployed, never a heartbeat's.
-        title: String::new(),
-        description: String::new(),
-        tags: "[]".into(),
-        category: String::new(),
-        scheme: String::new(),
+        // Not desired, no spec, and no catalog entry: that is what the admin
+        // deployed, never a heartbeat's.
+        ..component::Model::empty(agent_id, &component_id, now)
     }
 }
 

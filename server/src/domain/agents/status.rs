@@ -148,30 +148,12 @@ mod tests {
     fn component(status: &str, last_error: &str) -> component::Model {
         component::Model {
             id: 1,
-            agent_id: "ka_x".into(),
-            component_id: "sidecar-web".into(),
             kind: "sidecar".into(),
             name: "web".into(),
-            network_id: None,
             desired: true,
             status: ComponentStatus::parse(status),
-            service: String::new(),
-            container: String::new(),
-            image: String::new(),
-            version: String::new(),
-            restart_count: 0,
             last_error: last_error.into(),
-            warnings: "[]".into(),
-            updated_at: Utc::now(),
-            spec: String::new(),
-            deploy_failures: 0,
-            next_deploy_at: None,
-            deploy_error: String::new(),
-            title: String::new(),
-            description: String::new(),
-            tags: "[]".into(),
-            category: String::new(),
-            scheme: String::new(),
+            ..component::Model::empty("ka_x", "sidecar-web", Utc::now())
         }
     }
 
