@@ -257,16 +257,18 @@ impl SimAgent {
 
     /// A signed request with a fresh nonce in its JSON body.
     pub async fn post(&self, path: &str, body: Value) -> reqwest::Response {
-        self.post_at(&self.base.clone(), path, body).await
+        self.post_at(&self.base, path, body).await
     }
 
     /// The same, sent to another replica at `base`.
     pub async fn post_at(&self, base: &str, path: &str, mut body: Value) -> reqwest::Response {
         body["nonce"] = json!(data_encoding::HEXLOWER.encode(&rand::random::<[u8; 16]>()));
         let bytes = serde_json::to_vec(&body).expect("JSON");
-        let mut request = self.signed(path, &bytes, 0).build().expect("request");
-        *request.url_mut() = reqwest::Url::parse(&format!("{base}{path}")).expect("URL");
-        self.client.execute(request).await.expect("signed request")
+        signed_post(&self.client, base, &self.key, path, &bytes, 0)
+            .header("content-type", "application/json")
+            .send()
+            .await
+            .expect("signed request")
     }
 
     /// Claims the next job without waiting, if there is one.
