@@ -25,6 +25,20 @@ async fn queue(control: &Control, agent_id: &str, kind: &str, payload: Value) ->
     queue_job(control, agent_id, kind, payload).await
 }
 
+/// Queues a sidecar `name` for `app:8080` on the Docker network `apps`,
+/// announced to `beacon`; the job's ID.
+async fn deploy_sidecar(
+    control: &Control,
+    agent_id: &str,
+    name: &str,
+    network: &str,
+    beacon: &str,
+) -> String {
+    let payload = json!({"name": name, "network_id": network, "target": "app:8080",
+        "docker_network": "apps", "beacons": [beacon]});
+    queue(control, agent_id, "deploy_sidecar", payload).await
+}
+
 /// A port nothing listens on.
 fn closed_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
@@ -117,15 +131,7 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     // timeout, naming the Beacon this host cannot reach and the target no
     // container on its network answers to.
     let beacon = format!("http://127.0.0.1:{}", closed_port());
-    let id = queue(
-        &control,
-        &agent_id,
-        "deploy_sidecar",
-        json!({"name": "unready",
-        "network_id": network, "target": "app:8080", "docker_network": "apps",
-        "beacons": [beacon]}),
-    )
-    .await;
+    let id = deploy_sidecar(&control, &agent_id, "unready", &network, &beacon).await;
     let job = finished(&control, &id).await;
     assert_eq!(job["status"], "failed", "{job}");
     let result = job["result"].as_str().unwrap();
@@ -140,13 +146,12 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     }
 
     // A sidecar: deployed once ready, then reported with the .knot address read from its logs.
-    let id = queue(
+    let id = deploy_sidecar(
         &control,
         &agent_id,
-        "deploy_sidecar",
-        json!({"name": "web",
-        "network_id": network, "target": "app:8080", "docker_network": "apps",
-        "beacons": ["https://beacon.example.net"]}),
+        "web",
+        &network,
+        "https://beacon.example.net",
     )
     .await;
     let job = finished(&control, &id).await;
@@ -262,13 +267,12 @@ async fn heartbeats_go_on_while_a_slow_pull_runs() {
         .unwrap()
         .to_string();
     let network = protocol::NetworkId::from_random_bytes([8; 32]).to_string();
-    let id = queue(
+    let id = deploy_sidecar(
         &control,
         &agent_id,
-        "deploy_sidecar",
-        json!({"name": "slow",
-        "network_id": network, "target": "app:8080", "docker_network": "apps",
-        "beacons": ["https://beacon.example.net"]}),
+        "slow",
+        &network,
+        "https://beacon.example.net",
     )
     .await;
     // Wait until the pull is under way, then watch heartbeats arrive during it.

@@ -7,7 +7,7 @@ mod common;
 use playwright_rs::expect;
 use std::time::Duration;
 
-async fn network_lifecycle(name: &str, width: u32, height: u32) {
+async fn network_lifecycle(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
     let b = common::open_browser(name, width, height, "en-US").await;
     let page = &b.page;
@@ -130,12 +130,4 @@ async fn network_lifecycle(name: &str, width: u32, height: u32) {
     b.close().await;
 }
 
-#[tokio::test]
-async fn an_admin_manages_a_network_profile_on_a_desktop() {
-    network_lifecycle("desktop", 1280, 800).await;
-}
-
-#[tokio::test]
-async fn an_admin_manages_a_network_profile_on_a_phone() {
-    network_lifecycle("phone", 390, 844).await;
-}
+crate::on_desktop_and_phone!(network_lifecycle, "admin-flow");

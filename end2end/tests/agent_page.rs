@@ -92,13 +92,8 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     .await;
     let profile: serde_json::Value = common::admin_client(&control.base)
         .await
-        .get(format!("{}/api/v1/networks/{network}", control.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+        .get_json(&format!("/api/v1/networks/{network}"))
+        .await;
     assert_eq!(profile["beacons"], json!(["https://beacon2.example.net"]));
 
     // A job that fails on the Agent shows on the Agent's page with its reason.
@@ -163,12 +158,4 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     b.close().await;
 }
 
-#[tokio::test]
-async fn desktop() {
-    deploy_beacon_then_fail_a_job_then_disable(1280, 900, "agent-page-desktop").await;
-}
-
-#[tokio::test]
-async fn phone() {
-    deploy_beacon_then_fail_a_job_then_disable(390, 844, "agent-page-phone").await;
-}
+crate::on_desktop_and_phone!(deploy_beacon_then_fail_a_job_then_disable, "agent-page");

@@ -73,12 +73,4 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
     b.close().await;
 }
 
-#[tokio::test]
-async fn desktop() {
-    create_use_revoke(1280, 900, "tokens-desktop").await;
-}
-
-#[tokio::test]
-async fn phone() {
-    create_use_revoke(390, 844, "tokens-phone").await;
-}
+crate::on_desktop_and_phone!(create_use_revoke, "tokens");

@@ -14,14 +14,7 @@ use std::time::Duration;
 async fn settings_show_the_key_and_an_agent_shows_the_impostor_it_refused() {
     let control = common::start_control().await;
     let admin = common::admin_client(&control.base).await;
-    let identity: Value = admin
-        .get(format!("{}/api/v1/settings/identity", control.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let identity: Value = admin.get_json("/api/v1/settings/identity").await;
     let key = identity["current"]["public_key"]
         .as_str()
         .unwrap()

@@ -63,11 +63,11 @@ async fn diagnose(width: u32, height: u32, name: &str) {
     for _ in 0..2 {
         for url in [&healthy, &broken] {
             let r = admin
-                .post(format!("{}/api/v1/beacons/check", control.base))
-                .json(&serde_json::json!({"network_id": id, "url": url}))
-                .send()
-                .await
-                .unwrap();
+                .post_json(
+                    "/api/v1/beacons/check",
+                    serde_json::json!({"network_id": id, "url": url}),
+                )
+                .await;
             assert_eq!(r.status(), 200);
         }
     }
@@ -109,12 +109,4 @@ async fn diagnose(width: u32, height: u32, name: &str) {
     b.close().await;
 }
 
-#[tokio::test]
-async fn desktop() {
-    diagnose(1280, 900, "diagnose-desktop").await;
-}
-
-#[tokio::test]
-async fn phone() {
-    diagnose(390, 844, "diagnose-phone").await;
-}
+crate::on_desktop_and_phone!(diagnose, "diagnose");

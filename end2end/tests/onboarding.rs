@@ -269,11 +269,11 @@ async fn an_admin_invites_and_a_phone_joins() {
     // An expired invite (its expiry moved into the past in the database).
     let admin = common::admin_client(&base).await;
     let r = admin
-        .post(format!("{base}/api/v1/invites"))
-        .json(&serde_json::json!({"network_id": network_id, "expires_in_hours": 1}))
-        .send()
-        .await
-        .unwrap();
+        .post_json(
+            "/api/v1/invites",
+            serde_json::json!({"network_id": network_id, "expires_in_hours": 1}),
+        )
+        .await;
     assert_eq!(r.status(), 201);
     let created: serde_json::Value = r.json().await.unwrap();
     control

@@ -74,14 +74,8 @@ async fn a_refused_job_says_why_in_russian() {
     let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
     let admin = common::admin_client(&control.base).await;
     let r = admin
-        .post(format!(
-            "{}/api/v1/agents/{}/disable",
-            control.base,
-            agent.id()
-        ))
-        .send()
-        .await
-        .unwrap();
+        .post_empty(&format!("/api/v1/agents/{}/disable", agent.id()))
+        .await;
     assert_eq!(r.status(), 200);
 
     let b = common::open_browser("refusal-in-russian", 1280, 800, "ru-RU").await;

@@ -94,12 +94,4 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     b.close().await;
 }
 
-#[tokio::test]
-async fn desktop() {
-    alerts_and_leftovers(1280, 900, "settings-desktop").await;
-}
-
-#[tokio::test]
-async fn phone() {
-    alerts_and_leftovers(390, 844, "settings-phone").await;
-}
+crate::on_desktop_and_phone!(alerts_and_leftovers, "settings");

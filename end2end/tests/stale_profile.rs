@@ -7,7 +7,7 @@ mod common;
 use playwright_rs::expect;
 use std::time::Duration;
 
-async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32) {
+async fn a_stale_save_is_refused_in_the_form(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
     let base = control.base.clone();
     let id = common::create_network(&base, "Shared", &["https://one.example.net"]).await;
@@ -22,11 +22,11 @@ async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32
     // Meanwhile another admin adds a Beacon through the API.
     let other = common::admin_client(&base).await;
     let r = other
-        .post(format!("{base}/api/v1/beacons"))
-        .json(&serde_json::json!({"network_id": id, "url": "https://two.example.net"}))
-        .send()
-        .await
-        .unwrap();
+        .post_json(
+            "/api/v1/beacons",
+            serde_json::json!({"network_id": id, "url": "https://two.example.net"}),
+        )
+        .await;
     assert_eq!(r.status(), 201, "{}", r.text().await.unwrap());
 
     // This admin, still looking at the old list, renames and saves.
@@ -46,14 +46,7 @@ async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32
         .await
         .unwrap();
     assert_eq!(typed, "Shared, renamed");
-    let stored: serde_json::Value = other
-        .get(format!("{base}/api/v1/networks/{id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let stored: serde_json::Value = other.get_json(&format!("/api/v1/networks/{id}")).await;
     assert_eq!(stored["name"], "Shared");
     assert_eq!(
         stored["beacons"],
@@ -78,12 +71,4 @@ async fn a_stale_save_is_refused_in_the_form(name: &str, width: u32, height: u32
     b.close().await;
 }
 
-#[tokio::test]
-async fn a_stale_profile_save_is_refused_in_the_form_on_a_desktop() {
-    a_stale_save_is_refused_in_the_form("stale-desktop", 1280, 800).await;
-}
-
-#[tokio::test]
-async fn a_stale_profile_save_is_refused_in_the_form_on_a_phone() {
-    a_stale_save_is_refused_in_the_form("stale-phone", 390, 844).await;
-}
+crate::on_desktop_and_phone!(a_stale_save_is_refused_in_the_form, "stale");

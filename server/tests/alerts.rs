@@ -205,8 +205,7 @@ on_both_databases!(
         .await;
         c.sign_in().await;
         let alerts = &c.state.alerts;
-        let a = common::SimAgent::new(&c, 41);
-        a.enroll_with_docker().await;
+        let a = common::SimAgent::with_docker(&c, 41).await;
         let offline_after = c.state.config.agent_offline_after;
 
         // Online from the start is no news; two minutes of silence is.
@@ -269,8 +268,7 @@ on_both_databases!(
 on_both_databases!(
     the_settings_api_sets_the_webhook_and_sends_a_test_alert,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let put = |body: Value| {
             c.client
                 .put(c.url("/api/v1/settings/alerts"))
@@ -325,15 +323,7 @@ on_both_databases!(
 on_both_databases!(
     webhooks_never_reach_unspecified_or_refused_private_addresses,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            common::Options {
-                refuse_private_beacons: true,
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let c = common::signed_in_refusing_private_addresses(backend).await;
         // Only targets on this machine, so that even a regressed policy sends
         // nothing outside it; link-local and metadata forms are unit-tested
         // in domain/address_policy.rs, which connects nowhere.
@@ -362,15 +352,7 @@ on_both_databases!(
 on_both_databases!(
     webhooks_written_as_ipv6_forms_of_refused_addresses_are_refused,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            common::Options {
-                refuse_private_beacons: true,
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let c = common::signed_in_refusing_private_addresses(backend).await;
         // A receiver on loopback, named through IPv6 spellings of 127.0.0.1
         // and 0.0.0.0: a failing policy would still only reach this machine.
         let (hook, received) = test_kit::webhook_receiver().await;

@@ -9,8 +9,7 @@ use serde_json::{json, Value};
 on_both_databases!(
     tokens_are_scoped_hashed_and_revocable,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .post_json("/api/v1/tokens", json!({"name": " ", "scope": "admin"}))
             .await;

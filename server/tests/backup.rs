@@ -46,8 +46,7 @@ fn heartbeat(n: usize) -> Value {
 on_both_databases!(
     backup_while_agents_work_restores_every_table,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .create_network(json!({"name": "Office", "beacons": ["https://beacon.example.net"]}))
             .await;
@@ -193,8 +192,7 @@ on_both_databases!(
 on_both_databases!(
     restore_checks_the_file_and_refuses_to_overwrite,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let agent = SimAgent::new(&c, 90);
         agent.enroll_with_docker().await;
         let files = tempfile::tempdir().unwrap();
@@ -258,8 +256,7 @@ on_both_databases!(
     a_backup_never_writes_through_a_file_or_symlink_left_at_its_partial_name,
     |backend| async move {
         use std::os::unix::fs::PermissionsExt;
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c.create_network(json!({"name": "Kept"})).await;
         assert_eq!(r.status(), 201);
         let store = Store::of(&c);

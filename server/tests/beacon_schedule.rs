@@ -25,8 +25,7 @@ fn schedule(c: &common::Control, interval_secs: i64) -> BeaconSchedule {
 on_both_databases!(
     a_round_checks_every_beacon_of_every_profile,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let healthy = http_beacon(200, "ok").await;
         let failing = http_beacon(500, "database is down").await;
         let closed = closed_port_url();

@@ -12,8 +12,7 @@ use test_kit::{closed_port_url, http_beacon, silent_beacon, untrusted_tls_beacon
 on_both_databases!(
     each_failure_class_is_told_apart_and_kept_as_the_latest_check,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let healthy = http_beacon(200, "ok").await;
         let failing = http_beacon(500, "database is down").await;
         let closed = closed_port_url();
@@ -90,8 +89,7 @@ on_both_databases!(
 on_both_databases!(
     checks_and_additions_refuse_what_does_not_belong,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .create_network(json!({"name": "Small", "beacons": ["https://b1.example.net"]}))
             .await;
@@ -157,11 +155,9 @@ on_both_databases!(
 on_both_databases!(
     a_deployed_beacon_joins_its_profile_on_its_first_success_only,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let network_id = c.created_network(json!({"name": "Office"})).await;
-        let a = common::SimAgent::new(&c, 31);
-        a.enroll_with_docker().await;
+        let a = common::SimAgent::with_docker(&c, 31).await;
         let deploy = json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
             "name": "edge-1", "network_id": network_id, "beacon_url": "https://Edge1.example.net/",
             "advertise": "edge1.example.net:7447", "http_port": 18080}});
@@ -216,15 +212,7 @@ on_both_databases!(
 on_both_databases!(
     private_beacons_are_refused_when_the_policy_says_so,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            common::Options {
-                refuse_private_beacons: true,
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let c = common::signed_in_refusing_private_addresses(backend).await;
         let loopback = http_beacon(200, "ok").await;
         let r = c
             .create_network(json!({"name": "Internal", "beacons": [loopback]}))
@@ -259,15 +247,7 @@ on_both_databases!(
 on_both_databases!(
     ipv4_addresses_written_as_ipv6_are_refused_like_the_addresses_they_carry,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            common::Options {
-                refuse_private_beacons: true,
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let c = common::signed_in_refusing_private_addresses(backend).await;
         // A healthy Beacon on loopback, reached through IPv6 spellings of
         // 127.0.0.1 and of 0.0.0.0 (which reaches this host): wherever the
         // policy failed, the connection would stay on this machine.
@@ -319,11 +299,9 @@ on_both_databases!(
 on_both_databases!(
     beacon_hosts_that_compose_would_interpolate_are_refused_everywhere,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let network_id = c.created_network(json!({"name": "Plain"})).await;
-        let a = common::SimAgent::new(&c, 32);
-        a.enroll_with_docker().await;
+        let a = common::SimAgent::with_docker(&c, 32).await;
         for host in [
             "http://${https_proxy}",
             "http://a${",

@@ -94,8 +94,7 @@ async fn run(store: &Store, args: &[&str]) -> std::process::Output {
 on_both_databases!(
     answers_agents_act_on_are_signed_by_controls_key_for_that_request,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let a = SimAgent::new(&c, 41);
         let enrolled = enroll(&a, "enroll-nonce").await;
         assert_eq!(enrolled.status, 201);
@@ -140,14 +139,9 @@ on_both_databases!(
         );
 
         // A job offer is signed over its exact bytes: ID, kind and payload.
-        let r = c
-            .post_json(
-                "/api/v1/jobs",
-                json!({"agent_id": a.id(), "kind": "restart_component",
-                    "payload": {"component_id": "sidecar-web"}}),
-            )
+        c.queued_job(json!({"agent_id": a.id(), "kind": "restart_component",
+                    "payload": {"component_id": "sidecar-web"}}))
             .await;
-        assert_eq!(r.status(), 201);
         let offer = post(&a, NEXT, "next-1", json!({})).await;
         assert_eq!(offer.status, 200);
         assert_eq!(offer.json()["kind"], "restart_component");
@@ -189,8 +183,7 @@ on_both_databases!(
 on_both_databases!(
     a_rotation_moves_online_agents_and_points_those_left_behind_at_the_way_back,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let online = SimAgent::new(&c, 51);
         let offline = SimAgent::new(&c, 52);
         let old = enroll(&online, "n").await.json()["control_key"]
@@ -306,8 +299,7 @@ on_both_databases!(
 on_both_databases!(
     an_agent_reporting_refused_answers_is_shown_as_reached_by_an_impostor,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let a = SimAgent::new(&c, 61);
         let key = enroll(&a, "n").await.json()["control_key"]
             .as_str()

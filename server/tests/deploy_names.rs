@@ -30,10 +30,8 @@ async fn job_count(c: &common::Control) -> usize {
 on_both_databases!(
     hostile_and_edge_names_are_refused_with_the_rule_and_no_job,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 31);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 31).await;
         let too_long = "a".repeat(64);
         let refused: &[(&str, &str)] = &[
             ("-web", "invalid_deploy_name"),
@@ -97,10 +95,8 @@ on_both_databases!(
 on_both_databases!(
     a_retry_of_a_deployment_under_a_refused_name_is_refused,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 32);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 32).await;
         // A failed job from before the rule, as an older Control stored it.
         let mut old = deploy(&a.id(), "deploy_sidecar", "my.app")["payload"].clone();
         old["name"] = json!("my.app");
@@ -139,10 +135,8 @@ on_both_databases!(
 on_both_databases!(
     a_component_stored_under_an_older_name_is_listed_not_redeployed_and_can_be_removed,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 33);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 33).await;
         let r = c
             .post_json("/api/v1/jobs", deploy(&a.id(), "deploy_sidecar", "web"))
             .await;

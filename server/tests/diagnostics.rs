@@ -40,8 +40,7 @@ fn steps(lines: &[(String, String, String)]) -> Vec<(&str, &str)> {
 on_both_databases!(
     each_layer_and_failure_is_told_in_the_order_to_fix_it,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let relay_up = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let relay_up_at = relay_up.local_addr().unwrap().to_string();
         let relay_down_at = closed_port_url().trim_start_matches("http://").to_string();
@@ -61,40 +60,29 @@ on_both_databases!(
             &tls,
             &silent,
         ];
-        let r = c
-            .create_network(json!({"name": "Office", "beacons": beacons}))
+        let network_id = c
+            .created_network(json!({"name": "Office", "beacons": beacons}))
             .await;
-        let network_id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
         // Two of them Control deployed, so their relay addresses are known.
-        let a = common::SimAgent::new(&c, 71);
-        a.enroll_with_docker().await;
+        let a = common::SimAgent::with_docker(&c, 71).await;
         for (name, url, advertise) in [
             ("edge-1", &with_relay, &relay_up_at),
             ("edge-2", &relay_closed, &relay_down_at),
         ] {
-            let r = c
-                .post_json(
-                    "/api/v1/jobs",
-                    json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
+            c.queued_job(
+                json!({"agent_id": a.id(), "kind": "deploy_beacon", "payload": {
                         "name": name, "network_id": network_id, "beacon_url": url,
                         "advertise": advertise, "http_port": 18080}}),
-                )
-                .await;
-            assert_eq!(r.status(), 201);
-        }
-        // A sidecar of this network whose container exited.
-        let r = c
-            .post_json(
-                "/api/v1/jobs",
-                json!({"agent_id": a.id(), "kind": "deploy_sidecar", "payload": {
-                    "name": "web", "network_id": network_id, "target": "app:8080",
-                    "docker_network": "apps", "beacons": [with_relay]}}),
             )
             .await;
-        assert_eq!(r.status(), 201);
+        }
+        // A sidecar of this network whose container exited.
+        c.queued_job(
+            json!({"agent_id": a.id(), "kind": "deploy_sidecar", "payload": {
+                    "name": "web", "network_id": network_id, "target": "app:8080",
+                    "docker_network": "apps", "beacons": [with_relay]}}),
+        )
+        .await;
         let r = a
             .post(
                 "/api/v1/agents/heartbeat",
@@ -210,8 +198,7 @@ on_both_databases!(
 on_both_databases!(
     a_profile_without_beacons_or_agents_says_so,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = c.created_network(json!({"name": "Bare"})).await;
         let diagnosis: Value = c
             .get_json(&format!("/api/v1/networks/{id}/diagnostics"))

@@ -58,16 +58,7 @@ on_both_databases!(
 
         // The screen says how many and between when, and marks the name as
         // the host's claim, escaped.
-        let html = c
-            .client
-            .get(c.url("/infrastructure"))
-            .header("accept-language", "en")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = c.page_in("/infrastructure", "en").await;
         assert!(html.contains("×1000, first "), "folded line shown");
         assert!(html.contains("name given by the host"));
         assert!(html.contains("&lt;img src=x onerror=alert(1)&gt;"));

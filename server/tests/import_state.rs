@@ -76,8 +76,7 @@ fn run(store: &Store, file: &std::path::Path) -> String {
 on_both_databases!(
     an_old_state_imports_once_and_its_agents_keep_working,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let kept = SimAgent::new(&c, 70);
         let stranger = SimAgent::new(&c, 71);
         let network = NetworkId::from_random_bytes([7; 32]).to_string();

@@ -34,17 +34,11 @@ async fn opens(c: &common::Control) -> Value {
 on_both_databases!(
     previews_and_head_requests_see_the_title_only_and_count_nothing,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let beacons = ["https://beacon.example.net", "http://10.0.0.2:8080"];
-        let r = c
-            .create_network(json!({"name": "Family", "beacons": beacons}))
+        let network_id = c
+            .created_network(json!({"name": "Family", "beacons": beacons}))
             .await;
-        assert_eq!(r.status(), 201);
-        let network_id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
         let r = c
             .post_json(
                 "/api/v1/invites",
@@ -119,15 +113,10 @@ on_both_databases!(
 on_both_databases!(
     people_in_in_app_browsers_see_the_invite_and_a_preview_links_to_it,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let r = c
-            .create_network(json!({"name": "Friends", "beacons": ["https://beacon.example.net"]}))
+        let c = common::signed_in(backend).await;
+        let network_id = c
+            .created_network(json!({"name": "Friends", "beacons": ["https://beacon.example.net"]}))
             .await;
-        let network_id = r.json::<Value>().await.unwrap()["id"]
-            .as_str()
-            .unwrap()
-            .to_string();
         let r = c
             .post_json(
                 "/api/v1/invites",

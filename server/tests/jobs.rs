@@ -21,13 +21,9 @@ async fn queue(c: &common::Control, body: Value) -> reqwest::Response {
 on_both_databases!(
     a_job_goes_from_pending_to_running_to_succeeded_once,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 11);
-        a.enroll_with_docker().await;
-        let r = queue(&c, sidecar_job(&a.id())).await;
-        assert_eq!(r.status(), 201);
-        let job: Value = r.json().await.unwrap();
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 11).await;
+        let job = c.queued_job(sidecar_job(&a.id())).await;
         assert_eq!(job["status"], "pending");
         assert_eq!(
             job["payload"]["name"], "web",
@@ -83,16 +79,12 @@ on_both_databases!(
 on_both_databases!(
     a_result_for_another_agents_job_is_not_found,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let (owner, other) = (common::SimAgent::new(&c, 12), common::SimAgent::new(&c, 13));
-        owner.enroll_with_docker().await;
-        other.enroll_with_docker().await;
-        let job: Value = queue(&c, sidecar_job(&owner.id()))
-            .await
-            .json()
-            .await
-            .unwrap();
+        let c = common::signed_in(backend).await;
+        let (owner, other) = (
+            common::SimAgent::with_docker(&c, 12).await,
+            common::SimAgent::with_docker(&c, 13).await,
+        );
+        let job = c.queued_job(sidecar_job(&owner.id())).await;
         owner.post("/api/v1/agents/jobs/next", json!({})).await;
         let r = other
             .post(
@@ -115,10 +107,8 @@ on_both_databases!(
 on_both_databases!(
     a_long_poll_wakes_within_a_second_of_the_job_being_queued,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 14);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 14).await;
         let waiting = {
             let a = common::SimAgent::new(&c, 14);
             tokio::spawn(async move {
@@ -148,11 +138,9 @@ on_both_databases!(
 on_both_databases!(
     a_running_job_without_a_result_expires_after_its_lease,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 15);
-        a.enroll_with_docker().await;
-        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 15).await;
+        let job = c.queued_job(sidecar_job(&a.id())).await;
         a.post("/api/v1/agents/jobs/next", json!({})).await;
         let id = job["id"].as_str().unwrap();
         // The lease is ten minutes from the claim, both read off the
@@ -200,10 +188,8 @@ on_both_databases!(
 on_both_databases!(
     jobs_that_could_only_fail_are_refused_with_the_reason,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 16);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 16).await;
         let expect = |r: reqwest::Response,
                       status: u16,
                       field: Option<&'static str>,
@@ -274,11 +260,10 @@ on_both_databases!(
 on_both_databases!(
     a_job_for_an_agent_that_never_checked_in_waits_for_it,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let a = common::SimAgent::new(&c, 19);
         assert_eq!(a.enroll(common::ENROLL, "later").await.status(), 201);
-        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let job = c.queued_job(sidecar_job(&a.id())).await;
         assert_eq!(job["status"], "pending");
         let offer = a.next_job().await;
         assert_eq!(offer["id"], job["id"]);
@@ -288,11 +273,9 @@ on_both_databases!(
 on_both_databases!(
     pending_jobs_can_be_cancelled_and_failed_ones_retried,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 20);
-        a.enroll_with_docker().await;
-        let first: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 20).await;
+        let first = c.queued_job(sidecar_job(&a.id())).await;
         let id = first["id"].as_str().unwrap();
         let r = c.post_empty(&format!("/api/v1/jobs/{id}/cancel")).await;
         assert_eq!(r.status(), 200);
@@ -306,7 +289,7 @@ on_both_databases!(
         let again = c.post_empty(&format!("/api/v1/jobs/{id}/cancel")).await;
         assert_eq!(again.status(), 409);
 
-        let second: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let second = c.queued_job(sidecar_job(&a.id())).await;
         let id2 = second["id"].as_str().unwrap();
         assert_eq!(
             c.post_empty(&format!("/api/v1/jobs/{id2}/retry"))
@@ -335,19 +318,15 @@ on_both_databases!(
 on_both_databases!(
     the_job_list_filters_and_pages_newest_first,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let (a, b) = (common::SimAgent::new(&c, 21), common::SimAgent::new(&c, 22));
-        a.enroll_with_docker().await;
-        b.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let (a, b) = (
+            common::SimAgent::with_docker(&c, 21).await,
+            common::SimAgent::with_docker(&c, 22).await,
+        );
         let mut created = Vec::new();
         for i in 0..7 {
             let agent = if i % 2 == 0 { &a } else { &b };
-            let job: Value = queue(&c, sidecar_job(&agent.id()))
-                .await
-                .json()
-                .await
-                .unwrap();
+            let job = c.queued_job(sidecar_job(&agent.id())).await;
             created.push(job["id"].as_str().unwrap().to_string());
         }
         let mut seen = Vec::new();
@@ -379,11 +358,9 @@ on_both_databases!(
 on_both_databases!(
     a_disabled_agent_gets_no_jobs_until_enabled,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 23);
-        a.enroll_with_docker().await;
-        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 23).await;
+        let job = c.queued_job(sidecar_job(&a.id())).await;
         let r = c
             .post_empty(&format!("/api/v1/agents/{}/disable", a.id()))
             .await;
@@ -408,11 +385,9 @@ on_both_databases!(
 on_both_databases!(
     enrollments_state_changes_jobs_and_results_are_audited,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 24);
-        a.enroll_with_docker().await;
-        let job: Value = queue(&c, sidecar_job(&a.id())).await.json().await.unwrap();
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 24).await;
+        let job = c.queued_job(sidecar_job(&a.id())).await;
         let id = job["id"].as_str().unwrap();
         a.post("/api/v1/agents/jobs/next", json!({})).await;
         a.post(
@@ -461,11 +436,11 @@ on_both_databases!(
 on_both_databases!(
     the_job_list_filters_by_kind_and_agent_together,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let (a, b) = (common::SimAgent::new(&c, 21), common::SimAgent::new(&c, 22));
-        a.enroll_with_docker().await;
-        b.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let (a, b) = (
+            common::SimAgent::with_docker(&c, 21).await,
+            common::SimAgent::with_docker(&c, 22).await,
+        );
         for agent in [&a, &b] {
             assert_eq!(queue(&c, sidecar_job(&agent.id())).await.status(), 201);
             let restart = json!({"agent_id": agent.id(), "kind": "restart_component",

@@ -113,8 +113,7 @@ on_both_databases!(
 on_both_databases!(
     revoked_and_expired_install_tokens_are_refused_and_the_log_says_why,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let revoked = create_token(&c, json!({})).await;
         assert!(revoked["warning"].as_str().unwrap().contains("PUBLIC_URL"));
         let r = c
@@ -187,10 +186,8 @@ on_both_databases!(
 on_both_databases!(
     a_revoked_agent_is_refused_by_name_and_loses_its_queued_jobs,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 34);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 34).await;
         let job: Value = c
             .post_json("/api/v1/jobs", sidecar_job(&a.id()))
             .await
@@ -239,10 +236,8 @@ on_both_databases!(
 on_both_databases!(
     a_moved_agent_hands_its_desired_components_to_the_new_host,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let old = common::SimAgent::new(&c, 35);
-        old.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let old = common::SimAgent::with_docker(&c, 35).await;
         deploy_sidecar(&c, &old).await;
         // A restart queued but not taken is cancelled by the move.
         let restart = json!({"agent_id": old.id(), "kind": "restart_component",
@@ -308,10 +303,8 @@ on_both_databases!(
 on_both_databases!(
     enabling_an_agent_resends_its_whole_desired_state,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 37);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 37).await;
         deploy_sidecar(&c, &a).await;
         let path = |action: &str| format!("/api/v1/agents/{}/{action}", a.id());
         let view: Value = c

@@ -53,19 +53,13 @@ on_both_databases!(the_event_stream_names_what_changed, |backend| async move {
         "the stream tells the browser to reconnect after 1 s"
     );
 
-    let agent = common::SimAgent::new(&c, 61);
-    agent.enroll_with_docker().await;
+    let agent = common::SimAgent::with_docker(&c, 61).await;
     let event = wait_for_topic(&mut stream, "agents", Duration::from_secs(5)).await;
     assert!(event.contains(r#"data: {"topics":["agents"]}"#), "{event}");
 
-    let r = c
-        .post_json(
-            "/api/v1/jobs",
-            json!({"agent_id": agent.id(), "kind": "restart_component",
-                    "payload": {"component_id": "sidecar-web"}}),
-        )
+    c.queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
+                    "payload": {"component_id": "sidecar-web"}}))
         .await;
-    assert_eq!(r.status(), 201);
     wait_for_topic(&mut stream, "jobs", Duration::from_secs(5)).await;
 
     let job = agent.claim().await.expect("the job is waiting");

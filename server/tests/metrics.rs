@@ -88,8 +88,7 @@ on_both_databases!(
             .as_str()
             .unwrap()
             .to_string();
-        let a = common::SimAgent::new(&c, 61);
-        a.enroll_with_docker().await;
+        let a = common::SimAgent::with_docker(&c, 61).await;
         for _ in 0..2 {
             let r = a
                 .post(
@@ -99,14 +98,9 @@ on_both_databases!(
                 .await;
             assert_eq!(r.status(), 200);
         }
-        let r = c
-            .post_json(
-                "/api/v1/jobs",
-                json!({"agent_id": a.id(), "kind": "restart_component",
-                    "payload": {"component_id": "sidecar-web"}}),
-            )
+        c.queued_job(json!({"agent_id": a.id(), "kind": "restart_component",
+                    "payload": {"component_id": "sidecar-web"}}))
             .await;
-        assert_eq!(r.status(), 201);
         let job = a.claim().await.unwrap();
         a.finish(job["id"].as_str().unwrap(), "succeeded", "restarted")
             .await;

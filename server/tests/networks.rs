@@ -7,8 +7,7 @@ use serde_json::{json, Value};
 on_both_databases!(
     a_profile_is_created_with_a_generated_id_read_edited_and_deleted,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .create_network(
                 json!({"name": "  Office  ", "beacons": ["https://Beacon.Example.net/"]}),
@@ -58,8 +57,7 @@ on_both_databases!(
 on_both_databases!(
     a_beacon_on_the_relay_port_is_refused_naming_the_field_and_why,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .create_network(json!({"name": "Lab", "beacons": ["http://beacon.example.net:7447"]}))
             .await;
@@ -81,8 +79,7 @@ on_both_databases!(
 on_both_databases!(
     a_pasted_network_id_is_normalised_unique_and_immutable,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = protocol::NetworkId::from_random_bytes([42; 32]).to_string();
         let r = c
             .create_network(json!({"id": format!(" {} ", id.to_uppercase()), "name": "Existing"}))
@@ -121,8 +118,7 @@ on_both_databases!(
 );
 
 on_both_databases!(names_are_required_and_bounded, |backend| async move {
-    let c = common::start(backend).await;
-    c.sign_in().await;
+    let c = common::signed_in(backend).await;
     let r = c.create_network(json!({"name": "   "})).await;
     assert_eq!(r.status(), 400);
     let body: Value = r.json().await.unwrap();
@@ -137,8 +133,7 @@ on_both_databases!(names_are_required_and_bounded, |backend| async move {
 on_both_databases!(
     the_list_pages_in_name_order_without_gaps_or_repeats,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         for i in 0..23 {
             // Two profiles per name, so ties are broken by ID.
             assert_eq!(
@@ -187,8 +182,7 @@ on_both_databases!(
 on_both_databases!(
     malformed_requests_get_the_json_error_shape_too,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c.get("/api/v1/networks?limit=abc").await;
         assert_eq!(r.status(), 400);
         assert_eq!(r.json::<Value>().await.unwrap()["code"], "invalid_query");

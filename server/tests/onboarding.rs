@@ -90,8 +90,7 @@ async fn open(
 on_both_databases!(
     each_platforms_guide_carries_the_deep_link_and_its_qr_code,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let beacons = ["https://b1.example.net", "http://10.0.0.2:8080"];
         let id = network(&c, "Дом & офис #1", &beacons).await;
         for platform in ["windows", "android", "ios", "linux", "docker", "raw"] {
@@ -181,8 +180,7 @@ on_both_databases!(
 on_both_databases!(
     an_invite_page_shows_the_visitors_platform_first_and_counts_each_visitor_once,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = network(&c, "Family", &["https://beacon.example.net"]).await;
         let created = create_invite(&c, json!({"network_id": id, "name": "Petrov family"})).await;
         let path = page_path(&created);
@@ -329,8 +327,7 @@ on_both_databases!(
 on_both_databases!(
     limited_and_expired_invites_refuse_new_visitors,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = network(&c, "Limited", &["https://beacon.example.net"]).await;
         let once = create_invite(
             &c,
@@ -387,8 +384,7 @@ on_both_databases!(
 on_both_databases!(
     previews_and_head_requests_do_not_use_up_an_invite_and_the_last_open_goes_to_one_visitor,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = network(&c, "Once", &["https://beacon.example.net"]).await;
         let created = create_invite(&c, json!({"network_id": id, "max_opens": 1})).await;
         let path = page_path(&created);
@@ -423,8 +419,7 @@ on_both_databases!(
 on_both_databases!(
     the_invite_page_speaks_the_visitors_language_and_escapes_names,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = network(&c, "Escaped", &["https://beacon.example.net"]).await;
         let created = create_invite(
             &c,
@@ -452,8 +447,7 @@ on_both_databases!(
 on_both_databases!(
     invite_requests_name_the_refused_field,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let id = network(&c, "Checked", &[]).await;
         let cases = [
             (json!({"name": "x"}), "network_id"),

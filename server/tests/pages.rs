@@ -83,16 +83,7 @@ on_both_databases!(
     the_language_follows_the_browser_until_the_admin_picks_one,
     |backend| async move {
         let c = common::start(backend).await;
-        let html = c
-            .client
-            .get(c.url("/login"))
-            .header("accept-language", "ru-RU,ru;q=0.9,en;q=0.5")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = c.page_in("/login", "ru-RU,ru;q=0.9,en;q=0.5").await;
         assert!(
             html.contains("<html lang=\"ru\""),
             "Russian for a browser that prefers it"
@@ -104,16 +95,7 @@ on_both_databases!(
             .to_str()
             .unwrap()
             .starts_with("kr_lang=en"));
-        let html = c
-            .client
-            .get(c.url("/login"))
-            .header("accept-language", "ru")
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let html = c.page_in("/login", "ru").await;
         assert!(
             html.contains("<html lang=\"en\""),
             "the remembered choice wins"
@@ -128,8 +110,7 @@ on_both_databases!(
 on_both_databases!(
     the_overview_counts_what_is_in_the_database,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let counts = |c: &common::Control| {
             let req = c.client.post(c.url("/ui/overview")).form(&[("", "")]);
             async move { req.send().await.unwrap().json::<Value>().await.unwrap() }
@@ -149,8 +130,7 @@ on_both_databases!(
 on_both_databases!(
     the_networks_page_is_rendered_on_the_server_with_the_profiles,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let created: Value = c
             .create_network(json!({"name": "Rendered-Profile"}))
             .await
@@ -185,8 +165,7 @@ on_both_databases!(
 on_both_databases!(
     server_function_refusals_name_the_field,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let r = c
             .post_json(
                 "/ui/create_network",

@@ -90,8 +90,7 @@ fn hostile_paths(screen: &str, host: &str) -> Vec<String> {
 on_both_databases!(
     no_spelling_of_a_path_serves_admin_data_without_a_session,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         // Admin data with names that would stand out in any body.
         let r = c
             .create_network(json!({"name": "Marker Net Q7", "description": "marker description q7", "beacons": ["https://beacon-q7.example.net"]}))
@@ -250,8 +249,7 @@ on_both_databases!(
 on_both_databases!(
     a_missing_file_under_pkg_is_a_bare_404_and_join_subpaths_render_nothing,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         // Even signed in, a path below a public prefix is never rendered as a screen.
         for path in [
             "/pkg/infrastructure",
@@ -273,8 +271,7 @@ on_both_databases!(
 on_both_databases!(
     a_bearer_header_skips_the_origin_check_only_on_the_json_api,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         // The browser-like client holds a session cookie; a forged cross-site
         // request adds a Bearer header of its own making and another Origin.
         for path in ["/ui/sign_out", "/ui/overview", "/networks"] {

@@ -28,8 +28,7 @@ fn urls(list: &Value) -> BTreeSet<String> {
 on_both_databases!(
     parallel_beacon_additions_all_land_up_to_the_limit,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let (id, _) = new_profile(&c, json!({"name": "Busy"})).await;
         // More than a profile may hold (16), all at once.
         let wanted: Vec<String> = (0..20)
@@ -73,8 +72,7 @@ on_both_databases!(
 on_both_databases!(
     a_save_based_on_a_stale_version_is_refused_and_changes_nothing,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let (id, opened) = new_profile(
             &c,
             json!({"name": "Office", "beacons": ["https://b1.example.net"]}),
@@ -214,8 +212,7 @@ async fn raw_put(
 on_both_databases!(
     hostile_versions_are_refused_and_change_nothing,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let (id, _) = new_profile(&c, json!({"name": "Target"})).await;
         let path = format!("/api/v1/networks/{id}");
         let cookie = session_cookie(&c).await;
@@ -289,8 +286,7 @@ on_both_databases!(
 on_both_databases!(
     deployed_beacons_joining_while_beacons_are_added_lose_nothing,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let (id, _) = new_profile(&c, json!({"name": "Edge"})).await;
         // Four Agents each hold a running deployment of a Beacon of the profile.
         let mut held = Vec::new();

@@ -54,15 +54,7 @@ on_both_databases!(
     |backend| async move {
         // Trust is on, but the proxy is 192.0.2.0/24: a loopback peer is a client
         // that went around it.
-        let c = common::start_with(
-            backend,
-            Options {
-                trust_proxy: true,
-                trusted_proxies: Some("192.0.2.0/24".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = common::behind_proxy_in(backend, "192.0.2.0/24").await;
         let mut statuses = Vec::new();
         for spoof in SPOOFS {
             statuses.push(raw(c.addr, &sign_in(c.addr, "guess", spoof)).await.0);
@@ -87,14 +79,7 @@ on_both_databases!(
     behind_a_trusted_proxy_the_rightmost_untrusted_address_is_the_client,
     |backend| async move {
         // Loopback is trusted by default once trust is on.
-        let c = common::start_with(
-            backend,
-            Options {
-                trust_proxy: true,
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = common::behind_proxy(backend).await;
         // The client prepends whatever it likes; the proxy appends the truth
         // (and a second trusted hop may follow).
         for n in 0..8 {
@@ -117,15 +102,7 @@ on_both_databases!(
 on_both_databases!(
     enrollment_and_invite_limits_ignore_forwarded_for_from_an_untrusted_peer,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            Options {
-                trust_proxy: true,
-                trusted_proxies: Some("192.0.2.0/24".into()),
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = common::behind_proxy_in(backend, "192.0.2.0/24").await;
         let key = protocol::signing::AgentKey::from_seed([7; 32])
             .public_key()
             .to_wire();

@@ -133,10 +133,8 @@ impl Captured {
 on_both_databases!(
     a_seen_request_is_refused_under_every_other_spelling,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 61);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 61).await;
 
         // The Agent asks for work while there is none; someone captures it.
         let next = Captured::new(&a, "/api/v1/agents/jobs/next", json!({}));

@@ -22,15 +22,7 @@ async fn create_token(c: &common::Control, body: Value) -> Value {
 
 /// The Infrastructure screen as the server renders it, in English.
 async fn infrastructure_page(c: &common::Control) -> String {
-    c.client
-        .get(c.url("/infrastructure"))
-        .header("accept-language", "en")
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap()
+    c.page_in("/infrastructure", "en").await
 }
 
 async fn delete_agent(c: &common::Control, id: &str) {
@@ -41,8 +33,7 @@ async fn delete_agent(c: &common::Control, id: &str) {
 on_both_databases!(
     a_revoked_and_deleted_host_stays_out_until_its_key_is_allowed_again,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let created = create_token(&c, json!({"name": "edge-9", "tags": ["edge"]})).await;
         let token = created["token"].as_str().unwrap();
         let a = common::SimAgent::new(&c, 71);
@@ -109,8 +100,7 @@ on_both_databases!(
 on_both_databases!(
     a_key_is_allowed_again_only_once_its_revoked_record_is_deleted,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let a = common::SimAgent::new(&c, 72);
         assert_eq!(a.enroll(common::ENROLL, "kept").await.status(), 201);
         let r = c
@@ -161,8 +151,7 @@ on_both_databases!(
 on_both_databases!(
     an_install_tokens_repeat_grace_is_for_its_key_while_it_lives_and_is_not_revoked,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let created = create_token(&c, json!({"name": "grace"})).await;
         let token = created["token"].as_str().unwrap();
         let first = common::SimAgent::new(&c, 73);

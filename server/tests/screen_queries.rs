@@ -48,8 +48,7 @@ on_both_databases!(
     the_overview_lists_troubled_agents_most_urgent_first,
     |backend| async move {
         let c = common::start(backend).await;
-        let healthy = common::SimAgent::new(&c, 21);
-        healthy.enroll_with_docker().await;
+        let healthy = common::SimAgent::with_docker(&c, 21).await;
         let broken = common::SimAgent::new(&c, 22);
         assert_eq!(
             broken.enroll(common::ENROLL, "zz-broken").await.status(),
@@ -102,32 +101,22 @@ on_both_databases!(
 on_both_databases!(
     jobs_filter_by_network_including_restarts_of_a_component,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let agent = common::SimAgent::new(&c, 31);
-        agent.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let agent = common::SimAgent::with_docker(&c, 31).await;
         let office = protocol::NetworkId::from_random_bytes([5; 32]).to_string();
         let lab = protocol::NetworkId::from_random_bytes([6; 32]).to_string();
         for (name, network) in [("web", &office), ("db", &lab)] {
-            let r = c
-                .post_json(
-                    "/api/v1/jobs",
-                    json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
+            c.queued_job(
+                json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
                         "name": name, "network_id": network, "target": "app:8080",
                         "docker_network": "apps", "beacons": ["https://beacon.example.net"]}}),
-                )
-                .await;
-            assert_eq!(r.status(), 201);
-        }
-        // A restart names only the component; it belongs to the component's network.
-        let r = c
-            .post_json(
-                "/api/v1/jobs",
-                json!({"agent_id": agent.id(), "kind": "restart_component",
-                    "payload": {"component_id": "sidecar-web"}}),
             )
             .await;
-        assert_eq!(r.status(), 201);
+        }
+        // A restart names only the component; it belongs to the component's network.
+        c.queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
+                    "payload": {"component_id": "sidecar-web"}}))
+            .await;
 
         let page: serde_json::Value = c
             .get_json(&format!("/api/v1/jobs?network_id={office}"))
@@ -145,8 +134,7 @@ on_both_databases!(
 on_both_databases!(
     forms_offer_agents_that_take_jobs_deployable_ones_first_and_a_search_past_the_limit,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         // Named so that the Agents that cannot deploy sort first.
         let enroll = |seed: u8, name: &'static str, docker: bool| {
             let c = &c;
@@ -221,8 +209,7 @@ on_both_databases!(
 on_both_databases!(
     profiles_list_by_name_and_narrow_by_a_search,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         for name in ["Office", "Lab", "office-2", "Home"] {
             assert_eq!(c.create_network(json!({"name": name})).await.status(), 201);
         }

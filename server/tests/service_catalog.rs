@@ -24,10 +24,8 @@ async fn agent_component(c: &common::Control, agent_id: &str) -> Value {
 on_both_databases!(
     a_catalog_entry_is_stored_shown_and_changed_by_redeploying_the_same_component,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 41);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 41).await;
         let entry = json!({"title": " Family photos ", "description": "Albums of the whole family",
             "tags": ["Photos", "home-lab", "photos"], "category": "Media", "scheme": "HTTPS"});
         let r = c.post_json("/api/v1/jobs", sidecar(&a.id(), entry)).await;
@@ -93,10 +91,8 @@ on_both_databases!(
 on_both_databases!(
     catalog_fields_outside_their_bounds_are_refused_at_their_field_without_a_job,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
-        let a = common::SimAgent::new(&c, 42);
-        a.enroll_with_docker().await;
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 42).await;
         let eleven: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
         let cases = [
             (json!({"title": "t".repeat(81)}), "title", "too_long"),

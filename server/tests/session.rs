@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{Options, PASSWORD};
+use common::PASSWORD;
 use serde_json::{json, Value};
 
 on_both_databases!(
@@ -146,14 +146,7 @@ on_both_databases!(
 on_both_databases!(
     eight_failures_from_one_client_lock_it_out_for_ten_minutes,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            Options {
-                trust_proxy: true,
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = common::behind_proxy(backend).await;
         let attempt = |client_ip: &'static str, password: &'static str| {
             let c = &c;
             async move {
@@ -190,8 +183,7 @@ on_both_databases!(
 on_both_databases!(
     state_changes_from_another_origin_are_refused,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let body = json!({"name": "Lab"});
         let foreign = c
             .client
@@ -245,8 +237,7 @@ on_both_databases!(
 on_both_databases!(
     bodies_over_two_mebibytes_get_413_and_bad_json_a_field_less_400,
     |backend| async move {
-        let c = common::start(backend).await;
-        c.sign_in().await;
+        let c = common::signed_in(backend).await;
         let huge = json!({"name": "x".repeat(2 * 1024 * 1024 + 10)});
         let r = c.create_network(huge).await;
         assert_eq!(r.status(), 413);
@@ -276,14 +267,7 @@ on_both_databases!(
 on_both_databases!(
     parallel_guesses_cannot_slip_past_the_limit,
     |backend| async move {
-        let c = common::start_with(
-            backend,
-            Options {
-                trust_proxy: true,
-                ..Default::default()
-            },
-        )
-        .await;
+        let c = common::behind_proxy(backend).await;
         let guesses = (0..24).map(|_| {
             c.client
                 .post(c.url("/api/v1/session"))

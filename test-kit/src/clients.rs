@@ -83,6 +83,20 @@ impl AdminClient {
             .expect("DELETE")
     }
 
+    /// A screen's server-rendered HTML, as a browser asking for `language`
+    /// (an `Accept-Language` value) receives it.
+    pub async fn page_in(&self, path: &str, language: &str) -> String {
+        self.client
+            .get(self.url(path))
+            .header("accept-language", language)
+            .send()
+            .await
+            .expect("GET page")
+            .text()
+            .await
+            .expect("page text")
+    }
+
     /// GET with the session's cookies, parsed as JSON.
     pub async fn get_json<T: serde::de::DeserializeOwned>(&self, path: &str) -> T {
         self.get(path).await.json().await.expect("JSON answer")
@@ -220,6 +234,13 @@ impl SimAgent {
         );
         self.report(json!({"name": self.name, "docker_available": true}))
             .await;
+    }
+
+    /// A new Agent (`seed` picks its key) enrolled with Docker available.
+    pub async fn with_docker(control: &impl TestControl, seed: u8) -> Self {
+        let agent = Self::new(control, seed);
+        agent.enroll_with_docker().await;
+        agent
     }
 
     /// A request signed now (or `skew` seconds off), with the exact body bytes given.

@@ -393,23 +393,41 @@ pub async fn save_screenshot(page: &Page, name: &str) {
     .unwrap();
 }
 
-/// A signed-in admin API client, as a script would use.
-pub async fn admin_client(base: &str) -> reqwest::Client {
-    test_kit::signed_in_admin(base, PASSWORD).await
+/// One browser scenario as two tests: `desktop` (1280×900) and `phone`
+/// (390×844). The scenario takes the width, the height and the name its
+/// screenshots are filed under (`<name>-desktop`, `<name>-phone`).
+#[macro_export]
+macro_rules! on_desktop_and_phone {
+    ($scenario:ident, $name:literal) => {
+        #[tokio::test]
+        async fn desktop() {
+            $scenario(1280, 900, concat!($name, "-desktop")).await;
+        }
+
+        #[tokio::test]
+        async fn phone() {
+            $scenario(390, 844, concat!($name, "-phone")).await;
+        }
+    };
+}
+
+/// The admin's API session, signed in, as a script would use it.
+pub async fn admin_client(base: &str) -> test_kit::AdminClient {
+    let admin = test_kit::AdminClient::new(base, PASSWORD);
+    admin.sign_in().await;
+    admin
 }
 
 /// Queues a restart of `component` on the Agent through the admin API; the job's ID.
 pub async fn queue_restart(base: &str, agent_id: &str, component: &str) -> String {
     let r = admin_client(base)
         .await
-        .post(format!("{base}/api/v1/jobs"))
-        .json(
-            &serde_json::json!({"agent_id": agent_id, "kind": "restart_component",
+        .post_json(
+            "/api/v1/jobs",
+            serde_json::json!({"agent_id": agent_id, "kind": "restart_component",
             "payload": {"component_id": component}}),
         )
-        .send()
-        .await
-        .unwrap();
+        .await;
     assert_eq!(r.status(), 201);
     r.json::<serde_json::Value>().await.unwrap()["id"]
         .as_str()
@@ -419,13 +437,13 @@ pub async fn queue_restart(base: &str, agent_id: &str, component: &str) -> Strin
 
 /// A network profile made through the admin API; its ID.
 pub async fn create_network(base: &str, name: &str, beacons: &[&str]) -> String {
-    let admin = admin_client(base).await;
-    let r = admin
-        .post(format!("{base}/api/v1/networks"))
-        .json(&serde_json::json!({"name": name, "beacons": beacons}))
-        .send()
+    let r = admin_client(base)
         .await
-        .unwrap();
+        .post_json(
+            "/api/v1/networks",
+            serde_json::json!({"name": name, "beacons": beacons}),
+        )
+        .await;
     assert_eq!(r.status(), 201);
     let created: serde_json::Value = r.json().await.unwrap();
     created["id"].as_str().unwrap().to_string()

@@ -98,6 +98,53 @@ pub async fn start(backend: Backend) -> Control {
     start_with(backend, Options::default()).await
 }
 
+/// A Control with the admin already signed in: where most tests begin.
+pub async fn signed_in(backend: Backend) -> Control {
+    let c = start(backend).await;
+    c.sign_in().await;
+    c
+}
+
+/// A Control that trusts the `X-Forwarded-For` of loopback proxies.
+pub async fn behind_proxy(backend: Backend) -> Control {
+    start_with(
+        backend,
+        Options {
+            trust_proxy: true,
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// A Control that trusts `X-Forwarded-For` only from proxies in `cidr`.
+pub async fn behind_proxy_in(backend: Backend, cidr: &str) -> Control {
+    start_with(
+        backend,
+        Options {
+            trust_proxy: true,
+            trusted_proxies: Some(cidr.into()),
+            ..Default::default()
+        },
+    )
+    .await
+}
+
+/// Signed in, with private and loopback addresses refused as Beacons and
+/// webhook targets (`KNOTROUTE_CONTROL_REFUSE_PRIVATE_BEACONS`).
+pub async fn signed_in_refusing_private_addresses(backend: Backend) -> Control {
+    let c = start_with(
+        backend,
+        Options {
+            refuse_private_beacons: true,
+            ..Default::default()
+        },
+    )
+    .await;
+    c.sign_in().await;
+    c
+}
+
 pub async fn start_with(backend: Backend, options: Options) -> Control {
     let data = tempfile::tempdir().expect("temp dir");
     let mut args = vec![
@@ -214,6 +261,15 @@ impl Control {
         assert_eq!(r.status(), 201, "the network profile is created");
         let created: serde_json::Value = r.json().await.unwrap();
         created["id"].as_str().unwrap().to_string()
+    }
+
+    /// A job queued through the admin API, expected to be accepted; its view.
+    pub async fn queued_job(&self, body: serde_json::Value) -> serde_json::Value {
+        let r = self.post_json("/api/v1/jobs", body).await;
+        let status = r.status();
+        let job: serde_json::Value = r.json().await.unwrap();
+        assert_eq!(status, 201, "the job is queued: {job}");
+        job
     }
 
     pub async fn create_network(&self, body: serde_json::Value) -> reqwest::Response {
