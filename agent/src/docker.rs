@@ -3,9 +3,11 @@
 //! Commands run with a time limit and their output captured; nothing here
 //! decides what a job means (that is `workload.rs`).
 
+use crate::progress::Journal;
 use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// How Compose is invoked on this host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,6 +24,8 @@ pub struct Output {
     /// The command line as run, for results and logs.
     pub command: String,
     pub success: bool,
+    /// The exit code, when the command exited (not killed by a signal).
+    pub code: Option<i32>,
     /// stdout then stderr, as Docker mixes progress and errors between them.
     pub text: String,
     pub stdout: String,
@@ -35,6 +39,9 @@ pub enum DockerError {
     NotStarted { program: String, why: String },
     #[error("`{command}` did not finish within {secs} s")]
     TimedOut { command: String, secs: u64 },
+    /// The job was cancelled while the command ran; it was stopped.
+    #[error("`{command}` was stopped: {}", crate::progress::CANCELLED)]
+    Cancelled { command: String },
 }
 
 /// Pulls can be slow; everything else answers in seconds.
@@ -56,46 +63,108 @@ impl Default for Docker {
     }
 }
 
+/// Reads a pipe to its end, line by line, handing each line to `journal`
+/// as it comes (invalid UTF-8 is replaced, not fatal).
+async fn read_lines(pipe: impl AsyncRead + Unpin, journal: Option<&Journal>) -> String {
+    let mut reader = BufReader::new(pipe);
+    let mut all = String::new();
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => return all,
+            Ok(_) => {
+                let text = String::from_utf8_lossy(&line);
+                if let Some(journal) = journal {
+                    journal.line(text.trim_end_matches('\n'));
+                }
+                all.push_str(&text);
+            }
+        }
+    }
+}
+
 impl Docker {
-    /// Runs `program args…`, capturing output, killed after `limit`.
-    async fn exec(program: &str, args: &[&str], limit: Duration) -> Result<Output, DockerError> {
+    /// Runs `program args…`, capturing output, killed after `limit`. With a
+    /// journal, each line goes to it as printed, and a cancelled job kills
+    /// the command.
+    async fn exec(
+        program: &str,
+        args: &[&str],
+        limit: Duration,
+        journal: Option<&Journal>,
+    ) -> Result<Output, DockerError> {
         let command = std::iter::once(program)
             .chain(args.iter().copied())
             .collect::<Vec<_>>()
             .join(" ");
-        let child = tokio::process::Command::new(program)
+        let mut child = tokio::process::Command::new(program)
             .args(args)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
-            .output();
-        let output = match tokio::time::timeout(limit, child).await {
-            Err(_) => {
-                return Err(DockerError::TimedOut {
+            .spawn()
+            .map_err(|e| DockerError::NotStarted {
+                program: program.to_string(),
+                why: e.to_string(),
+            })?;
+        if let Some(journal) = journal {
+            journal.command(&command);
+        }
+        let (out_pipe, err_pipe) = (child.stdout.take(), child.stderr.take());
+        let run = async {
+            let (stdout, stderr, status) = tokio::join!(
+                async {
+                    match out_pipe {
+                        Some(pipe) => read_lines(pipe, journal).await,
+                        None => String::new(),
+                    }
+                },
+                async {
+                    match err_pipe {
+                        Some(pipe) => read_lines(pipe, journal).await,
+                        None => String::new(),
+                    }
+                },
+                child.wait()
+            );
+            (stdout, stderr, status)
+        };
+        let cancelled = async {
+            match journal {
+                Some(journal) => journal.cancelled().await,
+                None => std::future::pending().await,
+            }
+        };
+        // Leaving `run` unfinished drops the child, which kills it.
+        let (stdout, stderr, status) = tokio::select! {
+            finished = tokio::time::timeout(limit, run) => match finished {
+                Ok(done) => done,
+                Err(_) => return Err(DockerError::TimedOut {
                     command,
                     secs: limit.as_secs(),
-                })
-            }
-            Ok(Err(e)) => {
-                return Err(DockerError::NotStarted {
-                    program: program.to_string(),
-                    why: e.to_string(),
-                })
-            }
-            Ok(Ok(output)) => output,
+                }),
+            },
+            _ = cancelled => return Err(DockerError::Cancelled { command }),
         };
-        let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        let status = status.map_err(|e| DockerError::NotStarted {
+            program: program.to_string(),
+            why: e.to_string(),
+        })?;
         let text = match (stdout.trim().is_empty(), stderr.trim().is_empty()) {
             (_, true) => stdout.clone(),
             (true, false) => stderr.clone(),
             (false, false) => format!("{}\n{}", stdout.trim_end(), stderr),
         };
-        tracing::debug!(%command, status = ?output.status.code(), "docker command finished");
+        tracing::debug!(%command, status = ?status.code(), "docker command finished");
+        if let Some(journal) = journal {
+            journal.exit_code(status.code());
+        }
         Ok(Output {
             command,
-            success: output.status.success(),
+            success: status.success(),
+            code: status.code(),
             text,
             stdout,
             stderr,
@@ -104,7 +173,17 @@ impl Docker {
 
     /// `docker args…`.
     pub async fn docker(&self, args: &[&str], limit: Duration) -> Result<Output, DockerError> {
-        Self::exec(&self.program, args, limit).await
+        Self::exec(&self.program, args, limit, None).await
+    }
+
+    /// `docker args…` as a job's stage: its lines go to `journal` as printed.
+    pub async fn docker_live(
+        &self,
+        args: &[&str],
+        limit: Duration,
+        journal: &Journal,
+    ) -> Result<Output, DockerError> {
+        Self::exec(&self.program, args, limit, Some(journal)).await
     }
 
     /// `docker compose -f <file> -p <project> args…` (or `docker-compose …`).
@@ -117,6 +196,33 @@ impl Docker {
         args: &[&str],
         limit: Duration,
     ) -> Result<Output, DockerError> {
+        self.compose_with(cli, file, project, args, limit, None)
+            .await
+    }
+
+    /// [`Self::compose`] as a job's stage: its lines go to `journal` as printed.
+    pub async fn compose_live(
+        &self,
+        cli: ComposeCli,
+        file: Option<&Path>,
+        project: &str,
+        args: &[&str],
+        limit: Duration,
+        journal: &Journal,
+    ) -> Result<Output, DockerError> {
+        self.compose_with(cli, file, project, args, limit, Some(journal))
+            .await
+    }
+
+    async fn compose_with(
+        &self,
+        cli: ComposeCli,
+        file: Option<&Path>,
+        project: &str,
+        args: &[&str],
+        limit: Duration,
+        journal: Option<&Journal>,
+    ) -> Result<Output, DockerError> {
         let file = file.map(|f| f.display().to_string());
         let mut full: Vec<&str> = Vec::new();
         if cli == ComposeCli::Plugin {
@@ -128,8 +234,8 @@ impl Docker {
         full.extend(["-p", project]);
         full.extend_from_slice(args);
         match cli {
-            ComposeCli::Plugin => Self::exec(&self.program, &full, limit).await,
-            ComposeCli::Standalone => Self::exec("docker-compose", &full, limit).await,
+            ComposeCli::Plugin => Self::exec(&self.program, &full, limit, journal).await,
+            ComposeCli::Standalone => Self::exec("docker-compose", &full, limit, journal).await,
         }
     }
 
@@ -141,7 +247,13 @@ impl Docker {
         if plugin.is_ok_and(|o| o.success) {
             return Some(ComposeCli::Plugin);
         }
-        let standalone = Self::exec("docker-compose", &["version", "--short"], QUICK_TIMEOUT).await;
+        let standalone = Self::exec(
+            "docker-compose",
+            &["version", "--short"],
+            QUICK_TIMEOUT,
+            None,
+        )
+        .await;
         standalone
             .is_ok_and(|o| o.success)
             .then_some(ComposeCli::Standalone)

@@ -10,6 +10,7 @@ pub mod health;
 pub mod identity;
 pub mod inventory;
 pub mod private_file;
+pub mod progress;
 pub mod redact;
 pub mod run;
 pub mod workload;

@@ -32,12 +32,25 @@ impl Secrets {
 
     /// `text` with secrets masked and its length bounded to [`OUTPUT_MAX`].
     pub fn clean(&self, text: &str) -> String {
+        let masked: Vec<String> = self
+            .known_masked(text)
+            .lines()
+            .map(mask_assignment)
+            .collect();
+        bound(&masked.join("\n"))
+    }
+
+    /// One line of output with secrets masked, as it is sent while a job runs.
+    pub fn mask_line(&self, line: &str) -> String {
+        mask_assignment(&self.known_masked(line))
+    }
+
+    fn known_masked(&self, text: &str) -> String {
         let mut text = text.to_string();
         for secret in &self.0 {
             text = text.replace(secret.as_str(), MASK);
         }
-        let masked: Vec<String> = text.lines().map(mask_assignment).collect();
-        bound(&masked.join("\n"))
+        text
     }
 }
 

@@ -9,11 +9,13 @@ use crate::client::{CallError, ControlClient, SignedAnswer};
 use crate::config::Config;
 use crate::control_pin::{AnswerHeaders, ControlPin};
 use crate::identity::{self, Identity, IdentityError};
+use crate::progress::{self, Journal, Support};
 use crate::redact::Secrets;
 use crate::workload::Workloads;
 use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
 use protocol::control_identity::{AnswerRefusal, AnswerScope};
 use protocol::jobs::JobPayload;
+use protocol::progress::StageStatus;
 use rand::Rng;
 use std::future::Future;
 use std::time::Duration;
@@ -22,6 +24,13 @@ use tokio::time::Instant;
 pub const MAX_BACKOFF: Duration = Duration::from_secs(60);
 /// Our Control holds a long-poll at most this long.
 pub const MAX_WAIT: Duration = Duration::from_secs(30);
+/// A job that runs longer is stopped and reported failed. Against a
+/// version-1 Control this stays below its 10-minute lease, so the result
+/// arrives while Control still waits for it; with live progress the lease
+/// moves on with every message, and the worst-case deploy (pull, up,
+/// settle, health) fits well inside.
+pub const JOB_DEADLINE_V1: Duration = Duration::from_secs(9 * 60 + 30);
+pub const JOB_DEADLINE: Duration = Duration::from_secs(30 * 60);
 
 #[derive(Debug, thiserror::Error)]
 pub enum StartError {
@@ -140,7 +149,7 @@ async fn heartbeat_body(config: &Config, workloads: &Workloads) -> Heartbeat {
 
 /// Reads a successful answer and checks that the pinned Control key signed
 /// it (see `control_pin`); `job_kind` names what it offers, for the report.
-async fn checked_body(
+pub(crate) async fn checked_body(
     pin: &ControlPin,
     identity: &Identity,
     answer: SignedAnswer,
@@ -201,17 +210,86 @@ async fn send_heartbeat(
     }
 }
 
-/// What the Agent makes of a job, as (outcome, result text). The payload is
-/// validated before anything touches the disk.
-pub async fn handle_job(workloads: &Workloads, job: &JobOffer) -> (JobOutcome, String) {
+/// What the Agent makes of a job, as (outcome, result text), stage by stage
+/// into `journal`. The payload is validated before anything touches the disk.
+pub async fn handle_job(
+    workloads: &Workloads,
+    job: &JobOffer,
+    journal: &Journal,
+) -> (JobOutcome, String) {
+    journal.begin("validate");
     let payload = match JobPayload::parse(&job.kind, &job.payload) {
         Ok(payload) => payload,
-        Err(field) => return (JobOutcome::Failed, format!("invalid job payload: {field}")),
+        Err(field) => {
+            let why = format!("invalid job payload: {field}");
+            journal.line(&why);
+            journal.end(StageStatus::Failed);
+            return (JobOutcome::Failed, why);
+        }
     };
-    match workloads.run(&payload).await {
-        Ok(text) => (JobOutcome::Succeeded, text),
-        Err(text) => (JobOutcome::Failed, text),
-    }
+    let (outcome, text, last_stage) = match workloads.run(&payload, journal).await {
+        Ok(text) => (JobOutcome::Succeeded, text, StageStatus::Succeeded),
+        // Only Control asks for a stop, so only then is a stop `cancelled`.
+        Err(text) if journal.is_cancelled() => {
+            (JobOutcome::Cancelled, text, StageStatus::Cancelled)
+        }
+        Err(text) => (JobOutcome::Failed, text, StageStatus::Failed),
+    };
+    journal.end(last_stage);
+    (outcome, text)
+}
+
+/// Runs a job within its deadline while its progress is reported beside it.
+async fn run_reported(
+    workloads: &Workloads,
+    talk: &Talk<'_>,
+    job: &JobOffer,
+) -> (JobOutcome, String) {
+    let journal = Journal::new(workloads.secrets().clone());
+    let (done, finished) = tokio::sync::oneshot::channel::<()>();
+    let deadline = if talk.support.is_known() {
+        JOB_DEADLINE
+    } else {
+        JOB_DEADLINE_V1
+    };
+    let work = async {
+        let outcome =
+            match tokio::time::timeout(deadline, handle_job(workloads, job, &journal)).await {
+                Ok(outcome) => outcome,
+                Err(_) => {
+                    let why = format!(
+                        "the job did not finish within {} minutes and was stopped",
+                        deadline.as_secs() / 60
+                    );
+                    journal.line(&why);
+                    journal.end(StageStatus::Failed);
+                    (JobOutcome::Failed, why)
+                }
+            };
+        let _ = done.send(());
+        outcome
+    };
+    let reported = progress::report(
+        talk.client,
+        talk.identity,
+        talk.pin,
+        talk.support,
+        &job.id,
+        &journal,
+        async {
+            let _ = finished.await;
+        },
+    );
+    let (outcome, ()) = tokio::join!(work, reported);
+    outcome
+}
+
+/// Who the Agent is and how it reaches Control, for a job's reporting.
+struct Talk<'a> {
+    client: &'a ControlClient,
+    identity: &'a Identity,
+    pin: &'a ControlPin,
+    support: &'a Support,
 }
 
 /// Runs until `shutdown` completes. A job being reported is finished first.
@@ -236,6 +314,13 @@ pub async fn run(
         identity.control_key.clone(),
         config.control_key.clone(),
     );
+    let support = Support::new();
+    let talk = Talk {
+        client: &client,
+        identity: &identity,
+        pin: &pin,
+        support: &support,
+    };
     let mut failures: u32 = 0;
     let mut next_heartbeat = Instant::now();
     loop {
@@ -249,9 +334,9 @@ pub async fn run(
                 .min(MAX_WAIT);
             let path = format!("/api/v1/agents/jobs/next?wait={}", wait.as_secs().max(1));
             let started = Instant::now();
-            let answer = client
-                .signed(&identity, &path, serde_json::json!({}))
-                .await?;
+            // Ours: announce live progress, for a one-minute lease it keeps alive.
+            let body = serde_json::json!({"progress": support.is_known()});
+            let answer = client.signed(&identity, &path, body).await?;
             if answer.response.status() == reqwest::StatusCode::NO_CONTENT {
                 // A version-1 Control answers at once: wait out the interval here.
                 let remaining = wait.saturating_sub(started.elapsed());
@@ -283,7 +368,7 @@ pub async fn run(
                 // The job runs to its end even on shutdown: stopping Compose
                 // half-way would leave the stack in between. Heartbeats go on
                 // meanwhile, so a long pull does not make the Agent look offline.
-                let job = job_result(&workloads, &identity, &offer);
+                let job = job_result(&workloads, &talk, &offer);
                 tokio::pin!(job);
                 let result = loop {
                     tokio::select! {
@@ -370,9 +455,10 @@ async fn refuse_job(
 
 async fn job_result(
     workloads: &Workloads,
-    identity: &Identity,
+    talk: &Talk<'_>,
     offer: &serde_json::Value,
 ) -> Option<serde_json::Value> {
+    let identity = talk.identity;
     let Some(id) = offer["id"].as_str() else {
         tracing::warn!("Control handed out a job without an id; ignoring it");
         return None;
@@ -391,13 +477,14 @@ async fn job_result(
             return None;
         }
         Ok(job) => {
-            let (outcome, result) = handle_job(workloads, &job).await;
+            let (outcome, result) = run_reported(workloads, talk, &job).await;
             (outcome, result, job.kind)
         }
     };
     let status = match outcome {
         JobOutcome::Succeeded => "succeeded",
         JobOutcome::Failed => "failed",
+        JobOutcome::Cancelled => "cancelled",
     };
     tracing::info!(job_id = id, kind = %kind, outcome = status, "job done");
     Some(serde_json::json!({"job_id": id, "status": status, "result": result}))

@@ -9,6 +9,7 @@ use crate::compose::{self, ComposeFile};
 use crate::config::{Config, PullPolicy};
 use crate::docker::{ComposeCli, Docker, Output, PULL_TIMEOUT, QUICK_TIMEOUT, UP_TIMEOUT};
 use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
+use crate::progress::Journal;
 use crate::redact::Secrets;
 use protocol::agent::ComponentReport;
 use protocol::jobs::JobPayload;
@@ -52,18 +53,41 @@ pub struct Workloads {
     last_problem: Mutex<Option<String>>,
 }
 
-/// The command lines run for a job and what they printed.
-#[derive(Default)]
-struct Transcript(Vec<String>);
+/// What a job did: the command lines and what they printed, as the result
+/// text (what version 1 shows), and the job's live journal of stages, which
+/// the commands run through `*_live` print into as they go.
+struct Transcript<'a> {
+    text: Vec<String>,
+    journal: &'a Journal,
+}
 
-impl Transcript {
+impl<'a> Transcript<'a> {
+    fn new(journal: &'a Journal) -> Self {
+        Self {
+            text: Vec::new(),
+            journal,
+        }
+    }
+
+    /// Begins the next stage: a safe point, so a cancelled job stops here.
+    fn stage(&mut self, name: &str) -> Result<(), String> {
+        self.journal.go_on()?;
+        self.journal.begin(name);
+        Ok(())
+    }
+
+    /// A command run live: its lines are in the journal already.
     fn add(&mut self, output: &Output) {
-        self.0
+        self.text
             .push(format!("$ {}\n{}", output.command, output.text.trim_end()));
     }
 
     fn note(&mut self, line: impl Into<String>) {
-        self.0.push(line.into());
+        let line = line.into();
+        for part in line.lines() {
+            self.journal.line(part);
+        }
+        self.text.push(line);
     }
 }
 
@@ -96,6 +120,11 @@ impl Workloads {
             addresses: Mutex::new(HashMap::new()),
             last_problem: Mutex::new(None),
         }
+    }
+
+    /// What job output must never show.
+    pub fn secrets(&self) -> &Secrets {
+        &self.secrets
     }
 
     /// `<data>/stacks/<component_id>/compose.yaml`.
@@ -225,12 +254,14 @@ impl Workloads {
         inventory::parse_inspect(&inspected.stdout)
     }
 
-    /// Runs a validated job; `Ok` and `Err` both carry the result text.
-    pub async fn run(&self, job: &JobPayload) -> Result<String, String> {
+    /// Runs a validated job, stage by stage into `journal`; `Ok` and `Err`
+    /// both carry the result text.
+    pub async fn run(&self, job: &JobPayload, journal: &Journal) -> Result<String, String> {
         if !self.enabled {
+            journal.line(DOCKER_DISABLED);
             return Err(DOCKER_DISABLED.into());
         }
-        let mut transcript = Transcript::default();
+        let mut transcript = Transcript::new(journal);
         let outcome = match job {
             JobPayload::DeployBeacon(beacon) => {
                 let file = self.published(compose::beacon(beacon, &self.image_tag));
@@ -251,7 +282,7 @@ impl Workloads {
         };
         let mut text = |summary: String| {
             transcript.note(summary);
-            self.secrets.clean(&transcript.0.join("\n"))
+            self.secrets.clean(&transcript.text.join("\n"))
         };
         match outcome {
             Ok(summary) => Ok(text(summary)),
@@ -269,17 +300,30 @@ impl Workloads {
         &self,
         component_id: &str,
         file: &ComposeFile,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         let cli = self.require_compose().await?;
         let path = self.stack_file(component_id);
+        // Written whole or not at all, so a stop here leaves no half a file.
+        transcript.stage("write compose")?;
         crate::private_file::write_atomically(&path, compose::to_yaml(file).as_bytes())
             .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        transcript
+            .journal
+            .line(&format!("wrote {}", path.display()));
         let project = compose::project_name(component_id);
         if self.pull == PullPolicy::Always {
+            transcript.stage("pull")?;
             let pulled = self
                 .docker
-                .compose(cli, Some(&path), &project, &["pull"], PULL_TIMEOUT)
+                .compose_live(
+                    cli,
+                    Some(&path),
+                    &project,
+                    &["pull"],
+                    PULL_TIMEOUT,
+                    transcript.journal,
+                )
                 .await
                 .map_err(|e| e.to_string())?;
             transcript.add(&pulled);
@@ -302,9 +346,17 @@ impl Workloads {
                 },
             ]);
         }
+        transcript.stage("up")?;
         let started = self
             .docker
-            .compose(cli, Some(&path), &project, &up, UP_TIMEOUT)
+            .compose_live(
+                cli,
+                Some(&path),
+                &project,
+                &up,
+                UP_TIMEOUT,
+                transcript.journal,
+            )
             .await
             .map_err(|e| e.to_string())?;
         transcript.add(&started);
@@ -324,16 +376,17 @@ impl Workloads {
     async fn restart(
         &self,
         component_id: &str,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         let Some(container) = self.one_container(component_id).await? else {
             return Err(format!(
                 "{component_id} has no container on this host: deploy it first"
             ));
         };
+        transcript.stage("restart")?;
         let restarted = self
             .docker
-            .docker(&["restart", &container.id], UP_TIMEOUT)
+            .docker_live(&["restart", &container.id], UP_TIMEOUT, transcript.journal)
             .await
             .map_err(|e| e.to_string())?;
         transcript.add(&restarted);
@@ -347,15 +400,23 @@ impl Workloads {
     async fn remove(
         &self,
         component_id: &str,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         let path = self.stack_file(component_id);
         let project = compose::project_name(component_id);
+        transcript.stage("down")?;
         if path.exists() {
             let cli = self.require_compose().await?;
             let down = self
                 .docker
-                .compose(cli, Some(&path), &project, &["down"], UP_TIMEOUT)
+                .compose_live(
+                    cli,
+                    Some(&path),
+                    &project,
+                    &["down"],
+                    UP_TIMEOUT,
+                    transcript.journal,
+                )
                 .await
                 .map_err(|e| e.to_string())?;
             transcript.add(&down);
@@ -374,7 +435,7 @@ impl Workloads {
             args.extend(containers.iter().map(|c| c.id.as_str()));
             let removed = self
                 .docker
-                .docker(&args, UP_TIMEOUT)
+                .docker_live(&args, UP_TIMEOUT, transcript.journal)
                 .await
                 .map_err(|e| e.to_string())?;
             transcript.add(&removed);
@@ -382,6 +443,7 @@ impl Workloads {
                 return Err(format!("`{}` failed", removed.command));
             }
         }
+        transcript.stage("delete stack")?;
         remove_stack_dir(path.parent().expect("stack files sit in a directory"))?;
         Ok(format!(
             "removed {component_id}; its data volume is kept (docker volume ls --filter label=com.docker.compose.project={project})"

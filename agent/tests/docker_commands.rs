@@ -11,7 +11,6 @@ mod common;
 
 use common::*;
 use serde_json::{json, Value};
-use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 /// What tests/standin/docker has every sidecar announce.
@@ -58,9 +57,6 @@ fn compose_lines(log: &str) -> Vec<String> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     let control = start_control().await;
-    let standin = tempfile::tempdir().unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let stacks = data.path().join("stacks");
     // A real HTTP server plays the deployed Beacon's API on its host port.
     let health = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let healthy_port = health.local_addr().unwrap().port();
@@ -69,19 +65,15 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
         axum::serve(health, app).await.unwrap();
     });
 
-    let mut command = agent(&control.base, data.path(), Some(ENROLL));
-    with_docker_standin(&mut command, standin.path());
-    let _running = Running(
-        command
-            .env("KNOTROUTE_AGENT_SETTLE", "1s")
-            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "2s")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let shown = docker_agent(&control, Duration::from_secs(20)).await;
+    let settings = [
+        ("KNOTROUTE_AGENT_SETTLE", "1s"),
+        ("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "2s"),
+    ];
+    let agent = StandinAgent::start(&control, &settings).await;
+    let agent_id = agent.id.clone();
+    let stacks = agent.data.path().join("stacks");
+    let shown = docker_agent(&control, Duration::from_secs(1)).await;
     assert_eq!(shown["docker_version"], "28.2.2/28.2.2");
-    let agent_id = shown["id"].as_str().unwrap().to_string();
     let network = protocol::NetworkId::from_random_bytes([7; 32]).to_string();
 
     // A Beacon whose /healthz answers: deployed and verified.
@@ -212,7 +204,7 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
         "{job}"
     );
 
-    let log = std::fs::read_to_string(standin.path().join("commands.log")).unwrap();
+    let log = agent.commands();
     assert!(log.contains("compose version --short\n"), "{log}");
     assert!(log.contains("version --format {{.Client.Version}}/{{.Server.Version}}\n"));
     assert!(log.contains("ps -a -q --no-trunc --filter label=io.knotroute.managed=true\n"));
@@ -250,22 +242,15 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn heartbeats_go_on_while_a_slow_pull_runs() {
     let control = start_control().await;
-    let standin = tempfile::tempdir().unwrap();
-    let data = tempfile::tempdir().unwrap();
-    let mut command = agent(&control.base, data.path(), Some(ENROLL));
-    with_docker_standin(&mut command, standin.path());
-    let _running = Running(
-        command
-            .env("STANDIN_PULL_SECONDS", "6")
-            .env("KNOTROUTE_AGENT_SETTLE", "0s")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let agent_id = docker_agent(&control, Duration::from_secs(20)).await["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let agent = StandinAgent::start(
+        &control,
+        &[
+            ("STANDIN_PULL_SECONDS", "6"),
+            ("KNOTROUTE_AGENT_SETTLE", "0s"),
+        ],
+    )
+    .await;
+    let agent_id = agent.id.clone();
     let network = protocol::NetworkId::from_random_bytes([8; 32]).to_string();
     let id = deploy_sidecar(
         &control,
@@ -277,10 +262,7 @@ async fn heartbeats_go_on_while_a_slow_pull_runs() {
     .await;
     // Wait until the pull is under way, then watch heartbeats arrive during it.
     let deadline = Instant::now() + Duration::from_secs(10);
-    while !std::fs::read_to_string(standin.path().join("commands.log"))
-        .unwrap_or_default()
-        .contains("kr-sidecar-slow pull")
-    {
+    while !agent.commands().contains("kr-sidecar-slow pull") {
         assert!(Instant::now() < deadline, "the pull never started");
         tokio::time::sleep(Duration::from_millis(100)).await;
     }

@@ -106,6 +106,12 @@ pub trait AdminBackend: Send + Sync + 'static {
         query: crate::api::jobs::JobQuery,
     ) -> Result<crate::api::jobs::JobListPage, UiError>;
     async fn get_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError>;
+    /// The job's output after line `after`, one page.
+    async fn job_log(
+        &self,
+        id: JobId,
+        after: u64,
+    ) -> Result<protocol::progress::JobLogPage, UiError>;
     async fn create_job(
         &self,
         job: protocol::api::NewJob,

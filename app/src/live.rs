@@ -9,17 +9,19 @@
 
 use leptos::prelude::*;
 #[cfg(feature = "hydrate")]
-use protocol::live::{LiveChange, LiveTopic};
+use protocol::live::LiveChange;
+use protocol::live::LiveTopic;
 
 #[derive(Clone, Copy)]
 pub struct Live {
     agents: RwSignal<u64>,
     jobs: RwSignal<u64>,
+    progress: RwSignal<u64>,
     /// Whether the stream is open; shown in the top bar.
     connected: RwSignal<bool>,
     /// Open dialogs holding changes back, and the topics that changed meanwhile.
     held: RwSignal<u32>,
-    missed: RwSignal<(bool, bool)>,
+    missed: RwSignal<Vec<LiveTopic>>,
 }
 
 impl Live {
@@ -33,6 +35,19 @@ impl Live {
         self.jobs.get()
     }
 
+    /// Changes when a running job reports progress (tracked).
+    pub fn progress(&self) -> u64 {
+        self.progress.get()
+    }
+
+    fn counter(&self, topic: LiveTopic) -> RwSignal<u64> {
+        match topic {
+            LiveTopic::Agents => self.agents,
+            LiveTopic::Jobs => self.jobs,
+            LiveTopic::Progress => self.progress,
+        }
+    }
+
     pub fn connected(&self) -> bool {
         self.connected.get()
     }
@@ -40,16 +55,14 @@ impl Live {
     #[cfg(feature = "hydrate")]
     fn bump(&self, topic: LiveTopic) {
         if self.held.get_untracked() > 0 {
-            self.missed.update(|(agents, jobs)| match topic {
-                LiveTopic::Agents => *agents = true,
-                LiveTopic::Jobs => *jobs = true,
+            self.missed.update(|missed| {
+                if !missed.contains(&topic) {
+                    missed.push(topic);
+                }
             });
             return;
         }
-        match topic {
-            LiveTopic::Agents => self.agents.update(|n| *n += 1),
-            LiveTopic::Jobs => self.jobs.update(|n| *n += 1),
-        }
+        self.counter(topic).update(|n| *n += 1);
     }
 
     /// Holds changes back (a dialog opened).
@@ -61,14 +74,10 @@ impl Live {
     pub fn release(&self) {
         self.held.update(|n| *n = n.saturating_sub(1));
         if self.held.get_untracked() == 0 {
-            let (agents, jobs) = self.missed.get_untracked();
-            self.missed.set((false, false));
-            if agents {
-                self.agents.update(|n| *n += 1);
+            for topic in self.missed.get_untracked() {
+                self.counter(topic).update(|n| *n += 1);
             }
-            if jobs {
-                self.jobs.update(|n| *n += 1);
-            }
+            self.missed.set(Vec::new());
         }
     }
 }
@@ -77,9 +86,10 @@ fn new_live() -> Live {
     Live {
         agents: RwSignal::new(0),
         jobs: RwSignal::new(0),
+        progress: RwSignal::new(0),
         connected: RwSignal::new(false),
         held: RwSignal::new(0),
-        missed: RwSignal::new((false, false)),
+        missed: RwSignal::new(Vec::new()),
     }
 }
 
@@ -131,8 +141,9 @@ fn connect(live: Live) {
         live.connected.set(true);
         crate::mark_timing("knotroute-live");
         if opened_before {
-            live.bump(LiveTopic::Agents);
-            live.bump(LiveTopic::Jobs);
+            for topic in [LiveTopic::Agents, LiveTopic::Jobs, LiveTopic::Progress] {
+                live.bump(topic);
+            }
         }
         opened_before = true;
     });

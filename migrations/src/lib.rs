@@ -23,6 +23,7 @@ mod m20261201_000016_profile_version;
 mod m20261201_000017_signin;
 mod m20261202_000018_service_catalog;
 mod m20261203_000019_control_identity;
+mod m20261204_000020_job_progress;
 
 pub struct Migrator;
 
@@ -49,6 +50,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000017_signin::Migration),
             Box::new(m20261202_000018_service_catalog::Migration),
             Box::new(m20261203_000019_control_identity::Migration),
+            Box::new(m20261204_000020_job_progress::Migration),
         ]
     }
 }

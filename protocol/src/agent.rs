@@ -136,6 +136,10 @@ pub struct ComponentReport {
 pub struct JobNextRequest {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+    /// Ours: this Agent reports the progress of the job it takes
+    /// (`crate::progress`), so Control may lease it for a minute at a time.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub progress: bool,
 }
 
 /// A job as handed to an Agent (the claim moved it to `running`).
@@ -158,6 +162,9 @@ pub struct JobOffer {
 pub enum JobOutcome {
     Succeeded,
     Failed,
+    /// Ours: stopped because Control said the admin cancelled it (sent only
+    /// in answer to that, so version-1 Controls never see it).
+    Cancelled,
 }
 
 impl From<JobOutcome> for crate::status::JobStatus {
@@ -165,6 +172,7 @@ impl From<JobOutcome> for crate::status::JobStatus {
         match outcome {
             JobOutcome::Succeeded => crate::status::JobStatus::Succeeded,
             JobOutcome::Failed => crate::status::JobStatus::Failed,
+            JobOutcome::Cancelled => crate::status::JobStatus::Cancelled,
         }
     }
 }

@@ -296,6 +296,30 @@ pub struct JobView {
     /// The network of that component, when known.
     #[serde(default)]
     pub network_id: Option<NetworkId>,
+    /// Its Agent reports progress (stages and output) while it runs, and
+    /// can be told to stop.
+    #[serde(default)]
+    pub reports_progress: bool,
+    /// An admin asked the running job to stop.
+    #[serde(default)]
+    pub cancel_requested: bool,
+    /// The stage a running job is in, in lists.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+    /// Its stages in order (`GET /api/v1/jobs/{id}`; lists leave them out).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stages: Vec<crate::progress::StageView>,
+}
+
+impl JobView {
+    /// Pending jobs are cancelled at once; a running one can be asked to stop
+    /// when its Agent reports progress, once.
+    pub fn can_cancel(&self) -> bool {
+        self.status.can_cancel()
+            || (self.status == JobStatus::Running
+                && self.reports_progress
+                && !self.cancel_requested)
+    }
 }
 
 /// `POST /api/v1/jobs`.

@@ -15,6 +15,7 @@ pub mod jobs;
 pub mod live;
 pub mod names;
 pub mod onboarding;
+pub mod progress;
 pub mod refusals;
 pub mod services;
 pub mod signing;

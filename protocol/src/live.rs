@@ -18,6 +18,8 @@ pub enum LiveTopic {
     Agents,
     /// A job was queued, claimed or ended.
     Jobs,
+    /// A running job reported progress (a stage began or ended, output came).
+    Progress,
 }
 
 /// The data of one `change` event.

@@ -64,6 +64,9 @@ pub enum Refusal {
     AgentWithoutDocker,
     /// Only pending jobs can be cancelled, only failed or expired ones retried.
     JobState { status: JobStatus },
+    /// The running job's Agent does not report progress (an older Agent), so
+    /// it cannot be told to stop.
+    JobCannotStop,
     /// The revoked Agent's record must be deleted before its key is allowed again.
     RevokedAgentExists,
     /// A key rotation is under way until then (RFC 3339).
@@ -84,6 +87,7 @@ impl Refusal {
             Refusal::AgentTakesNoJobs { .. } | Refusal::AgentRetired { .. } => "agent_retired",
             Refusal::AgentWithoutDocker => "agent_without_docker",
             Refusal::JobState { .. } => "job_state",
+            Refusal::JobCannotStop => "job_cannot_stop",
             Refusal::RevokedAgentExists => "revoked_agent_exists",
             Refusal::RotationInProgress { .. } => "rotation_in_progress",
         }
@@ -164,11 +168,15 @@ impl Refusal {
                 "Agent сообщает, что Docker недоступен, поэтому задача могла бы только завершиться ошибкой.".into(),
             ),
             Refusal::JobState { status } => pick(
-                format!("The job is {status}: only pending jobs can be cancelled, only failed or expired ones retried."),
+                format!("The job is {status}: only pending or running jobs can be cancelled, only failed or expired ones retried."),
                 format!(
-                    "Задача в состоянии «{}»: отменить можно только ожидающую задачу, повторить — только завершившуюся ошибкой или просроченную.",
+                    "Задача в состоянии «{}»: отменить можно только ожидающую или выполняемую задачу, повторить — только завершившуюся ошибкой или просроченную.",
                     job_status_ru(*status)
                 ),
+            ),
+            Refusal::JobCannotStop => pick(
+                "The Agent running this job is an older one that does not report progress, so it cannot be told to stop. Wait for its result, or for its lease to pass.".into(),
+                "Задачу выполняет старый Agent, который не сообщает о ходе работы, поэтому его нельзя остановить. Дождитесь результата или окончания аренды задачи.".into(),
             ),
             Refusal::RevokedAgentExists => pick(
                 "The revoked Agent is still on record: delete it first, then allow its key again.".into(),
@@ -317,6 +325,7 @@ mod tests {
             Refusal::JobState {
                 status: JobStatus::Running,
             },
+            Refusal::JobCannotStop,
             Refusal::RevokedAgentExists,
             Refusal::RotationInProgress {
                 until: "2026-12-16T00:00:00Z".into(),

@@ -115,6 +115,7 @@ on_both_databases!(
             retry_of: Set(None),
             component_id: Set(Some("sidecar-my.app".into())),
             network_id: Set(None),
+            ..Default::default()
         }
         .insert(&c.state.db)
         .await

@@ -9,11 +9,12 @@ use std::collections::BTreeSet;
 /// Routes are registered together with their descriptions
 /// (`utoipa_axum::routes!`), so a route cannot go undescribed; this list
 /// catches one that went missing, or one added by mistake.
-const API_PATHS: [&str; 34] = [
+const API_PATHS: [&str; 36] = [
     "/api/v1/agents",
     "/api/v1/agents/enroll",
     "/api/v1/agents/heartbeat",
     "/api/v1/agents/jobs/next",
+    "/api/v1/agents/jobs/progress",
     "/api/v1/agents/jobs/result",
     "/api/v1/agents/{id}",
     "/api/v1/agents/{id}/disable",
@@ -31,6 +32,7 @@ const API_PATHS: [&str; 34] = [
     "/api/v1/jobs",
     "/api/v1/jobs/{id}",
     "/api/v1/jobs/{id}/cancel",
+    "/api/v1/jobs/{id}/log",
     "/api/v1/jobs/{id}/retry",
     "/api/v1/networks",
     "/api/v1/networks/{id}",

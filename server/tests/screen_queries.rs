@@ -48,7 +48,8 @@ on_both_databases!(
     the_overview_lists_troubled_agents_most_urgent_first,
     |backend| async move {
         let c = common::start(backend).await;
-        let healthy = common::SimAgent::with_docker(&c, 21).await;
+        // A healthy Agent, which the list must leave out.
+        common::SimAgent::with_docker(&c, 21).await;
         let broken = common::SimAgent::new(&c, 22);
         assert_eq!(
             broken.enroll(common::ENROLL, "zz-broken").await.status(),

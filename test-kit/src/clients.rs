@@ -294,7 +294,26 @@ impl SimAgent {
 
     /// Claims the next job without waiting, if there is one.
     pub async fn claim(&self) -> Option<Value> {
-        let r = self.post("/api/v1/agents/jobs/next", json!({})).await;
+        self.claim_with(json!({})).await
+    }
+
+    /// Claims the next job as our Agent does, announcing live progress (a
+    /// one-minute lease that progress messages extend).
+    pub async fn claim_reporting(&self) -> Option<Value> {
+        self.claim_with(json!({"progress": true})).await
+    }
+
+    /// `POST /api/v1/agents/jobs/progress` for `job_id`, message `seq`.
+    pub async fn progress(&self, job_id: &str, seq: u64, stages: Value) -> reqwest::Response {
+        self.post(
+            "/api/v1/agents/jobs/progress",
+            json!({"job_id": job_id, "seq": seq, "stages": stages}),
+        )
+        .await
+    }
+
+    async fn claim_with(&self, body: Value) -> Option<Value> {
+        let r = self.post("/api/v1/agents/jobs/next", body).await;
         match r.status().as_u16() {
             200 => Some(r.json().await.expect("job JSON")),
             204 => None,

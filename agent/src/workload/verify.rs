@@ -53,14 +53,26 @@ impl Workloads {
     pub(super) async fn verify(
         &self,
         component_id: &str,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
+        transcript.stage("settle")?;
         let first = self.existing(component_id).await?;
-        tokio::time::sleep(self.settle).await;
+        transcript.journal.line(&format!(
+            "watching container {} for {} (restarts so far: {})",
+            container_name(&first),
+            human(self.settle),
+            first.restart_count
+        ));
+        tokio::select! {
+            _ = tokio::time::sleep(self.settle) => {}
+            _ = transcript.journal.cancelled() => {}
+        }
+        transcript.journal.go_on()?;
         let settled = self.existing(component_id).await?;
         if !running(&settled) || settled.restart_count > first.restart_count {
             return Err(self.not_running(&settled, transcript).await);
         }
+        transcript.stage("health")?;
         if settled.is_beacon() {
             return self.verify_beacon(component_id, &settled, transcript).await;
         }
@@ -90,7 +102,12 @@ impl Workloads {
         self.docker.docker(&args, QUICK_TIMEOUT).await.ok()
     }
 
-    fn attach(&self, container: &Inspected, logs: Option<&Output>, transcript: &mut Transcript) {
+    fn attach(
+        &self,
+        container: &Inspected,
+        logs: Option<&Output>,
+        transcript: &mut Transcript<'_>,
+    ) {
         if let Some(logs) = logs {
             transcript.note(format!(
                 "--- last {LOG_TAIL} log lines of {} ---\n{}",
@@ -101,7 +118,7 @@ impl Workloads {
     }
 
     /// Why a container is not running, with its last words; its log goes to the transcript.
-    async fn not_running(&self, container: &Inspected, transcript: &mut Transcript) -> String {
+    async fn not_running(&self, container: &Inspected, transcript: &mut Transcript<'_>) -> String {
         let logs = self.logs(container, None).await;
         self.attach(container, logs.as_ref(), transcript);
         let why = container
@@ -126,7 +143,7 @@ impl Workloads {
         &self,
         component_id: &str,
         container: &Inspected,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         let name = container_name(container);
         let Some((bound, port)) = container.host_binding("8080/tcp") else {
@@ -136,7 +153,9 @@ impl Workloads {
         };
         let hosts = health_hosts(bound);
         let deadline = tokio::time::Instant::now() + self.health_timeout;
+        let mut attempt = 0;
         loop {
+            attempt += 1;
             let mut last = String::new();
             for host in &hosts {
                 let url = format!("http://{}/healthz", SocketAddr::new(*host, port));
@@ -152,6 +171,9 @@ impl Workloads {
                     Err(e) => last = format!("does not answer ({})", root_cause(&e)),
                 }
             }
+            transcript.journal.line(&format!(
+                "attempt {attempt}: /healthz on port {port} {last}"
+            ));
             if tokio::time::Instant::now() >= deadline {
                 let logs = self.logs(container, None).await;
                 self.attach(container, logs.as_ref(), transcript);
@@ -161,6 +183,7 @@ impl Workloads {
                     human(self.health_timeout)
                 ));
             }
+            transcript.journal.go_on()?;
             tokio::time::sleep(POLL).await;
             let now = self.existing(component_id).await?;
             if !running(&now) {
@@ -173,7 +196,7 @@ impl Workloads {
         &self,
         component_id: &str,
         mut container: Inspected,
-        transcript: &mut Transcript,
+        transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         let service = match container.service_name() {
             "" => component_id.trim_start_matches("sidecar-").to_string(),
@@ -183,7 +206,9 @@ impl Workloads {
         // Only what this start printed counts: a restarted container keeps its old lines.
         let since = container.state.started_at.clone();
         let mut logs;
+        let mut attempt = 0;
         loop {
+            attempt += 1;
             logs = self.logs(&container, Some(&since)).await;
             let ready = logs
                 .as_ref()
@@ -194,9 +219,13 @@ impl Workloads {
                     container_name(&container)
                 ));
             }
+            transcript.journal.line(&format!(
+                "attempt {attempt}: sidecar {service} has not said it is ready yet"
+            ));
             if tokio::time::Instant::now() >= deadline {
                 break;
             }
+            transcript.journal.go_on()?;
             tokio::time::sleep(POLL).await;
             container = self.existing(component_id).await?;
             if !running(&container) {

@@ -35,13 +35,46 @@ pub enum Db {
 /// on the test PostgreSQL (KNOTROUTE_TEST_DATABASE_URL, as scripts/test.sh
 /// provides; named so that its clean-up drops it).
 pub async fn start_control_on(db: Db) -> Control {
+    start_control_wrapped(db, |app| app).await
+}
+
+/// A STAND-IN for the first Control as far as live progress goes: ours,
+/// with `POST /api/v1/agents/jobs/progress` answering a bare 404 as a
+/// Control without the extension does. Counts the messages turned away.
+pub async fn start_control_without_progress(
+) -> (Control, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let refused = std::sync::Arc::new(AtomicUsize::new(0));
+    let counter = refused.clone();
+    let control = start_control_wrapped(Db::Sqlite, move |app| {
+        app.layer(axum::middleware::from_fn(
+            move |request: axum::extract::Request, next: axum::middleware::Next| {
+                let counter = counter.clone();
+                async move {
+                    if request.uri().path() == protocol::progress::PROGRESS_PATH {
+                        counter.fetch_add(1, Ordering::SeqCst);
+                        return axum::response::IntoResponse::into_response((
+                            axum::http::StatusCode::NOT_FOUND,
+                            "404 page not found",
+                        ));
+                    }
+                    next.run(request).await
+                }
+            },
+        ))
+    })
+    .await;
+    (control, refused)
+}
+
+async fn start_control_wrapped(db: Db, wrap: impl FnOnce(axum::Router) -> axum::Router) -> Control {
     let data = tempfile::tempdir().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let database_url = match db {
         Db::Sqlite => None,
         Db::Postgres => Some(fresh_postgres_database().await),
     };
-    let (base, _) = serve_control_on(data.path(), database_url.as_deref(), listener).await;
+    let (base, _) = serve_wrapped(data.path(), database_url.as_deref(), listener, wrap).await;
     let admin = server_client(&base);
     let r = admin
         .post(format!("{base}/api/v1/session"))
@@ -97,6 +130,15 @@ pub async fn serve_control_on(
     database_url: Option<&str>,
     listener: tokio::net::TcpListener,
 ) -> (String, tokio::task::JoinHandle<()>) {
+    serve_wrapped(data, database_url, listener, |app| app).await
+}
+
+async fn serve_wrapped(
+    data: &std::path::Path,
+    database_url: Option<&str>,
+    listener: tokio::net::TcpListener,
+    wrap: impl FnOnce(axum::Router) -> axum::Router,
+) -> (String, tokio::task::JoinHandle<()>) {
     let data = data.display().to_string();
     let mut args = vec![
         "knotroute-control",
@@ -116,7 +158,7 @@ pub async fn serve_control_on(
     server::db::migrate(&db).await.unwrap();
     let state = server::AppState::new(config, db);
     let addr = listener.local_addr().unwrap();
-    let app = server::http::router(state);
+    let app = wrap(server::http::router(state));
     let task = tokio::spawn(async move {
         axum_serve(listener, app).await;
     });
@@ -202,6 +244,39 @@ pub fn with_docker_standin(cmd: &mut Command, dir: &std::path::Path) {
         .env("STANDIN_DIR", dir)
         .env("STANDIN_SECRET", ENROLL)
         .env("KNOTROUTE_AGENT_DOCKER", "true");
+}
+
+/// The Agent binary with the STAND-IN docker CLI: its data directory, the
+/// stand-in's record (`commands.log`) and its ID once Control shows it with
+/// Docker available.
+pub struct StandinAgent {
+    pub id: String,
+    pub data: tempfile::TempDir,
+    pub standin: tempfile::TempDir,
+    _running: Running,
+}
+
+impl StandinAgent {
+    /// Starts it against `control` with `settings` added to its environment.
+    pub async fn start(control: &Control, settings: &[(&str, &str)]) -> Self {
+        let (data, standin) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let mut command = agent(&control.base, data.path(), Some(ENROLL));
+        with_docker_standin(&mut command, standin.path());
+        command.envs(settings.iter().copied());
+        let running = Running(command.stdout(std::process::Stdio::null()).spawn().unwrap());
+        let shown = docker_agent(control, Duration::from_secs(20)).await;
+        Self {
+            id: shown["id"].as_str().unwrap().to_string(),
+            data,
+            standin,
+            _running: running,
+        }
+    }
+
+    /// The command lines the stand-in docker CLI ran so far.
+    pub fn commands(&self) -> String {
+        std::fs::read_to_string(self.standin.path().join("commands.log")).unwrap_or_default()
+    }
 }
 
 pub struct Running(pub Child);

@@ -81,6 +81,12 @@ pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
     with_backend(|backend| async move { backend.get_job(id).await }).await
 }
 
+/// The job's output after line `after` (0: from the start), a page at a time.
+#[server(prefix = "/ui", endpoint = "job_log")]
+pub async fn job_log(id: JobId, after: u64) -> Result<protocol::progress::JobLogPage, UiError> {
+    with_backend(|backend| async move { backend.job_log(id, after).await }).await
+}
+
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]
 pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
     with_backend(|backend| async move { backend.create_job(job).await }).await

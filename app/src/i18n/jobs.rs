@@ -55,6 +55,16 @@ pub struct JobsTexts {
     pub no_result: &'static str,
     pub retried_as: &'static str,
     pub not_yet: &'static str,
+    pub stages: &'static str,
+    pub stages_unreported: &'static str,
+    pub stages_waiting: &'static str,
+    pub copy_log: &'static str,
+    pub log_copied: &'static str,
+    pub stop_requested: &'static str,
+    pub stage_failed_why: &'static str,
+    pub now_in: &'static str,
+    /// The units of [`JobsTexts::elapsed`].
+    pub minutes_seconds: (&'static str, &'static str),
 }
 
 const EN: JobsTexts = JobsTexts {
@@ -109,6 +119,15 @@ const EN: JobsTexts = JobsTexts {
     no_result: "No result yet: the Agent reports one when it is done.",
     retried_as: "Queued again as",
     not_yet: "not yet",
+    stages: "Stages",
+    stages_unreported: "This job's Agent does not report stages (an older Agent): what it did is in the result below.",
+    stages_waiting: "No stage has started yet.",
+    copy_log: "Copy log",
+    log_copied: "Copied",
+    stop_requested: "Asked to stop: the Agent stops at the next safe point and reports what it did.",
+    stage_failed_why: "Why:",
+    now_in: "now:",
+    minutes_seconds: ("min", "s"),
 };
 
 const RU: JobsTexts = JobsTexts {
@@ -163,6 +182,15 @@ const RU: JobsTexts = JobsTexts {
     no_result: "Результата пока нет: Agent пришлёт его, когда закончит.",
     retried_as: "Поставлена снова как",
     not_yet: "ещё нет",
+    stages: "Этапы",
+    stages_unreported: "Agent этой задачи не сообщает об этапах (старый Agent): что он сделал — в результате ниже.",
+    stages_waiting: "Ни один этап ещё не начался.",
+    copy_log: "Скопировать журнал",
+    log_copied: "Скопировано",
+    stop_requested: "Запрошена остановка: Agent остановится в ближайшей безопасной точке и сообщит, что успел сделать.",
+    stage_failed_why: "Причина:",
+    now_in: "сейчас:",
+    minutes_seconds: ("мин", "с"),
 };
 
 pub fn jobs_texts(lang: Lang) -> &'static JobsTexts {
@@ -173,6 +201,17 @@ pub fn jobs_texts(lang: Lang) -> &'static JobsTexts {
 }
 
 impl JobsTexts {
+    /// A duration in seconds as "42 s" or "3 min 4 s".
+    pub fn elapsed(&self, secs: u64) -> String {
+        let (min, sec) = (secs / 60, secs % 60);
+        let (m, s) = self.minutes_seconds;
+        if min == 0 {
+            format!("{sec} {s}")
+        } else {
+            format!("{min} {m} {sec} {s}")
+        }
+    }
+
     /// A job kind in words.
     pub fn kind(&self, kind: &str) -> &'static str {
         match kind {

@@ -1,6 +1,7 @@
 //! The badge of each kind of status: which ones look fine, which call for a
 //! look and which are trouble, decided here once from the status's own rules.
 
+use protocol::progress::StageStatus;
 use protocol::{AgentStatus, AlertStatus, ComponentStatus, JobStatus};
 
 pub fn job_badge(status: JobStatus) -> &'static str {
@@ -12,6 +13,15 @@ pub fn job_badge(status: JobStatus) -> &'static str {
         "badge ok"
     } else {
         "badge"
+    }
+}
+
+pub fn stage_badge(status: StageStatus) -> &'static str {
+    match status {
+        StageStatus::Running => "badge warn",
+        StageStatus::Succeeded => "badge ok",
+        StageStatus::Failed => "badge bad",
+        StageStatus::Cancelled => "badge",
     }
 }
 

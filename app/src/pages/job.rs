@@ -1,11 +1,13 @@
 //! One job: what it was asked to do (the payload), when it was queued, taken
-//! and finished, the Agent's output in full, and cancel or retry.
+//! and finished, its stages and output live while it runs (`job_log`), the
+//! Agent's result, and cancel (or stop, while it runs) or retry.
 
 use super::badges::job_badge;
 use super::infrastructure::when;
+use super::job_log::{JobLive, JobStages};
 use super::layout::Frame;
 use super::loaded;
-use crate::api::jobs::{get_job, CancelJob, RetryJob};
+use crate::api::jobs::{get_job, job_log, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
@@ -27,7 +29,7 @@ pub fn JobPage() -> impl IntoView {
     let retry = ServerAction::<RetryJob>::new();
     let live = crate::live::use_live();
     let job = Resource::new(
-        move || (id(), cancel.version().get(), live.jobs()),
+        move || (id(), cancel.version().get(), (live.jobs(), live.progress())),
         |(id, ..)| async move {
             // A malformed ID in the address names no job.
             match JobId::parse(&id) {
@@ -37,6 +39,8 @@ pub fn JobPage() -> impl IntoView {
         },
     );
     let action_error = super::jobs::cancel_or_retry_refusal(cancel, retry, lang);
+    let shown = JobLive::new();
+    follow_job(id, job, shown, live);
     let retried = move || retry.value().get().and_then(|r| r.ok());
     view! {
         <Title text=format!("{} · {}", jt.job_title, t.product) />
@@ -47,6 +51,7 @@ pub fn JobPage() -> impl IntoView {
                 move |job| view! { <JobDetail job cancel retry /> }.into_any(),
             )}
             <p class="field-error" role="alert">{action_error}</p>
+            <JobStages live=shown />
             {move || retried().map(|new| view! {
                 <p class="alert" role="status" id="job-retried">
                     {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
@@ -71,8 +76,9 @@ fn JobDetail(
             .unwrap_or_else(|| jt.not_yet.to_string())
     };
     let (cancel_id, retry_id) = (job.id.clone(), job.id.clone());
-    let can_cancel = job.status.can_cancel();
+    let can_cancel = job.can_cancel();
     let can_retry = job.status.can_retry();
+    let stopping = job.cancel_requested && job.status == protocol::JobStatus::Running;
     view! {
         <h1>{jt.job_title}" "<code class="id">{job.id.to_string()}</code></h1>
         <p>
@@ -90,6 +96,7 @@ fn JobDetail(
                 <dd><a href=format!("/jobs/{old}")><code class="id">{old.to_string()}</code></a></dd>
             })}
         </dl>
+        {stopping.then(|| view! { <p class="alert" role="status" id="job-stopping">{jt.stop_requested}</p> })}
         <div class="actions">
             {can_cancel.then(|| view! {
                 <button type="button" id="cancel-this-job" disabled=move || cancel.pending().get()
@@ -109,4 +116,55 @@ fn JobDetail(
         <h2>{jt.payload}</h2>
         <pre class="snippet" id="job-payload">{payload}</pre>
     }
+}
+
+/// Keeps `shown` current in the browser: the job's stages and status from
+/// each reading of `job`, and its output read on from the last line held
+/// whenever the job changes or reports progress.
+fn follow_job(
+    id: impl Fn() -> String + Copy + Send + Sync + 'static,
+    job: Resource<Result<JobView, UiError>>,
+    shown: JobLive,
+    live: crate::live::Live,
+) {
+    Effect::new(move |_| {
+        if let Some(Ok(view)) = job.get() {
+            shown.stages.set(view.stages.clone());
+            shown.job.set(Some((
+                view.status,
+                view.result.clone(),
+                view.reports_progress,
+            )));
+        }
+    });
+    Effect::new(move |previous: Option<String>| {
+        let id = id();
+        // Read to re-run on each change of the job or its progress.
+        live.jobs();
+        live.progress();
+        if previous.as_ref() != Some(&id) {
+            shown.lines.set(Vec::new());
+        }
+        if let Ok(job_id) = JobId::parse(&id) {
+            leptos::task::spawn_local(async move {
+                // Page by page up to the end: the first reading may be long.
+                loop {
+                    let after = shown
+                        .lines
+                        .with_untracked(|l| l.last().map_or(0, |l| l.line));
+                    match job_log(job_id.clone(), after).await {
+                        Ok(page) => {
+                            let more = page.next.is_some();
+                            shown.append(page.lines);
+                            if !more {
+                                break;
+                            }
+                        }
+                        Err(_) => break,
+                    }
+                }
+            });
+        }
+        id
+    });
 }

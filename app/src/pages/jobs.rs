@@ -66,7 +66,7 @@ pub fn JobsPage() -> impl IntoView {
                     cancel.version().get(),
                     retry.version().get(),
                     create.version().get(),
-                    live.jobs(),
+                    (live.jobs(), live.progress()),
                 ),
             )
         },
@@ -195,8 +195,13 @@ fn JobRow(
     let jt = jobs_texts(use_lang());
     let first_line = job.result.lines().next().unwrap_or("").to_string();
     let id = job.id.clone();
-    let can_cancel = job.status.can_cancel();
+    let can_cancel = job.can_cancel();
     let can_retry = job.status.can_retry();
+    let stage = job
+        .stage
+        .clone()
+        .filter(|_| job.status == JobStatus::Running)
+        .map(|stage| view! { <br /><span class="muted job-stage">{jt.now_in}" "{stage}</span> });
     view! {
         <tr class="job-row" data-job=job.id.to_string()>
             <td data-label=jt.col_created>{when(&job.created_at)}</td>
@@ -207,7 +212,7 @@ fn JobRow(
                 <a href=format!("/jobs/{}", job.id) class="job-link">{jt.kind(&job.kind)}</a>" "<code>{job.component_id.clone().unwrap_or_default()}</code>
                 {job.retry_of.clone().map(|r| view! { <br /><span class="muted">{jt.retry_of}" "{r.to_string()}</span> })}
             </td>
-            <td data-label=jt.filter_status><span class=job_badge(job.status)>{job.status.as_str()}</span></td>
+            <td data-label=jt.filter_status><span class=job_badge(job.status)>{job.status.as_str()}</span>{stage}</td>
             <td data-label=jt.col_result class="result" title=job.result.clone()>{first_line}</td>
             <td>
                 {can_cancel.then(|| {

@@ -14,6 +14,7 @@ pub mod form_errors;
 pub mod infrastructure;
 pub mod job;
 pub mod job_form;
+pub mod job_log;
 pub mod jobs;
 pub mod layout;
 pub mod login;

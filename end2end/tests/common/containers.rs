@@ -288,7 +288,7 @@ impl Loop {
         }
     }
 
-    pub async fn admin(&self) -> reqwest::Client {
+    pub async fn admin(&self) -> test_kit::AdminClient {
         super::admin_client(&self.base).await
     }
 
@@ -296,11 +296,11 @@ impl Loop {
         let r = self
             .admin()
             .await
-            .post(format!("{}/api/v1/install-tokens", self.base))
-            .json(&json!({"name": format!("loop-{}", self.suffix)}))
-            .send()
-            .await
-            .unwrap();
+            .post_json(
+                "/api/v1/install-tokens",
+                json!({"name": format!("loop-{}", self.suffix)}),
+            )
+            .await;
         assert_eq!(r.status(), 201);
         r.json::<Value>().await.unwrap()["token"]
             .as_str()
@@ -309,26 +309,13 @@ impl Loop {
     }
 
     pub async fn get(&self, path: &str) -> Value {
-        let r = self
-            .admin()
-            .await
-            .get(format!("{}{path}", self.base))
-            .send()
-            .await
-            .unwrap();
+        let r = self.admin().await.get(path).await;
         assert_eq!(r.status(), 200, "GET {path}");
         r.json().await.unwrap()
     }
 
     pub async fn post(&self, path: &str, body: Value) -> (u16, Value) {
-        let r = self
-            .admin()
-            .await
-            .post(format!("{}{path}", self.base))
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
+        let r = self.admin().await.post_json(path, body).await;
         let status = r.status().as_u16();
         (status, r.json().await.unwrap_or(Value::Null))
     }

@@ -196,6 +196,7 @@ pub async fn store_finished_jobs(
                 network_id: Set(
                     (!networks.is_empty()).then(|| networks[n % networks.len()].clone())
                 ),
+                ..Default::default()
             }
         });
         job::Entity::insert_many(rows).exec(db).await.unwrap();

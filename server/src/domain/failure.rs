@@ -98,6 +98,7 @@ impl From<JobError> for Failure {
             JobError::NoDocker => Failure::Refused(Refusal::AgentWithoutDocker),
             JobError::NotFound => not_found(Missing::Job),
             JobError::WrongState(status) => Failure::Refused(Refusal::JobState { status }),
+            JobError::CannotStop => Failure::Refused(Refusal::JobCannotStop),
             JobError::Store(e) => e.into(),
         }
     }

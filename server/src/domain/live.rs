@@ -25,6 +25,8 @@ pub struct Fingerprint {
     agents: (i64, i64, String, String),
     /// Jobs: the latest creation, claim and end.
     jobs: (String, String, String),
+    /// The latest progress message of a running job.
+    progress: String,
 }
 
 impl Fingerprint {
@@ -36,6 +38,9 @@ impl Fingerprint {
         }
         if self.jobs != earlier.jobs {
             topics.push(LiveTopic::Jobs);
+        }
+        if self.progress != earlier.progress {
+            topics.push(LiveTopic::Progress);
         }
         topics
     }
@@ -140,7 +145,8 @@ pub async fn read_fingerprint(
                 (SELECT CAST(MAX(updated_at) AS TEXT) FROM components) AS component_changed, \
                 (SELECT CAST(MAX(created_at) AS TEXT) FROM jobs) AS job_created, \
                 (SELECT CAST(MAX(started_at) AS TEXT) FROM jobs) AS job_started, \
-                (SELECT CAST(MAX(finished_at) AS TEXT) FROM jobs) AS job_finished"
+                (SELECT CAST(MAX(finished_at) AS TEXT) FROM jobs) AS job_finished, \
+                (SELECT CAST(MAX(progress_at) AS TEXT) FROM jobs) AS job_progress"
     );
     let row = db
         .query_one(Statement::from_sql_and_values(backend, sql, [value]))
@@ -161,5 +167,6 @@ pub async fn read_fingerprint(
             text("job_started")?,
             text("job_finished")?,
         ),
+        progress: text("job_progress")?,
     })
 }

@@ -29,6 +29,30 @@ pub struct Model {
     pub component_id: Option<String>,
     /// The network the job's component belongs to, for filtering.
     pub network_id: Option<String>,
+    // The fields below came with the progress extension; `default` lets
+    // backups made before it restore.
+    /// Its Agent said, when it took the job, that it reports progress: the
+    /// lease is then a minute long and each progress message extends it.
+    #[serde(default)]
+    pub reports_progress: bool,
+    /// The last progress message recorded (repeats and older ones are ignored).
+    #[serde(default)]
+    pub progress_seq: i64,
+    /// When the last progress message came (Control's clock); the live feed
+    /// watches it.
+    pub progress_at: Option<DateTimeUtc>,
+    /// Bytes of output kept (`job_log_lines`), within the job's bound.
+    #[serde(default)]
+    pub log_bytes: i64,
+    /// The number of the last output line.
+    #[serde(default)]
+    pub log_lines: i64,
+    /// Lines from 1 to this are the kept start of the output; cuts come after.
+    #[serde(default)]
+    pub log_head_lines: i64,
+    /// An admin asked the running job to stop; its Agent hears it in the
+    /// answer to its next progress message.
+    pub cancel_requested_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

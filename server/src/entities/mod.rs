@@ -17,6 +17,8 @@ pub mod enrollment_log;
 pub mod install_token;
 pub mod invite;
 pub mod job;
+pub mod job_log_line;
+pub mod job_stage;
 pub mod login_failure;
 pub mod network;
 pub mod revoked_key;

@@ -16,6 +16,7 @@ use protocol::agent::{
     Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobOffer, JobResult,
 };
 use protocol::control_identity::AnswerScope;
+use protocol::progress::{JobProgress, ProgressAnswer};
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
@@ -25,11 +26,12 @@ use utoipa_axum::{router::OpenApiRouter, routes};
 /// The paths Agents call. They authenticate by token or signature, so the
 /// admin session gate and the browser same-origin check do not apply to them
 /// (and only to them: the admin's /api/v1/agents/{id} needs a session).
-pub const AGENT_PROTOCOL_PATHS: [&str; 4] = [
+pub const AGENT_PROTOCOL_PATHS: [&str; 5] = [
     "/api/v1/agents/enroll",
     "/api/v1/agents/heartbeat",
     "/api/v1/agents/jobs/next",
     "/api/v1/agents/jobs/result",
+    protocol::progress::PROGRESS_PATH,
 ];
 
 pub fn is_agent_protocol_path(path: &str) -> bool {
@@ -42,6 +44,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(heartbeat))
         .routes(routes!(next_job))
         .routes(routes!(job_result))
+        .routes(routes!(job_progress))
 }
 
 #[utoipa::path(
@@ -116,6 +119,10 @@ impl SignedBody for JobNextRequest {
 }
 
 impl SignedBody for JobResult {
+    const PURPOSE: Purpose = Purpose::Jobs;
+}
+
+impl SignedBody for JobProgress {
     const PURPOSE: Purpose = Purpose::Jobs;
 }
 
@@ -271,7 +278,10 @@ async fn next_job(
     }: Signed<JobNextRequest>,
 ) -> Result<Response, ApiError> {
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
-    let claimed = state.jobs.claim_next_waiting(&agent.id, wait).await?;
+    let claimed = state
+        .jobs
+        .claim_next_waiting(&agent.id, request.progress, wait)
+        .await?;
     match claimed.as_ref().and_then(offer) {
         Some(job) => {
             let scope = AnswerScope {
@@ -310,4 +320,35 @@ async fn job_result(
         }
     }
     Ok(Json(Ack { ok: true }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/agents/jobs/progress",
+    tag = "agent protocol",
+    params(SignatureHeaders),
+    request_body = JobProgress,
+    responses(
+        (status = 200, body = ProgressAnswer),
+        (status = 404, description = "Not this Agent's job (code `not_found`)"),
+        (status = 409, description = "The job is no longer running (code `job_state`): stop sending progress for it")
+    )
+)]
+/// Ours: `POST /api/v1/agents/jobs/progress` (docs/agent-protocol.md). The
+/// answer is signed like the others, since it can tell the Agent to stop.
+async fn job_progress(
+    State(state): State<AppState>,
+    Signed {
+        agent,
+        path,
+        body: progress,
+    }: Signed<JobProgress>,
+) -> Result<Response, ApiError> {
+    let answer = state.jobs.journal().record(&agent.id, &progress).await?;
+    let scope = AnswerScope {
+        path: &path,
+        agent_id: &agent.id,
+        nonce: progress.nonce.as_deref().unwrap_or(""),
+    };
+    signed_answer(&state, StatusCode::OK, &scope, &answer).await
 }

@@ -58,11 +58,16 @@ impl AdminBackend for Backend {
             limit: RECENT_JOBS_SHOWN,
             ..JobFilter::default()
         };
-        let (jobs, _) = self.state.jobs.list(&filter).await.map_err(ui_error)?;
+        let (recent_jobs, _) = self
+            .state
+            .jobs
+            .list_views(&filter)
+            .await
+            .map_err(ui_error)?;
         Ok(OverviewLists {
             attention,
             attention_total,
-            recent_jobs: jobs.iter().map(job_view).collect(),
+            recent_jobs,
         })
     }
 
@@ -385,11 +390,13 @@ impl AdminBackend for Backend {
             after: query.after,
             limit: UI_PAGE_SIZE,
         };
-        let (rows, next) = self.state.jobs.list(&filter).await.map_err(ui_error)?;
-        Ok(JobListPage {
-            items: rows.iter().map(job_view).collect(),
-            next,
-        })
+        let (items, next) = self
+            .state
+            .jobs
+            .list_views(&filter)
+            .await
+            .map_err(ui_error)?;
+        Ok(JobListPage { items, next })
     }
 
     async fn create_job(&self, job: NewJob) -> Result<JobView, UiError> {
@@ -421,11 +428,19 @@ impl AdminBackend for Backend {
     }
 
     async fn get_job(&self, id: JobId) -> Result<protocol::api::JobView, UiError> {
+        self.state.jobs.view_of(&id).await.map_err(ui_error)
+    }
+
+    async fn job_log(
+        &self,
+        id: JobId,
+        after: u64,
+    ) -> Result<protocol::progress::JobLogPage, UiError> {
         self.state
             .jobs
-            .get(&id)
+            .journal()
+            .lines(&id, after)
             .await
-            .map(|job| job_view(&job))
             .map_err(ui_error)
     }
 

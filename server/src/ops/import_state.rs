@@ -533,6 +533,7 @@ async fn import_job(
         retry_of: Set(None),
         component_id: Set(Some(payload.component_id())),
         network_id: Set(payload.network_id().map(|n| n.to_string())),
+        ..Default::default()
     }
     .insert(txn)
     .await?;

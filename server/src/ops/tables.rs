@@ -74,6 +74,8 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::install_token::Entity>(false),
         table::<e::invite::Entity>(false),
         table::<e::job::Entity>(false),
+        table::<e::job_stage::Entity>(false),
+        table::<e::job_log_line::Entity>(false),
         table::<e::audit_entry::Entity>(true),
         table::<e::enrollment_log::Entity>(true),
         table::<e::beacon_check::Entity>(true),

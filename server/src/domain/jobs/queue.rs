@@ -2,6 +2,7 @@
 //! job out twice), leased while running, and woken for long-polling Agents.
 
 use crate::domain::alerts::settings::Alerts;
+use crate::domain::jobs::progress::{JobJournal, PROGRESS_LEASE};
 use crate::domain::jobs::wakeup::JobWakeup;
 use crate::domain::jobs::{deployed_beacons, reconcile};
 use crate::domain::{audit, database_now, split_page, StoreError};
@@ -50,9 +51,12 @@ pub enum JobError {
     NoDocker,
     #[error("no such job")]
     NotFound,
-    /// Cancel needs a pending job, retry a failed or expired one.
+    /// Cancel needs a pending or running job, retry a failed or expired one.
     #[error("the job is {0}")]
     WrongState(JobStatus),
+    /// The running job's Agent does not report progress, so it cannot be told to stop.
+    #[error("the job's Agent cannot be told to stop")]
+    CannotStop,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -75,6 +79,10 @@ pub fn view(row: &job::Model) -> JobView {
         retry_of: row.retry_of.clone().map(JobId::from_stored),
         component_id: row.component_id.clone(),
         network_id: row.network_id.clone().map(NetworkId::from_stored),
+        reports_progress: row.reports_progress,
+        cancel_requested: row.cancel_requested_at.is_some(),
+        stage: None,
+        stages: Vec::new(),
     }
 }
 
@@ -117,6 +125,8 @@ pub struct JobQueue {
     wakeup: JobWakeup,
     /// Told of every failed or expired job.
     alerts: Alerts,
+    /// The stages and output of running jobs.
+    journal: JobJournal,
 }
 
 impl JobQueue {
@@ -125,7 +135,50 @@ impl JobQueue {
     pub fn new(db: DatabaseConnection, alerts: Alerts) -> Self {
         let wakeup = JobWakeup::default();
         wakeup.spawn_listener(&db);
-        Self { db, wakeup, alerts }
+        let journal = JobJournal::new(db.clone());
+        Self {
+            db,
+            wakeup,
+            alerts,
+            journal,
+        }
+    }
+
+    /// Where running jobs' progress is recorded and read.
+    pub fn journal(&self) -> &JobJournal {
+        &self.journal
+    }
+
+    /// One job as the admin API shows it, with its stages.
+    pub async fn view_of(&self, id: &JobId) -> Result<JobView, JobError> {
+        let row = self.get(id).await?;
+        Ok(JobView {
+            stages: self.journal.stages(&row.id).await?,
+            ..view(&row)
+        })
+    }
+
+    /// A page of jobs as the admin API shows them: running ones say the
+    /// stage they are in.
+    pub async fn list_views(
+        &self,
+        filter: &JobFilter,
+    ) -> Result<(Vec<JobView>, Option<String>), JobError> {
+        let (rows, next) = self.list(filter).await?;
+        let running: Vec<String> = rows
+            .iter()
+            .filter(|r| r.status == JobStatus::Running && r.reports_progress)
+            .map(|r| r.id.clone())
+            .collect();
+        let mut stages = self.journal.current_stages(&running).await?;
+        let views = rows
+            .iter()
+            .map(|row| JobView {
+                stage: stages.remove(&row.id),
+                ..view(row)
+            })
+            .collect();
+        Ok((views, next))
     }
 
     /// Queues a job after validating its payload. Jobs for an offline Agent stay
@@ -204,6 +257,7 @@ impl JobQueue {
             retry_of: Set(retry_of),
             component_id: Set(Some(payload.component_id())),
             network_id: Set(network_id),
+            ..Default::default()
         }
         .insert(&txn)
         .await?;
@@ -218,24 +272,39 @@ impl JobQueue {
     /// Moves the agent's oldest pending job to `running` and returns it, or
     /// `None`. Atomic on both databases: PostgreSQL skips rows another
     /// transaction holds; elsewhere the conditional update lets one claimer win.
-    pub async fn claim_next(&self, agent_id: &str) -> Result<Option<job::Model>, StoreError> {
+    /// An Agent that `reports_progress` gets a one-minute lease, which its
+    /// progress messages extend; others get [`LEASE`].
+    pub async fn claim_next(
+        &self,
+        agent_id: &str,
+        reports_progress: bool,
+    ) -> Result<Option<job::Model>, StoreError> {
+        let lease_for = if reports_progress {
+            PROGRESS_LEASE
+        } else {
+            LEASE
+        };
         if self.db.get_database_backend() == DbBackend::Postgres {
             // The lease runs on the database's clock, which every replica shares.
             let sql = format!(
                 "UPDATE jobs SET status = '{running}', started_at = now(), \
-                 lease_expires_at = now() + interval '{lease} seconds' \
+                 lease_expires_at = now() + interval '{lease} seconds', reports_progress = $2 \
                  WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = '{pending}' \
                              ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
                  RETURNING *",
                 running = JobStatus::Running,
                 pending = JobStatus::Pending,
-                lease = LEASE.num_seconds(),
+                lease = lease_for.num_seconds(),
             );
-            let stmt = Statement::from_sql_and_values(DbBackend::Postgres, sql, [agent_id.into()]);
+            let stmt = Statement::from_sql_and_values(
+                DbBackend::Postgres,
+                sql,
+                [agent_id.into(), reports_progress.into()],
+            );
             return Ok(job::Entity::find().from_raw_sql(stmt).one(&self.db).await?);
         }
         let now = database_now(&self.db).await;
-        let lease = now + LEASE;
+        let lease = now + lease_for;
         for _ in 0..8 {
             let Some(candidate) = job::Entity::find()
                 .filter(job::Column::AgentId.eq(agent_id))
@@ -252,6 +321,7 @@ impl JobQueue {
                 .col_expr(job::Column::Status, JobStatus::Running.into())
                 .col_expr(job::Column::StartedAt, now.into())
                 .col_expr(job::Column::LeaseExpiresAt, lease.into())
+                .col_expr(job::Column::ReportsProgress, reports_progress.into())
                 .filter(job::Column::Id.eq(candidate.id.as_str()))
                 .filter(job::Column::Status.eq(JobStatus::Pending))
                 .exec(&self.db)
@@ -268,6 +338,7 @@ impl JobQueue {
     pub async fn claim_next_waiting(
         &self,
         agent_id: &str,
+        reports_progress: bool,
         wait: std::time::Duration,
     ) -> Result<Option<job::Model>, StoreError> {
         let deadline = tokio::time::Instant::now() + wait;
@@ -275,7 +346,7 @@ impl JobQueue {
         loop {
             // Registered before the check, so a job queued in between still wakes us.
             let notified = waker.notified();
-            if let Some(job) = self.claim_next(agent_id).await? {
+            if let Some(job) = self.claim_next(agent_id, reports_progress).await? {
                 tracing::Span::current().record("job_id", job.id.as_str());
                 return Ok(Some(job));
             }
@@ -305,7 +376,11 @@ impl JobQueue {
         if row.status != JobStatus::Running {
             return Ok(None);
         }
-        let outcome = JobStatus::from(result.status);
+        // `cancelled` stands only when Control asked for it.
+        let outcome = match JobStatus::from(result.status) {
+            JobStatus::Cancelled if row.cancel_requested_at.is_none() => JobStatus::Failed,
+            outcome => outcome,
+        };
         let text = crate::domain::text::bounded_multiline(&result.result, RESULT_MAX);
         // The clock `started_at` was set by, so `ran_for` measures one clock.
         let now = database_now(&self.db).await;
@@ -328,6 +403,7 @@ impl JobQueue {
         };
         reconcile::record_outcome(&txn, &finished, outcome == JobStatus::Succeeded, &text, now)
             .await?;
+        JobJournal::close_stages(&txn, &row.id, outcome, now).await?;
         let joined = if outcome == JobStatus::Succeeded {
             deployed_beacons::join_profile(&txn, &finished).await?
         } else {
@@ -375,6 +451,7 @@ impl JobQueue {
     /// and counted as a failed deployment; returns how many.
     pub async fn expire_leases(&self, now: DateTime<Utc>) -> Result<u64, StoreError> {
         const REASON: &str = "the Agent did not report a result within the 10-minute lease";
+        const SILENT: &str = "the Agent sent no progress for a minute: it stopped, lost its connection to Control, or never received the job";
         let overdue = job::Entity::find()
             .filter(job::Column::Status.eq(JobStatus::Running))
             .filter(job::Column::LeaseExpiresAt.lt(now))
@@ -383,10 +460,11 @@ impl JobQueue {
             .await?;
         let mut expired = 0;
         for row in overdue {
+            let reason = if row.reports_progress { SILENT } else { REASON };
             let txn = self.db.begin().await?;
             let done = job::Entity::update_many()
                 .col_expr(job::Column::Status, JobStatus::Expired.into())
-                .col_expr(job::Column::Result, REASON.into())
+                .col_expr(job::Column::Result, reason.into())
                 .col_expr(job::Column::FinishedAt, now.into())
                 .filter(job::Column::Id.eq(row.id.as_str()))
                 .filter(job::Column::Status.eq(JobStatus::Running))
@@ -399,11 +477,12 @@ impl JobQueue {
                 status: JobStatus::Expired,
                 ..row.clone()
             };
-            reconcile::record_outcome(&txn, &finished, false, REASON, now).await?;
+            reconcile::record_outcome(&txn, &finished, false, reason, now).await?;
+            JobJournal::close_stages(&txn, &row.id, JobStatus::Expired, now).await?;
             txn.commit().await?;
             tracing::warn!(job_id = %row.id, agent_id = %row.agent_id, "job lease expired");
-            audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, REASON).await;
-            self.alerts.job_failed(&finished, REASON).await;
+            audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, reason).await;
+            self.alerts.job_failed(&finished, reason).await;
             expired += 1;
         }
         Ok(expired)
@@ -484,11 +563,18 @@ impl JobQueue {
         Ok((rows, next))
     }
 
-    /// Cancels a job that no Agent has claimed yet.
+    /// Cancels a job that no Agent has claimed yet, or asks the Agent
+    /// running one to stop (it hears so in the answer to its next progress
+    /// message, and reports `cancelled`). An Agent that reports no progress
+    /// cannot be asked.
     #[tracing::instrument(name = "job.cancel", skip_all, fields(job_id = %id))]
     pub async fn cancel(&self, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
         let now = database_now(&self.db).await;
+        let current = self.row(id).await?;
+        if current.status == JobStatus::Running {
+            return self.request_stop(current, now).await;
+        }
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, JobStatus::Cancelled.into())
             .col_expr(
@@ -506,6 +592,29 @@ impl JobQueue {
         }
         tracing::info!(job_id = id, "job cancelled");
         audit::record(&self.db, audit::ADMIN, "job.cancelled", id, "").await;
+        Ok(row)
+    }
+
+    async fn request_stop(
+        &self,
+        row: job::Model,
+        now: DateTime<Utc>,
+    ) -> Result<job::Model, JobError> {
+        if !row.reports_progress {
+            return Err(JobError::CannotStop);
+        }
+        job::Entity::update_many()
+            .col_expr(job::Column::CancelRequestedAt, Some(now).into())
+            .filter(job::Column::Id.eq(row.id.as_str()))
+            .filter(job::Column::Status.eq(JobStatus::Running))
+            .filter(job::Column::CancelRequestedAt.is_null())
+            .exec(&self.db)
+            .await?;
+        let row = self.row(&row.id).await?;
+        if row.status == JobStatus::Running {
+            tracing::info!(job_id = %row.id, "job asked to stop");
+            audit::record(&self.db, audit::ADMIN, "job.stop_requested", &row.id, "").await;
+        }
         Ok(row)
     }
 

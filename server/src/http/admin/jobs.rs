@@ -1,4 +1,5 @@
-//! Admin side of the job queue: queue, list, read, cancel, retry.
+//! Admin side of the job queue: queue, list, read (with stages and output),
+//! cancel, retry.
 
 use crate::domain::jobs::queue::{view, JobFilter};
 use crate::http::error::ApiError;
@@ -10,6 +11,7 @@ use axum::http::StatusCode;
 use axum::response::Response;
 use axum::Json;
 use protocol::api::{JobView, NewJob};
+use protocol::progress::JobLogPage;
 use protocol::JobId;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
@@ -17,6 +19,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create_job, list_jobs))
         .routes(routes!(get_job))
+        .routes(routes!(job_log))
         .routes(routes!(cancel_job))
         .routes(routes!(retry_job))
 }
@@ -34,8 +37,8 @@ async fn list_jobs(
     State(state): State<AppState>,
     ApiQuery(filter): ApiQuery<JobFilter>,
 ) -> Result<Response, ApiError> {
-    let (rows, next) = state.jobs.list(&filter).await?;
-    Ok(page(rows.iter().map(view).collect(), next))
+    let (views, next) = state.jobs.list_views(&filter).await?;
+    Ok(page(views, next))
 }
 
 #[utoipa::path(
@@ -96,9 +99,35 @@ async fn create_job(
     params(("id" = String, Path, description = "Job ID")),
     responses((status = 200, body = JobView))
 )]
+/// The job with its stages (when its Agent reports progress).
 async fn get_job(
     State(state): State<AppState>,
     ApiPath(id): ApiPath<JobId>,
 ) -> Result<Json<JobView>, ApiError> {
-    Ok(Json(view(&state.jobs.get(&id).await?)))
+    Ok(Json(state.jobs.view_of(&id).await?))
+}
+
+#[derive(serde::Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+struct LogQuery {
+    /// The last line already read (`next` of the previous page); 0 or absent
+    /// for the start.
+    #[serde(default)]
+    after: u64,
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/jobs/{id}/log",
+    tag = "jobs",
+    params(("id" = String, Path, description = "Job ID"), LogQuery),
+    responses((status = 200, body = JobLogPage))
+)]
+/// `GET /api/v1/jobs/{id}/log?after=<line>`: the job's output, a page at a time.
+async fn job_log(
+    State(state): State<AppState>,
+    ApiPath(id): ApiPath<JobId>,
+    ApiQuery(query): ApiQuery<LogQuery>,
+) -> Result<Json<JobLogPage>, ApiError> {
+    Ok(Json(state.jobs.journal().lines(&id, query.after).await?))
 }
