@@ -380,6 +380,33 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
 
+    // The deploy's page shows its stages while it runs: a stage still
+    // running on screen is one seen before the job ended (settling alone
+    // takes the Agent's 5 s). Pulling is part of `up` here: the images are
+    // local stand-ins, and no registry is reachable to pull from.
+    let jobs = lp.get("/api/v1/jobs?kind=deploy_sidecar").await;
+    let job_id = jobs[0]["id"].as_str().unwrap().to_string();
+    b.goto(&format!("{}/jobs/{job_id}", lp.base)).await;
+    b.hydrated().await;
+    b.wait_visible(".stage[data-status='running']").await;
+    b.screenshot("1-deploy-live").await;
+    let finished = lp.finished_job(&job_id, Duration::from_secs(120)).await;
+    assert_eq!(finished["status"], "succeeded", "{finished}");
+    b.expect_text("#job-status", "succeeded").await;
+    let stages = lp.get(&format!("/api/v1/jobs/{job_id}")).await["stages"].clone();
+    let names: Vec<&str> = stages
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        ["validate", "write compose", "up", "settle", "health"]
+    );
+    b.expect_text("[data-stage='up'] .stage-output", "Started")
+        .await;
+
     // The real sidecar announces its address; the screen shows it.
     let sidecar_id = format!("sidecar-{service}");
     let shown = lp
@@ -399,7 +426,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         .to_have_text(address)
         .await
         .unwrap();
-    b.screenshot("1-published-for-real").await;
+    b.screenshot("2-published-for-real").await;
 
     // Removing asks first; then the Agent takes the container down. (Live
     // updates may redraw the row under the first click: then click again.)
@@ -425,7 +452,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         }
     }
     if !asked {
-        b.screenshot("2-no-confirmation").await;
+        b.screenshot("3-no-confirmation").await;
         panic!("Remove did not ask for a confirmation");
     }
     page.locator("#confirm-remove-service")
