@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The agent-API benchmark matrix in BENCHMARKS.md: signed heartbeats/s with
 # p50/p99 and long-poll dispatch latency, at 1,000 and 10,000 Agents, on
-# SQLite and PostgreSQL (plus 10,000 Agents with 100,000 stored jobs).
+# SQLite and PostgreSQL (plus 10,000 Agents with 100,000 stored jobs), and
+# at 1,000 Agents the heartbeats again while 100 jobs report live progress.
 # PostgreSQL comes from KNOTROUTE_TEST_DATABASE_URL or scripts/postgres.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,3 +20,5 @@ for agents in 1000 10000; do
   "$bin" --agents "$agents" --database-url "$(fresh_db "$agents")"
 done
 "$bin" --agents 10000 --stored-jobs 100000 --database-url "$(fresh_db jobs)"
+"$bin" --agents 1000 --progress-jobs 100
+"$bin" --agents 1000 --progress-jobs 100 --database-url "$(fresh_db progress)"

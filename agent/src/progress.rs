@@ -287,12 +287,15 @@ pub async fn report(
             stages,
             nonce: None,
         };
-        match send(client, identity, pin, &message).await {
+        // The last message gets one try: the result must not wait on it.
+        let tries = if finishing { 1 } else { 6 };
+        match send(client, identity, pin, &message, tries).await {
             Sent::Answered(answer) => {
                 if answer.cancel {
                     journal.request_cancel();
                 }
             }
+            Sent::Unanswered => {}
             Sent::Unknown => support.unknown(),
             // Not running any more, or refused: the result will tell.
             Sent::Stop => return,
@@ -305,21 +308,26 @@ pub async fn report(
 
 enum Sent {
     Answered(ProgressAnswer),
+    /// No answer to trust (unreachable, or not signed by the pinned key):
+    /// the job goes on, and the next message tries again.
+    Unanswered,
     /// Control has no such endpoint.
     Unknown,
+    /// Control refused it (the job ended, or is not this Agent's).
     Stop,
 }
 
-/// Sends one message, again with the same number while Control is
-/// unreachable (it ignores a number it already has), for about the lease.
+/// Sends one message, up to `tries` times with the same number while
+/// Control is unreachable (it ignores a number it already has).
 async fn send(
     client: &ControlClient,
     identity: &Identity,
     pin: &ControlPin,
     message: &JobProgress,
+    tries: u32,
 ) -> Sent {
     let body = serde_json::to_value(message).expect("progress serialises");
-    for attempt in 0..6u32 {
+    for attempt in 0..tries {
         match client.signed(identity, PROGRESS_PATH, body.clone()).await {
             Ok(answer) => {
                 return match crate::run::checked_body(pin, identity, answer).await {
@@ -330,11 +338,7 @@ async fn send(
                     // Not signed by the pinned key: keep working, trust nothing it says.
                     Err((e, _)) => {
                         tracing::warn!(error = %e, "progress answer refused");
-                        Sent::Answered(ProgressAnswer {
-                            ok: false,
-                            cancel: false,
-                            lease_seconds: 0,
-                        })
+                        Sent::Unanswered
                     }
                 };
             }
@@ -349,17 +353,15 @@ async fn send(
                 return Sent::Stop;
             }
             Err(e) => {
-                let wait = crate::run::wait_before_retry(&e, attempt).min(Duration::from_secs(10));
-                tracing::warn!(error = %e, "could not send the job's progress; retrying");
-                tokio::time::sleep(wait).await;
+                tracing::warn!(error = %e, "could not send the job's progress");
+                if attempt + 1 < tries {
+                    let wait = crate::run::wait_before_retry(&e, attempt);
+                    tokio::time::sleep(wait.min(Duration::from_secs(10))).await;
+                }
             }
         }
     }
-    Sent::Answered(ProgressAnswer {
-        ok: false,
-        cancel: false,
-        lease_seconds: 0,
-    })
+    Sent::Unanswered
 }
 
 #[cfg(test)]

@@ -404,6 +404,12 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         names,
         ["validate", "write compose", "up", "settle", "health"]
     );
+    // A finished stage is folded; opening it shows what it printed.
+    b.page
+        .locator("[data-stage='up'] summary")
+        .click(None)
+        .await
+        .unwrap();
     b.expect_text("[data-stage='up'] .stage-output", "Started")
         .await;
 

@@ -52,18 +52,47 @@ async fn stages_live_then_stopped(width: u32, height: u32, name: &str) {
         "watching the container",
     )
     .await;
-    b.expect_text("[data-stage='restart'] .stage-output", "c-sidecar-web")
+    // A stage that succeeded folds away; opening it shows all it printed.
+    b.expect_text("[data-stage='restart'] summary", "succeeded")
         .await;
-    b.wait_visible("#copy-job-log").await;
-    b.screenshot("1-stages-live").await;
-
-    // Stop: the page says so, and the Agent hears it in its next answer.
     b.page
-        .locator("#cancel-this-job")
+        .locator("[data-stage='restart'] summary")
         .click(None)
         .await
         .unwrap();
-    b.wait_visible("#job-stopping").await;
+    b.expect_text(
+        "[data-stage='restart'] .stage-output",
+        "restarting c-sidecar-web\nc-sidecar-web",
+    )
+    .await;
+    b.wait_visible("#copy-job-log").await;
+    b.screenshot("1-stages-live").await;
+
+    // Stop: the page says so, and the Agent hears it in its next answer. (A
+    // live update may redraw the button under the first click: then again.)
+    let mut stopping = false;
+    for _ in 0..3 {
+        b.page
+            .locator("#cancel-this-job")
+            .click(None)
+            .await
+            .unwrap();
+        let shown = b
+            .page
+            .locator("#job-stopping")
+            .wait_for(
+                playwright_rs::WaitForOptions::builder()
+                    .state(playwright_rs::WaitForState::Visible)
+                    .timeout(5_000.0)
+                    .build(),
+            )
+            .await;
+        if shown.is_ok() {
+            stopping = true;
+            break;
+        }
+    }
+    assert!(stopping, "Stop was not taken");
     let answer: serde_json::Value = agent
         .progress(&id, 3, json!([]))
         .await

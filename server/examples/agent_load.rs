@@ -1,10 +1,13 @@
 //! Load benchmark for the agent API (BENCHMARKS.md): signed heartbeats per
-//! second with their p50/p99 latency, and job dispatch latency (queued by the
-//! admin API → received by a long-polling Agent). Control runs in this
-//! process on a loopback port; the load comes over real HTTP.
+//! second with their p50/p99 latency, job dispatch latency (queued by the
+//! admin API → received by a long-polling Agent), and with `--progress-jobs`
+//! the heartbeats again while that many jobs run at once, each reporting
+//! live progress. Control runs in this process on a loopback port; the load
+//! comes over real HTTP.
 //!
 //! cargo run --release -p knotroute-server --example agent_load -- \
-//!     --agents 10000 [--database-url postgres://…] [--stored-jobs 100000]
+//!     --agents 10000 [--database-url postgres://…] [--stored-jobs 100000] \
+//!     [--progress-jobs 100 [--progress-every-ms 400]]
 //!
 //! Without --database-url it uses a fresh SQLite file. scripts/bench-agents.sh
 //! runs the matrix recorded in BENCHMARKS.md.
@@ -39,6 +42,151 @@ struct Args {
     /// Jobs dispatched one by one for the dispatch-latency figure.
     #[arg(long, default_value_t = 300)]
     dispatches: usize,
+    /// Jobs running at once during a second heartbeat round, each sending
+    /// progress (0: no such round).
+    #[arg(long, default_value_t = 0)]
+    progress_jobs: usize,
+    /// Pause between one job's progress messages: the Agent's batching
+    /// interval, so each job sends what a busy real one does; 0 for as fast
+    /// as Control answers.
+    #[arg(long, default_value_t = 400)]
+    progress_every_ms: u64,
+}
+
+/// Heartbeats for `seconds` from `concurrency` senders, round-robin over
+/// `keys`; the latencies after the first second, sorted.
+async fn heartbeat_round(
+    bench: &Arc<Bench>,
+    keys: &Arc<Vec<AgentKey>>,
+    concurrency: usize,
+    seconds: u64,
+) -> Vec<Duration> {
+    let next = Arc::new(AtomicUsize::new(keys.len()));
+    let deadline = Instant::now() + Duration::from_secs(seconds);
+    let warmup = Instant::now() + Duration::from_secs(1);
+    let workers: Vec<_> = (0..concurrency)
+        .map(|_| {
+            let (bench, keys, next) = (bench.clone(), keys.clone(), next.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                while Instant::now() < deadline {
+                    let n = next.fetch_add(1, Ordering::Relaxed);
+                    let t0 = Instant::now();
+                    let r = bench
+                        .signed(
+                            &keys[n % keys.len()],
+                            "/api/v1/agents/heartbeat",
+                            heartbeat(n),
+                        )
+                        .await;
+                    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
+                    if t0 >= warmup {
+                        latencies.push(t0.elapsed());
+                    }
+                }
+                latencies
+            })
+        })
+        .collect();
+    let mut latencies: Vec<Duration> = Vec::new();
+    for w in workers {
+        latencies.extend(w.await.unwrap());
+    }
+    latencies.sort();
+    latencies
+}
+
+fn report_heartbeats(label: &str, latencies: &[Duration], seconds: u64) {
+    let measured = seconds.saturating_sub(1).max(1) as f64;
+    println!(
+        "{label}: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms (n={})",
+        latencies.len() as f64 / measured,
+        percentile(latencies, 0.50),
+        percentile(latencies, 0.99),
+        latencies.len()
+    );
+}
+
+/// `jobs` restart jobs queued for the first Agents and taken announcing
+/// progress; then, while heartbeats run, each job reports a stage with 20
+/// lines every `every`. Prints the heartbeat figures and the progress
+/// messages handled.
+async fn progress_round(bench: &Arc<Bench>, keys: &Arc<Vec<AgentKey>>, args: &Args) {
+    let admin = bench.admin().await;
+    let origin = bench.base.clone();
+    let mut running = Vec::new();
+    for (n, key) in keys.iter().take(args.progress_jobs).enumerate() {
+        let job = json!({"agent_id": key.public_key().agent_id().to_string(),
+            "kind": "restart_component", "payload": {"component_id": "sidecar-web"}});
+        let r = admin
+            .post(format!("{origin}/api/v1/jobs"))
+            .header("origin", &origin)
+            .json(&job)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 201, "{}", r.text().await.unwrap_or_default());
+        let r = bench
+            .signed(
+                key,
+                "/api/v1/agents/jobs/next",
+                json!({"progress": true, "nonce": format!("p{n}")}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let offer: serde_json::Value = r.json().await.unwrap();
+        running.push((n, offer["id"].as_str().unwrap().to_string()));
+    }
+    let deadline = Instant::now() + Duration::from_secs(args.seconds);
+    let every = Duration::from_millis(args.progress_every_ms);
+    let reporters: Vec<_> = running
+        .into_iter()
+        .map(|(n, job_id)| {
+            let (bench, keys) = (bench.clone(), keys.clone());
+            tokio::spawn(async move {
+                let mut latencies = Vec::new();
+                let mut seq = 0u64;
+                while Instant::now() < deadline {
+                    seq += 1;
+                    let lines: Vec<String> = (0..20)
+                        .map(|i| format!("Container kr-sidecar-web-knotroute-1  step {seq}.{i}"))
+                        .collect();
+                    let body = json!({"job_id": job_id, "seq": seq, "nonce": format!("{n}-{seq}"),
+                        "stages": [{"index": 0, "name": "up", "status": "running",
+                            "started_at": "2026-12-02T10:00:00Z", "lines": lines}]});
+                    let t0 = Instant::now();
+                    let r = bench
+                        .signed(&keys[n], "/api/v1/agents/jobs/progress", body)
+                        .await;
+                    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
+                    latencies.push(t0.elapsed());
+                    tokio::time::sleep(every.saturating_sub(t0.elapsed())).await;
+                }
+                latencies
+            })
+        })
+        .collect();
+    let heartbeats = heartbeat_round(bench, keys, args.concurrency, args.seconds).await;
+    let mut progress: Vec<Duration> = Vec::new();
+    for r in reporters {
+        progress.extend(r.await.unwrap());
+    }
+    progress.sort();
+    report_heartbeats(
+        &format!(
+            "heartbeats while {} jobs report progress",
+            args.progress_jobs
+        ),
+        &heartbeats,
+        args.seconds,
+    );
+    println!(
+        "progress messages: {:.0}/s (20 lines each), p50 {:.2} ms, p99 {:.2} ms (n={})",
+        progress.len() as f64 / args.seconds as f64,
+        percentile(&progress, 0.50),
+        percentile(&progress, 0.99),
+        progress.len()
+    );
 }
 
 #[tokio::main]
@@ -77,46 +225,8 @@ async fn main() {
     );
 
     // Heartbeats: every sender takes the next Agent round-robin.
-    let next = Arc::new(AtomicUsize::new(args.agents));
-    let deadline = Instant::now() + Duration::from_secs(args.seconds);
-    let warmup = Instant::now() + Duration::from_secs(1);
-    let workers: Vec<_> = (0..args.concurrency)
-        .map(|_| {
-            let (bench, keys, next) = (bench.clone(), keys.clone(), next.clone());
-            tokio::spawn(async move {
-                let mut latencies = Vec::new();
-                while Instant::now() < deadline {
-                    let n = next.fetch_add(1, Ordering::Relaxed);
-                    let t0 = Instant::now();
-                    let r = bench
-                        .signed(
-                            &keys[n % keys.len()],
-                            "/api/v1/agents/heartbeat",
-                            heartbeat(n),
-                        )
-                        .await;
-                    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
-                    if t0 >= warmup {
-                        latencies.push(t0.elapsed());
-                    }
-                }
-                latencies
-            })
-        })
-        .collect();
-    let mut latencies: Vec<Duration> = Vec::new();
-    for w in workers {
-        latencies.extend(w.await.unwrap());
-    }
-    latencies.sort();
-    let measured = args.seconds.saturating_sub(1).max(1) as f64;
-    println!(
-        "heartbeats: {:.0}/s, p50 {:.2} ms, p99 {:.2} ms (n={})",
-        latencies.len() as f64 / measured,
-        percentile(&latencies, 0.50),
-        percentile(&latencies, 0.99),
-        latencies.len()
-    );
+    let latencies = heartbeat_round(&bench, &keys, args.concurrency, args.seconds).await;
+    report_heartbeats("heartbeats", &latencies, args.seconds);
 
     // Dispatch: 50 Agents long-poll; the admin queues jobs one at a time.
     let admin = bench.admin().await;
@@ -161,4 +271,8 @@ async fn main() {
         percentile(&latencies, 0.99),
         latencies.len()
     );
+
+    if args.progress_jobs > 0 {
+        progress_round(&bench, &keys, &args).await;
+    }
 }

@@ -110,6 +110,11 @@ fn spawn_pruning(state: AppState) {
     // Leases are checked often: an expired job should show as such within a minute.
     let jobs = state.jobs.clone();
     tokio::spawn(async move {
+        match jobs.renew_progress_leases().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(renewed = n, "running jobs get a minute to report again"),
+            Err(e) => tracing::warn!(error = %e, "renewing job leases at start failed"),
+        }
         let mut tick = tokio::time::interval(Duration::from_secs(30));
         loop {
             tick.tick().await;

@@ -394,3 +394,44 @@ on_both_databases!(
         assert_eq!(view["status"], "failed");
     }
 );
+
+on_both_databases!(
+    the_output_of_jobs_past_the_retention_goes_and_their_stages_stay,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let (agent, id) = running_job(&c, 48).await;
+        let first = json!([stage(0, "up", "running", &["Started"])]);
+        assert_eq!(agent.progress(&id, 1, first).await.status(), 200);
+        agent.finish(&id, "succeeded", "verified").await;
+        let now = chrono::Utc::now();
+        let retention = chrono::Duration::days(90);
+        server::domain::log_retention::prune(&c.state.db, now, retention)
+            .await
+            .unwrap();
+        assert_eq!(log_texts(&c, &id, 0).await, vec!["Started"], "recent: kept");
+        // Ninety-one days later.
+        let later = now + chrono::Duration::days(91);
+        server::domain::log_retention::prune(&c.state.db, later, retention)
+            .await
+            .unwrap();
+        assert!(log_texts(&c, &id, 0).await.is_empty());
+        let view: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
+        assert_eq!(view["stages"][0]["name"], "up");
+        assert_eq!(view["result"], "verified");
+    }
+);
+
+on_both_databases!(
+    a_starting_control_gives_running_jobs_a_minute_to_report_again,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let (_agent, id) = running_job(&c, 49).await;
+        // Control was down for two minutes: the Agent's messages did not arrive.
+        set_lease(&c, &id, -60).await;
+        assert_eq!(c.state.jobs.renew_progress_leases().await.unwrap(), 1);
+        assert_eq!(c.state.jobs.expire_overdue().await.unwrap(), 0);
+        let now = server::domain::database_now(&c.state.db).await;
+        let left = row(&c, &id).await.lease_expires_at.unwrap() - now;
+        assert!(left > chrono::Duration::seconds(50), "{left}");
+    }
+);

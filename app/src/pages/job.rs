@@ -137,6 +137,8 @@ fn follow_job(
             )));
         }
     });
+    // Only a job whose Agent reports progress has output to read.
+    let reports = Memo::new(move |_| shown.job.with(|j| j.as_ref().is_some_and(|j| j.2)));
     Effect::new(move |previous: Option<String>| {
         let id = id();
         // Read to re-run on each change of the job or its progress.
@@ -144,6 +146,9 @@ fn follow_job(
         live.progress();
         if previous.as_ref() != Some(&id) {
             shown.lines.set(Vec::new());
+        }
+        if !reports.get() {
+            return id;
         }
         if let Ok(job_id) = JobId::parse(&id) {
             leptos::task::spawn_local(async move {

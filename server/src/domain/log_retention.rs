@@ -1,10 +1,11 @@
-//! Retention of the enrollment log and the audit log: lines older than the
-//! retention period (`KNOTROUTE_CONTROL_LOG_RETENTION_DAYS`) are deleted by
-//! every replica's pruning timer. Deleting by age gives the same result
+//! Retention of the enrollment log, the audit log and jobs' output: lines
+//! older than the retention period (`KNOTROUTE_CONTROL_LOG_RETENTION_DAYS`),
+//! and the output of jobs that ended before it (their stages and result
+//! stay), are deleted by every replica's pruning timer. Deleting by age gives the same result
 //! whichever replica runs it, and however often, so replicas need no lease.
 
 use crate::domain::StoreError;
-use crate::entities::{audit_entry, enrollment_log};
+use crate::entities::{audit_entry, enrollment_log, job, job_log_line};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
@@ -36,7 +37,43 @@ pub async fn prune(
         cutoff,
     )
     .await?;
-    Ok(enrollments + audit)
+    let output = prune_job_output(db, cutoff).await?;
+    Ok(enrollments + audit + output)
+}
+
+/// Deletes the output lines of jobs that ended before `cutoff`, a few jobs
+/// (up to 100 MiB of lines) per statement.
+async fn prune_job_output(
+    db: &impl ConnectionTrait,
+    cutoff: DateTime<Utc>,
+) -> Result<u64, StoreError> {
+    let mut deleted = 0;
+    loop {
+        let ended: Vec<String> = job::Entity::find()
+            .select_only()
+            .column(job::Column::Id)
+            .filter(job::Column::FinishedAt.lt(cutoff))
+            .filter(job::Column::LogLines.gt(0))
+            .limit(100)
+            .into_tuple()
+            .all(db)
+            .await?;
+        if ended.is_empty() {
+            return Ok(deleted);
+        }
+        deleted += job_log_line::Entity::delete_many()
+            .filter(job_log_line::Column::JobId.is_in(ended.iter().map(String::as_str)))
+            .exec(db)
+            .await?
+            .rows_affected;
+        job::Entity::update_many()
+            .col_expr(job::Column::LogBytes, 0i64.into())
+            .col_expr(job::Column::LogLines, 0i64.into())
+            .col_expr(job::Column::LogHeadLines, 0i64.into())
+            .filter(job::Column::Id.is_in(ended))
+            .exec(db)
+            .await?;
+    }
 }
 
 async fn prune_table<E, C>(

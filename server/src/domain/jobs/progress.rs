@@ -183,7 +183,7 @@ impl JobJournal {
             == 1;
         if fresh {
             for stage in &stages {
-                upsert_stage(&txn, id, stage).await?;
+                upsert_stage(&txn, id, stage, now).await?;
             }
             // Read again under the write just made, so the counters are current.
             let current = job::Entity::find_by_id(id)
@@ -297,10 +297,13 @@ impl JobJournal {
     }
 }
 
+/// Records a stage's new state; one reported ended without an end time
+/// ends when the message came (`now`), so its time stops growing.
 async fn upsert_stage(
     db: &impl ConnectionTrait,
     job_id: &str,
     stage: &CheckedStage<'_>,
+    now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
     let update = stage.update;
     let idx = update.index as i32;
@@ -312,6 +315,11 @@ async fn upsert_stage(
         .one(db)
         .await?;
     let is_new = existing.is_none();
+    let ended_at = match (stage.ended_at, update.status.is_running()) {
+        (Some(at), _) => Some(at),
+        (None, true) => None,
+        (None, false) => Some(existing.as_ref().and_then(|s| s.ended_at).unwrap_or(now)),
+    };
     let mut row: job_stage::ActiveModel = match existing {
         Some(row) => row.into(),
         None => job_stage::ActiveModel {
@@ -323,7 +331,7 @@ async fn upsert_stage(
     };
     row.name = Set(update.name.trim().to_string());
     row.status = Set(update.status);
-    row.ended_at = Set(stage.ended_at);
+    row.ended_at = Set(ended_at);
     if command.is_some() || is_new {
         row.command = Set(command);
     }

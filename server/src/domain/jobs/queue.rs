@@ -440,6 +440,22 @@ impl JobQueue {
         }))
     }
 
+    /// While Control was away, Agents could not extend their jobs' one-minute
+    /// leases; a starting replica gives each running job that reports
+    /// progress a minute from now, so none expires only because Control was
+    /// down. Returns how many.
+    pub async fn renew_progress_leases(&self) -> Result<u64, StoreError> {
+        let renewed = database_now(&self.db).await + PROGRESS_LEASE;
+        let done = job::Entity::update_many()
+            .col_expr(job::Column::LeaseExpiresAt, Some(renewed).into())
+            .filter(job::Column::Status.eq(JobStatus::Running))
+            .filter(job::Column::ReportsProgress.eq(true))
+            .filter(job::Column::LeaseExpiresAt.lt(renewed))
+            .exec(&self.db)
+            .await?;
+        Ok(done.rows_affected)
+    }
+
     /// Expires the jobs whose lease has passed by the database's clock (see
     /// [`Self::expire_leases`]); run every half minute by every replica.
     pub async fn expire_overdue(&self) -> Result<u64, StoreError> {
