@@ -153,16 +153,19 @@ impl JobJournal {
         let stages = check(progress).map_err(JobError::Invalid)?;
         let seq = i64::try_from(progress.seq).unwrap_or(i64::MAX);
         let id = progress.job_id.as_str();
-        let txn = self.db.begin().await?;
-        let now = database_now(&txn).await;
+        let now = database_now(&self.db).await;
         let row = job::Entity::find_by_id(id)
-            .one(&txn)
+            .one(&self.db)
             .await?
             .filter(|j| j.agent_id == agent_id)
             .ok_or(JobError::NotFound)?;
         if row.status != JobStatus::Running {
             return Err(JobError::WrongState(row.status));
         }
+        // The transaction's first statement writes: on SQLite a transaction
+        // that read first cannot take the write lock once another writer
+        // committed (it fails at once, busy timeout or not).
+        let txn = self.db.begin().await?;
         // Never shorter than the claim gave: a version-1 lease stays ten minutes.
         let lease = (now + PROGRESS_LEASE).max(row.lease_expires_at.unwrap_or(now));
         let moved = |update: sea_orm::UpdateMany<job::Entity>| {
