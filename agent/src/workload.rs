@@ -312,27 +312,9 @@ impl Workloads {
             .journal
             .line(&format!("wrote {}", path.display()));
         let project = compose::project_name(component_id);
-        if self.pull == PullPolicy::Always {
+        if self.pull != PullPolicy::Never {
             transcript.stage("pull")?;
-            let pulled = self
-                .docker
-                .compose_live(
-                    cli,
-                    Some(&path),
-                    &project,
-                    &["pull"],
-                    PULL_TIMEOUT,
-                    transcript.journal,
-                )
-                .await
-                .map_err(|e| e.to_string())?;
-            transcript.add(&pulled);
-            if !pulled.success {
-                return Err(
-                    "pulling the image failed: check the image name and that this host can reach its registry"
-                        .into(),
-                );
-            }
+            self.pull(cli, &path, &project, file, transcript).await?;
         }
         let mut up = vec!["up", "-d", "--remove-orphans"];
         // The v1 CLI has no --pull; it pulls only missing images by itself.
@@ -364,6 +346,60 @@ impl Workloads {
             return Err(format!("`{}` failed", started.command));
         }
         self.verify(component_id, transcript).await
+    }
+
+    /// The pull stage: every image with `always`; with `missing`, only when
+    /// one is not on this host yet (Compose v1 has no pull policy, and v2's
+    /// `pull --policy` is recent: asking the engine works with both).
+    async fn pull(
+        &self,
+        cli: ComposeCli,
+        path: &Path,
+        project: &str,
+        file: &ComposeFile,
+        transcript: &mut Transcript<'_>,
+    ) -> Result<(), String> {
+        if self.pull == PullPolicy::Missing {
+            let mut missing = false;
+            for service in file.services.values() {
+                let present = self
+                    .docker
+                    .docker(
+                        &["image", "inspect", "--format", "{{.Id}}", &service.image],
+                        QUICK_TIMEOUT,
+                    )
+                    .await
+                    .is_ok_and(|o| o.success);
+                if present {
+                    transcript.note(format!(
+                        "{}: on this host already, not pulled (KNOTROUTE_AGENT_PULL=missing)",
+                        service.image
+                    ));
+                }
+                missing |= !present;
+            }
+            if !missing {
+                return Ok(());
+            }
+        }
+        let pulled = self
+            .docker
+            .compose_live(
+                cli,
+                Some(path),
+                project,
+                &["pull"],
+                PULL_TIMEOUT,
+                transcript.journal,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        transcript.add(&pulled);
+        if pulled.success {
+            Ok(())
+        } else {
+            Err("pulling the image failed: check the image name and that this host can reach its registry".into())
+        }
     }
 
     async fn one_container(&self, component_id: &str) -> Result<Option<Inspected>, String> {

@@ -277,3 +277,54 @@ async fn heartbeats_go_on_while_a_slow_pull_runs() {
     );
     assert_eq!(finished(&control, &id).await["status"], "succeeded");
 }
+
+/// KNOTROUTE_AGENT_PULL=missing: an image on the host already is not pulled,
+/// and the pull stage says so; one the host lacks is pulled before `up`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_pull_missing_only_an_image_the_host_lacks_is_pulled() {
+    let control = start_control().await;
+    let agent = StandinAgent::start(
+        &control,
+        &[
+            ("KNOTROUTE_AGENT_PULL", "missing"),
+            ("KNOTROUTE_AGENT_IMAGE_TAG", "1.0.0"),
+            ("KNOTROUTE_AGENT_SETTLE", "0s"),
+        ],
+    )
+    .await;
+    let present = "ghcr.io/localzet/knotroute-sidecar:1.0.0";
+    std::fs::write(agent.standin.path().join("images"), format!("{present}\n")).unwrap();
+    let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
+    let beacon = "https://beacon.example.net";
+
+    let id = deploy_sidecar(&control, &agent.id, "here", &network, beacon).await;
+    let job = finished(&control, &id).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    let pull = &job["stages"][2];
+    assert_eq!(pull["name"], "pull", "{job}");
+    assert!(!agent.commands().contains("kr-sidecar-here pull"));
+    let log = control.get(&format!("/api/v1/jobs/{id}/log")).await;
+    assert!(
+        log.to_string()
+            .contains(&format!("{present}: on this host already, not pulled")),
+        "{log}"
+    );
+
+    // Another version, not on the host: pulled.
+    let payload = json!({"name": "there", "network_id": network, "target": "app:8080",
+        "docker_network": "apps", "beacons": [beacon],
+        "image": "ghcr.io/localzet/knotroute-sidecar:1.2.3"});
+    let id = queue(&control, &agent.id, "deploy_sidecar", payload).await;
+    assert_eq!(finished(&control, &id).await["status"], "succeeded");
+    let commands = agent.commands();
+    assert!(
+        commands
+            .contains("image inspect --format {{.Id}} ghcr.io/localzet/knotroute-sidecar:1.2.3"),
+        "{commands}"
+    );
+    let pulled = commands
+        .find("kr-sidecar-there pull")
+        .expect("the missing image was pulled");
+    let up = commands.find("kr-sidecar-there up").unwrap();
+    assert!(pulled < up, "{commands}");
+}

@@ -12,6 +12,10 @@ use std::sync::Arc;
 /// the page's `<head>` so it runs before the loader.
 pub const CHUNK_BATCH_JS: &str = include_str!("assets/chunk_batch.js");
 
+/// How many chunk files the loader asks for in one request (the script's
+/// `MAX_FILES`). The server groups a screen's preloads the same way.
+pub const CHUNK_BATCH_FILES: usize = 160;
+
 /// The icon as a `data:` URL (the CSP allows `img-src data:`): a browser asks
 /// for the icon on every navigation, and on a phone each request is a round trip.
 pub fn favicon_data_url() -> &'static str {
@@ -115,3 +119,17 @@ macro_rules! lazy_screen {
     };
 }
 pub(crate) use lazy_screen;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_loader_script_batches_as_many_files_as_the_server_preloads() {
+        let declared = format!("var MAX_FILES = {CHUNK_BATCH_FILES};");
+        assert!(
+            CHUNK_BATCH_JS.contains(&declared),
+            "assets/chunk_batch.js must say `{declared}`"
+        );
+    }
+}

@@ -358,7 +358,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         return;
     };
     let agent_id = lp.start_agent().await;
-    let (_, beacon_url) = deploy_beacon(&lp, &agent_id).await;
+    let (beacon_id, beacon_url) = deploy_beacon(&lp, &agent_id).await;
     let target = start_target(&lp);
     let service = format!("shop{}", lp.suffix);
 
@@ -377,22 +377,53 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     b.fill("#service-name", &service).await;
     b.fill("#service-target", &target).await;
     b.fill("#service-docker-network", &lp.network).await;
+    // The Beacon holds still for a while (paused, which reconciliation
+    // leaves alone): the sidecar finds no introduction point, so its health
+    // stage is still waiting when the page looks.
+    let beacon_container = format!("kr-{beacon_id}-knotroute-1");
+    docker(&["pause", &beacon_container]);
     page.locator("#publish-submit").click(None).await.unwrap();
     b.wait_visible("#service-queued").await;
 
-    // The deploy's page shows its stages while it runs: a stage still
-    // running on screen is one seen before the job ended (settling alone
-    // takes the Agent's 5 s). Pulling is part of `up` here: the images are
-    // local stand-ins, and no registry is reachable to pull from.
+    // The deploy's page shows each stage while the job runs: the page keeps
+    // a list of the stages on screen at moments its status was not final.
     let jobs = lp.get("/api/v1/jobs?kind=deploy_sidecar").await;
     let job_id = jobs[0]["id"].as_str().unwrap().to_string();
     b.goto(&format!("{}/jobs/{job_id}", lp.base)).await;
     b.hydrated().await;
-    b.wait_visible(".stage[data-status='running']").await;
+    b.page
+        .evaluate_expression(
+            "window.stagesSeenLive = new Set(); setInterval(() => {
+               const status = document.querySelector('#job-status')?.textContent ?? '';
+               if (['queued', 'running'].includes(status.trim()))
+                 document.querySelectorAll('#job-log .stage').forEach(s => stagesSeenLive.add(s.dataset.stage));
+             }, 50);",
+        )
+        .await
+        .unwrap();
+    expect(page.locator("[data-stage='health'][data-status='running'] .stage-output"))
+        .with_timeout(Duration::from_secs(60))
+        .to_contain_text("has not said it is ready yet")
+        .await
+        .unwrap();
     b.screenshot("1-deploy-live").await;
+    docker(&["unpause", &beacon_container]);
     let finished = lp.finished_job(&job_id, Duration::from_secs(120)).await;
     assert_eq!(finished["status"], "succeeded", "{finished}");
     b.expect_text("#job-status", "succeeded").await;
+    let seen: Vec<String> = serde_json::from_str(
+        &b.page
+            .evaluate_value("JSON.stringify([...window.stagesSeenLive])")
+            .await
+            .unwrap(),
+    )
+    .unwrap();
+    for stage in ["pull", "up", "settle", "health"] {
+        assert!(
+            seen.iter().any(|s| s == stage),
+            "the {stage} stage was not on the page while the job ran; seen: {seen:?}"
+        );
+    }
     let stages = lp.get(&format!("/api/v1/jobs/{job_id}")).await["stages"].clone();
     let names: Vec<&str> = stages
         .as_array()
@@ -402,8 +433,27 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         .collect();
     assert_eq!(
         names,
-        ["validate", "write compose", "up", "settle", "health"]
+        [
+            "validate",
+            "write compose",
+            "pull",
+            "up",
+            "settle",
+            "health"
+        ]
     );
+    // The images are local stand-ins (no registry here), so with
+    // KNOTROUTE_AGENT_PULL=missing the pull stage says it pulled nothing.
+    b.page
+        .locator("[data-stage='pull'] summary")
+        .click(None)
+        .await
+        .unwrap();
+    b.expect_text(
+        "[data-stage='pull'] .stage-output",
+        "on this host already, not pulled",
+    )
+    .await;
     // A finished stage is folded; opening it shows what it printed.
     b.page
         .locator("[data-stage='up'] summary")

@@ -112,3 +112,184 @@ async fn stages_live_then_stopped(width: u32, height: u32, name: &str) {
 }
 
 crate::on_desktop_and_phone!(stages_live_then_stopped, "job-progress");
+
+/// `line <from>` … `line <to>`.
+fn numbered(from: u32, to: u32) -> Vec<String> {
+    (from..=to).map(|n| format!("line {n}")).collect()
+}
+
+/// Whether the log's box shows its last line (within a few pixels).
+async fn log_at_end(b: &common::Browsing) -> bool {
+    let at_end = b
+        .page
+        .evaluate_value(
+            "(() => { const l = document.querySelector('#job-log');
+               return l.scrollTop + l.clientHeight >= l.scrollHeight - 4; })()",
+        )
+        .await
+        .unwrap();
+    at_end == "true"
+}
+
+async fn until_log_at_end(b: &common::Browsing, why: &str) {
+    for _ in 0..50 {
+        if log_at_end(b).await {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    panic!("{why}");
+}
+
+async fn log_scroll_top(b: &common::Browsing) -> String {
+    b.page
+        .evaluate_value("document.querySelector('#job-log').scrollTop")
+        .await
+        .unwrap()
+}
+
+/// On a phone: the log keeps its newest line in view as output arrives,
+/// stays where the reader scrolled up to, follows again once they are back
+/// at the end, and Copy log puts all of it on the clipboard.
+#[tokio::test]
+async fn the_log_follows_its_end_unless_the_reader_scrolled_up() {
+    let control = common::start_control().await;
+    let agent = common::SimAgent::enrolled(&control, 52, "log-host").await;
+    let id = common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
+    agent.claim_reporting().await.expect("the job is waiting");
+    let b = common::open_browser("job-log-follow", 390, 844, "en-US").await;
+    b.context
+        .grant_permissions(&["clipboard-read", "clipboard-write"], None)
+        .await
+        .unwrap();
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/jobs/{id}", control.base)).await;
+    b.hydrated().await;
+    b.wait_visible("#live-status[data-live='on']").await;
+    let up = |lines: Vec<String>| {
+        let mut running = stage(0, "up", "running", &[]);
+        running["lines"] = json!(lines);
+        json!([running])
+    };
+
+    // Far more lines than the box shows: it scrolls to the newest.
+    assert_eq!(
+        agent.progress(&id, 1, up(numbered(1, 300))).await.status(),
+        200
+    );
+    b.expect_text("[data-stage='up'] .stage-output", "line 300")
+        .await;
+    until_log_at_end(&b, "the log did not follow its first lines").await;
+
+    // Scrolled up, the reader stays where they are while lines arrive.
+    b.page
+        .evaluate_expression("document.querySelector('#job-log').scrollTop = 0")
+        .await
+        .unwrap();
+    assert_eq!(
+        agent
+            .progress(&id, 2, up(numbered(301, 400)))
+            .await
+            .status(),
+        200
+    );
+    b.expect_text("[data-stage='up'] .stage-output", "line 400")
+        .await;
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    assert_eq!(
+        log_scroll_top(&b).await,
+        "0",
+        "the log jumped while the reader was reading above"
+    );
+
+    // Back at the end, it follows again.
+    b.page
+        .evaluate_expression(
+            "const l = document.querySelector('#job-log'); l.scrollTop = l.scrollHeight",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        agent
+            .progress(&id, 3, up(numbered(401, 500)))
+            .await
+            .status(),
+        200
+    );
+    b.expect_text("[data-stage='up'] .stage-output", "line 500")
+        .await;
+    until_log_at_end(&b, "the log did not follow again at its end").await;
+
+    // Copy log: every line, under its stage and command.
+    b.page.locator("#copy-job-log").click(None).await.unwrap();
+    b.expect_text("#copy-job-log", "Copied").await;
+    let copied = b
+        .page
+        .evaluate_value("navigator.clipboard.readText()")
+        .await
+        .unwrap();
+    let mut expected = String::from("== up (running) ==\n$ docker up\n");
+    for line in numbered(1, 500) {
+        expected.push_str(&line);
+        expected.push('\n');
+    }
+    assert_eq!(copied, expected);
+    b.close().await;
+}
+
+/// A failed job opens at the stage that failed, below many that
+/// succeeded, with its output and the reason from the job's result.
+#[tokio::test]
+async fn a_failed_job_opens_at_the_stage_that_failed() {
+    let control = common::start_control().await;
+    let agent = common::SimAgent::enrolled(&control, 53, "fail-host").await;
+    let id = common::queue_restart(&control.base, &agent.id(), "sidecar-web").await;
+    agent.claim_reporting().await.expect("the job is waiting");
+    // More folded stages than the log's box holds, then the failure.
+    let mut stages: Vec<serde_json::Value> = (0..24)
+        .map(|i| stage(i, &format!("step {i}"), "succeeded", &["fine"]))
+        .collect();
+    let mut failed = stage(24, "restart", "failed", &["Error: no such container"]);
+    failed["exit_code"] = json!(1);
+    stages.push(failed);
+    assert_eq!(agent.progress(&id, 1, json!(stages)).await.status(), 200);
+    agent
+        .finish(
+            &id,
+            "failed",
+            "restart failed: the container is gone; deploy the component again",
+        )
+        .await;
+
+    let b = common::open_browser("job-failed-stage", 390, 844, "en-US").await;
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/jobs/{id}", control.base)).await;
+    b.hydrated().await;
+    let failed = "[data-stage='restart'][data-status='failed']";
+    b.expect_text(
+        &format!("{failed} .stage-output"),
+        "Error: no such container",
+    )
+    .await;
+    b.expect_text(
+        &format!("{failed} .stage-why"),
+        "deploy the component again",
+    )
+    .await;
+    b.expect_text(&format!("{failed} summary"), "exit 1").await;
+    let in_view = format!(
+        "(() => {{ const r = document.querySelector(\"{failed}\").getBoundingClientRect();
+            return r.top >= 0 && r.top < window.innerHeight; }})()"
+    );
+    let mut shown = false;
+    for _ in 0..30 {
+        if b.page.evaluate_value(&in_view).await.unwrap() == "true" {
+            shown = true;
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    b.screenshot("failed-stage").await;
+    assert!(shown, "the failed stage is not in view when the page opens");
+    b.close().await;
+}

@@ -50,6 +50,11 @@ async fn set_lease(c: &common::Control, id: &str, seconds: i64) {
         .unwrap();
 }
 
+async fn first_stage(c: &common::Control, id: &str) -> Value {
+    let view: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
+    view["stages"][0].clone()
+}
+
 async fn log_texts(c: &common::Control, id: &str, after: u64) -> Vec<String> {
     let page: Value = c
         .get_json(&format!("/api/v1/jobs/{id}/log?after={after}"))
@@ -123,6 +128,62 @@ on_both_databases!(
         let late = send(3, json!([])).await;
         assert_eq!(late.status(), 409);
         assert_eq!(late.json::<Value>().await.unwrap()["code"], "job_state");
+    }
+);
+
+on_both_databases!(
+    a_stage_keeps_its_start_end_and_command_when_later_messages_leave_them_out,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let (agent, id) = running_job(&c, 38).await;
+        let mut first = stage(0, "pull", "running", &[]);
+        first["command"] = json!("docker compose pull");
+        assert_eq!(agent.progress(&id, 1, json!([first])).await.status(), 200);
+        let running = first_stage(&c, &id).await;
+        assert_eq!(running["ended_at"], Value::Null, "{running}");
+
+        // Failed, with no end time, command or start of its own: it ends
+        // when Control hears it, keeps its start and its command.
+        let mut failed = stage(0, "pull", "failed", &[]);
+        failed["started_at"] = json!("2026-12-02T10:09:00Z");
+        failed["exit_code"] = json!(1);
+        assert_eq!(
+            agent
+                .progress(&id, 2, json!([failed.clone()]))
+                .await
+                .status(),
+            200
+        );
+        let ended = first_stage(&c, &id).await;
+        assert_eq!(ended["status"], "failed");
+        assert_eq!(ended["started_at"], "2026-12-02T10:00:00Z");
+        assert_eq!(ended["command"], "docker compose pull");
+        assert_eq!(ended["exit_code"], 1);
+        assert!(ended["ended_at"].is_string(), "{ended}");
+
+        // Said again later, it keeps the end it had (its time stops growing).
+        tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+        failed["exit_code"] = Value::Null;
+        assert_eq!(agent.progress(&id, 3, json!([failed])).await.status(), 200);
+        let again = first_stage(&c, &id).await;
+        assert_eq!(again["ended_at"], ended["ended_at"]);
+        assert_eq!(again["exit_code"], 1, "an exit code left out is kept");
+
+        // An end time the Agent gives wins; running again clears it.
+        let mut timed = stage(0, "pull", "succeeded", &[]);
+        timed["ended_at"] = json!("2026-12-02T10:07:00Z");
+        assert_eq!(agent.progress(&id, 4, json!([timed])).await.status(), 200);
+        let timed = first_stage(&c, &id).await;
+        assert_eq!(timed["ended_at"], "2026-12-02T10:07:00Z");
+        assert_eq!(timed["elapsed_secs"], 420);
+        assert_eq!(
+            agent
+                .progress(&id, 5, json!([stage(0, "pull", "running", &[])]))
+                .await
+                .status(),
+            200
+        );
+        assert_eq!(first_stage(&c, &id).await["ended_at"], Value::Null);
     }
 );
 

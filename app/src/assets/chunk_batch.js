@@ -8,6 +8,7 @@
 (function () {
   var plainFetch = window.fetch.bind(window);
   var CHUNK = /\/pkg\/(?:chunk|split)_[^\/]*\.([A-Za-z0-9_-]{22})\.wasm$/;
+  // = app::screen_split::CHUNK_BATCH_FILES: the server preloads the same groups.
   var MAX_FILES = 160;
   var waiting = null;
 

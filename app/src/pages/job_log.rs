@@ -112,6 +112,25 @@ pub fn JobStages(live: JobLive) -> impl IntoView {
             _ => None,
         })
     };
+    // A failed job opens at the stage that failed: once, when it is first shown.
+    let failure_shown = StoredValue::new(false);
+    Effect::new(move |_| {
+        let failed = live
+            .stages
+            .with(|stages| stages.iter().any(|s| s.status == StageStatus::Failed));
+        if failed && !failure_shown.get_value() {
+            failure_shown.set_value(true);
+            request_animation_frame(|| {
+                let stage = document()
+                    .query_selector("#job-log .stage[data-status='failed']")
+                    .ok()
+                    .flatten();
+                if let Some(stage) = stage {
+                    stage.scroll_into_view();
+                }
+            });
+        }
+    });
     let note = move || {
         let reports = live
             .job

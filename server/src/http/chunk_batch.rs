@@ -10,6 +10,7 @@
 use super::assets::is_content_hash;
 use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
+use app::screen_split::CHUNK_BATCH_FILES;
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -20,8 +21,8 @@ use std::path::Path as FsPath;
 use std::sync::{Arc, Mutex};
 
 pub const ROUTE: &str = "/pkg/batch/{hashes}";
-/// More than any screen loads (the largest has about 200 files); the
-/// browser side asks for at most 160 per request.
+/// Accepted per request: more than the loader asks for at once
+/// ([`CHUNK_BATCH_FILES`]), so a longer list is none of ours.
 pub const MAX_FILES: usize = 256;
 /// Compressed answers kept, most recently made last.
 const CACHED_ANSWERS: usize = 64;
@@ -75,13 +76,7 @@ impl ChunkBatches {
                     module_hashes.push(hash.to_string());
                 }
             }
-            // Chunks with the same bytes share a hash: the batch carries them once.
-            module_hashes.sort();
-            module_hashes.dedup();
-            let mut urls = Vec::new();
-            if !module_hashes.is_empty() {
-                urls.push(format!("/pkg/batch/{}", module_hashes.join(".")));
-            }
+            let mut urls = batch_urls(module_hashes);
             urls.push(format!("/pkg/__wasm_split.{loader}.js"));
             preloads.insert(module, urls);
         }
@@ -136,6 +131,20 @@ impl ChunkBatches {
         // A panic elsewhere while holding it leaves a cache that is still usable.
         self.answered.lock().unwrap_or_else(|e| e.into_inner())
     }
+}
+
+/// The batch URLs the page's loader asks for when it needs these chunks:
+/// the same grouping as app/src/assets/chunk_batch.js (sorted, each chunk
+/// once, [`CHUNK_BATCH_FILES`] per request), or a preload would name a URL
+/// the page never fetches while the page fetches one not named.
+fn batch_urls(mut hashes: Vec<String>) -> Vec<String> {
+    // Chunks with the same bytes share a hash: a batch carries them once.
+    hashes.sort();
+    hashes.dedup();
+    hashes
+        .chunks(CHUNK_BATCH_FILES)
+        .map(|group| format!("/pkg/batch/{}", group.join(".")))
+        .collect()
 }
 
 fn accepts_brotli(headers: &HeaderMap) -> bool {
@@ -213,6 +222,31 @@ pub async fn serve(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn hash(n: usize) -> String {
+        format!("{n:0>22}")
+    }
+
+    #[test]
+    fn a_screen_preloads_the_batches_its_loader_asks_for() {
+        // Unsorted, one chunk twice: one batch, sorted, each chunk once.
+        let few = batch_urls(vec![hash(3), hash(1), hash(3), hash(2)]);
+        assert_eq!(
+            few,
+            [format!("/pkg/batch/{}.{}.{}", hash(1), hash(2), hash(3))]
+        );
+        // More than a request carries: split where the loader splits.
+        let many = batch_urls((0..CHUNK_BATCH_FILES + 10).rev().map(hash).collect());
+        assert_eq!(many.len(), 2, "{many:?}");
+        let first: Vec<String> = (0..CHUNK_BATCH_FILES).map(hash).collect();
+        assert_eq!(many[0], format!("/pkg/batch/{}", first.join(".")));
+        assert_eq!(many[1].matches('.').count(), 9);
+        for url in &many {
+            let list = url.trim_start_matches("/pkg/batch/");
+            assert!(HashList::from_path_text(list).is_some(), "{url}");
+        }
+        assert!(batch_urls(Vec::new()).is_empty());
+    }
 
     #[test]
     fn only_brotli_that_is_not_refused_counts() {

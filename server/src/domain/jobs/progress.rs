@@ -14,9 +14,10 @@ use protocol::progress::{
     PROGRESS_LEASE_SECS, STAGES_MAX,
 };
 use protocol::{FieldError, JobId, JobStatus, Problem};
+use sea_orm::sea_query::{Alias, Expr, Func, OnConflict, SimpleExpr};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, QueryTrait, Set, TransactionTrait,
 };
 
 /// The lease of a job whose Agent reports progress, from the claim and from
@@ -154,53 +155,63 @@ impl JobJournal {
         let seq = i64::try_from(progress.seq).unwrap_or(i64::MAX);
         let id = progress.job_id.as_str();
         let now = database_now(&self.db).await;
-        let row = job::Entity::find_by_id(id)
-            .one(&self.db)
-            .await?
-            .filter(|j| j.agent_id == agent_id)
-            .ok_or(JobError::NotFound)?;
-        if row.status != JobStatus::Running {
-            return Err(JobError::WrongState(row.status));
-        }
+        // A job taken announcing progress lives a minute past each message;
+        // one taken by a version-1 claim keeps the ten minutes it was given.
+        let lease: SimpleExpr = Expr::case(
+            Expr::col(job::Column::ReportsProgress).eq(true),
+            Expr::value(now + PROGRESS_LEASE),
+        )
+        .finally(Expr::col(job::Column::LeaseExpiresAt))
+        .into();
+        let mine = |update: sea_orm::UpdateMany<job::Entity>| {
+            update
+                .col_expr(job::Column::LeaseExpiresAt, lease.clone())
+                .filter(job::Column::Id.eq(id))
+                .filter(job::Column::AgentId.eq(agent_id))
+                .filter(job::Column::Status.eq(JobStatus::Running))
+        };
         // The transaction's first statement writes: on SQLite a transaction
         // that read first cannot take the write lock once another writer
         // committed (it fails at once, busy timeout or not).
         let txn = self.db.begin().await?;
-        // Never shorter than the claim gave: a version-1 lease stays ten minutes.
-        let lease = (now + PROGRESS_LEASE).max(row.lease_expires_at.unwrap_or(now));
-        let moved = |update: sea_orm::UpdateMany<job::Entity>| {
-            update
-                .col_expr(job::Column::LeaseExpiresAt, Some(lease).into())
-                .filter(job::Column::Id.eq(id))
-                .filter(job::Column::Status.eq(JobStatus::Running))
-        };
         // Taking the message number is the conditional write that orders
-        // concurrent messages: only one gets past it per number.
-        let fresh = moved(job::Entity::update_many())
-            .col_expr(job::Column::ProgressSeq, seq.into())
-            .col_expr(job::Column::ProgressAt, Some(now).into())
-            .filter(job::Column::ProgressSeq.lt(seq))
-            .exec(&txn)
-            .await?
-            .rows_affected
-            == 1;
-        if fresh {
-            for stage in &stages {
-                upsert_stage(&txn, id, stage, now).await?;
+        // concurrent messages: only one gets past it per number. It hands
+        // back the row as written, so the output counters are current.
+        let taken = update_returning(
+            &txn,
+            mine(job::Entity::update_many())
+                .col_expr(job::Column::ProgressSeq, seq.into())
+                .col_expr(job::Column::ProgressAt, Some(now).into())
+                .filter(job::Column::ProgressSeq.lt(seq)),
+        )
+        .await?;
+        let current = match taken {
+            Some(current) => {
+                for stage in &stages {
+                    upsert_stage(&txn, id, stage, now).await?;
+                }
+                append_lines(&txn, &current, &stages).await?;
+                current
             }
-            // Read again under the write just made, so the counters are current.
-            let current = job::Entity::find_by_id(id)
-                .one(&txn)
-                .await?
-                .ok_or(JobError::NotFound)?;
-            append_lines(&txn, &current, &stages).await?;
-        } else {
-            moved(job::Entity::update_many()).exec(&txn).await?;
-        }
+            // A number already recorded (the Agent sent it again because an
+            // answer was lost) moves only the lease.
+            None => match update_returning(&txn, mine(job::Entity::update_many())).await? {
+                Some(current) => current,
+                None => {
+                    let row = job::Entity::find_by_id(id)
+                        .one(&txn)
+                        .await?
+                        .filter(|j| j.agent_id == agent_id)
+                        .ok_or(JobError::NotFound)?;
+                    return Err(JobError::WrongState(row.status));
+                }
+            },
+        };
         txn.commit().await?;
+        let lease = current.lease_expires_at.unwrap_or(now);
         Ok(ProgressAnswer {
             ok: true,
-            cancel: row.cancel_requested_at.is_some(),
+            cancel: current.cancel_requested_at.is_some(),
             lease_seconds: (lease - now).num_seconds().max(0) as u64,
         })
     }
@@ -300,52 +311,76 @@ impl JobJournal {
     }
 }
 
-/// Records a stage's new state; one reported ended without an end time
-/// ends when the message came (`now`), so its time stops growing.
+/// Runs `update` and hands back the row it changed, if any (`RETURNING`,
+/// which PostgreSQL and SQLite 3.35+ both have).
+async fn update_returning(
+    db: &impl ConnectionTrait,
+    update: sea_orm::UpdateMany<job::Entity>,
+) -> Result<Option<job::Model>, sea_orm::DbErr> {
+    let mut statement = update.into_query();
+    statement.returning_all();
+    job::Entity::find()
+        .from_raw_sql(db.get_database_backend().build(&statement))
+        .one(db)
+        .await
+}
+
+/// Records a stage's new state in one statement; one reported ended
+/// without an end time ends when the message came (`now`), so its time
+/// stops growing. A command or exit code left out keeps the one recorded.
 async fn upsert_stage(
     db: &impl ConnectionTrait,
     job_id: &str,
     stage: &CheckedStage<'_>,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
+    use job_stage::Column;
     let update = stage.update;
-    let idx = update.index as i32;
     let command = update
         .command
         .as_deref()
         .map(|c| crate::domain::text::bounded(c, COMMAND_MAX));
-    let existing = job_stage::Entity::find_by_id((job_id.to_string(), idx))
-        .one(db)
+    let (ended_at, ended_again): (_, SimpleExpr) =
+        match (stage.ended_at, update.status.is_running()) {
+            (Some(at), _) => (
+                Some(at),
+                Expr::col((Alias::new("excluded"), Column::EndedAt)).into(),
+            ),
+            (None, true) => (None, Expr::value(Option::<DateTime<Utc>>::None)),
+            // Ended before: keep that time.
+            (None, false) => (
+                Some(now),
+                Func::coalesce([
+                    Expr::col((job_stage::Entity, Column::EndedAt)).into(),
+                    Expr::col((Alias::new("excluded"), Column::EndedAt)).into(),
+                ])
+                .into(),
+            ),
+        };
+    let mut on_conflict = OnConflict::columns([Column::JobId, Column::Idx]);
+    on_conflict
+        .update_columns([Column::Name, Column::Status])
+        .value(Column::EndedAt, ended_again);
+    if command.is_some() {
+        on_conflict.update_column(Column::Command);
+    }
+    if update.exit_code.is_some() {
+        on_conflict.update_column(Column::ExitCode);
+    }
+    let row = job_stage::ActiveModel {
+        job_id: Set(job_id.to_string()),
+        idx: Set(update.index as i32),
+        name: Set(update.name.trim().to_string()),
+        status: Set(update.status),
+        started_at: Set(stage.started_at),
+        ended_at: Set(ended_at),
+        command: Set(command),
+        exit_code: Set(update.exit_code),
+    };
+    job_stage::Entity::insert(row)
+        .on_conflict(on_conflict)
+        .exec_without_returning(db)
         .await?;
-    let is_new = existing.is_none();
-    let ended_at = match (stage.ended_at, update.status.is_running()) {
-        (Some(at), _) => Some(at),
-        (None, true) => None,
-        (None, false) => Some(existing.as_ref().and_then(|s| s.ended_at).unwrap_or(now)),
-    };
-    let mut row: job_stage::ActiveModel = match existing {
-        Some(row) => row.into(),
-        None => job_stage::ActiveModel {
-            job_id: Set(job_id.to_string()),
-            idx: Set(idx),
-            started_at: Set(stage.started_at),
-            ..Default::default()
-        },
-    };
-    row.name = Set(update.name.trim().to_string());
-    row.status = Set(update.status);
-    row.ended_at = Set(ended_at);
-    if command.is_some() || is_new {
-        row.command = Set(command);
-    }
-    if update.exit_code.is_some() || is_new {
-        row.exit_code = Set(update.exit_code);
-    }
-    if is_new {
-        row.insert(db).await?;
-    } else {
-        row.update(db).await?;
-    }
     Ok(())
 }
 
