@@ -7,6 +7,7 @@
 mod common;
 
 use serde_json::json;
+use std::time::Duration;
 
 fn stage(index: u32, name: &str, status: &str, lines: &[&str]) -> serde_json::Value {
     json!({"index": index, "name": name, "status": status,
@@ -118,27 +119,22 @@ fn numbered(from: u32, to: u32) -> Vec<String> {
     (from..=to).map(|n| format!("line {n}")).collect()
 }
 
-/// Whether the log's box shows its last line (within a few pixels).
-async fn log_at_end(b: &common::Browsing) -> bool {
-    let at_end = b
-        .page
-        .evaluate_value(
-            "(() => { const l = document.querySelector('#job-log');
-               return l.scrollTop + l.clientHeight >= l.scrollHeight - 4; })()",
-        )
-        .await
-        .unwrap();
-    at_end == "true"
+/// True while the log's box shows its last line (within a few pixels).
+const LOG_AT_END: &str = "(() => { const l = document.querySelector('#job-log');
+    return l.scrollTop + l.clientHeight >= l.scrollHeight - 4; })()";
+
+/// Waits up to `within` for the page's JavaScript `condition` to be true.
+async fn until_true(b: &common::Browsing, condition: &str, within: Duration, why: &str) {
+    let deadline = std::time::Instant::now() + within;
+    while b.page.evaluate_value(condition).await.unwrap() != "true" {
+        assert!(std::time::Instant::now() < deadline, "{why}");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
 }
 
-async fn until_log_at_end(b: &common::Browsing, why: &str) {
-    for _ in 0..50 {
-        if log_at_end(b).await {
-            return;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
-    panic!("{why}");
+/// Sends progress message `seq` as `agent`, which Control must take.
+async fn reported(agent: &common::SimAgent, id: &str, seq: u64, stages: serde_json::Value) {
+    assert_eq!(agent.progress(id, seq, stages).await.status(), 200);
 }
 
 async fn log_scroll_top(b: &common::Browsing) -> String {
@@ -173,29 +169,26 @@ async fn the_log_follows_its_end_unless_the_reader_scrolled_up() {
     };
 
     // Far more lines than the box shows: it scrolls to the newest.
-    assert_eq!(
-        agent.progress(&id, 1, up(numbered(1, 300))).await.status(),
-        200
-    );
+    reported(&agent, &id, 1, up(numbered(1, 300))).await;
     b.expect_text("[data-stage='up'] .stage-output", "line 300")
         .await;
-    until_log_at_end(&b, "the log did not follow its first lines").await;
+    until_true(
+        &b,
+        LOG_AT_END,
+        Duration::from_secs(5),
+        "the log did not follow its first lines",
+    )
+    .await;
 
     // Scrolled up, the reader stays where they are while lines arrive.
     b.page
         .evaluate_expression("document.querySelector('#job-log').scrollTop = 0")
         .await
         .unwrap();
-    assert_eq!(
-        agent
-            .progress(&id, 2, up(numbered(301, 400)))
-            .await
-            .status(),
-        200
-    );
+    reported(&agent, &id, 2, up(numbered(301, 400))).await;
     b.expect_text("[data-stage='up'] .stage-output", "line 400")
         .await;
-    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
     assert_eq!(
         log_scroll_top(&b).await,
         "0",
@@ -209,16 +202,16 @@ async fn the_log_follows_its_end_unless_the_reader_scrolled_up() {
         )
         .await
         .unwrap();
-    assert_eq!(
-        agent
-            .progress(&id, 3, up(numbered(401, 500)))
-            .await
-            .status(),
-        200
-    );
+    reported(&agent, &id, 3, up(numbered(401, 500))).await;
     b.expect_text("[data-stage='up'] .stage-output", "line 500")
         .await;
-    until_log_at_end(&b, "the log did not follow again at its end").await;
+    until_true(
+        &b,
+        LOG_AT_END,
+        Duration::from_secs(5),
+        "the log did not follow again at its end",
+    )
+    .await;
 
     // Copy log: every line, under its stage and command.
     b.page.locator("#copy-job-log").click(None).await.unwrap();
@@ -252,7 +245,7 @@ async fn a_failed_job_opens_at_the_stage_that_failed() {
     let mut failed = stage(24, "restart", "failed", &["Error: no such container"]);
     failed["exit_code"] = json!(1);
     stages.push(failed);
-    assert_eq!(agent.progress(&id, 1, json!(stages)).await.status(), 200);
+    reported(&agent, &id, 1, json!(stages)).await;
     agent
         .finish(
             &id,
@@ -281,15 +274,13 @@ async fn a_failed_job_opens_at_the_stage_that_failed() {
         "(() => {{ const r = document.querySelector(\"{failed}\").getBoundingClientRect();
             return r.top >= 0 && r.top < window.innerHeight; }})()"
     );
-    let mut shown = false;
-    for _ in 0..30 {
-        if b.page.evaluate_value(&in_view).await.unwrap() == "true" {
-            shown = true;
-            break;
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-    }
+    until_true(
+        &b,
+        &in_view,
+        Duration::from_secs(3),
+        "the failed stage is not in view when the page opens",
+    )
+    .await;
     b.screenshot("failed-stage").await;
-    assert!(shown, "the failed stage is not in view when the page opens");
     b.close().await;
 }
