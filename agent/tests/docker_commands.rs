@@ -210,25 +210,34 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     assert!(log.contains("ps -a -q --no-trunc --filter label=io.knotroute.managed=true\n"));
     let stack = |id: &str| stacks.join(id).join("compose.yaml").display().to_string();
     let expected = [
-        format!("compose -f {} -p kr-beacon-edge pull", stack("beacon-edge")),
+        format!(
+            "compose -f {} -p kr-beacon-edge pull knotroute",
+            stack("beacon-edge")
+        ),
         format!(
             "compose -f {} -p kr-beacon-edge up -d --remove-orphans --pull missing",
             stack("beacon-edge")
         ),
-        format!("compose -f {} -p kr-beacon-dead pull", stack("beacon-dead")),
+        format!(
+            "compose -f {} -p kr-beacon-dead pull knotroute",
+            stack("beacon-dead")
+        ),
         format!(
             "compose -f {} -p kr-beacon-dead up -d --remove-orphans --pull missing",
             stack("beacon-dead")
         ),
         format!(
-            "compose -f {} -p kr-sidecar-unready pull",
+            "compose -f {} -p kr-sidecar-unready pull knotroute",
             stack("sidecar-unready")
         ),
         format!(
             "compose -f {} -p kr-sidecar-unready up -d --remove-orphans --pull missing",
             stack("sidecar-unready")
         ),
-        format!("compose -f {} -p kr-sidecar-web pull", stack("sidecar-web")),
+        format!(
+            "compose -f {} -p kr-sidecar-web pull knotroute",
+            stack("sidecar-web")
+        ),
         format!(
             "compose -f {} -p kr-sidecar-web up -d --remove-orphans --pull missing",
             stack("sidecar-web")
@@ -327,4 +336,17 @@ async fn with_pull_missing_only_an_image_the_host_lacks_is_pulled() {
         .expect("the missing image was pulled");
     let up = commands.find("kr-sidecar-there up").unwrap();
     assert!(pulled < up, "{commands}");
+    // The live log has each layer's end and the image's summary, not the
+    // steps in between (the stand-in prints Compose v2's lines).
+    let log = control
+        .get(&format!("/api/v1/jobs/{id}/log"))
+        .await
+        .to_string();
+    assert!(
+        log.contains("knotroute-sidecar:1.2.3: pulled, 2 layers: 1 downloaded (2.5 MB), 1 already on this host"),
+        "{log}"
+    );
+    assert!(log.contains("5f4e3d2c1b0a Pull complete"), "{log}");
+    assert!(!log.contains("Pulling fs layer"), "{log}");
+    assert!(!log.contains("Downloading"), "{log}");
 }

@@ -133,18 +133,54 @@ fn is_knot_address(address: &str) -> bool {
     })
 }
 
+/// Whether the engine answers; where it does not, says the test skips
+/// (never under CI, where scripts/test.sh starts one).
+fn engine_available_or_skip(test: &str) -> bool {
+    if engine_available() {
+        return true;
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "no Docker engine answers (`docker info` failed), and under CI the real-Docker test may not skip"
+    );
+    eprintln!(
+        "SKIPPED {test}: no Docker engine answers on this machine \
+         (`docker info` failed); the command lines are checked by tests/docker_commands.rs instead"
+    );
+    false
+}
+
+/// The Agent with Docker on, deploying the stand-in images of `tag` when a
+/// job names none; its data dir lives as long as it does.
+async fn start_docker_agent(
+    control: &Control,
+    tag: &str,
+) -> ((Running, tempfile::TempDir), String) {
+    let data = tempfile::tempdir().unwrap();
+    let running = Running(
+        agent(&control.base, data.path(), Some(ENROLL))
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("KNOTROUTE_AGENT_DOCKER", "true")
+            .env("KNOTROUTE_AGENT_PULL", "missing")
+            .env("KNOTROUTE_AGENT_IMAGE_TAG", tag)
+            .env("KNOTROUTE_AGENT_SETTLE", "2s")
+            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
+            // Nothing this test starts listens beyond loopback.
+            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    );
+    let agent_id = docker_agent(control, Duration::from_secs(30)).await["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    ((running, data), agent_id)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn beacons_and_sidecars_run_in_real_docker() {
-    if !engine_available() {
-        // scripts/test.sh starts an engine; under CI a missing one is a failure.
-        assert!(
-            std::env::var("CI").as_deref() != Ok("true"),
-            "no Docker engine answers (`docker info` failed), and under CI the real-Docker test may not skip"
-        );
-        eprintln!(
-            "SKIPPED beacons_and_sidecars_run_in_real_docker: no Docker engine answers on this machine \
-             (`docker info` failed); the command lines are checked by tests/docker_commands.rs instead"
-        );
+    if !engine_available_or_skip("beacons_and_sidecars_run_in_real_docker") {
         return;
     }
     let tag = tag();
@@ -166,25 +202,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
     };
     docker(&["network", "create", &docker_network]);
     let control = start_control().await;
-    let data = tempfile::tempdir().unwrap();
-    let _running = Running(
-        agent(&control.base, data.path(), Some(ENROLL))
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("KNOTROUTE_AGENT_DOCKER", "true")
-            .env("KNOTROUTE_AGENT_PULL", "missing")
-            .env("KNOTROUTE_AGENT_IMAGE_TAG", &tag)
-            .env("KNOTROUTE_AGENT_SETTLE", "2s")
-            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
-            // Nothing this test starts listens beyond loopback.
-            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
-    let agent_id = docker_agent(&control, Duration::from_secs(30)).await["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let (_agent, agent_id) = start_docker_agent(&control, &tag).await;
     let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
 
     // The Beacon: done once /healthz answers on its host port.
@@ -318,4 +336,162 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         !volumes.trim().is_empty(),
         "the sidecar's volume was removed"
     );
+}
+
+/// A registry on loopback: Debian's `docker-registry` (the Distribution
+/// registry), storing in a temporary folder; stopped when dropped.
+struct Registry {
+    address: String,
+    _process: Running,
+    _storage: tempfile::TempDir,
+}
+
+impl Registry {
+    /// None where the program is missing (scripts/docker-engine.sh installs it).
+    fn start() -> Option<Self> {
+        let storage = tempfile::tempdir().unwrap();
+        let address = format!("127.0.0.1:{}", free_port());
+        let config = storage.path().join("config.yml");
+        std::fs::write(
+            &config,
+            format!(
+                "version: 0.1\nstorage:\n  filesystem:\n    rootdirectory: {}\nhttp:\n  addr: {address}\n",
+                storage.path().join("data").display()
+            ),
+        )
+        .unwrap();
+        let process = Command::new("docker-registry")
+            .arg("serve")
+            .arg(&config)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .ok()?;
+        let registry = Self {
+            address,
+            _process: Running(process),
+            _storage: storage,
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while std::net::TcpStream::connect(&registry.address).is_err() {
+            assert!(Instant::now() < deadline, "the registry never listened");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        Some(registry)
+    }
+}
+
+/// A real pull: the image is in a registry (on loopback; the engine trusts
+/// one there without TLS) and not on the host. It is the stand-in Beacon
+/// plus one layer of its own, so the pull downloads that layer and finds
+/// the others on the host, and the pull stage's live lines sum it up per
+/// layer, from what Compose printed. Control accepts only the official
+/// repository in a job, so this drives the Agent's deploy directly.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_image_the_host_lacks_is_pulled_and_its_layers_summed_up() {
+    use agent::workload::Workloads;
+    use agent::{config::Settings, progress::Journal, redact::Secrets};
+    use clap::Parser;
+    use protocol::jobs::{DeployBeacon, JobPayload};
+
+    if !engine_available_or_skip("an_image_the_host_lacks_is_pulled_and_its_layers_summed_up") {
+        return;
+    }
+    let Some(registry) = Registry::start() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "docker-registry is missing (scripts/docker-engine.sh installs it)"
+        );
+        eprintln!(
+            "SKIPPED: docker-registry is not installed (scripts/docker-engine.sh installs it)"
+        );
+        return;
+    };
+    let tag = tag();
+    standin_images(&tag);
+    let suffix = std::process::id();
+    let image = format!("{}/knotroute-beacon:pulled-{suffix}", registry.address);
+    let context = tempfile::tempdir().unwrap();
+    std::fs::write(
+        context.path().join("Dockerfile"),
+        format!("FROM ghcr.io/localzet/knotroute-beacon:{tag}\nCOPY marker /marker\n"),
+    )
+    .unwrap();
+    // A layer nothing else on the host has (100 kB that do not compress),
+    // gone from the host once pushed.
+    let marker: Vec<u8> = (0..100_000).map(|_| rand::random::<u8>()).collect();
+    std::fs::write(context.path().join("marker"), marker).unwrap();
+    docker(&[
+        "build",
+        "-q",
+        "-t",
+        &image,
+        &context.path().display().to_string(),
+    ]);
+    docker(&["push", &image]);
+    docker(&["rmi", &image]);
+
+    let name = format!("pulled{suffix}");
+    let _cleanup = Cleanup {
+        components: vec![format!("beacon-{name}")],
+        network: format!("kr-test-none-{suffix}"),
+    };
+    let data = tempfile::tempdir().unwrap();
+    let settings = Settings::try_parse_from([
+        "knotroute-agent",
+        "--control-url=http://127.0.0.1:9",
+        &format!("--data={}", data.path().display()),
+        "--docker=true",
+        "--pull=missing",
+        "--settle=1s",
+        "--health-timeout=10s",
+        "--publish-address=127.0.0.1",
+    ])
+    .unwrap();
+    let workloads = Workloads::new(&settings.validate().unwrap(), Secrets::new([]));
+    let journal = Journal::new(Secrets::new([]));
+    let deploy = JobPayload::DeployBeacon(DeployBeacon {
+        name: name.clone(),
+        network_id: protocol::NetworkId::from_random_bytes([9; 32]),
+        beacon_url: "https://beacon.example.net".into(),
+        advertise: format!("127.0.0.1:{}", free_port()),
+        http_port: free_port(),
+        image: Some(image.clone()),
+    });
+    let result = workloads.run(&deploy, &journal).await;
+    let pull: Vec<String> = journal
+        .take()
+        .into_iter()
+        .filter(|stage| stage.name == "pull")
+        .flat_map(|stage| stage.lines)
+        .collect();
+    eprintln!("the pull stage's live lines: {pull:#?}");
+    assert!(result.is_ok(), "{result:?}");
+    let summary = pull
+        .iter()
+        .find(|line| line.starts_with(&format!("{image}: pulled, ")))
+        .unwrap_or_else(|| panic!("no summary of the pull: {pull:#?}"));
+    // Its own layer downloaded; the stand-in's layers found on the host.
+    assert!(summary.contains(" layers: 1 downloaded (100."), "{summary}");
+    assert!(summary.contains(" kB), "), "{summary}");
+    assert!(summary.ends_with(" already on this host"), "{summary}");
+    assert!(
+        pull.iter().any(|l| l.trim().ends_with("Pull complete")),
+        "{pull:#?}"
+    );
+    assert!(
+        pull.iter().any(|l| l.trim().ends_with("Already exists")),
+        "{pull:#?}"
+    );
+    assert!(!pull.iter().any(|l| l.contains("Downloading")), "{pull:#?}");
+    assert!(
+        !pull.iter().any(|l| l.contains("Pulling fs layer")),
+        "{pull:#?}"
+    );
+
+    let remove = JobPayload::RemoveComponent {
+        component_id: format!("beacon-{name}"),
+    };
+    assert!(workloads.run(&remove, &journal).await.is_ok());
+    let _ = Command::new("docker").args(["rmi", &image]).output();
 }

@@ -7,7 +7,7 @@
 //!
 //! cargo run --release -p knotroute-server --example agent_load -- \
 //!     --agents 10000 [--database-url postgres://…] [--stored-jobs 100000] \
-//!     [--progress-jobs 100 [--progress-every-ms 400]]
+//!     [--progress-jobs 100 [--progress-every-ms 400] [--heartbeat-rate 500]]
 //!
 //! Without --database-url it uses a fresh SQLite file. scripts/bench-agents.sh
 //! runs the matrix recorded in BENCHMARKS.md.
@@ -51,11 +51,47 @@ struct Args {
     /// as Control answers.
     #[arg(long, default_value_t = 400)]
     progress_every_ms: u64,
+    /// In the progress round, heartbeats at this fixed rate (an open loop:
+    /// sent on schedule whatever the answers, timed from when each was due,
+    /// as a fleet sends them) instead of as fast as `concurrency` senders
+    /// are answered.
+    #[arg(long)]
+    heartbeat_rate: Option<u32>,
 }
 
-/// Heartbeats for `seconds` from `concurrency` senders, round-robin over
-/// `keys`; the latencies after the first second, sorted.
+/// How heartbeats are sent in a round.
+#[derive(Clone, Copy)]
+enum Load {
+    /// Each of this many senders sends its next as soon as one is answered.
+    AsFastAsAnswered(usize),
+    /// This many a second, on schedule.
+    PerSecond(u32),
+}
+
+impl Load {
+    fn describe(self) -> String {
+        match self {
+            Load::AsFastAsAnswered(senders) => format!("{senders} senders as fast as answered"),
+            Load::PerSecond(rate) => format!("{rate}/s on schedule"),
+        }
+    }
+}
+
+/// Heartbeats for `seconds`, round-robin over `keys`; the latencies after
+/// the first second, sorted.
 async fn heartbeat_round(
+    bench: &Arc<Bench>,
+    keys: &Arc<Vec<AgentKey>>,
+    load: Load,
+    seconds: u64,
+) -> Vec<Duration> {
+    match load {
+        Load::AsFastAsAnswered(senders) => closed_loop(bench, keys, senders, seconds).await,
+        Load::PerSecond(rate) => on_schedule(bench, keys, rate, seconds).await,
+    }
+}
+
+async fn closed_loop(
     bench: &Arc<Bench>,
     keys: &Arc<Vec<AgentKey>>,
     concurrency: usize,
@@ -72,14 +108,7 @@ async fn heartbeat_round(
                 while Instant::now() < deadline {
                     let n = next.fetch_add(1, Ordering::Relaxed);
                     let t0 = Instant::now();
-                    let r = bench
-                        .signed(
-                            &keys[n % keys.len()],
-                            "/api/v1/agents/heartbeat",
-                            heartbeat(n),
-                        )
-                        .await;
-                    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
+                    send_heartbeat(&bench, &keys, n).await;
                     if t0 >= warmup {
                         latencies.push(t0.elapsed());
                     }
@@ -94,6 +123,47 @@ async fn heartbeat_round(
     }
     latencies.sort();
     latencies
+}
+
+/// `rate` heartbeats a second, each sent when due whether or not earlier
+/// ones were answered, and timed from when it was due: a slow answer cannot
+/// hold back the next sends and hide itself (coordinated omission).
+async fn on_schedule(
+    bench: &Arc<Bench>,
+    keys: &Arc<Vec<AgentKey>>,
+    rate: u32,
+    seconds: u64,
+) -> Vec<Duration> {
+    let start = tokio::time::Instant::now();
+    let total = rate as usize * seconds as usize;
+    let mut sent = Vec::with_capacity(total);
+    for n in 0..total {
+        let due = start + Duration::from_secs_f64(n as f64 / rate as f64);
+        tokio::time::sleep_until(due).await;
+        let (bench, keys) = (bench.clone(), keys.clone());
+        let counted = due >= start + Duration::from_secs(1);
+        sent.push(tokio::spawn(async move {
+            send_heartbeat(&bench, &keys, keys.len() + n).await;
+            counted.then(|| due.elapsed())
+        }));
+    }
+    let mut latencies: Vec<Duration> = Vec::new();
+    for s in sent {
+        latencies.extend(s.await.unwrap());
+    }
+    latencies.sort();
+    latencies
+}
+
+async fn send_heartbeat(bench: &Bench, keys: &[AgentKey], n: usize) {
+    let r = bench
+        .signed(
+            &keys[n % keys.len()],
+            "/api/v1/agents/heartbeat",
+            heartbeat(n),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap_or_default());
 }
 
 fn report_heartbeats(label: &str, latencies: &[Duration], seconds: u64) {
@@ -112,6 +182,17 @@ fn report_heartbeats(label: &str, latencies: &[Duration], seconds: u64) {
 /// lines every `every`. Prints the heartbeat figures and the progress
 /// messages handled.
 async fn progress_round(bench: &Arc<Bench>, keys: &Arc<Vec<AgentKey>>, args: &Args) {
+    let load = match args.heartbeat_rate {
+        Some(rate) => Load::PerSecond(rate),
+        None => Load::AsFastAsAnswered(args.concurrency),
+    };
+    // The same load alone first, right before, so the two are comparable.
+    let alone = heartbeat_round(bench, keys, load, args.seconds).await;
+    report_heartbeats(
+        &format!("heartbeats alone, {}", load.describe()),
+        &alone,
+        args.seconds,
+    );
     let admin = bench.admin().await;
     let origin = bench.base.clone();
     let mut running = Vec::new();
@@ -139,11 +220,15 @@ async fn progress_round(bench: &Arc<Bench>, keys: &Arc<Vec<AgentKey>>, args: &Ar
     }
     let deadline = Instant::now() + Duration::from_secs(args.seconds);
     let every = Duration::from_millis(args.progress_every_ms);
+    let jobs = running.len().max(1) as u32;
     let reporters: Vec<_> = running
         .into_iter()
         .map(|(n, job_id)| {
             let (bench, keys) = (bench.clone(), keys.clone());
             tokio::spawn(async move {
+                // Jobs started at different times send out of step, as real
+                // ones do; all at once would be a burst every interval.
+                tokio::time::sleep(every * n as u32 / jobs).await;
                 let mut latencies = Vec::new();
                 let mut seq = 0u64;
                 while Instant::now() < deadline {
@@ -166,7 +251,7 @@ async fn progress_round(bench: &Arc<Bench>, keys: &Arc<Vec<AgentKey>>, args: &Ar
             })
         })
         .collect();
-    let heartbeats = heartbeat_round(bench, keys, args.concurrency, args.seconds).await;
+    let heartbeats = heartbeat_round(bench, keys, load, args.seconds).await;
     let mut progress: Vec<Duration> = Vec::new();
     for r in reporters {
         progress.extend(r.await.unwrap());
@@ -174,8 +259,9 @@ async fn progress_round(bench: &Arc<Bench>, keys: &Arc<Vec<AgentKey>>, args: &Ar
     progress.sort();
     report_heartbeats(
         &format!(
-            "heartbeats while {} jobs report progress",
-            args.progress_jobs
+            "heartbeats while {} jobs report progress, {}",
+            args.progress_jobs,
+            load.describe()
         ),
         &heartbeats,
         args.seconds,
@@ -225,7 +311,8 @@ async fn main() {
     );
 
     // Heartbeats: every sender takes the next Agent round-robin.
-    let latencies = heartbeat_round(&bench, &keys, args.concurrency, args.seconds).await;
+    let load = Load::AsFastAsAnswered(args.concurrency);
+    let latencies = heartbeat_round(&bench, &keys, load, args.seconds).await;
     report_heartbeats("heartbeats", &latencies, args.seconds);
 
     // Dispatch: 50 Agents long-poll; the admin queues jobs one at a time.
