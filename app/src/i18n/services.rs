@@ -2,7 +2,6 @@
 //! translation is a compile error.
 
 use crate::i18n::Lang;
-use protocol::services::AddressPending;
 
 pub struct ServiceTexts {
     pub title: &'static str,
@@ -161,19 +160,3 @@ pub fn service_texts(lang: Lang) -> &'static ServiceTexts {
     }
 }
 
-/// Why there is no `.knot` address yet, and what to do.
-pub fn pending_reason(reason: AddressPending, lang: Lang) -> &'static str {
-    use AddressPending::*;
-    match (reason, lang) {
-        (AgentAway, Lang::En) => "its Agent is not online: nothing reports the sidecar. Bring the Agent back first.",
-        (AgentAway, Lang::Ru) => "его Agent не в сети: о sidecar некому сообщить. Сначала верните Agent.",
-        (DeployFailed, Lang::En) => "deploying the sidecar failed; Control tries again. The failed job says why.",
-        (DeployFailed, Lang::Ru) => "развернуть sidecar не удалось; Control попробует снова. Причина — в проваленной задаче.",
-        (NotStarted, Lang::En) => "the sidecar has not started yet: its deploy job may still be queued or running.",
-        (NotStarted, Lang::Ru) => "sidecar ещё не запущен: задача на развёртывание может быть в очереди или выполняться.",
-        (NotRunning, Lang::En) => "the sidecar's container is not running: check the target and the Docker network.",
-        (NotRunning, Lang::Ru) => "контейнер sidecar не работает: проверьте цель и сеть Docker.",
-        (IdentityNotSeen, Lang::En) => "the sidecar runs but has not announced its address yet; this usually takes under a minute once a Beacon is reachable.",
-        (IdentityNotSeen, Lang::Ru) => "sidecar работает, но ещё не объявил адрес; обычно это меньше минуты, если Beacon доступен.",
-    }
-}

@@ -14,7 +14,7 @@ use crate::api::infra::list_services_page;
 use crate::api::jobs::CreateJob;
 use crate::api::list_networks;
 use crate::error::UiError;
-use crate::i18n::services::{pending_reason, service_texts};
+use crate::i18n::services::service_texts;
 use crate::i18n::texts;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -139,7 +139,7 @@ fn ServiceRow(
         }
         Some(reason) => view! {
             <span class="badge warn">{st.not_yet}</span>
-            " "<span class="muted pending-reason">{pending_reason(reason, lang)}</span>
+            " "<span class="muted pending-reason">{reason.explained(lang)}</span>
         }
         .into_any(),
     };

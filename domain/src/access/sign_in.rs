@@ -1,0 +1,309 @@
+//! Admin sign-in: password check, throttling of failed attempts, and sessions
+//! kept in the database (only token hashes) so any replica can serve any admin.
+//!
+//! Throttling, and why it cannot lock the admin out: failures are counted per
+//! *key* in the database (shared by replicas); past [`MAX_FAILURES`] in
+//! [`FAILURE_WINDOW`] a key's attempts are refused (429, `Retry-After`)
+//! without the password being looked at, so guessing stays at 8 per 10
+//! minutes per key. The key is the client address, except for a browser the
+//! admin signed in with before: it carries a known-browser token (cookie
+//! `kr_device`, stored here as a hash) and has a budget of its own. Behind a
+//! proxy that is not trusted every visitor shares one address, and whoever
+//! guesses there can only exhaust the address's budget, never a known
+//! browser's: the admin's own browser gets its password checked at once,
+//! however long the guessing goes on. A browser new to Control cannot be told
+//! apart from the guesser by anything but the password, and checking the
+//! password of every attempt would make guessing fast; by the password alone
+//! it waits until the address's window has passed. Refused attempts are not
+//! stored, so they neither extend that wait (at most [`FAILURE_WINDOW`] after
+//! the last checked failure) nor fill the table. So that this wait never
+//! lasts as long as the guessing does, whoever runs the server can make any
+//! browser a known one at once: `knotroute-control trust-browser` prints a
+//! one-time link ([`AdminSessions::issue_browser_link`]) whose page hands that
+//! browser its own mark, and with it its own budget.
+
+use crate::access::secrets::{new_token, secret_matches, token_hash};
+use crate::StoreError;
+use crate::entities::{admin_session, login_failure, signin_device};
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, Set,
+};
+
+pub const SESSION_LIFETIME: Duration = Duration::hours(12);
+pub const FAILURE_WINDOW: Duration = Duration::minutes(10);
+pub const MAX_FAILURES: u64 = 8;
+/// How long a browser stays known after it signed in again with its mark.
+pub const DEVICE_LIFETIME: Duration = Duration::days(90);
+/// How long a mark just handed out is kept if it never comes back: a script
+/// that signs in without keeping cookies adds one each time, and these must
+/// neither pile up nor push out the admin's own browser (nothing is evicted
+/// by count; every mark lives by its own expiry).
+pub const NEW_DEVICE_LIFETIME: Duration = Duration::days(14);
+/// How long a link from `knotroute-control trust-browser` can be used (once).
+pub const BROWSER_LINK_LIFETIME: Duration = Duration::minutes(15);
+
+/// A trust-browser link's token is stored among the marks, hashed with a
+/// prefix: the link is never itself a mark (a cookie with its value opens
+/// nothing), and unused links expire and are pruned with them.
+fn browser_link_hash(token: &str) -> String {
+    token_hash(&format!("browser-link:{token}"))
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    #[error("wrong password")]
+    WrongPassword,
+    /// Too many failures from this client; it may try again after `retry_after`.
+    #[error("too many failed sign-in attempts")]
+    Throttled { retry_after: Duration },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A session just created: the token goes into the cookie and is never stored.
+#[derive(Clone)]
+pub struct NewSession {
+    pub token: String,
+    pub expires_at: DateTime<Utc>,
+    /// The known-browser token for the `kr_device` cookie: a new one, or the
+    /// one the browser presented, whose lifetime this sign-in extended.
+    pub new_device: Option<String>,
+}
+
+impl std::fmt::Debug for NewSession {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NewSession")
+            .field("token", &"<redacted>")
+            .field("expires_at", &self.expires_at)
+            .field(
+                "new_device",
+                &self.new_device.as_ref().map(|_| "<redacted>"),
+            )
+            .finish()
+    }
+}
+
+/// Who a sign-in attempt comes from.
+#[derive(Clone, Copy, Debug)]
+pub struct Attempt<'a> {
+    /// The client address (`http::extract::client_address`).
+    pub client: &'a str,
+    /// The known-browser token its `kr_device` cookie carried, if any.
+    pub device: Option<&'a str>,
+}
+
+/// A valid session found from a cookie.
+#[derive(Clone, Debug)]
+pub struct AdminSession {
+    pub expires_at: DateTime<Utc>,
+}
+
+#[derive(Clone)]
+pub struct AdminSessions {
+    db: DatabaseConnection,
+    admin_password: std::sync::Arc<str>,
+}
+
+impl AdminSessions {
+    pub fn new(db: DatabaseConnection, admin_password: &str) -> Self {
+        Self {
+            db,
+            admin_password: admin_password.into(),
+        }
+    }
+
+    /// Checks the password and opens a session, unless the attempt's key
+    /// (module docs) has failed too often.
+    ///
+    /// The attempt is recorded *before* the count, so parallel guesses cannot
+    /// all see a count below the limit: the k-th attempt to commit sees at
+    /// least k rows. A successful attempt deletes its own row, and so does a
+    /// refused one (it was never checked, and must not prolong the lock); a
+    /// wrong password's row stays for the window.
+    pub async fn sign_in(
+        &self,
+        password: &str,
+        from: Attempt<'_>,
+    ) -> Result<NewSession, AuthError> {
+        let now = Utc::now();
+        let client = from.client;
+        let device = match from.device {
+            Some(token) if self.is_known_device(token, now).await? => Some(token),
+            _ => None,
+        };
+        let key = match device {
+            Some(token) => format!("device:{}", &token_hash(token)[..24]),
+            None => client.to_string(),
+        };
+        let attempt = login_failure::ActiveModel {
+            client: Set(key.clone()),
+            failed_at: Set(now),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await?;
+        let recent = login_failure::Entity::find()
+            .filter(login_failure::Column::Client.eq(key.as_str()))
+            .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
+        if recent.clone().count(&self.db).await? > MAX_FAILURES {
+            login_failure::Entity::delete_by_id(attempt.id)
+                .exec(&self.db)
+                .await?;
+            let oldest = recent
+                .order_by_asc(login_failure::Column::FailedAt)
+                .one(&self.db)
+                .await?
+                .map(|f| f.failed_at)
+                .unwrap_or(now);
+            let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in refused: too many failed attempts"
+            );
+            return Err(AuthError::Throttled { retry_after });
+        }
+        if !secret_matches(password, &self.admin_password) {
+            tracing::warn!(
+                client,
+                known_browser = device.is_some(),
+                "admin sign-in failed: wrong password"
+            );
+            return Err(AuthError::WrongPassword);
+        }
+        login_failure::Entity::delete_by_id(attempt.id)
+            .exec(&self.db)
+            .await?;
+        let new_device = match device {
+            Some(token) => {
+                self.extend_device(token, now).await?;
+                // Sent again so the cookie lives as long as the record.
+                Some(token.to_string())
+            }
+            None => Some(self.remember_device(now).await?),
+        };
+        let token = new_token();
+        let expires_at = now + SESSION_LIFETIME;
+        admin_session::ActiveModel {
+            token_hash: Set(token_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(expires_at),
+            client: Set(client.to_string()),
+        }
+        .insert(&self.db)
+        .await?;
+        tracing::info!(client, "admin signed in");
+        Ok(NewSession {
+            token,
+            expires_at,
+            new_device,
+        })
+    }
+
+    async fn is_known_device(&self, token: &str, now: DateTime<Utc>) -> Result<bool, AuthError> {
+        Ok(signin_device::Entity::find_by_id(token_hash(token))
+            .filter(signin_device::Column::ExpiresAt.gt(now))
+            .one(&self.db)
+            .await?
+            .is_some())
+    }
+
+    /// Stores a new known-browser token (its hash), kept for
+    /// [`NEW_DEVICE_LIFETIME`] unless it comes back.
+    async fn remember_device(&self, now: DateTime<Utc>) -> Result<String, AuthError> {
+        let token = new_token();
+        signin_device::ActiveModel {
+            token_hash: Set(token_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(now + NEW_DEVICE_LIFETIME),
+        }
+        .insert(&self.db)
+        .await?;
+        Ok(token)
+    }
+
+    /// A mark that came back with a correct password stays known for
+    /// [`DEVICE_LIFETIME`] from now.
+    async fn extend_device(&self, token: &str, now: DateTime<Utc>) -> Result<(), AuthError> {
+        signin_device::Entity::update_many()
+            .col_expr(
+                signin_device::Column::ExpiresAt,
+                sea_orm::sea_query::Expr::value(now + DEVICE_LIFETIME),
+            )
+            .filter(signin_device::Column::TokenHash.eq(token_hash(token)))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// A one-time token for a trust-browser link, valid for
+    /// [`BROWSER_LINK_LIFETIME`] (only its hash is stored).
+    pub async fn issue_browser_link(&self) -> Result<String, AuthError> {
+        let now = Utc::now();
+        let token = new_token();
+        signin_device::ActiveModel {
+            token_hash: Set(browser_link_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(now + BROWSER_LINK_LIFETIME),
+        }
+        .insert(&self.db)
+        .await?;
+        tracing::info!("trust-browser link issued");
+        Ok(token)
+    }
+
+    /// Uses up a trust-browser link: a new known-browser mark for the browser
+    /// that opened it, or `None` when the link is unknown, expired or used
+    /// (deleting the row is what makes it one-time, also across replicas).
+    pub async fn claim_browser_link(&self, token: &str) -> Result<Option<String>, AuthError> {
+        let now = Utc::now();
+        let claimed = signin_device::Entity::delete_many()
+            .filter(signin_device::Column::TokenHash.eq(browser_link_hash(token)))
+            .filter(signin_device::Column::ExpiresAt.gt(now))
+            .exec(&self.db)
+            .await?;
+        if claimed.rows_affected != 1 {
+            return Ok(None);
+        }
+        tracing::info!("trust-browser link used: a browser was made known");
+        Ok(Some(self.remember_device(now).await?))
+    }
+
+    /// The session a cookie token belongs to, if it exists and has not expired.
+    pub async fn session(&self, token: &str) -> Result<Option<AdminSession>, AuthError> {
+        let found = admin_session::Entity::find_by_id(token_hash(token))
+            .filter(admin_session::Column::ExpiresAt.gt(Utc::now()))
+            .one(&self.db)
+            .await?;
+        Ok(found.map(|s| AdminSession {
+            expires_at: s.expires_at,
+        }))
+    }
+
+    pub async fn sign_out(&self, token: &str) -> Result<(), AuthError> {
+        admin_session::Entity::delete_by_id(token_hash(token))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// Deletes expired sessions and failures older than the throttle window.
+    pub async fn prune(&self) -> Result<(), AuthError> {
+        let now = Utc::now();
+        admin_session::Entity::delete_many()
+            .filter(admin_session::Column::ExpiresAt.lte(now))
+            .exec(&self.db)
+            .await?;
+        login_failure::Entity::delete_many()
+            .filter(login_failure::Column::FailedAt.lte(now - FAILURE_WINDOW))
+            .exec(&self.db)
+            .await?;
+        signin_device::Entity::delete_many()
+            .filter(signin_device::Column::ExpiresAt.lte(now))
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,297 @@
+//! Webhook alerts: when a watched thing changes state (an Agent goes
+//! offline, a Beacon down, a service loses its `.knot` address, a job fails)
+//! an alert is queued for the webhook. A thing's alerts are debounced: after
+//! one is sent, the next waits out [`DEBOUNCE`], and a state that flapped
+//! back meanwhile sends nothing. Delivery is in `alert_delivery`; what is
+//! watched, and the words, in `alert_events`.
+
+use crate::{audit, StoreError};
+use crate::entities::{alert, alert_state, setting};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use protocol::alerts::{AlertSettings, AlertSettingsInput, AlertView};
+use protocol::validation::FieldError;
+use protocol::AlertStatus;
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
+use std::collections::HashMap;
+use std::sync::Arc;
+use tokio::sync::Notify;
+
+/// A thing sends at most one alert per this window.
+pub const DEBOUNCE: Duration = Duration::minutes(5);
+const WEBHOOK_SETTING: &str = "alert_webhook";
+/// How many alerts the settings screen lists.
+const RECENT: u64 = 20;
+
+#[derive(Debug, thiserror::Error)]
+pub enum AlertError {
+    #[error("invalid input: {0:?}")]
+    Invalid(Vec<FieldError>),
+    /// KNOTROUTE_CONTROL_ALERT_WEBHOOK is set; the screen cannot change it.
+    #[error("the webhook is set by KNOTROUTE_CONTROL_ALERT_WEBHOOK")]
+    SetByEnvironment,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A watched thing's state, as just seen.
+pub struct Observation {
+    /// `agent:<id>`, `beacon:<url>`, `service:<agent>/<component>`, `job:<id>`.
+    pub key: String,
+    pub state: &'static str,
+    /// The state that is news only right after an alert about another one
+    /// (`online` after `offline`).
+    pub healthy: &'static str,
+    /// Whether the first state ever seen is news when it is not healthy (an
+    /// Agent already offline is; a new sidecar without its address is not).
+    pub news_when_first: bool,
+    /// `agent.offline`, `beacon.up`, …
+    pub event: &'static str,
+    /// One sentence for a chat message.
+    pub text: String,
+    /// Identifiers of the thing, for automation.
+    pub subject: serde_json::Value,
+}
+
+#[derive(Clone)]
+pub struct Alerts {
+    pub(crate) db: DatabaseConnection,
+    /// KNOTROUTE_CONTROL_ALERT_WEBHOOK, which overrides the settings screen.
+    env_webhook: Option<Arc<str>>,
+    /// Control's public URL, for links in alerts.
+    control_url: Option<Arc<str>>,
+    /// Wakes the delivery loop when an alert is queued.
+    pub(crate) wake: Arc<Notify>,
+    pub(crate) client: reqwest::Client,
+    /// Which addresses webhook deliveries may reach.
+    pub(crate) policy: crate::beacons::checks::AddressPolicy,
+}
+
+impl Alerts {
+    pub fn new(
+        db: DatabaseConnection,
+        env_webhook: Option<String>,
+        control_url: Option<String>,
+        policy: crate::beacons::checks::AddressPolicy,
+    ) -> Self {
+        Self {
+            db,
+            env_webhook: env_webhook.map(Arc::from),
+            control_url: control_url.map(Arc::from),
+            wake: Arc::new(Notify::new()),
+            client: crate::alerts::delivery::client(policy),
+            policy,
+        }
+    }
+
+    /// The webhook alerts go to, if any.
+    pub async fn webhook(&self) -> Result<Option<String>, StoreError> {
+        if let Some(url) = &self.env_webhook {
+            return Ok(Some(url.to_string()));
+        }
+        Ok(setting::Entity::find_by_id(WEBHOOK_SETTING)
+            .one(&self.db)
+            .await?
+            .map(|s| s.value)
+            .filter(|v| !v.is_empty()))
+    }
+
+    /// What the settings screen shows.
+    pub async fn settings(&self) -> Result<AlertSettings, StoreError> {
+        let recent = alert::Entity::find()
+            .order_by_desc(alert::Column::Id)
+            .limit(RECENT)
+            .all(&self.db)
+            .await?
+            .into_iter()
+            .map(alert_view)
+            .collect();
+        Ok(AlertSettings {
+            webhook: self
+                .webhook()
+                .await?
+                .map(|url| protocol::alerts::redacted(&url)),
+            from_environment: self.env_webhook.is_some(),
+            recent,
+        })
+    }
+
+    /// Sets (or, with an empty URL, clears) the webhook from the settings screen.
+    pub async fn set_webhook(
+        &self,
+        input: &AlertSettingsInput,
+    ) -> Result<AlertSettings, AlertError> {
+        if self.env_webhook.is_some() {
+            return Err(AlertError::SetByEnvironment);
+        }
+        let url = protocol::alerts::webhook_url(&input.webhook_url)
+            .map_err(|e| AlertError::Invalid(vec![e]))?;
+        let row = setting::ActiveModel {
+            name: Set(WEBHOOK_SETTING.into()),
+            value: Set(url.clone().unwrap_or_default()),
+            updated_at: Set(Utc::now()),
+        };
+        setting::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(setting::Column::Name)
+                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
+                    .to_owned(),
+            )
+            .exec_without_returning(&self.db)
+            .await?;
+        let detail = match &url {
+            Some(url) => format!("alerts go to {}", protocol::alerts::redacted(url)),
+            None => "alerts turned off".into(),
+        };
+        audit::record(
+            &self.db,
+            audit::ADMIN,
+            "settings.alert_webhook",
+            "alerts",
+            &detail,
+        )
+        .await;
+        Ok(self.settings().await?)
+    }
+
+    /// Records what was just seen; a change of state queues an alert. Never
+    /// fails its caller: a problem is logged.
+    pub async fn observe(&self, observations: Vec<Observation>, now: DateTime<Utc>) {
+        if let Err(e) = self.try_observe(observations, now).await {
+            tracing::warn!(error = %e, "recording alert states failed");
+        }
+    }
+
+    async fn try_observe(
+        &self,
+        observations: Vec<Observation>,
+        now: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        let mut known: HashMap<String, String> = HashMap::new();
+        for chunk in observations.chunks(500) {
+            let keys = chunk.iter().map(|o| o.key.clone());
+            for row in alert_state::Entity::find()
+                .filter(alert_state::Column::Key.is_in(keys))
+                .all(&self.db)
+                .await?
+            {
+                known.insert(row.key, row.state);
+            }
+        }
+        for o in observations {
+            // Compare-and-set: of several replicas seeing the same change,
+            // exactly one moves the state on and queues the alert.
+            let news = match known.get(&o.key) {
+                Some(state) if state == o.state => continue,
+                Some(state) => {
+                    alert_state::Entity::update_many()
+                        .col_expr(alert_state::Column::State, o.state.into())
+                        .col_expr(alert_state::Column::ChangedAt, now.into())
+                        .filter(alert_state::Column::Key.eq(o.key.as_str()))
+                        .filter(alert_state::Column::State.eq(state.as_str()))
+                        .exec(&self.db)
+                        .await?
+                        .rows_affected
+                        == 1
+                }
+                None => {
+                    let row = alert_state::ActiveModel {
+                        key: Set(o.key.clone()),
+                        state: Set(o.state.to_string()),
+                        changed_at: Set(now),
+                    };
+                    let inserted = alert_state::Entity::insert(row)
+                        .on_conflict(
+                            OnConflict::column(alert_state::Column::Key)
+                                .do_nothing()
+                                .to_owned(),
+                        )
+                        .exec_without_returning(&self.db)
+                        .await?;
+                    inserted == 1 && o.news_when_first && o.state != o.healthy
+                }
+            };
+            if news {
+                self.queue(&o, now).await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Queues an alert about `o`, debounced against the last one sent about
+    /// the same thing. Nothing is queued while no webhook is set.
+    pub async fn queue(&self, o: &Observation, now: DateTime<Utc>) -> Result<(), StoreError> {
+        if self.webhook().await?.is_none() {
+            return Ok(());
+        }
+        let last_sent = alert::Entity::find()
+            .filter(alert::Column::Key.eq(o.key.as_str()))
+            .filter(alert::Column::Status.eq(AlertStatus::Sent))
+            .order_by_desc(alert::Column::Id)
+            .one(&self.db)
+            .await?;
+        alert::Entity::update_many()
+            .col_expr(alert::Column::Status, AlertStatus::Superseded.into())
+            .filter(alert::Column::Key.eq(o.key.as_str()))
+            .filter(alert::Column::Status.eq(AlertStatus::Pending))
+            .exec(&self.db)
+            .await?;
+        // Back where the last alert left it (a flap inside the window, or a
+        // recovery nobody was told was needed): nothing to say.
+        let told = last_sent.as_ref().map_or(o.healthy, |a| a.state.as_str());
+        if o.state == told {
+            return Ok(());
+        }
+        let send_after = last_sent
+            .and_then(|a| a.sent_at)
+            .map(|at| at + DEBOUNCE)
+            .filter(|at| *at > now)
+            .unwrap_or(now);
+        let payload = serde_json::json!({
+            "source": "knotroute-control",
+            "event": o.event,
+            "text": o.text,
+            "at": now.to_rfc3339_opts(SecondsFormat::Secs, true),
+            "subject": o.subject,
+            "control": self.control_url.as_deref(),
+        });
+        alert::ActiveModel {
+            key: Set(o.key.clone()),
+            event: Set(o.event.to_string()),
+            state: Set(o.state.to_string()),
+            payload: Set(payload.to_string()),
+            created_at: Set(now),
+            send_after: Set(send_after),
+            status: Set(AlertStatus::Pending),
+            attempts: Set(0),
+            lease_until: Set(None),
+            last_error: Set(String::new()),
+            sent_at: Set(None),
+            ..Default::default()
+        }
+        .insert(&self.db)
+        .await?;
+        tracing::info!(event = o.event, key = %o.key, "alert queued");
+        self.wake.notify_one();
+        Ok(())
+    }
+}
+
+fn alert_view(a: alert::Model) -> AlertView {
+    let text = serde_json::from_str::<serde_json::Value>(&a.payload)
+        .ok()
+        .and_then(|p| p["text"].as_str().map(str::to_string))
+        .unwrap_or_default();
+    AlertView {
+        id: a.id,
+        event: a.event,
+        text,
+        created_at: a.created_at.to_rfc3339_opts(SecondsFormat::Secs, true),
+        status: a.status,
+        attempts: a.attempts,
+        last_error: a.last_error,
+    }
+}

@@ -1,0 +1,101 @@
+//! The audit log: every enrollment, state change, job creation and result.
+//! Writing is best effort: a failed audit write is logged loudly but does not
+//! undo the action it describes.
+
+use crate::text::bounded;
+use crate::StoreError;
+use crate::entities::audit_entry;
+use chrono::{SecondsFormat, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
+use serde::Deserialize;
+
+pub const ADMIN: &str = "admin";
+pub const CONTROL: &str = "control";
+
+pub fn agent_actor(agent_id: &str) -> String {
+    format!("agent:{agent_id}")
+}
+
+tokio::task_local! {
+    /// Who acts for "admin" in this request when it came with an API token
+    /// (`token:<name>`); set by the auth gate around that request only.
+    pub static ADMIN_ACTOR: String;
+}
+
+/// `actor`, except that `admin` becomes the API token that made the request.
+fn acting(actor: &str) -> String {
+    if actor == ADMIN {
+        if let Ok(token) = ADMIN_ACTOR.try_with(|a| a.clone()) {
+            return token;
+        }
+    }
+    actor.to_string()
+}
+
+pub async fn record(
+    db: &impl ConnectionTrait,
+    actor: &str,
+    action: &str,
+    subject: &str,
+    detail: &str,
+) {
+    let row = audit_entry::ActiveModel {
+        at: Set(Utc::now()),
+        actor: Set(bounded(&acting(actor), 80)),
+        action: Set(bounded(action, 64)),
+        subject: Set(bounded(subject, 128)),
+        detail: Set(bounded(detail, 1024)),
+        ..Default::default()
+    };
+    if let Err(e) = row.insert(db).await {
+        tracing::error!(error = %e, action, subject, "could not write the audit log");
+    }
+}
+
+/// An audit line as the API shows it (shared with the UI through `protocol`).
+pub type AuditView = protocol::api::AuditEntry;
+
+#[derive(Clone, Debug, Default, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct AuditFilter {
+    pub action: Option<String>,
+    pub subject: Option<String>,
+    /// The last `id` of the previous page.
+    pub before: Option<i64>,
+    pub limit: Option<u64>,
+}
+
+/// Newest first.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    filter: &AuditFilter,
+) -> Result<Vec<AuditView>, StoreError> {
+    let mut query = audit_entry::Entity::find()
+        .order_by_desc(audit_entry::Column::Id)
+        .limit(filter.limit.unwrap_or(100).clamp(1, 500));
+    if let Some(action) = &filter.action {
+        query = query.filter(audit_entry::Column::Action.eq(action.as_str()));
+    }
+    if let Some(subject) = &filter.subject {
+        query = query.filter(audit_entry::Column::Subject.eq(subject.as_str()));
+    }
+    if let Some(before) = filter.before {
+        query = query.filter(audit_entry::Column::Id.lt(before));
+    }
+    Ok(query
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|r| AuditView {
+            id: r.id,
+            at: r.at.to_rfc3339_opts(SecondsFormat::Secs, true),
+            actor: r.actor,
+            action: r.action,
+            subject: r.subject,
+            detail: r.detail,
+        })
+        .collect())
+}

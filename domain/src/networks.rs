@@ -1,0 +1,404 @@
+//! Network profiles: the rules for creating, editing and deleting them.
+
+use crate::{audit, is_unique_violation, split_page, StoreError};
+use crate::entities::network;
+use chrono::{DateTime, SecondsFormat, Utc};
+use protocol::api::{NetworkInput, NetworkProfile, ValidNetwork};
+use protocol::validation::{FieldError, Problem};
+use protocol::NetworkId;
+use rand::Rng;
+use rand::RngCore;
+use sea_orm::sea_query::{Condition, Expr};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use std::time::Duration;
+
+#[derive(Debug, thiserror::Error)]
+pub enum NetworkError {
+    /// The input broke a rule; every refused field is listed.
+    #[error("invalid input: {0:?}")]
+    Invalid(Vec<FieldError>),
+    #[error("network profile not found")]
+    NotFound,
+    /// The `after` cursor names no profile (deleted meanwhile, or made up).
+    #[error("unknown page cursor")]
+    UnknownCursor,
+    /// The profile changed since the version the change was based on (or,
+    /// for an addition, kept changing through every attempt).
+    #[error("the profile changed since it was read")]
+    Stale,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// One page of profiles, ordered by name then ID.
+#[derive(Debug, Clone)]
+pub struct NetworkPage {
+    pub items: Vec<NetworkProfile>,
+    /// Pass back as `after` to get the next page; `None` on the last page.
+    pub next: Option<String>,
+}
+
+#[derive(Clone)]
+pub struct Networks {
+    db: DatabaseConnection,
+}
+
+pub const PAGE_MAX: u64 = 500;
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+/// Rows are written only through this service; a row edited by hand into an
+/// invalid ID is skipped (and logged) rather than breaking the whole list.
+fn to_profile(row: network::Model) -> Option<NetworkProfile> {
+    let Ok(id) = NetworkId::parse(&row.id) else {
+        tracing::warn!(id = %row.id, "skipping network row with a malformed ID");
+        return None;
+    };
+    let beacons = stored_beacons(&row);
+    Some(NetworkProfile {
+        id,
+        name: row.name,
+        description: row.description,
+        beacons,
+        created_at: rfc3339(row.created_at),
+        updated_at: rfc3339(row.updated_at),
+        version: row.version,
+    })
+}
+
+impl Networks {
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self { db }
+    }
+
+    /// Every profile, by name, read a page at a time.
+    pub async fn all(&self) -> Result<Vec<NetworkProfile>, NetworkError> {
+        let mut profiles = Vec::new();
+        let mut after: Option<String> = None;
+        loop {
+            let page = self.list(after.as_deref(), None, PAGE_MAX).await?;
+            profiles.extend(page.items);
+            match page.next {
+                Some(next) => after = Some(next),
+                None => return Ok(profiles),
+            }
+        }
+    }
+
+    /// One page in name order, of the profiles whose name contains `search`
+    /// when one is given (what the forms' choice lists narrow by). The cursor
+    /// is the last row's ID; its current name is looked up, so the cursor
+    /// stays short and opaque.
+    pub async fn list(
+        &self,
+        after: Option<&str>,
+        search: Option<&str>,
+        limit: u64,
+    ) -> Result<NetworkPage, NetworkError> {
+        let limit = limit.clamp(1, PAGE_MAX);
+        let mut query = network::Entity::find()
+            .order_by_asc(network::Column::Name)
+            .order_by_asc(network::Column::Id)
+            .limit(limit + 1);
+        if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
+            query = query.filter(crate::name_contains(
+                sea_orm::ConnectionTrait::get_database_backend(&self.db),
+                network::Column::Name,
+                search,
+            ));
+        }
+        if let Some(after_id) = after {
+            // Restarting silently from the top would hand a paging script repeats.
+            let anchor = network::Entity::find_by_id(after_id.to_string())
+                .one(&self.db)
+                .await?
+                .ok_or(NetworkError::UnknownCursor)?;
+            query = query.filter(
+                Condition::any()
+                    .add(network::Column::Name.gt(anchor.name.clone()))
+                    .add(
+                        Condition::all()
+                            .add(network::Column::Name.eq(anchor.name))
+                            .add(network::Column::Id.gt(anchor.id)),
+                    ),
+            );
+        }
+        let mut rows = query.all(&self.db).await?;
+        let next = split_page(&mut rows, limit, |r| r.id.clone());
+        Ok(NetworkPage {
+            items: rows.into_iter().filter_map(to_profile).collect(),
+            next,
+        })
+    }
+
+    pub async fn get(&self, id: &NetworkId) -> Result<NetworkProfile, NetworkError> {
+        network::Entity::find_by_id(id.as_str())
+            .one(&self.db)
+            .await?
+            .and_then(to_profile)
+            .ok_or(NetworkError::NotFound)
+    }
+
+    /// Creates a profile; a blank ID generates a new one, a pasted ID must be
+    /// well-formed and not yet used.
+    pub async fn create(&self, input: NetworkInput) -> Result<NetworkProfile, NetworkError> {
+        let valid = input.validate().map_err(NetworkError::Invalid)?;
+        let id = match valid.id {
+            Some(id) => {
+                if network::Entity::find_by_id(id.as_str())
+                    .one(&self.db)
+                    .await?
+                    .is_some()
+                {
+                    return Err(NetworkError::Invalid(vec![FieldError::new(
+                        "id",
+                        Problem::NetworkIdTaken,
+                    )]));
+                }
+                id
+            }
+            None => {
+                let mut bytes = [0u8; 32];
+                rand::rngs::OsRng.fill_bytes(&mut bytes);
+                NetworkId::from_random_bytes(bytes)
+            }
+        };
+        let now = Utc::now();
+        let row = network::ActiveModel {
+            id: Set(id.to_string()),
+            name: Set(valid.name),
+            description: Set(valid.description),
+            beacons: Set(serde_json::to_string(&valid.beacons).expect("strings serialise")),
+            created_at: Set(now),
+            updated_at: Set(now),
+            version: Set(1),
+        };
+        // A concurrent create of the same pasted ID loses on the primary key.
+        match row.insert(&self.db).await {
+            Ok(row) => {
+                tracing::info!(network_id = %row.id, "network profile created");
+                audit::record(
+                    &self.db,
+                    audit::ADMIN,
+                    "network.created",
+                    &row.id,
+                    &row.name,
+                )
+                .await;
+                to_profile(row).ok_or(NetworkError::NotFound)
+            }
+            Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
+                "id",
+                Problem::NetworkIdTaken,
+            )])),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Replaces name, description and Beacon URLs. The ID never changes.
+    /// With `input.version` (the admin's form always sends the one it
+    /// showed), a profile changed since is refused as [`NetworkError::Stale`]
+    /// and left as it is: retrying would silently undo the other change.
+    /// Without it, the whole profile is replaced whatever its version, as
+    /// scripts written for the first Control expect.
+    pub async fn update(
+        &self,
+        id: &NetworkId,
+        input: NetworkInput,
+    ) -> Result<NetworkProfile, NetworkError> {
+        let valid = input.validate().map_err(NetworkError::Invalid)?;
+        if valid.id.as_ref().is_some_and(|given| given != id) {
+            return Err(NetworkError::Invalid(vec![FieldError::new(
+                "id",
+                Problem::NetworkIdImmutable,
+            )]));
+        }
+        let row = match input.version {
+            Some(based_on) => {
+                let seen = stored(&self.db, id).await?;
+                if seen.version != based_on {
+                    return Err(NetworkError::Stale);
+                }
+                match write_if_unchanged(&self.db, &seen, valid).await? {
+                    Some(row) => row,
+                    // Changed or deleted between the read and the write.
+                    None => {
+                        stored(&self.db, id).await?;
+                        return Err(NetworkError::Stale);
+                    }
+                }
+            }
+            None => {
+                let (row, _) = retry_on_conflict(&self.db, id, |_| Ok(Some(valid.clone()))).await?;
+                row
+            }
+        };
+        tracing::info!(network_id = %row.id, version = row.version, "network profile updated");
+        self.audited_update(row).await
+    }
+
+    /// Adds an existing Beacon's URL (already normalised) to a profile, for
+    /// the admin; see [`add_beacon`]. A URL already listed is refused as a
+    /// duplicate, on the `url` field.
+    pub async fn add_beacon(
+        &self,
+        id: &NetworkId,
+        url: &str,
+    ) -> Result<NetworkProfile, NetworkError> {
+        let (row, added) = add_beacon(&self.db, id, url).await?;
+        if !added {
+            return Err(NetworkError::Invalid(vec![FieldError::new(
+                "url",
+                Problem::BeaconDuplicate,
+            )]));
+        }
+        tracing::info!(network_id = %row.id, %url, version = row.version, "Beacon added to a profile");
+        self.audited_update(row).await
+    }
+
+    /// Records an admin's change of a profile in the audit log and answers it.
+    async fn audited_update(&self, row: network::Model) -> Result<NetworkProfile, NetworkError> {
+        audit::record(
+            &self.db,
+            audit::ADMIN,
+            "network.updated",
+            &row.id,
+            &row.name,
+        )
+        .await;
+        to_profile(row).ok_or(NetworkError::NotFound)
+    }
+
+    pub async fn delete(&self, id: &NetworkId) -> Result<(), NetworkError> {
+        let result = network::Entity::delete_by_id(id.as_str())
+            .exec(&self.db)
+            .await?;
+        if result.rows_affected == 0 {
+            return Err(NetworkError::NotFound);
+        }
+        tracing::info!(network_id = %id, "network profile deleted");
+        audit::record(&self.db, audit::ADMIN, "network.deleted", id.as_str(), "").await;
+        Ok(())
+    }
+}
+
+/// How many times a change that stays right whatever others did meanwhile
+/// (adding a URL, replacing the whole profile) is re-applied to a fresh read
+/// before giving up: enough for dozens of writers at once.
+const ATTEMPTS: u32 = 40;
+
+/// The Beacon URLs a row stores. The list is only written through this
+/// module; a row edited by hand into something unreadable shows (and is
+/// edited) as empty, with a warning.
+fn stored_beacons(row: &network::Model) -> Vec<String> {
+    serde_json::from_str(&row.beacons).unwrap_or_else(|_| {
+        tracing::warn!(network_id = %row.id, "stored Beacon list unreadable; treated as empty");
+        Vec::new()
+    })
+}
+
+async fn stored(db: &impl ConnectionTrait, id: &NetworkId) -> Result<network::Model, NetworkError> {
+    network::Entity::find_by_id(id.as_str())
+        .one(db)
+        .await?
+        .ok_or(NetworkError::NotFound)
+}
+
+/// The one write of a profile after its creation: `valid` replaces the row
+/// as it was read, only if its version is still the one read, and the
+/// version goes up by one. `None` when someone changed (or deleted) the row
+/// in between. Checked in the `UPDATE` itself, so no two writers based on
+/// the same version can both succeed, on any number of replicas.
+async fn write_if_unchanged(
+    db: &impl ConnectionTrait,
+    seen: &network::Model,
+    valid: ValidNetwork,
+) -> Result<Option<network::Model>, DbErr> {
+    let now = Utc::now();
+    let beacons = serde_json::to_string(&valid.beacons).expect("strings serialise");
+    let written = network::Entity::update_many()
+        .col_expr(network::Column::Name, valid.name.clone().into())
+        .col_expr(
+            network::Column::Description,
+            valid.description.clone().into(),
+        )
+        .col_expr(network::Column::Beacons, beacons.clone().into())
+        .col_expr(network::Column::UpdatedAt, now.into())
+        .col_expr(
+            network::Column::Version,
+            Expr::col(network::Column::Version).add(1),
+        )
+        .filter(network::Column::Id.eq(seen.id.as_str()))
+        .filter(network::Column::Version.eq(seen.version))
+        .exec(db)
+        .await?;
+    if written.rows_affected != 1 {
+        return Ok(None);
+    }
+    Ok(Some(network::Model {
+        name: valid.name,
+        description: valid.description,
+        beacons,
+        updated_at: now,
+        version: seen.version + 1,
+        ..seen.clone()
+    }))
+}
+
+/// Applies `change` to the freshest row and writes the result if nobody
+/// changed the row meanwhile; on a conflict, reads again and re-applies,
+/// after a short random pause so that many writers spread out. Only for
+/// changes that stay right whatever others did in between. `change`
+/// answers `None` when there is nothing to write (then `false`).
+async fn retry_on_conflict(
+    db: &impl ConnectionTrait,
+    id: &NetworkId,
+    mut change: impl FnMut(&network::Model) -> Result<Option<ValidNetwork>, NetworkError>,
+) -> Result<(network::Model, bool), NetworkError> {
+    for attempt in 1..=ATTEMPTS {
+        let seen = stored(db, id).await?;
+        let Some(valid) = change(&seen)? else {
+            return Ok((seen, false));
+        };
+        if let Some(row) = write_if_unchanged(db, &seen, valid).await? {
+            return Ok((row, true));
+        }
+        let pause = rand::thread_rng().gen_range(1..=(4 * attempt as u64).min(50));
+        tokio::time::sleep(Duration::from_millis(pause)).await;
+    }
+    tracing::warn!(network_id = %id, "profile kept changing; change not written");
+    Err(NetworkError::Stale)
+}
+
+/// Adds `url` (normalised) to the profile's Beacon URLs under the profile's
+/// own rules, unless it is listed already (then the row and `false`). Both
+/// the admin's "add existing Beacon" and a deployed Beacon joining its
+/// profile come here: additions commute, so each is retried on a conflict
+/// and concurrent additions all land.
+pub async fn add_beacon(
+    db: &impl ConnectionTrait,
+    id: &NetworkId,
+    url: &str,
+) -> Result<(network::Model, bool), NetworkError> {
+    retry_on_conflict(db, id, |row| {
+        let mut beacons = stored_beacons(row);
+        if beacons.iter().any(|b| b == url) {
+            return Ok(None);
+        }
+        beacons.push(url.to_string());
+        let input = NetworkInput {
+            id: None,
+            name: row.name.clone(),
+            description: Some(row.description.clone()),
+            beacons,
+            version: None,
+        };
+        input.validate().map(Some).map_err(NetworkError::Invalid)
+    })
+    .await
+}
