@@ -73,3 +73,66 @@ impl UiError {
         }
     }
 }
+
+/// A domain error as a server function answers it: the same catalogue
+/// entry the JSON API uses (both are made from a `Failure`), which the
+/// browser then says in the reader's language. Store failures are logged
+/// here and shown only as "unavailable" or "internal".
+#[cfg(feature = "ssr")]
+pub fn ui_error(e: impl Into<domain::failure::Failure>) -> UiError {
+    use domain::failure::{is_database_unavailable, Failure, DATABASE_RETRY_AFTER_SECS};
+    match e.into() {
+        Failure::Invalid(errors) => UiError::Invalid(errors),
+        Failure::Refused(refusal) => UiError::Refused(refusal),
+        Failure::Store(e) => {
+            if is_database_unavailable(&e.0) {
+                tracing::warn!(error = %e, "database unreachable; answering 503");
+                return UiError::Unavailable {
+                    retry_after_secs: DATABASE_RETRY_AFTER_SECS as u32,
+                };
+            }
+            tracing::error!(error = %e, "request failed");
+            UiError::Internal
+        }
+        Failure::Fault(detail) => {
+            tracing::error!(error = %detail, "request failed");
+            UiError::Internal
+        }
+    }
+}
+
+/// A sign-in's refusal: the password, the throttle, or the store.
+#[cfg(feature = "ssr")]
+pub fn ui_auth_error(e: domain::access::sign_in::AuthError) -> UiError {
+    use domain::access::sign_in::AuthError;
+    match e {
+        AuthError::WrongPassword => UiError::WrongPassword,
+        AuthError::Throttled { retry_after } => UiError::Throttled {
+            retry_after_minutes: domain::failure::minutes_until(retry_after),
+        },
+        AuthError::Store(e) => ui_error(e),
+    }
+}
+
+#[cfg(all(test, feature = "ssr"))]
+mod tests {
+    use super::*;
+    use domain::StoreError;
+    use sea_orm::{ConnAcquireErr, DbErr};
+
+    #[test]
+    fn an_unreachable_database_is_unavailable_and_a_fault_internal() {
+        assert!(matches!(
+            ui_error(StoreError(DbErr::ConnectionAcquire(
+                ConnAcquireErr::Timeout
+            ))),
+            UiError::Unavailable {
+                retry_after_secs: 2
+            }
+        ));
+        assert!(matches!(
+            ui_error(StoreError(DbErr::Custom("bug".into()))),
+            UiError::Internal
+        ));
+    }
+}

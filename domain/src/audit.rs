@@ -2,9 +2,9 @@
 //! Writing is best effort: a failed audit write is logged loudly but does not
 //! undo the action it describes.
 
+use crate::entities::audit_entry;
 use crate::text::bounded;
 use crate::StoreError;
-use crate::entities::audit_entry;
 use chrono::{SecondsFormat, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,

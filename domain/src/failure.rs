@@ -19,6 +19,7 @@ use super::StoreError;
 use crate::entities::agent::Retirement;
 use protocol::refusals::{Missing, Refusal};
 use protocol::{AgentStatus, FieldError};
+use sea_orm::DbErr;
 
 #[derive(Debug)]
 pub enum Failure {
@@ -177,4 +178,54 @@ impl From<IdentityError> for Failure {
             other => Failure::Fault(other.to_string()),
         }
     }
+}
+
+/// Seconds a client is told to wait while the database is unreachable: a
+/// restart or fail-over takes a few, and the pool reconnects by itself.
+pub const DATABASE_RETRY_AFTER_SECS: i64 = 2;
+
+/// Whether `e` means the database could not be reached (connection refused,
+/// lost or timed out, pool exhausted, server shutting down or starting up,
+/// SQLite busy), as opposed to a fault in the query or the data. Those are
+/// passing: the answer is 503 with Retry-After, never 500.
+pub fn is_database_unavailable(e: &DbErr) -> bool {
+    use sea_orm::RuntimeErr;
+    match e {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
+        DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e)) => {
+            is_unreachable(e)
+        }
+        _ => false,
+    }
+}
+
+fn is_unreachable(e: &sqlx::Error) -> bool {
+    match e {
+        sqlx::Error::Io(_)
+        | sqlx::Error::Tls(_)
+        | sqlx::Error::PoolTimedOut
+        | sqlx::Error::PoolClosed
+        | sqlx::Error::WorkerCrashed => true,
+        sqlx::Error::Database(db) => {
+            let code = db.code().unwrap_or_default();
+            match db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
+                // Class 08: connection exception; 57P01-57P03: the server
+                // shuts down, crashed or is starting; 53300: too many connections.
+                Some(_) => {
+                    code.starts_with("08")
+                        || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
+                }
+                // SQLite: SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included,
+                // once the busy timeout has run out.
+                None => code.parse::<u32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
+            }
+        }
+        _ => false,
+    }
+}
+
+/// Whole minutes, rounded up, for "try again in N minutes".
+pub fn minutes_until(retry_after: chrono::Duration) -> u32 {
+    let secs = retry_after.num_seconds().max(1);
+    ((secs + 59) / 60) as u32
 }

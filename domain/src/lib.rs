@@ -18,6 +18,7 @@ pub mod metrics;
 pub mod networks;
 pub mod onboarding;
 pub mod overview;
+pub mod services;
 pub mod text;
 
 use chrono::{DateTime, Utc};

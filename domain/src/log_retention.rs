@@ -4,8 +4,8 @@
 //! stay), are deleted by every replica's pruning timer. Deleting by age gives the same result
 //! whichever replica runs it, and however often, so replicas need no lease.
 
-use crate::StoreError;
 use crate::entities::{audit_entry, enrollment_log, job, job_log_line};
+use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 

@@ -1,7 +1,7 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
-use crate::{audit, is_unique_violation, split_page, StoreError};
 use crate::entities::network;
+use crate::{audit, is_unique_violation, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::{NetworkInput, NetworkProfile, ValidNetwork};
 use protocol::validation::{FieldError, Problem};

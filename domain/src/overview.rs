@@ -1,8 +1,8 @@
 //! The numbers on the Overview screen, counted in the database.
 
-use crate::StoreError;
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, network};
+use crate::StoreError;
 use chrono::Duration;
 use protocol::api::OverviewCounts;
 use sea_orm::sea_query::Expr;

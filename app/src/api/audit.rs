@@ -6,7 +6,7 @@ use protocol::api::AuditEntry;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{api::with_services, error::ui_error};
 
 /// Lines shown per page.
 pub const AUDIT_PAGE: u64 = 50;
@@ -26,10 +26,20 @@ pub async fn list_audit(
 ) -> Result<AuditPage, UiError> {
     let blank_is_any =
         |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
-    with_backend(|backend| async move {
-        backend
-            .list_audit(blank_is_any(action), blank_is_any(subject), before)
+    let filter = domain::audit::AuditFilter {
+        action: blank_is_any(action),
+        subject: blank_is_any(subject),
+        before,
+        // One more than a page tells whether an older page exists.
+        limit: Some(AUDIT_PAGE + 1),
+    };
+    with_services(|s| async move {
+        let mut items = domain::audit::list(&s.db, &filter)
             .await
+            .map_err(ui_error)?;
+        let next = domain::split_page(&mut items, AUDIT_PAGE, |e| e.id.to_string())
+            .and_then(|id| id.parse().ok());
+        Ok(AuditPage { items, next })
     })
     .await
 }

@@ -7,19 +7,19 @@ use protocol::api::NetworkProfile;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{api::with_services, error::ui_error};
 
 #[server(prefix = "/ui", endpoint = "list_beacons")]
 pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
-    with_backend(|backend| async move { backend.list_beacons().await }).await
+    with_services(|s| async move { s.beacons.list().await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "check_beacon", input = leptos::server_fn::codec::Json)]
 pub async fn check_beacon(beacon: BeaconRef) -> Result<BeaconCheckView, UiError> {
-    with_backend(|backend| async move { backend.check_beacon(beacon).await }).await
+    with_services(|s| async move { s.beacons.check(&beacon).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "add_existing_beacon", input = leptos::server_fn::codec::Json)]
 pub async fn add_existing_beacon(beacon: BeaconRef) -> Result<NetworkProfile, UiError> {
-    with_backend(|backend| async move { backend.add_existing_beacon(beacon).await }).await
+    with_services(|s| async move { s.beacons.add_existing(&beacon).await.map_err(ui_error) }).await
 }

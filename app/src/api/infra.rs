@@ -1,6 +1,5 @@
 //! Server functions of the Infrastructure screens: Agents and their lifecycle,
-//! revoked keys, install tokens and the enrollment log. Thin adapters over
-//! the backend port.
+//! revoked keys, install tokens and the enrollment log.
 
 use crate::error::UiError;
 use leptos::prelude::*;
@@ -12,7 +11,10 @@ use protocol::{AgentId, InstallTokenId};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{
+    api::{with_services, UI_PAGE_SIZE},
+    error::ui_error,
+};
 
 /// What an admin can do to an Agent from its page (moving has its own call:
 /// it answers with the new install token).
@@ -50,12 +52,32 @@ pub struct AgentsTab {
 pub async fn agents_tab(after: Option<String>) -> Result<AgentsTab, UiError> {
     let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
     let after = after.filter(|a| !a.trim().is_empty());
-    with_backend(|backend| async move {
+    with_services(|s| async move {
+        let (items, next) = s
+            .inventory
+            .list_page(after.as_deref(), UI_PAGE_SIZE)
+            .await
+            .map_err(ui_error)?;
+        let (install_tokens, _) = s
+            .install_tokens
+            .list(None, UI_PAGE_SIZE)
+            .await
+            .map_err(ui_error)?;
+        let (revoked_keys, _) = s
+            .revoked_keys
+            .list(None, UI_PAGE_SIZE)
+            .await
+            .map_err(ui_error)?;
+        let (enrollment_log, _) = s
+            .enrollment
+            .log(None, UI_PAGE_SIZE, lang)
+            .await
+            .map_err(ui_error)?;
         Ok(AgentsTab {
-            agents: backend.list_agents_page(after).await?,
-            install_tokens: backend.list_install_tokens().await?,
-            revoked_keys: backend.list_revoked_keys().await?,
-            enrollment_log: backend.enrollment_log(lang).await?,
+            agents: AgentListPage { items, next },
+            install_tokens,
+            revoked_keys,
+            enrollment_log,
         })
     })
     .await
@@ -75,7 +97,15 @@ pub const SERVICES_PAGE: u64 = 50;
 #[server(prefix = "/ui", endpoint = "list_services_page")]
 pub async fn list_services_page(after: Option<String>) -> Result<ServiceListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
-    with_backend(|backend| async move { backend.list_services_page(after).await }).await
+    with_services(|s| async move {
+        let (items, next) = s
+            .inventory
+            .sidecars_page(after.as_deref(), SERVICES_PAGE)
+            .await
+            .map_err(ui_error)?;
+        Ok(ServiceListPage { items, next })
+    })
+    .await
 }
 
 /// How many Agents a form's choice list offers at once; past that, the form
@@ -90,52 +120,76 @@ pub async fn agent_choices(
     search: Option<String>,
     deployable: bool,
 ) -> Result<Choices<AgentChoice>, UiError> {
-    with_backend(|backend| async move { backend.agent_choices(search, deployable).await }).await
+    with_services(|s| async move {
+        let (items, more) = s
+            .inventory
+            .choices(search.as_deref(), deployable, CHOICES_MAX)
+            .await
+            .map_err(ui_error)?;
+        Ok(Choices { items, more })
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "get_agent")]
 pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
-    with_backend(|backend| async move { backend.get_agent(id).await }).await
+    with_services(|s| async move { s.inventory.get(&id).await.map_err(ui_error) }).await
 }
 
 #[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]
 pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.agent_action(id, action).await }).await
+    with_services(|s| async move {
+        let inventory = &s.inventory;
+        match action {
+            AgentAction::Disable => inventory.set_disabled(&id, true).await.map(drop),
+            AgentAction::Enable => inventory.set_disabled(&id, false).await.map(drop),
+            AgentAction::Revoke => inventory.revoke(&id).await.map(drop),
+            AgentAction::Delete => inventory.delete(&id).await,
+        }
+        .map_err(ui_error)
+    })
+    .await
 }
 
 /// Queues the removal of an unmanaged leftover. A call of its own, answering
 /// nothing, so the Agent page does not carry the job form's encoders.
 #[server(name = RemoveLeftoverCall, prefix = "/ui", endpoint = "remove_leftover")]
 pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(), UiError> {
-    with_backend(|backend| async move {
-        backend
-            .create_job(protocol::api::NewJob {
-                agent_id,
-                kind: "remove_component".into(),
-                payload: serde_json::json!({ "component_id": component_id }),
-            })
+    let payload = serde_json::json!({ "component_id": component_id });
+    with_services(|s| async move {
+        s.jobs
+            .create(&agent_id, "remove_component", &payload)
             .await
             .map(drop)
+            .map_err(ui_error)
     })
     .await
 }
 
 #[server(prefix = "/ui", endpoint = "move_agent")]
 pub async fn move_agent(id: AgentId) -> Result<CreatedInstallToken, UiError> {
-    with_backend(|backend| async move { backend.move_agent(id).await }).await
+    with_services(|s| async move { s.inventory.move_to_new_host(&id).await.map_err(ui_error) })
+        .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_install_token", input = leptos::server_fn::codec::Json)]
 pub async fn create_install_token(input: NewInstallToken) -> Result<CreatedInstallToken, UiError> {
-    with_backend(|backend| async move { backend.create_install_token(input).await }).await
+    with_services(|s| async move { s.install_tokens.create(&input).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_install_token")]
 pub async fn revoke_install_token(id: InstallTokenId) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.revoke_install_token(id).await }).await
+    with_services(|s| async move {
+        s.install_tokens
+            .revoke(&id)
+            .await
+            .map(drop)
+            .map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "allow_revoked_key")]
 pub async fn allow_revoked_key(agent_id: AgentId) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.allow_revoked_key(agent_id).await }).await
+    with_services(|s| async move { s.revoked_keys.allow(&agent_id).await.map_err(ui_error) }).await
 }

@@ -1,5 +1,5 @@
 //! Server functions of the Jobs screens: list (filtered, paged), one job,
-//! queue, cancel, retry. Thin adapters over the backend port.
+//! queue, cancel, retry.
 
 use crate::error::UiError;
 use leptos::prelude::*;
@@ -8,7 +8,10 @@ use protocol::JobId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{
+    api::{with_services, UI_PAGE_SIZE},
+    error::ui_error,
+};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobListPage {
@@ -73,31 +76,68 @@ impl JobQuery {
 
 #[server(prefix = "/ui", endpoint = "list_jobs", input = leptos::server_fn::codec::Json)]
 pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
-    with_backend(|backend| async move { backend.list_jobs(query.normalised()).await }).await
+    let query = query.normalised();
+    // A status no job can have (a hand-edited link) matches nothing.
+    let status = match query.status.as_deref().map(protocol::JobStatus::parse) {
+        Some(None) => {
+            return Ok(JobListPage {
+                items: Vec::new(),
+                next: None,
+            })
+        }
+        Some(status) => status,
+        None => None,
+    };
+    let filter = domain::jobs::queue::JobFilter {
+        status,
+        agent_id: query.agent_id,
+        kind: query.kind,
+        network_id: query.network_id,
+        after: query.after,
+        limit: UI_PAGE_SIZE,
+    };
+    with_services(|s| async move {
+        let (items, next) = s.jobs.list_views(&filter).await.map_err(ui_error)?;
+        Ok(JobListPage { items, next })
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "get_job")]
 pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
-    with_backend(|backend| async move { backend.get_job(id).await }).await
+    with_services(|s| async move { s.jobs.view_of(&id).await.map_err(ui_error) }).await
 }
 
 /// The job's output after line `after` (0: from the start), a page at a time.
 #[server(prefix = "/ui", endpoint = "job_log")]
 pub async fn job_log(id: JobId, after: u64) -> Result<protocol::progress::JobLogPage, UiError> {
-    with_backend(|backend| async move { backend.job_log(id, after).await }).await
+    with_services(|s| async move { s.jobs.journal().lines(&id, after).await.map_err(ui_error) })
+        .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]
 pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
-    with_backend(|backend| async move { backend.create_job(job).await }).await
+    with_services(|s| async move {
+        let row = s
+            .jobs
+            .create(&job.agent_id, &job.kind, &job.payload)
+            .await
+            .map_err(ui_error)?;
+        Ok(domain::jobs::queue::view(&row))
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "cancel_job")]
 pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.cancel_job(id).await }).await
+    with_services(|s| async move { s.jobs.cancel(&id).await.map(drop).map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "retry_job")]
 pub async fn retry_job(id: JobId) -> Result<JobView, UiError> {
-    with_backend(|backend| async move { backend.retry_job(id).await }).await
+    with_services(|s| async move {
+        let job = s.jobs.retry(&id).await.map_err(ui_error)?;
+        Ok(domain::jobs::queue::view(&job))
+    })
+    .await
 }

@@ -1,6 +1,7 @@
 //! Server functions: the browser's calls into Control, one module per area
-//! of the UI (this one: sign-in and network profiles). Each is a thin adapter
-//! over the backend port; the rules live in the domain services.
+//! of the UI (this one: sign-in and network profiles). Each calls the domain
+//! services (`with_services`), where the rules live, and shapes the answer
+//! for its screen.
 
 pub mod audit;
 pub mod beacons;
@@ -10,6 +11,8 @@ pub mod onboarding;
 pub mod overview;
 pub mod settings;
 
+#[cfg(feature = "ssr")]
+use crate::error::ui_error;
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
@@ -29,18 +32,22 @@ pub struct NetworkListPage {
     pub next: Option<String>,
 }
 
-/// The body of every server function a signed-in admin calls: `call` runs on
-/// the backend port, and a refusal gets the HTTP status that fits it. Refused
-/// with 401 before `call` runs when the request carries no session.
+/// Rows per page in the UI's lists.
 #[cfg(feature = "ssr")]
-pub(crate) async fn with_backend<T, Answer>(
-    call: impl FnOnce(crate::backend::SharedBackend) -> Answer,
+pub(crate) const UI_PAGE_SIZE: u64 = 50;
+
+/// The body of every server function a signed-in admin calls: `call` runs
+/// on the domain services, and a refusal gets the HTTP status that fits it.
+/// Refused with 401 before `call` runs when the request carries no session.
+#[cfg(feature = "ssr")]
+pub(crate) async fn with_services<T, Answer>(
+    call: impl FnOnce(domain::services::Services) -> Answer,
 ) -> Result<T, UiError>
 where
     Answer: std::future::Future<Output = Result<T, UiError>>,
 {
-    let answer = match crate::backend::backend() {
-        Ok(backend) => call(backend).await,
+    let answer = match crate::backend::services() {
+        Ok(services) => call(services).await,
         Err(refused) => Err(refused),
     };
     with_status(answer)
@@ -91,7 +98,7 @@ fn parse_id(id: &str) -> Result<NetworkId, UiError> {
 
 #[server(prefix = "/ui", endpoint = "overview")]
 pub async fn load_overview() -> Result<OverviewCounts, UiError> {
-    with_backend(|backend| async move { backend.overview().await }).await
+    with_services(|s| async move { s.overview.counts().await.map_err(ui_error) }).await
 }
 
 /// One page of profiles by name; with `search`, only those whose name
@@ -101,7 +108,18 @@ pub async fn list_networks(
     after: Option<String>,
     search: Option<String>,
 ) -> Result<NetworkListPage, UiError> {
-    with_backend(|backend| async move { backend.list_networks(after, search).await }).await
+    with_services(|s| async move {
+        let page = s
+            .networks
+            .list(after.as_deref(), search.as_deref(), UI_PAGE_SIZE)
+            .await
+            .map_err(ui_error)?;
+        Ok(NetworkListPage {
+            items: page.items,
+            next: page.next,
+        })
+    })
+    .await
 }
 
 /// The layered diagnosis of a profile (Beacons, Agents, services), in the
@@ -109,38 +127,46 @@ pub async fn list_networks(
 #[server(prefix = "/ui", endpoint = "diagnose_network")]
 pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagnosis, UiError> {
     let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
-    with_backend(|backend| async move { backend.diagnose_network(parse_id(&id)?, lang).await })
-        .await
+    with_services(|s| async move {
+        let id = parse_id(&id)?;
+        s.diagnostics.diagnose(&id, lang).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "get_network")]
 pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
-    with_backend(|backend| async move { backend.get_network(parse_id(&id)?).await }).await
+    with_services(|s| async move { s.networks.get(&parse_id(&id)?).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
 pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    with_backend(|backend| async move { backend.create_network(input).await }).await
+    with_services(|s| async move { s.networks.create(input).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
 pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    with_backend(|backend| async move { backend.update_network(parse_id(&id)?, input).await }).await
+    with_services(|s| async move {
+        let id = parse_id(&id)?;
+        s.networks.update(&id, input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "delete_network")]
 pub async fn delete_network(id: String) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.delete_network(parse_id(&id)?).await }).await
+    with_services(|s| async move {
+        let id = parse_id(&id)?;
+        s.networks.delete(&id).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "sign_in")]
 pub async fn sign_in(password: String) -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
-    match crate::backend::session_backend()?
-        .sign_in(password, &parts)
-        .await
-    {
+    match crate::backend::sessions()?.sign_in(password, &parts).await {
         Ok(cookies) => {
             for cookie in cookies {
                 if let Ok(value) = http::HeaderValue::from_str(&cookie) {
@@ -156,7 +182,7 @@ pub async fn sign_in(password: String) -> Result<(), UiError> {
 #[server(prefix = "/ui", endpoint = "sign_out")]
 pub async fn sign_out() -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
-    let cookie = crate::backend::session_backend()?.sign_out(&parts).await?;
+    let cookie = crate::backend::sessions()?.sign_out(&parts).await?;
     if let Ok(value) = http::HeaderValue::from_str(&cookie) {
         expect_context::<leptos_axum::ResponseOptions>()
             .append_header(http::header::SET_COOKIE, value);

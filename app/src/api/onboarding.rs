@@ -1,5 +1,5 @@
 //! Server functions of the Onboarding screen: a profile's guide per platform
-//! and the invites. Thin adapters over the backend port.
+//! and the invites.
 
 use crate::error::UiError;
 use leptos::prelude::*;
@@ -9,7 +9,7 @@ use protocol::Lang;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{api::with_services, error::ui_error};
 
 /// Invites per page on the screen.
 pub const INVITES_PAGE: u64 = 20;
@@ -27,25 +27,36 @@ pub async fn load_onboarding_guide(
     platform: Platform,
     lang: Lang,
 ) -> Result<OnboardingGuide, UiError> {
-    with_backend(|backend| async move {
+    with_services(|s| async move {
         let id = protocol::NetworkId::parse(&network_id).map_err(|_| UiError::NotFound)?;
-        backend.onboarding_guide(id, platform, lang).await
+        let profile = s.networks.get(&id).await.map_err(ui_error)?;
+        Ok(domain::onboarding::guide::guide(
+            &profile, "", platform, lang,
+        ))
     })
     .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_invite", input = leptos::server_fn::codec::Json)]
 pub async fn create_invite(input: NewInvite) -> Result<CreatedInvite, UiError> {
-    with_backend(|backend| async move { backend.create_invite(input).await }).await
+    with_services(|s| async move { s.invites.create(&input).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "list_invites")]
 pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
-    with_backend(|backend| async move { backend.list_invites(after).await }).await
+    with_services(|s| async move {
+        let (items, next) = s
+            .invites
+            .list(None, after.as_deref(), INVITES_PAGE)
+            .await
+            .map_err(ui_error)?;
+        Ok(InviteListPage { items, next })
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_invite")]
 pub async fn revoke_invite(id: InviteId) -> Result<(), UiError> {
-    with_backend(|backend| async move { backend.revoke_invite(id).await }).await
+    with_services(|s| async move { s.invites.revoke(&id).await.map(drop).map_err(ui_error) }).await
 }

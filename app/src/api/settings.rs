@@ -10,7 +10,7 @@ use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::api::with_backend;
+use crate::{api::with_services, error::ui_error};
 
 /// Where alerts go and Control's identity, read in one call: on a phone
 /// every request is a round trip. The API tokens are read on their own,
@@ -23,10 +23,10 @@ pub struct SettingsScreen {
 
 #[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
-    with_backend(|backend| async move {
+    with_services(|s| async move {
         Ok(SettingsScreen {
-            alerts: backend.alert_settings().await?,
-            identity: backend.control_identity().await?,
+            alerts: s.alerts.settings().await.map_err(ui_error)?,
+            identity: s.identity.describe().await.map_err(ui_error)?,
         })
     })
     .await
@@ -35,35 +35,27 @@ pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
 /// An empty URL turns alerts off.
 #[server(prefix = "/ui", endpoint = "save_alert_webhook")]
 pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, UiError> {
-    with_backend(|backend| async move {
-        backend
-            .set_alert_webhook(protocol::alerts::AlertSettingsInput { webhook_url })
-            .await
-    })
-    .await
+    let input = protocol::alerts::AlertSettingsInput { webhook_url };
+    with_services(|s| async move { s.alerts.set_webhook(&input).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
-    with_backend(|backend| async move { backend.send_test_alert().await }).await
+    with_services(|s| async move { s.alerts.send_test().await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
 pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
-    with_backend(|backend| async move { backend.list_api_tokens().await }).await
+    with_services(|s| async move { s.api_tokens.list().await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "create_api_token")]
 pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToken, UiError> {
-    with_backend(|backend| async move {
-        backend
-            .create_api_token(protocol::tokens::TokenInput { name, scope })
-            .await
-    })
-    .await
+    let input = protocol::tokens::TokenInput { name, scope };
+    with_services(|s| async move { s.api_tokens.create(&input).await.map_err(ui_error) }).await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_api_token")]
 pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
-    with_backend(|backend| async move { backend.revoke_api_token(id).await }).await
+    with_services(|s| async move { s.api_tokens.revoke(&id).await.map_err(ui_error) }).await
 }

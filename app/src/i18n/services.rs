@@ -159,4 +159,3 @@ pub fn service_texts(lang: Lang) -> &'static ServiceTexts {
         Lang::Ru => &RU,
     }
 }
-

@@ -3,8 +3,8 @@
 //! token is stored; it is shown once, when created.
 
 use crate::access::secrets::{new_token, token_hash};
-use crate::{audit, StoreError};
 use crate::entities::api_token;
+use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::tokens::{CreatedToken, TokenInput, TokenScope, TokenView};
 use protocol::FieldError;

@@ -6,8 +6,8 @@
 //! move (the old key endorsing the new), which moves the Agents' pins.
 
 use crate::audit;
-use crate::StoreError;
 use crate::entities::control_key;
+use crate::StoreError;
 use chrono::{DateTime, Utc};
 use protocol::control_identity::{
     AnswerScope, ControlKey, ControlPublicKey, HEADER_CONTROL_KEY_MOVE, HEADER_CONTROL_SIGNATURE,

@@ -23,8 +23,8 @@
 //! browser its own mark, and with it its own budget.
 
 use crate::access::secrets::{new_token, secret_matches, token_hash};
-use crate::StoreError;
 use crate::entities::{admin_session, login_failure, signin_device};
+use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter,

@@ -5,9 +5,9 @@
 //! Agent, with when it happened.
 
 use crate::access::control_identity::ControlIdentity;
+use crate::entities::agent_control_trust as trust;
 use crate::text::bounded;
 use crate::StoreError;
-use crate::entities::agent_control_trust as trust;
 use chrono::{DateTime, Duration, TimeZone, Utc};
 use protocol::agent::Heartbeat;
 use sea_orm::sea_query::OnConflict;

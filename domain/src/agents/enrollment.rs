@@ -7,10 +7,10 @@
 use crate::access::secrets::{secret_matches, token_hash};
 use crate::agents::install_tokens;
 use crate::agents::revoked_keys;
-use crate::text::{bounded, bounded_list, limits};
-use crate::{audit, split_page, StoreError};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, enrollment_log, install_token};
+use crate::text::{bounded, bounded_list, limits};
+use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::EnrollRequest;
 use protocol::api::EnrollmentAttempt;

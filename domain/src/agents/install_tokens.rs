@@ -3,8 +3,8 @@
 //! Only a hash is stored; the token is shown once, inside copy-ready snippets.
 
 use crate::access::secrets::{new_token, token_hash};
-use crate::{audit, split_page, StoreError};
 use crate::entities::install_token;
+use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{CreatedInstallToken, InstallTokenView, NewInstallToken};
 use protocol::FieldError;

@@ -3,11 +3,11 @@
 
 use crate::agents::install_tokens::{InstallTokenError, InstallTokens};
 use crate::agents::status::{agent_status, component_error};
+use crate::entities::agent::Retirement;
+use crate::entities::{agent, agent_control_trust, component};
 use crate::jobs::queue::JobQueue;
 use crate::jobs::reconcile::Reconciler;
 use crate::{audit, StoreError};
-use crate::entities::agent::Retirement;
-use crate::entities::{agent, agent_control_trust, component};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::{
     AgentChoice, AgentView, ComponentView, ControlTrustView, CreatedInstallToken,

@@ -2,10 +2,10 @@
 //! refusal shared by every replica through the database) and heartbeats.
 
 use crate::access::secrets::token_hash;
-use crate::text::{bounded, bounded_list, limits};
-use crate::{is_unique_violation, StoreError};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, seen_signature};
+use crate::text::{bounded, bounded_list, limits};
+use crate::{is_unique_violation, StoreError};
 use chrono::{Duration, Utc};
 use protocol::agent::{ComponentReport, Heartbeat};
 use protocol::signing::{

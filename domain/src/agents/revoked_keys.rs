@@ -2,8 +2,8 @@
 //! deleted (enrollment refuses them with `agent_revoked`), and the admin's
 //! explicit "allow again", the only way back in.
 
-use crate::{audit, split_page, StoreError};
 use crate::entities::{agent, revoked_key};
+use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
 use protocol::api::RevokedKeyView;
 use protocol::{AgentId, Id};

@@ -5,8 +5,8 @@
 
 use crate::address_policy::{refused_address, shown, AddressPolicy};
 use crate::alerts::settings::{AlertError, Alerts};
-use crate::StoreError;
 use crate::entities::alert;
+use crate::StoreError;
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::alerts::TestAlertOutcome;
 use protocol::AlertStatus;
@@ -119,10 +119,7 @@ async fn post(
                 format!("no answer within {} s", TIMEOUT.as_secs())
             } else if e.is_connect() {
                 // The cause (refused, unreachable, a refused address) is in the source chain.
-                format!(
-                    "cannot connect: {}",
-                    crate::beacons::checks::chain(&e)
-                )
+                format!("cannot connect: {}", crate::beacons::checks::chain(&e))
             } else {
                 e.to_string()
             }

@@ -5,9 +5,9 @@
 
 use crate::agents::status::agent_status;
 use crate::alerts::settings::{Alerts, Observation};
-use crate::StoreError;
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
+use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use protocol::beacons::BeaconCheckView;
 use protocol::AgentStatus;

@@ -5,8 +5,8 @@
 //! back meanwhile sends nothing. Delivery is in `alert_delivery`; what is
 //! watched, and the words, in `alert_events`.
 
-use crate::{audit, StoreError};
 use crate::entities::{alert, alert_state, setting};
+use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::alerts::{AlertSettings, AlertSettingsInput, AlertView};
 use protocol::validation::FieldError;

@@ -3,8 +3,8 @@
 //! the last failure per URL, and hourly roll-ups for the 24-hour sparkline.
 //! All three are written in one transaction per check.
 
-use crate::StoreError;
 use crate::entities::{beacon_check, beacon_check_hour, beacon_status};
+use crate::StoreError;
 use chrono::{DateTime, Duration, DurationRound, SecondsFormat, Utc};
 use protocol::beacons::{BeaconCheckView, CheckClass, LatencyHour};
 use sea_orm::sea_query::{Expr, OnConflict};

@@ -4,9 +4,9 @@
 //! one that moves the round's lease on. Checks older than 30 days are pruned.
 
 use crate::beacons::checks::BeaconChecks;
+use crate::entities::schedule_lease;
 use crate::networks::{NetworkError, Networks};
 use crate::StoreError;
-use crate::entities::schedule_lease;
 use chrono::{DateTime, Duration, Utc};
 use futures_util::StreamExt;
 use protocol::NetworkId;

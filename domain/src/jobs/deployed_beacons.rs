@@ -4,9 +4,9 @@
 //! added on success, not when queued, so clients are never sent to a Beacon
 //! that does not answer yet.
 
+use crate::entities::job;
 use crate::networks::{self, NetworkError};
 use crate::StoreError;
-use crate::entities::job;
 use protocol::jobs::JobPayload;
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 

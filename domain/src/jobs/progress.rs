@@ -4,9 +4,9 @@
 //! cut); and the job's lease moved on by every message, on the database's
 //! clock, so a long deploy lives as long as its Agent reports.
 
+use crate::entities::{job, job_log_line, job_stage};
 use crate::jobs::queue::JobError;
 use crate::{database_now, StoreError};
-use crate::entities::{job, job_log_line, job_stage};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::progress::{
     bounded_line, cut_marker, JobLogPage, JobProgress, LogLine, ProgressAnswer, StageStatus,

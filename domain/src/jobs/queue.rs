@@ -2,12 +2,12 @@
 //! job out twice), leased while running, and woken for long-polling Agents.
 
 use crate::alerts::settings::Alerts;
+use crate::entities::agent::Retirement;
+use crate::entities::{agent, component, job};
 use crate::jobs::progress::{JobJournal, PROGRESS_LEASE};
 use crate::jobs::wakeup::JobWakeup;
 use crate::jobs::{deployed_beacons, reconcile};
 use crate::{audit, database_now, split_page, StoreError};
-use crate::entities::agent::Retirement;
-use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::{JobOffer, JobResult};
 use protocol::api::JobView;

@@ -4,9 +4,9 @@
 //! failed deployment is retried, both with backoff from 30 s doubling to
 //! 10 min, until the component runs or the admin changes or removes it.
 
+use crate::entities::{agent, component, job};
 use crate::jobs::queue::JobQueue;
 use crate::{audit, StoreError};
-use crate::entities::{agent, component, job};
 use chrono::{DateTime, Duration, Utc};
 use protocol::jobs::JobPayload;
 use protocol::{ComponentStatus, JobStatus};

@@ -3,9 +3,7 @@
 //! here by the `qrcode` crate, no external program). The admin screen, the
 //! admin API and the public invite pages all use this one generator.
 
-use crate::onboarding::guide_text::{
-    guide_steps, no_beacon_warning, qr_label, qr_too_long,
-};
+use crate::onboarding::guide_text::{guide_steps, no_beacon_warning, qr_label, qr_too_long};
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{GuideStep, JoinLink, OnboardingGuide, Platform};
 use protocol::Lang;

@@ -3,9 +3,9 @@
 //! invite carries the profile's connection metadata only, never a secret.
 
 use crate::access::secrets::{new_token, secret_matches, token_hash};
+use crate::entities::{invite, network};
 use crate::networks::{NetworkError, Networks};
 use crate::{audit, split_page, StoreError};
-use crate::entities::{invite, network};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite};

@@ -1,6 +1,7 @@
-//! The one place where domain errors become HTTP answers: JSON
-//! `{"error","code","field","hint"}` for the API and `UiError` for server
-//! functions. Internal detail is logged here and never sent.
+//! Where domain errors become the JSON API's answers:
+//! `{"error","code","field","hint"}`, from the same `Failure` that server
+//! functions turn into a `UiError` (`app::error::ui_error`). Internal detail
+//! is logged here and never sent.
 
 use crate::domain::access::api_tokens::TokenError;
 use crate::domain::access::control_identity::IdentityError;
@@ -13,12 +14,13 @@ use crate::domain::agents::revoked_keys::RevokedKeyError;
 use crate::domain::alerts::settings::AlertError;
 use crate::domain::beacons::checks::BeaconError;
 use crate::domain::beacons::diagnostics::DiagnosticsError;
-use crate::domain::failure::Failure;
+pub use crate::domain::failure::{
+    is_database_unavailable, minutes_until, Failure, DATABASE_RETRY_AFTER_SECS,
+};
 use crate::domain::jobs::queue::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::onboarding::invites::InviteError;
 use crate::domain::StoreError;
-use app::error::UiError;
 use axum::extract::rejection::JsonRejection;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
@@ -27,7 +29,6 @@ use protocol::api::ErrorBody;
 use protocol::refusals::{Refusal, RefusalKind};
 use protocol::validation::{Lang, Problem};
 use protocol::FieldError;
-use sea_orm::DbErr;
 
 #[derive(Debug)]
 pub struct ApiError {
@@ -131,50 +132,6 @@ impl IntoResponse for ApiError {
             }
         }
         response
-    }
-}
-
-/// Seconds a client is told to wait while the database is unreachable: a
-/// restart or fail-over takes a few, and the pool reconnects by itself.
-pub const DATABASE_RETRY_AFTER_SECS: i64 = 2;
-
-/// Whether `e` means the database could not be reached (connection refused,
-/// lost or timed out, pool exhausted, server shutting down or starting up,
-/// SQLite busy), as opposed to a fault in the query or the data. Those are
-/// passing: the answer is 503 with Retry-After, never 500.
-pub fn is_database_unavailable(e: &DbErr) -> bool {
-    use sea_orm::RuntimeErr;
-    match e {
-        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
-        DbErr::Exec(RuntimeErr::SqlxError(e)) | DbErr::Query(RuntimeErr::SqlxError(e)) => {
-            is_unreachable(e)
-        }
-        _ => false,
-    }
-}
-
-fn is_unreachable(e: &sqlx::Error) -> bool {
-    match e {
-        sqlx::Error::Io(_)
-        | sqlx::Error::Tls(_)
-        | sqlx::Error::PoolTimedOut
-        | sqlx::Error::PoolClosed
-        | sqlx::Error::WorkerCrashed => true,
-        sqlx::Error::Database(db) => {
-            let code = db.code().unwrap_or_default();
-            match db.try_downcast_ref::<sqlx::postgres::PgDatabaseError>() {
-                // Class 08: connection exception; 57P01-57P03: the server
-                // shuts down, crashed or is starting; 53300: too many connections.
-                Some(_) => {
-                    code.starts_with("08")
-                        || matches!(&*code, "57P01" | "57P02" | "57P03" | "53300")
-                }
-                // SQLite: SQLITE_BUSY (5) and SQLITE_LOCKED (6), extended codes included,
-                // once the busy timeout has run out.
-                None => code.parse::<u32>().is_ok_and(|c| matches!(c & 0xff, 5 | 6)),
-            }
-        }
-        _ => false,
     }
 }
 
@@ -314,35 +271,6 @@ answered_through_failure!(
     DiagnosticsError,
 );
 
-/// A domain error as a server function answers it: the same catalogue entry
-/// the JSON API uses, which the browser shows in the reader's language.
-pub fn ui_error(e: impl Into<Failure>) -> UiError {
-    match e.into() {
-        Failure::Invalid(errors) => UiError::Invalid(errors),
-        Failure::Refused(refusal) => UiError::Refused(refusal),
-        Failure::Store(e) => {
-            if is_database_unavailable(&e.0) {
-                tracing::warn!(error = %e, "database unreachable; answering 503");
-                return UiError::Unavailable {
-                    retry_after_secs: DATABASE_RETRY_AFTER_SECS as u32,
-                };
-            }
-            tracing::error!(error = %e, "request failed");
-            UiError::Internal
-        }
-        Failure::Fault(detail) => {
-            tracing::error!(error = %detail, "request failed");
-            UiError::Internal
-        }
-    }
-}
-
-/// Whole minutes, rounded up, for "try again in N minutes".
-pub fn minutes_until(retry_after: chrono::Duration) -> u32 {
-    let secs = retry_after.num_seconds().max(1);
-    ((secs + 59) / 60) as u32
-}
-
 impl From<AuthError> for ApiError {
     fn from(e: AuthError) -> Self {
         match e {
@@ -418,19 +346,10 @@ pub async fn json_payload_too_large(
     response
 }
 
-pub fn ui_auth_error(e: AuthError) -> UiError {
-    match e {
-        AuthError::WrongPassword => UiError::WrongPassword,
-        AuthError::Throttled { retry_after } => UiError::Throttled {
-            retry_after_minutes: minutes_until(retry_after),
-        },
-        AuthError::Store(e) => ui_error(e),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use sea_orm::DbErr;
 
     fn io(kind: std::io::ErrorKind) -> sqlx::Error {
         sqlx::Error::Io(std::io::Error::from(kind))
@@ -474,18 +393,6 @@ mod tests {
             let api = ApiError::from(StoreError(e));
             assert_eq!(api.status, StatusCode::INTERNAL_SERVER_ERROR, "{shown}");
         }
-        assert!(matches!(
-            ui_error(StoreError(DbErr::ConnectionAcquire(
-                ConnAcquireErr::Timeout
-            ))),
-            UiError::Unavailable {
-                retry_after_secs: 2
-            }
-        ));
-        assert!(matches!(
-            ui_error(StoreError(DbErr::Custom("bug".into()))),
-            UiError::Internal
-        ));
     }
 
     #[test]

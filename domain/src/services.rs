@@ -1,0 +1,121 @@
+//! Every domain service of one Control, built once over one database: what
+//! the JSON API's handlers and the UI's server functions both call.
+
+use crate::access::api_tokens::ApiTokens;
+use crate::access::control_identity::ControlIdentity;
+use crate::access::sign_in::AdminSessions;
+use crate::agents::control_trust::ControlTrust;
+use crate::agents::enrollment::Enrollment;
+use crate::agents::install_tokens::InstallTokens;
+use crate::agents::inventory::AgentInventory;
+use crate::agents::requests::AgentRequests;
+use crate::agents::revoked_keys::RevokedKeys;
+use crate::alerts::settings::Alerts;
+use crate::beacons::checks::{AddressPolicy, BeaconChecks};
+use crate::beacons::diagnostics::Diagnostics;
+use crate::jobs::queue::JobQueue;
+use crate::jobs::reconcile::Reconciler;
+use crate::live::ChangeFeed;
+use crate::metrics::Metrics;
+use crate::networks::Networks;
+use crate::onboarding::invites::Invites;
+use crate::overview::Overview;
+use sea_orm::DatabaseConnection;
+
+/// The settings the domain's rules depend on (the rest of the
+/// configuration is the server's).
+pub struct DomainSettings<'a> {
+    pub admin_password: &'a str,
+    pub enroll_token: &'a str,
+    /// Where admins and invitees reach Control, for links in texts.
+    pub public_url: Option<url::Url>,
+    /// Where alerts are posted; none turns them off until set in the UI.
+    pub alert_webhook: Option<String>,
+    /// Beacon URLs may name private addresses (a lab, not the Internet).
+    pub allow_private_beacons: bool,
+    /// Silence after which an Agent counts as offline.
+    pub agent_offline_after: chrono::Duration,
+}
+
+#[derive(Clone)]
+pub struct Services {
+    pub db: DatabaseConnection,
+    pub networks: Networks,
+    pub beacons: BeaconChecks,
+    pub auth: AdminSessions,
+    pub agents: AgentRequests,
+    pub enrollment: Enrollment,
+    pub install_tokens: InstallTokens,
+    /// Keys revoked by the admin, refused at enrollment until allowed again.
+    pub revoked_keys: RevokedKeys,
+    pub invites: Invites,
+    pub inventory: AgentInventory,
+    pub jobs: JobQueue,
+    pub reconciler: Reconciler,
+    pub overview: Overview,
+    /// What the admin screens' live updates are made of.
+    pub live: ChangeFeed,
+    pub metrics: Metrics,
+    pub diagnostics: Diagnostics,
+    pub alerts: Alerts,
+    pub api_tokens: ApiTokens,
+    /// Control's signing keys: every answer an Agent acts on is signed.
+    pub identity: ControlIdentity,
+    /// What Agents report about that key (their pin, refused answers).
+    pub control_trust: ControlTrust,
+}
+
+impl Services {
+    pub fn new(db: DatabaseConnection, settings: DomainSettings<'_>) -> Self {
+        let policy = AddressPolicy {
+            allow_private: settings.allow_private_beacons,
+        };
+        let offline_after = settings.agent_offline_after;
+        let alerts = Alerts::new(
+            db.clone(),
+            settings.alert_webhook,
+            settings.public_url.as_ref().map(|u| u.to_string()),
+            policy,
+        );
+        let jobs = JobQueue::new(db.clone(), alerts.clone());
+        let reconciler = Reconciler::new(db.clone(), jobs.clone());
+        let install_tokens = InstallTokens::new(db.clone(), settings.public_url.clone());
+        let networks = Networks::new(db.clone());
+        let metrics = Metrics::new();
+        let inventory = AgentInventory::new(
+            db.clone(),
+            reconciler.clone(),
+            install_tokens.clone(),
+            offline_after,
+        );
+        let identity = ControlIdentity::new(db.clone());
+        Self {
+            control_trust: ControlTrust::new(db.clone(), identity.clone()),
+            identity,
+            beacons: BeaconChecks::new(
+                db.clone(),
+                networks.clone(),
+                metrics.clone(),
+                alerts.clone(),
+                policy,
+            ),
+            alerts,
+            api_tokens: ApiTokens::new(db.clone()),
+            metrics,
+            diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
+            invites: Invites::new(db.clone(), networks.clone(), settings.public_url),
+            networks,
+            auth: AdminSessions::new(db.clone(), settings.admin_password),
+            agents: AgentRequests::new(db.clone()),
+            enrollment: Enrollment::new(db.clone(), settings.enroll_token),
+            inventory,
+            install_tokens,
+            revoked_keys: RevokedKeys::new(db.clone()),
+            jobs,
+            reconciler,
+            overview: Overview::new(db.clone(), offline_after),
+            live: ChangeFeed::new(db.clone(), offline_after),
+            db,
+        }
+    }
+}
