@@ -77,26 +77,26 @@ impl JobQuery {
 #[server(prefix = "/ui", endpoint = "list_jobs", input = leptos::server_fn::codec::Json)]
 pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
     let query = query.normalised();
-    // A status no job can have (a hand-edited link) matches nothing.
-    let status = match query.status.as_deref().map(protocol::JobStatus::parse) {
-        Some(None) => {
-            return Ok(JobListPage {
-                items: Vec::new(),
-                next: None,
-            })
-        }
-        Some(status) => status,
-        None => None,
-    };
-    let filter = domain::jobs::queue::JobFilter {
-        status,
-        agent_id: query.agent_id,
-        kind: query.kind,
-        network_id: query.network_id,
-        after: query.after,
-        limit: UI_PAGE_SIZE,
-    };
     with_services(|s| async move {
+        // A status no job can have (a hand-edited link) matches nothing.
+        let status = match query.status.as_deref().map(protocol::JobStatus::parse) {
+            Some(None) => {
+                return Ok(JobListPage {
+                    items: Vec::new(),
+                    next: None,
+                })
+            }
+            Some(status) => status,
+            None => None,
+        };
+        let filter = domain::jobs::queue::JobFilter {
+            status,
+            agent_id: query.agent_id,
+            kind: query.kind,
+            network_id: query.network_id,
+            after: query.after,
+            limit: UI_PAGE_SIZE,
+        };
         let (items, next) = s.jobs.list_views(&filter).await.map_err(ui_error)?;
         Ok(JobListPage { items, next })
     })
