@@ -66,13 +66,35 @@ impl Default for Docker {
 /// Where a live command's lines go: the lines `shown` keeps go to the job's
 /// journal as printed; every line is still in the command's [`Output`].
 #[derive(Clone, Copy)]
-struct Live<'a> {
+pub struct Live<'a> {
     journal: &'a Journal,
     shown: fn(&str) -> bool,
 }
 
-fn every_line(_: &str) -> bool {
-    true
+impl<'a> Live<'a> {
+    /// Every line into the journal.
+    pub fn every_line(journal: &'a Journal) -> Self {
+        Self {
+            journal,
+            shown: |_| true,
+        }
+    }
+
+    /// Only the lines `shown` keeps (a pull's progress bars would bury what
+    /// matters in the journal).
+    pub fn showing(journal: &'a Journal, shown: fn(&str) -> bool) -> Self {
+        Self { journal, shown }
+    }
+}
+
+/// The Compose project a command addresses: `-f <file> -p <name>`, run with
+/// whichever Compose this host has. Without a file, Compose finds the project
+/// by its name alone.
+#[derive(Clone, Copy, Debug)]
+pub struct Project<'a> {
+    pub cli: ComposeCli,
+    pub file: Option<&'a Path>,
+    pub name: &'a str,
 }
 
 /// Reads a pipe to its end, line by line, handing each line to the journal
@@ -197,82 +219,33 @@ impl Docker {
         limit: Duration,
         journal: &Journal,
     ) -> Result<Output, DockerError> {
-        let live = Live {
-            journal,
-            shown: every_line,
-        };
-        Self::exec(&self.program, args, limit, Some(live)).await
+        Self::exec(&self.program, args, limit, Some(Live::every_line(journal))).await
     }
 
-    /// `docker compose -f <file> -p <project> args…` (or `docker-compose …`).
-    /// Without a file, Compose finds the project by its name alone.
-    pub async fn compose(
-        &self,
-        cli: ComposeCli,
-        file: Option<&Path>,
-        project: &str,
-        args: &[&str],
-        limit: Duration,
-    ) -> Result<Output, DockerError> {
-        self.compose_with(cli, file, project, args, limit, None)
-            .await
-    }
-
-    /// [`Self::compose`] as a job's stage: its lines go to `journal` as printed.
+    /// `docker compose -f <file> -p <project> args…` (or `docker-compose …`)
+    /// as a job's stage, its lines going to the journal as `live` says.
     pub async fn compose_live(
         &self,
-        cli: ComposeCli,
-        file: Option<&Path>,
-        project: &str,
+        project: Project<'_>,
         args: &[&str],
         limit: Duration,
-        journal: &Journal,
+        live: Live<'_>,
     ) -> Result<Output, DockerError> {
-        self.compose_live_showing(cli, file, project, args, limit, journal, every_line)
-            .await
-    }
-
-    /// [`Self::compose_live`], with only the lines `shown` keeps in the
-    /// journal (a pull's progress bars would bury what matters there).
-    #[allow(clippy::too_many_arguments)]
-    pub async fn compose_live_showing(
-        &self,
-        cli: ComposeCli,
-        file: Option<&Path>,
-        project: &str,
-        args: &[&str],
-        limit: Duration,
-        journal: &Journal,
-        shown: fn(&str) -> bool,
-    ) -> Result<Output, DockerError> {
-        let live = Live { journal, shown };
-        self.compose_with(cli, file, project, args, limit, Some(live))
-            .await
-    }
-
-    async fn compose_with(
-        &self,
-        cli: ComposeCli,
-        file: Option<&Path>,
-        project: &str,
-        args: &[&str],
-        limit: Duration,
-        live: Option<Live<'_>>,
-    ) -> Result<Output, DockerError> {
-        let file = file.map(|f| f.display().to_string());
+        let file = project.file.map(|f| f.display().to_string());
         let mut full: Vec<&str> = Vec::new();
-        if cli == ComposeCli::Plugin {
+        if project.cli == ComposeCli::Plugin {
             full.push("compose");
         }
         if let Some(file) = &file {
             full.extend(["-f", file]);
         }
-        full.extend(["-p", project]);
+        full.extend(["-p", project.name]);
         full.extend_from_slice(args);
-        match cli {
-            ComposeCli::Plugin => Self::exec(&self.program, &full, limit, live).await,
-            ComposeCli::Standalone => Self::exec("docker-compose", &full, limit, live).await,
-        }
+        let program = match project.cli {
+            ComposeCli::Plugin => self.program.as_str(),
+            ComposeCli::Standalone => "docker-compose",
+        };
+        Self::exec(program, &full, limit, Some(live)).await
     }
 
     /// Which Compose exists: the v2 plugin first, then `docker-compose`.

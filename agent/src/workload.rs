@@ -7,7 +7,7 @@
 
 use crate::compose::{self, ComposeFile};
 use crate::config::{Config, PullPolicy};
-use crate::docker::{ComposeCli, Docker, Output, QUICK_TIMEOUT, UP_TIMEOUT};
+use crate::docker::{ComposeCli, Docker, Live, Output, Project, QUICK_TIMEOUT, UP_TIMEOUT};
 use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
 use crate::progress::Journal;
 use crate::redact::Secrets;
@@ -344,12 +344,14 @@ impl Workloads {
         let started = self
             .docker
             .compose_live(
-                cli,
-                Some(&path),
-                &project,
+                Project {
+                    cli,
+                    file: Some(&path),
+                    name: &project,
+                },
                 &up,
                 UP_TIMEOUT,
-                transcript.journal,
+                Live::every_line(transcript.journal),
             )
             .await
             .map_err(|e| e.to_string())?;
@@ -360,9 +362,7 @@ impl Workloads {
         self.verify(component_id, transcript).await
     }
 
-    /// The pull stage: every image with `always`; with `missing`, only when
-    /// one is not on this host yet (Compose v1 has no pull policy, and v2's
-    /// `pull --policy` is recent: asking the engine works with both).
+    /// The component's container on this host, if it has one.
     async fn one_container(&self, component_id: &str) -> Result<Option<Inspected>, String> {
         let mut found = self.managed(Some(component_id)).await?;
         // Prefer a running one if an old container lingers beside it.
@@ -407,12 +407,14 @@ impl Workloads {
             let down = self
                 .docker
                 .compose_live(
-                    cli,
-                    Some(&path),
-                    &project,
+                    Project {
+                        cli,
+                        file: Some(&path),
+                        name: &project,
+                    },
                     &["down"],
                     UP_TIMEOUT,
-                    transcript.journal,
+                    Live::every_line(transcript.journal),
                 )
                 .await
                 .map_err(|e| e.to_string())?;

@@ -7,13 +7,15 @@
 use super::{Transcript, Workloads};
 use crate::compose::ComposeFile;
 use crate::config::PullPolicy;
-use crate::docker::{ComposeCli, PULL_TIMEOUT, QUICK_TIMEOUT};
+use crate::docker::{ComposeCli, Live, Project, PULL_TIMEOUT, QUICK_TIMEOUT};
 use std::collections::BTreeMap;
 use std::path::Path;
 
 impl Workloads {
     /// Pulls what the policy asks for: every image, or (`missing`) those this
-    /// host lacks, each named with the reason when it is left alone.
+    /// host lacks, each named with the reason when it is left alone. Whether
+    /// an image is here is asked of the engine: Compose v1 has no pull policy,
+    /// and v2's `pull --policy` is recent.
     pub(super) async fn pull(
         &self,
         cli: ComposeCli,
@@ -32,14 +34,15 @@ impl Workloads {
             }
             let pulled = self
                 .docker
-                .compose_live_showing(
-                    cli,
-                    Some(path),
-                    project,
+                .compose_live(
+                    Project {
+                        cli,
+                        file: Some(path),
+                        name: project,
+                    },
                     &["pull", service],
                     PULL_TIMEOUT,
-                    transcript.journal,
-                    worth_showing,
+                    Live::showing(transcript.journal, worth_showing),
                 )
                 .await
                 .map_err(|e| e.to_string())?;
