@@ -42,10 +42,10 @@ impl NetworkId {
         if encoded.len() != Self::ENCODED_LEN {
             return Err(err(Problem::NetworkIdFormat));
         }
-        // Strict decoding also refuses non-zero trailing bits, so each ID has one spelling.
-        match BASE32_NOPAD.decode(encoded.to_ascii_uppercase().as_bytes()) {
-            Ok(bytes) if bytes.len() == 32 => Ok(Self(lower)),
-            _ => Err(err(Problem::NetworkIdFormat)),
+        if is_strict_base32(encoded, 32) {
+            Ok(Self(lower))
+        } else {
+            Err(err(Problem::NetworkIdFormat))
         }
     }
 
@@ -126,17 +126,42 @@ fn parse_prefixed(
     field: &str,
 ) -> Result<String, FieldError> {
     let lower = input.trim().to_ascii_lowercase();
-    let valid = lower.strip_prefix(prefix).is_some_and(|encoded| {
-        encoded.len() == len
-            && BASE32_NOPAD
-                .decode(encoded.to_ascii_uppercase().as_bytes())
-                .is_ok_and(|decoded| decoded.len() == bytes)
-    });
+    let valid = lower
+        .strip_prefix(prefix)
+        .is_some_and(|encoded| encoded.len() == len && is_strict_base32(encoded, bytes));
     if valid {
         Ok(lower)
     } else {
         Err(FieldError::new(field, Problem::InvalidId))
     }
+}
+
+/// Whether `encoded` (lowercase) is the unpadded RFC 4648 base32 of exactly
+/// `bytes` bytes, as a strict decoder judges it: the length those bytes take,
+/// only `a`–`z` and `2`–`7`, and the bits past the last byte zero, so that
+/// each value has one spelling. Checked here rather than by decoding because
+/// IDs are checked in the browser too, and the generic decoder is 22 KB of
+/// its WebAssembly (BENCHMARKS.md, islands prototype); the test below holds
+/// this to data-encoding's strict decoder.
+fn is_strict_base32(encoded: &str, bytes: usize) -> bool {
+    let bits = bytes * 8;
+    if encoded.len() != bits.div_ceil(5) {
+        return false;
+    }
+    let value = |c: u8| match c {
+        b'a'..=b'z' => Some(c - b'a'),
+        b'2'..=b'7' => Some(c - b'2' + 26),
+        _ => None,
+    };
+    let mut last = 0;
+    for c in encoded.bytes() {
+        match value(c) {
+            Some(v) => last = v,
+            None => return false,
+        }
+    }
+    let unused_bits = encoded.len() * 5 - bits;
+    last & ((1 << unused_bits) - 1) == 0
 }
 
 /// What every typed ID offers: parsing at the edge, and its text.
@@ -288,6 +313,40 @@ impl ApiTokenId {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The hand check and data-encoding's strict decoder agree on every
+        /// text of the lengths IDs have, valid or not.
+        #[test]
+        fn the_base32_check_agrees_with_a_strict_decoder(
+            bytes in prop::sample::select(vec![16usize, 20, 32]),
+            text in "[a-z2-7]{20,60}|[a-z0-9=A-Z]{20,60}",
+            tail in "[a-z2-7]{0,60}",
+        ) {
+            let len = (bytes * 8).div_ceil(5);
+            // Texts of exactly the ID's length, so most reach the bit checks.
+            let candidate: String = text.chars().chain(tail.chars()).cycle().take(len).collect();
+            let strict = BASE32_NOPAD
+                .decode(candidate.to_ascii_uppercase().as_bytes())
+                .is_ok_and(|d| d.len() == bytes)
+                && !candidate.bytes().any(|c| c.is_ascii_uppercase());
+            prop_assert_eq!(is_strict_base32(&candidate, bytes), strict, "{}", candidate);
+        }
+    }
+
+    #[test]
+    fn the_base32_check_refuses_set_padding_bits_and_wrong_lengths() {
+        let id = BASE32_NOPAD.encode(&[0xffu8; 32]).to_ascii_lowercase();
+        assert!(is_strict_base32(&id, 32));
+        // 256 bits in 52 characters leave 4 bits that must be zero.
+        let mut set = id.clone();
+        set.replace_range(51.., "7");
+        assert!(!is_strict_base32(&set, 32));
+        assert!(!is_strict_base32(&id[..51], 32));
+        assert!(!is_strict_base32(&format!("{id}a"), 32));
+        assert!(!is_strict_base32(&id.replace('7', "1"), 32));
+    }
 
     #[test]
     fn agent_ids_are_derived_from_the_key_and_parse_back() {
