@@ -323,10 +323,15 @@ impl Workloads {
         transcript
             .journal
             .line(&format!("wrote {}", path.display()));
-        let project = compose::project_name(component_id);
+        let name = compose::project_name(component_id);
+        let project = Project {
+            cli,
+            file: Some(&path),
+            name: &name,
+        };
         if self.pull != PullPolicy::Never {
             transcript.stage("pull")?;
-            self.pull(cli, &path, &project, file, transcript).await?;
+            self.pull(project, file, transcript).await?;
         }
         let mut up = vec!["up", "-d", "--remove-orphans"];
         // The v1 CLI has no --pull; it pulls only missing images by itself.
@@ -344,11 +349,7 @@ impl Workloads {
         let started = self
             .docker
             .compose_live(
-                Project {
-                    cli,
-                    file: Some(&path),
-                    name: &project,
-                },
+                project,
                 &up,
                 UP_TIMEOUT,
                 Live::every_line(transcript.journal),

@@ -7,9 +7,8 @@
 use super::{Transcript, Workloads};
 use crate::compose::ComposeFile;
 use crate::config::PullPolicy;
-use crate::docker::{ComposeCli, Live, Project, PULL_TIMEOUT, QUICK_TIMEOUT};
+use crate::docker::{Live, Project, PULL_TIMEOUT, QUICK_TIMEOUT};
 use std::collections::BTreeMap;
-use std::path::Path;
 
 impl Workloads {
     /// Pulls what the policy asks for: every image, or (`missing`) those this
@@ -18,9 +17,7 @@ impl Workloads {
     /// and v2's `pull --policy` is recent.
     pub(super) async fn pull(
         &self,
-        cli: ComposeCli,
-        path: &Path,
-        project: &str,
+        project: Project<'_>,
         file: &ComposeFile,
         transcript: &mut Transcript<'_>,
     ) -> Result<(), String> {
@@ -35,11 +32,7 @@ impl Workloads {
             let pulled = self
                 .docker
                 .compose_live(
-                    Project {
-                        cli,
-                        file: Some(path),
-                        name: project,
-                    },
+                    project,
                     &["pull", service],
                     PULL_TIMEOUT,
                     Live::showing(transcript.journal, worth_showing),
