@@ -36,9 +36,11 @@ pub enum Missing {
     ApiToken,
 }
 
-/// One refusal, with what its sentence needs.
+/// One refusal, with what its sentence needs. Externally tagged for the same
+/// reason as `Problem`: only server functions carry it as JSON, and the
+/// browser decodes it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "code", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Refusal {
     /// The ID (in the path) names nothing of its kind.
     NotFound { missing: Missing },
@@ -294,7 +296,7 @@ mod tests {
             status: JobStatus::Succeeded,
         };
         let json = serde_json::to_value(&refusal).unwrap();
-        assert_eq!(json["code"], "job_state");
+        assert_eq!(json["job_state"]["status"], "succeeded");
         assert_eq!(serde_json::from_value::<Refusal>(json).unwrap(), refusal);
         assert_eq!(Refusal::BeaconNotInProfile.field(), Some("url"));
         assert_eq!(Refusal::AgentNotFound.kind(), RefusalKind::NotFound);

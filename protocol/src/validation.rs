@@ -64,8 +64,13 @@ impl Lang {
 }
 
 /// What is wrong with one input field.
+///
+/// Serde's default (externally tagged) shape on purpose: the browser decodes
+/// it from every refused form, and an internally tagged or flattened enum
+/// costs tens of KB of WebAssembly (BENCHMARKS.md). The JSON API does not use
+/// this shape; its errors are built from `code()` by the server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "problem", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Problem {
     Required,
     TooLong {
@@ -119,7 +124,6 @@ pub struct FieldError {
     pub field: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub index: Option<usize>,
-    #[serde(flatten)]
     pub problem: Problem,
 }
 
@@ -657,11 +661,14 @@ mod tests {
 
     #[test]
     fn field_errors_serialise_with_a_problem_slug() {
-        let json = serde_json::to_value(FieldError::at("beacons", 0, Problem::TooLong { max: 3 }))
-            .unwrap();
+        let error = FieldError::at("beacons", 0, Problem::TooLong { max: 3 });
+        let json = serde_json::to_value(&error).unwrap();
         assert_eq!(
             json,
-            serde_json::json!({"field": "beacons", "index": 0, "problem": "too_long", "max": 3})
+            serde_json::json!({"field": "beacons", "index": 0, "problem": {"too_long": {"max": 3}}})
         );
+        assert_eq!(serde_json::from_value::<FieldError>(json).unwrap(), error);
+        let plain = serde_json::to_value(FieldError::new("name", Problem::Required)).unwrap();
+        assert_eq!(plain, serde_json::json!({"field": "name", "problem": "required"}));
     }
 }

@@ -118,10 +118,10 @@ on_both_databases!(
             .post_json("/ui/update_network", json!({"id": id, "input": stale}))
             .await;
         assert_eq!(r.status(), 409);
-        // The form is told why by the catalogue's code, which it says in the reader's language.
+        // The form is told why by the catalogue's entry, which it says in the reader's language.
         assert_eq!(
             r.json::<Value>().await.unwrap(),
-            json!({"Refused": {"code": "stale_profile"}})
+            json!({"Refused": "stale_profile"})
         );
         let now: Value = c.get_json(&path).await;
         assert_eq!(now["beacons"], both, "nothing was lost");
