@@ -4,23 +4,37 @@
 //! details (the client's address behind proxies, cookies) and so stays a
 //! trait the server implements.
 
-use crate::error::UiError;
+use crate::error::{ui_error, UiError};
 use async_trait::async_trait;
+use domain::access::principal::{Granted, Principal};
+use domain::access::roles::Action;
 use domain::services::Services;
 use std::sync::Arc;
 
-/// Provided by the server only to requests whose admin session it verified.
-/// Admin data is reachable only through [`services`], which asks for it, so
-/// a page rendered for a request the gate mistook for public shows no data.
-#[derive(Clone, Copy, Debug)]
-pub struct SignedInRequest;
+/// Provided by the server only to requests whose admin session (or token)
+/// it verified: who is acting. Admin data is reachable only through
+/// [`services`], which asks for it, so a page rendered for a request the
+/// gate mistook for public shows no data.
+#[derive(Clone, Debug)]
+pub struct SignedIn(pub Principal);
 
 /// The domain services: refused unless this request's session was verified.
 pub fn services() -> Result<Services, UiError> {
-    if leptos::prelude::use_context::<SignedInRequest>().is_none() {
-        return Err(UiError::Unauthenticated);
-    }
+    signed_in()?;
     leptos::prelude::use_context::<Services>().ok_or(UiError::Internal)
+}
+
+fn signed_in() -> Result<Principal, UiError> {
+    leptos::prelude::use_context::<SignedIn>()
+        .map(|SignedIn(principal)| principal)
+        .ok_or(UiError::Unauthenticated)
+}
+
+/// The capability to take action `A` for this request's principal: what a
+/// domain method that changes something asks for. Refused (403) when the
+/// principal's role does not allow it.
+pub fn granted<A: Action>() -> Result<Granted<A>, UiError> {
+    signed_in()?.may::<A>().map_err(ui_error)
 }
 
 /// Signing in and out, which need no verified session.
@@ -48,12 +62,36 @@ mod tests {
 
     #[test]
     fn admin_data_is_refused_to_a_request_without_a_verified_session() {
+        use domain::access::roles::RunJobs;
         let owner = leptos::prelude::Owner::new();
         owner.with(|| {
             assert!(matches!(services(), Err(UiError::Unauthenticated)));
-            leptos::prelude::provide_context(SignedInRequest);
+            assert!(matches!(
+                granted::<RunJobs>(),
+                Err(UiError::Unauthenticated)
+            ));
+            leptos::prelude::provide_context(SignedIn(Principal::owner()));
             // Past the check it asks for the services themselves (none in this test).
             assert!(matches!(services(), Err(UiError::Internal)));
+            assert!(granted::<RunJobs>().is_ok());
+        });
+    }
+
+    #[test]
+    fn a_role_that_does_not_allow_an_action_is_refused_it() {
+        use domain::access::roles::RunJobs;
+        use protocol::refusals::Refusal;
+        use protocol::tokens::TokenScope;
+        let owner = leptos::prelude::Owner::new();
+        owner.with(|| {
+            leptos::prelude::provide_context(SignedIn(Principal::api_token(
+                "reader",
+                TokenScope::Read,
+            )));
+            assert!(matches!(
+                granted::<RunJobs>(),
+                Err(UiError::Refused(Refusal::NotAllowed { role })) if role == "viewer"
+            ));
         });
     }
 }

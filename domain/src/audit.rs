@@ -12,27 +12,12 @@ use sea_orm::{
 };
 use serde::Deserialize;
 
-pub const ADMIN: &str = "admin";
+/// Control itself (reconciliation, expiry). People and tokens are named by
+/// their `Principal` (`access::principal`), which a change's `Granted` carries.
 pub const CONTROL: &str = "control";
 
 pub fn agent_actor(agent_id: &str) -> String {
     format!("agent:{agent_id}")
-}
-
-tokio::task_local! {
-    /// Who acts for "admin" in this request when it came with an API token
-    /// (`token:<name>`); set by the auth gate around that request only.
-    pub static ADMIN_ACTOR: String;
-}
-
-/// `actor`, except that `admin` becomes the API token that made the request.
-fn acting(actor: &str) -> String {
-    if actor == ADMIN {
-        if let Ok(token) = ADMIN_ACTOR.try_with(|a| a.clone()) {
-            return token;
-        }
-    }
-    actor.to_string()
 }
 
 pub async fn record(
@@ -44,7 +29,7 @@ pub async fn record(
 ) {
     let row = audit_entry::ActiveModel {
         at: Set(Utc::now()),
-        actor: Set(bounded(&acting(actor), 80)),
+        actor: Set(bounded(actor, 80)),
         action: Set(bounded(action, 64)),
         subject: Set(bounded(subject, 128)),
         detail: Set(bounded(detail, 1024)),

@@ -6,6 +6,7 @@
 
 use super::access::api_tokens::TokenError;
 use super::access::control_identity::IdentityError;
+use super::access::principal::NotAllowed;
 use super::agents::install_tokens::InstallTokenError;
 use super::agents::inventory::InventoryError;
 use super::agents::revoked_keys::RevokedKeyError;
@@ -42,6 +43,14 @@ fn retired(how: Retirement) -> AgentStatus {
     match how {
         Retirement::Moved => AgentStatus::Moved,
         Retirement::Revoked | Retirement::Active => AgentStatus::Revoked,
+    }
+}
+
+impl From<NotAllowed> for Failure {
+    fn from(e: NotAllowed) -> Self {
+        Failure::Refused(Refusal::NotAllowed {
+            role: e.role.to_string(),
+        })
     }
 }
 

@@ -1,5 +1,7 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
+use crate::access::principal::Granted;
+use crate::access::roles::EditNetworks;
 use crate::entities::network;
 use crate::{audit, is_unique_violation, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -146,7 +148,11 @@ impl Networks {
 
     /// Creates a profile; a blank ID generates a new one, a pasted ID must be
     /// well-formed and not yet used.
-    pub async fn create(&self, input: NetworkInput) -> Result<NetworkProfile, NetworkError> {
+    pub async fn create(
+        &self,
+        by: &Granted<EditNetworks>,
+        input: NetworkInput,
+    ) -> Result<NetworkProfile, NetworkError> {
         let valid = input.validate().map_err(NetworkError::Invalid)?;
         let id = match valid.id {
             Some(id) => {
@@ -182,14 +188,7 @@ impl Networks {
         match row.insert(&self.db).await {
             Ok(row) => {
                 tracing::info!(network_id = %row.id, "network profile created");
-                audit::record(
-                    &self.db,
-                    audit::ADMIN,
-                    "network.created",
-                    &row.id,
-                    &row.name,
-                )
-                .await;
+                audit::record(&self.db, &by.actor(), "network.created", &row.id, &row.name).await;
                 to_profile(row).ok_or(NetworkError::NotFound)
             }
             Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
@@ -208,6 +207,7 @@ impl Networks {
     /// scripts written for the first Control expect.
     pub async fn update(
         &self,
+        by: &Granted<EditNetworks>,
         id: &NetworkId,
         input: NetworkInput,
     ) -> Result<NetworkProfile, NetworkError> {
@@ -239,7 +239,7 @@ impl Networks {
             }
         };
         tracing::info!(network_id = %row.id, version = row.version, "network profile updated");
-        self.audited_update(row).await
+        self.audited_update(by, row).await
     }
 
     /// Adds an existing Beacon's URL (already normalised) to a profile, for
@@ -247,6 +247,7 @@ impl Networks {
     /// duplicate, on the `url` field.
     pub async fn add_beacon(
         &self,
+        by: &Granted<EditNetworks>,
         id: &NetworkId,
         url: &str,
     ) -> Result<NetworkProfile, NetworkError> {
@@ -258,23 +259,24 @@ impl Networks {
             )]));
         }
         tracing::info!(network_id = %row.id, %url, version = row.version, "Beacon added to a profile");
-        self.audited_update(row).await
+        self.audited_update(by, row).await
     }
 
     /// Records an admin's change of a profile in the audit log and answers it.
-    async fn audited_update(&self, row: network::Model) -> Result<NetworkProfile, NetworkError> {
-        audit::record(
-            &self.db,
-            audit::ADMIN,
-            "network.updated",
-            &row.id,
-            &row.name,
-        )
-        .await;
+    async fn audited_update(
+        &self,
+        by: &Granted<EditNetworks>,
+        row: network::Model,
+    ) -> Result<NetworkProfile, NetworkError> {
+        audit::record(&self.db, &by.actor(), "network.updated", &row.id, &row.name).await;
         to_profile(row).ok_or(NetworkError::NotFound)
     }
 
-    pub async fn delete(&self, id: &NetworkId) -> Result<(), NetworkError> {
+    pub async fn delete(
+        &self,
+        by: &Granted<EditNetworks>,
+        id: &NetworkId,
+    ) -> Result<(), NetworkError> {
         let result = network::Entity::delete_by_id(id.as_str())
             .exec(&self.db)
             .await?;
@@ -282,7 +284,7 @@ impl Networks {
             return Err(NetworkError::NotFound);
         }
         tracing::info!(network_id = %id, "network profile deleted");
-        audit::record(&self.db, audit::ADMIN, "network.deleted", id.as_str(), "").await;
+        audit::record(&self.db, &by.actor(), "network.deleted", id.as_str(), "").await;
         Ok(())
     }
 }

@@ -21,6 +21,8 @@ pub enum RefusalKind {
     NotFound,
     /// 409: it does not fit the current state.
     Conflict,
+    /// 403: the one who asked may not do it.
+    Forbidden,
 }
 
 /// What a request named that Control does not have.
@@ -73,6 +75,8 @@ pub enum Refusal {
     RevokedAgentExists,
     /// A key rotation is under way until then (RFC 3339).
     RotationInProgress { until: String },
+    /// The role of the one who asked does not allow this (named, e.g. `viewer`).
+    NotAllowed { role: String },
 }
 
 impl Refusal {
@@ -92,6 +96,7 @@ impl Refusal {
             Refusal::JobCannotStop => "job_cannot_stop",
             Refusal::RevokedAgentExists => "revoked_agent_exists",
             Refusal::RotationInProgress { .. } => "rotation_in_progress",
+            Refusal::NotAllowed { .. } => "forbidden",
         }
     }
 
@@ -101,6 +106,7 @@ impl Refusal {
                 RefusalKind::NotFound
             }
             Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
+            Refusal::NotAllowed { .. } => RefusalKind::Forbidden,
             _ => RefusalKind::Conflict,
         }
     }
@@ -188,6 +194,10 @@ impl Refusal {
                 format!("A key rotation is under way until {until}; rotate again after it ends."),
                 format!("Смена ключа идёт до {until}; повторите после её окончания."),
             ),
+            Refusal::NotAllowed { role } => pick(
+                format!("Your role ({role}) does not allow this; nothing was changed."),
+                format!("Ваша роль ({role}) этого не позволяет; ничего не изменено."),
+            ),
         }
     }
 
@@ -221,6 +231,10 @@ impl Refusal {
             Refusal::RevokedAgentExists => pick(
                 "DELETE /api/v1/agents/{id} (or Delete on the Agent's page) removes the record.",
                 "DELETE /api/v1/agents/{id} (или «Удалить» на странице Agent) удаляет запись.",
+            ),
+            Refusal::NotAllowed { .. } => pick(
+                "Ask the owner of this Control for a role that allows it.",
+                "Попросите владельца этого Control о роли, которая это позволяет.",
             ),
             _ => None,
         }
@@ -331,6 +345,9 @@ mod tests {
             Refusal::RevokedAgentExists,
             Refusal::RotationInProgress {
                 until: "2026-12-16T00:00:00Z".into(),
+            },
+            Refusal::NotAllowed {
+                role: "viewer".into(),
             },
         ];
         for refusal in all {

@@ -669,6 +669,9 @@ mod tests {
         );
         assert_eq!(serde_json::from_value::<FieldError>(json).unwrap(), error);
         let plain = serde_json::to_value(FieldError::new("name", Problem::Required)).unwrap();
-        assert_eq!(plain, serde_json::json!({"field": "name", "problem": "required"}));
+        assert_eq!(
+            plain,
+            serde_json::json!({"field": "name", "problem": "required"})
+        );
     }
 }

@@ -77,8 +77,8 @@ on_both_databases!(
         );
         let created: Value = c.get_json("/api/v1/audit?action=network.created").await;
         assert_eq!(
-            created[0]["actor"], "token:automation",
-            "the audit log names the token"
+            created[0]["actor"], "token:automation (owner)",
+            "the audit log names the token and whose it is"
         );
         // Tokens cannot mint or revoke tokens.
         let r = call(reqwest::Method::GET, "/api/v1/tokens", &write_token)

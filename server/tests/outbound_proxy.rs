@@ -13,6 +13,7 @@ use protocol::api::NetworkInput;
 use protocol::beacons::{BeaconRef, CheckClass};
 use protocol::diagnostics::{Severity, Step};
 use protocol::Lang;
+use server::domain::access::principal::Principal;
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
@@ -68,26 +69,33 @@ on_both_databases!(
         )
         .await;
         let beacon = test_kit::http_beacon(200, "ok").await;
+        let owner = Principal::owner();
         let profile = c
             .state
             .networks
-            .create(NetworkInput {
-                id: None,
-                name: "Proxied".into(),
-                description: None,
-                beacons: vec![beacon.clone()],
-                version: None,
-            })
+            .create(
+                &owner.may().unwrap(),
+                NetworkInput {
+                    id: None,
+                    name: "Proxied".into(),
+                    description: None,
+                    beacons: vec![beacon.clone()],
+                    version: None,
+                },
+            )
             .await
             .unwrap();
 
         let check = c
             .state
             .beacons
-            .check(&BeaconRef {
-                network_id: profile.id.to_string(),
-                url: profile.beacons[0].clone(),
-            })
+            .check(
+                &owner.may().unwrap(),
+                &BeaconRef {
+                    network_id: profile.id.to_string(),
+                    url: profile.beacons[0].clone(),
+                },
+            )
             .await
             .unwrap();
         assert_eq!(check.class, CheckClass::Ok, "{check:?}");
@@ -95,7 +103,7 @@ on_both_databases!(
         let diagnosis = c
             .state
             .diagnostics
-            .diagnose(&profile.id, Lang::En)
+            .diagnose(&owner.may().unwrap(), &profile.id, Lang::En)
             .await
             .unwrap();
         let healthz = diagnosis
@@ -105,7 +113,12 @@ on_both_databases!(
             .unwrap_or_else(|| panic!("{diagnosis:?}"));
         assert_eq!(healthz.severity, Severity::Ok, "{diagnosis:?}");
 
-        let outcome = c.state.alerts.send_test().await.unwrap();
+        let outcome = c
+            .state
+            .alerts
+            .send_test(&owner.may().unwrap())
+            .await
+            .unwrap();
         assert!(outcome.delivered, "{outcome:?}");
         assert_eq!(received.lock().unwrap().len(), 1, "the receiver got it");
 

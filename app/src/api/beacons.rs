@@ -7,7 +7,9 @@ use protocol::api::NetworkProfile;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{api::with_services, backend::granted, error::ui_error};
+#[cfg(feature = "ssr")]
+use domain::access::roles::{CheckBeacons, EditNetworks};
 
 #[server(prefix = "/ui", endpoint = "list_beacons")]
 pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
@@ -16,10 +18,18 @@ pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
 
 #[server(prefix = "/ui", endpoint = "check_beacon", input = leptos::server_fn::codec::Json)]
 pub async fn check_beacon(beacon: BeaconRef) -> Result<BeaconCheckView, UiError> {
-    with_services(|s| async move { s.beacons.check(&beacon).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<CheckBeacons>()?;
+        s.beacons.check(&by, &beacon).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "add_existing_beacon", input = leptos::server_fn::codec::Json)]
 pub async fn add_existing_beacon(beacon: BeaconRef) -> Result<NetworkProfile, UiError> {
-    with_services(|s| async move { s.beacons.add_existing(&beacon).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<EditNetworks>()?;
+        s.beacons.add_existing(&by, &beacon).await.map_err(ui_error)
+    })
+    .await
 }

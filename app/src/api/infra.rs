@@ -11,10 +11,14 @@ use protocol::{AgentId, InstallTokenId};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
 use crate::{
     api::{with_services, UI_PAGE_SIZE},
     error::ui_error,
 };
+#[cfg(feature = "ssr")]
+use domain::access::roles::{ManageAgents, ManageInstallTokens, RunJobs};
 
 /// What an admin can do to an Agent from its page (moving has its own call:
 /// it answers with the new install token).
@@ -139,12 +143,13 @@ pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
 #[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]
 pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiError> {
     with_services(|s| async move {
+        let by = granted::<ManageAgents>()?;
         let inventory = &s.inventory;
         match action {
-            AgentAction::Disable => inventory.set_disabled(&id, true).await.map(drop),
-            AgentAction::Enable => inventory.set_disabled(&id, false).await.map(drop),
-            AgentAction::Revoke => inventory.revoke(&id).await.map(drop),
-            AgentAction::Delete => inventory.delete(&id).await,
+            AgentAction::Disable => inventory.set_disabled(&by, &id, true).await.map(drop),
+            AgentAction::Enable => inventory.set_disabled(&by, &id, false).await.map(drop),
+            AgentAction::Revoke => inventory.revoke(&by, &id).await.map(drop),
+            AgentAction::Delete => inventory.delete(&by, &id).await,
         }
         .map_err(ui_error)
     })
@@ -157,8 +162,9 @@ pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiErro
 pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(), UiError> {
     let payload = serde_json::json!({ "component_id": component_id });
     with_services(|s| async move {
+        let by = granted::<RunJobs>()?;
         s.jobs
-            .create(&agent_id, "remove_component", &payload)
+            .create(&by, &agent_id, "remove_component", &payload)
             .await
             .map(drop)
             .map_err(ui_error)
@@ -168,20 +174,31 @@ pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(
 
 #[server(prefix = "/ui", endpoint = "move_agent")]
 pub async fn move_agent(id: AgentId) -> Result<CreatedInstallToken, UiError> {
-    with_services(|s| async move { s.inventory.move_to_new_host(&id).await.map_err(ui_error) })
-        .await
+    with_services(|s| async move {
+        let by = granted::<ManageAgents>()?;
+        s.inventory
+            .move_to_new_host(&by, &id)
+            .await
+            .map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_install_token", input = leptos::server_fn::codec::Json)]
 pub async fn create_install_token(input: NewInstallToken) -> Result<CreatedInstallToken, UiError> {
-    with_services(|s| async move { s.install_tokens.create(&input).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageInstallTokens>()?;
+        s.install_tokens.create(&by, &input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_install_token")]
 pub async fn revoke_install_token(id: InstallTokenId) -> Result<(), UiError> {
     with_services(|s| async move {
+        let by = granted::<ManageInstallTokens>()?;
         s.install_tokens
-            .revoke(&id)
+            .revoke(&by, &id)
             .await
             .map(drop)
             .map_err(ui_error)
@@ -191,5 +208,9 @@ pub async fn revoke_install_token(id: InstallTokenId) -> Result<(), UiError> {
 
 #[server(prefix = "/ui", endpoint = "allow_revoked_key")]
 pub async fn allow_revoked_key(agent_id: AgentId) -> Result<(), UiError> {
-    with_services(|s| async move { s.revoked_keys.allow(&agent_id).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageAgents>()?;
+        s.revoked_keys.allow(&by, &agent_id).await.map_err(ui_error)
+    })
+    .await
 }

@@ -8,10 +8,14 @@ use protocol::JobId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
 use crate::{
     api::{with_services, UI_PAGE_SIZE},
     error::ui_error,
 };
+#[cfg(feature = "ssr")]
+use domain::access::roles::RunJobs;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct JobListPage {
@@ -118,9 +122,10 @@ pub async fn job_log(id: JobId, after: u64) -> Result<protocol::progress::JobLog
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]
 pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
     with_services(|s| async move {
+        let by = granted::<RunJobs>()?;
         let row = s
             .jobs
-            .create(&job.agent_id, &job.kind, &job.payload)
+            .create(&by, &job.agent_id, &job.kind, &job.payload)
             .await
             .map_err(ui_error)?;
         Ok(domain::jobs::queue::view(&row))
@@ -130,13 +135,18 @@ pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
 
 #[server(prefix = "/ui", endpoint = "cancel_job")]
 pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
-    with_services(|s| async move { s.jobs.cancel(&id).await.map(drop).map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<RunJobs>()?;
+        s.jobs.cancel(&by, &id).await.map(drop).map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "retry_job")]
 pub async fn retry_job(id: JobId) -> Result<JobView, UiError> {
     with_services(|s| async move {
-        let job = s.jobs.retry(&id).await.map_err(ui_error)?;
+        let by = granted::<RunJobs>()?;
+        let job = s.jobs.retry(&by, &id).await.map_err(ui_error)?;
         Ok(domain::jobs::queue::view(&job))
     })
     .await

@@ -12,8 +12,12 @@ pub mod overview;
 pub mod settings;
 
 #[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
 use crate::error::ui_error;
 use crate::error::UiError;
+#[cfg(feature = "ssr")]
+use domain::access::roles::{CheckBeacons, EditNetworks};
 use leptos::prelude::*;
 use protocol::api::{NetworkInput, NetworkProfile, OverviewCounts};
 #[cfg(feature = "ssr")]
@@ -74,6 +78,7 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
                 RefusalKind::Invalid => StatusCode::BAD_REQUEST,
                 RefusalKind::NotFound => StatusCode::NOT_FOUND,
                 RefusalKind::Conflict => StatusCode::CONFLICT,
+                RefusalKind::Forbidden => StatusCode::FORBIDDEN,
             },
             UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
@@ -129,7 +134,11 @@ pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagn
     let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
     with_services(|s| async move {
         let id = parse_id(&id)?;
-        s.diagnostics.diagnose(&id, lang).await.map_err(ui_error)
+        let by = granted::<CheckBeacons>()?;
+        s.diagnostics
+            .diagnose(&by, &id, lang)
+            .await
+            .map_err(ui_error)
     })
     .await
 }
@@ -141,14 +150,19 @@ pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
 
 #[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]
 pub async fn create_network(input: NetworkInput) -> Result<NetworkProfile, UiError> {
-    with_services(|s| async move { s.networks.create(input).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<EditNetworks>()?;
+        s.networks.create(&by, input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "update_network", input = leptos::server_fn::codec::Json)]
 pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkProfile, UiError> {
     with_services(|s| async move {
+        let by = granted::<EditNetworks>()?;
         let id = parse_id(&id)?;
-        s.networks.update(&id, input).await.map_err(ui_error)
+        s.networks.update(&by, &id, input).await.map_err(ui_error)
     })
     .await
 }
@@ -156,8 +170,9 @@ pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkPr
 #[server(prefix = "/ui", endpoint = "delete_network")]
 pub async fn delete_network(id: String) -> Result<(), UiError> {
     with_services(|s| async move {
+        let by = granted::<EditNetworks>()?;
         let id = parse_id(&id)?;
-        s.networks.delete(&id).await.map_err(ui_error)
+        s.networks.delete(&by, &id).await.map_err(ui_error)
     })
     .await
 }

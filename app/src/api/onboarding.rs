@@ -9,7 +9,11 @@ use protocol::Lang;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
 use crate::{api::with_services, error::ui_error};
+#[cfg(feature = "ssr")]
+use domain::access::roles::ManageInvites;
 
 /// Invites per page on the screen.
 pub const INVITES_PAGE: u64 = 20;
@@ -39,7 +43,11 @@ pub async fn load_onboarding_guide(
 
 #[server(prefix = "/ui", endpoint = "create_invite", input = leptos::server_fn::codec::Json)]
 pub async fn create_invite(input: NewInvite) -> Result<CreatedInvite, UiError> {
-    with_services(|s| async move { s.invites.create(&input).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageInvites>()?;
+        s.invites.create(&by, &input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "list_invites")]
@@ -58,5 +66,9 @@ pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiErr
 
 #[server(prefix = "/ui", endpoint = "revoke_invite")]
 pub async fn revoke_invite(id: InviteId) -> Result<(), UiError> {
-    with_services(|s| async move { s.invites.revoke(&id).await.map(drop).map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageInvites>()?;
+        s.invites.revoke(&by, &id).await.map(drop).map_err(ui_error)
+    })
+    .await
 }

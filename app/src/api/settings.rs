@@ -10,7 +10,11 @@ use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
 use crate::{api::with_services, error::ui_error};
+#[cfg(feature = "ssr")]
+use domain::access::roles::{ChangeSettings, ManageOwnApiTokens};
 
 /// Where alerts go and Control's identity, read in one call: on a phone
 /// every request is a round trip. The API tokens are read on their own,
@@ -36,12 +40,20 @@ pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
 #[server(prefix = "/ui", endpoint = "save_alert_webhook")]
 pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, UiError> {
     let input = protocol::alerts::AlertSettingsInput { webhook_url };
-    with_services(|s| async move { s.alerts.set_webhook(&input).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ChangeSettings>()?;
+        s.alerts.set_webhook(&by, &input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
-    with_services(|s| async move { s.alerts.send_test().await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ChangeSettings>()?;
+        s.alerts.send_test(&by).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
@@ -52,10 +64,18 @@ pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
 #[server(prefix = "/ui", endpoint = "create_api_token")]
 pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToken, UiError> {
     let input = protocol::tokens::TokenInput { name, scope };
-    with_services(|s| async move { s.api_tokens.create(&input).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageOwnApiTokens>()?;
+        s.api_tokens.create(&by, &input).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "revoke_api_token")]
 pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
-    with_services(|s| async move { s.api_tokens.revoke(&id).await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageOwnApiTokens>()?;
+        s.api_tokens.revoke(&by, &id).await.map_err(ui_error)
+    })
+    .await
 }

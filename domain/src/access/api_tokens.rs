@@ -2,6 +2,8 @@
 //! krt_…` instead of holding the admin password. Only a SHA-256 of each
 //! token is stored; it is shown once, when created.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ManageOwnApiTokens;
 use crate::access::secrets::{new_token, token_hash};
 use crate::entities::api_token;
 use crate::{audit, StoreError};
@@ -59,7 +61,11 @@ impl ApiTokens {
         Self { db }
     }
 
-    pub async fn create(&self, input: &TokenInput) -> Result<CreatedToken, TokenError> {
+    pub async fn create(
+        &self,
+        by: &Granted<ManageOwnApiTokens>,
+        input: &TokenInput,
+    ) -> Result<CreatedToken, TokenError> {
         let (name, scope) = input.validate().map_err(TokenError::Invalid)?;
         let token = format!("{TOKEN_PREFIX}{}", new_token());
         let row = api_token::ActiveModel {
@@ -76,7 +82,7 @@ impl ApiTokens {
         .await?;
         audit::record(
             &self.db,
-            audit::ADMIN,
+            &by.actor(),
             "token.created",
             &row.id,
             &format!("{} ({})", row.name, row.scope),
@@ -102,7 +108,11 @@ impl ApiTokens {
     }
 
     /// Stops the token at once; revoking it again changes nothing.
-    pub async fn revoke(&self, id: &ApiTokenId) -> Result<TokenView, TokenError> {
+    pub async fn revoke(
+        &self,
+        by: &Granted<ManageOwnApiTokens>,
+        id: &ApiTokenId,
+    ) -> Result<TokenView, TokenError> {
         let id = id.as_str();
         let row = api_token::Entity::find_by_id(id)
             .one(&self.db)
@@ -114,7 +124,7 @@ impl ApiTokens {
         let mut active: api_token::ActiveModel = row.into();
         active.revoked_at = Set(Some(Utc::now()));
         let row = active.update(&self.db).await?;
-        audit::record(&self.db, audit::ADMIN, "token.revoked", &row.id, &row.name).await;
+        audit::record(&self.db, &by.actor(), "token.revoked", &row.id, &row.name).await;
         Ok(view(row))
     }
 

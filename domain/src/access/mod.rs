@@ -3,5 +3,7 @@
 
 pub mod api_tokens;
 pub mod control_identity;
+pub mod principal;
+pub mod roles;
 pub mod secrets;
 pub mod sign_in;

@@ -2,6 +2,8 @@
 //! or by moving an Agent), used by exactly one enrollment, expiring, revocable.
 //! Only a hash is stored; the token is shown once, inside copy-ready snippets.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ManageInstallTokens;
 use crate::access::secrets::{new_token, token_hash};
 use crate::entities::install_token;
 use crate::{audit, split_page, StoreError};
@@ -145,6 +147,7 @@ impl InstallTokens {
     /// Creates a token from the admin's form.
     pub async fn create(
         &self,
+        by: &Granted<ManageInstallTokens>,
         input: &NewInstallToken,
     ) -> Result<CreatedInstallToken, InstallTokenError> {
         let valid = input.validate().map_err(InstallTokenError::Invalid)?;
@@ -155,19 +158,22 @@ impl InstallTokens {
             &tags,
             Duration::hours(valid.expires_in_hours.into()),
             None,
+            &by.actor(),
         )
         .await
     }
 
     /// Stores a new token and returns it with its snippets. `replaces_agent`
-    /// makes it a move token for that Agent record.
-    pub async fn issue(
+    /// makes it a move token for that Agent record. `actor` asked for it
+    /// (the audit log's spelling).
+    pub(crate) async fn issue(
         &self,
         db: &impl ConnectionTrait,
         name: &str,
         tags_json: &str,
         lifetime: Duration,
         replaces_agent: Option<&str>,
+        actor: &str,
     ) -> Result<CreatedInstallToken, InstallTokenError> {
         let now = Utc::now();
         let token = format!("{TOKEN_PREFIX}{}", new_token());
@@ -191,7 +197,7 @@ impl InstallTokens {
             Some(agent) => format!("moves {agent}; expires {}", rfc3339(row.expires_at)),
             None => format!("expires {}", rfc3339(row.expires_at)),
         };
-        audit::record(db, audit::ADMIN, "install_token.created", &row.id, &detail).await;
+        audit::record(db, actor, "install_token.created", &row.id, &detail).await;
         let control_key = crate::access::control_identity::describe(db)
             .await
             .map_err(StoreError::from)?
@@ -255,7 +261,11 @@ impl InstallTokens {
 
     /// Revokes a token; revoking twice is harmless. A used token can be
     /// revoked too: that ends its repeat grace for the key that used it.
-    pub async fn revoke(&self, id: &InstallTokenId) -> Result<InstallTokenView, InstallTokenError> {
+    pub async fn revoke(
+        &self,
+        by: &Granted<ManageInstallTokens>,
+        id: &InstallTokenId,
+    ) -> Result<InstallTokenView, InstallTokenError> {
         let id = id.as_str();
         let now = Utc::now();
         let done = install_token::Entity::update_many()
@@ -269,7 +279,7 @@ impl InstallTokens {
             .await?
             .ok_or(InstallTokenError::NotFound)?;
         if done.rows_affected == 1 {
-            audit::record(&self.db, audit::ADMIN, "install_token.revoked", id, "").await;
+            audit::record(&self.db, &by.actor(), "install_token.revoked", id, "").await;
         }
         Ok(view(&row, now))
     }

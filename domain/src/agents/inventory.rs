@@ -1,6 +1,8 @@
 //! The admin's view of Agents and the lifecycle actions on them: listing with
 //! components and status, disable/enable, revoke, delete, and move to another host.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ManageAgents;
 use crate::agents::install_tokens::{InstallTokenError, InstallTokens};
 use crate::agents::status::{agent_status, component_error};
 use crate::entities::agent::Retirement;
@@ -424,6 +426,7 @@ impl AgentInventory {
     /// connected; enabling it re-sends its whole desired state.
     pub async fn set_disabled(
         &self,
+        by: &Granted<ManageAgents>,
         id: &AgentId,
         disabled: bool,
     ) -> Result<AgentView, InventoryError> {
@@ -443,7 +446,7 @@ impl AgentInventory {
         } else {
             "agent.enabled"
         };
-        audit::record(&self.db, audit::ADMIN, action, id, "").await;
+        audit::record(&self.db, &by.actor(), action, id, "").await;
         // Only a real enable re-sends: redeploying restarts containers.
         if was_disabled && !disabled {
             if let Err(e) = self.reconciler.resend(id).await {
@@ -457,7 +460,11 @@ impl AgentInventory {
     /// are cancelled. The record stays, so the host is told why it is refused;
     /// the key is also kept as revoked, so deleting the record does not let
     /// the host back in (see `revoked_keys`).
-    pub async fn revoke(&self, id: &AgentId) -> Result<AgentView, InventoryError> {
+    pub async fn revoke(
+        &self,
+        by: &Granted<ManageAgents>,
+        id: &AgentId,
+    ) -> Result<AgentView, InventoryError> {
         let id = id.as_str();
         let agent = self.find(id).await?;
         if agent.retired.is_retired() {
@@ -472,7 +479,7 @@ impl AgentInventory {
         txn.commit().await?;
         tracing::info!(agent_id = id, cancelled, "agent revoked by admin");
         let detail = format!("{cancelled} pending jobs cancelled");
-        audit::record(&self.db, audit::ADMIN, "agent.revoked", id, &detail).await;
+        audit::record(&self.db, &by.actor(), "agent.revoked", id, &detail).await;
         self.view_of(id).await
     }
 
@@ -480,7 +487,11 @@ impl AgentInventory {
     /// cancelled, finished ones stay as history. The key becomes unknown, so
     /// the host could enroll again as a new Agent with a valid token, unless
     /// the key was revoked (then only the admin's "allow again" lets it).
-    pub async fn delete(&self, id: &AgentId) -> Result<(), InventoryError> {
+    pub async fn delete(
+        &self,
+        by: &Granted<ManageAgents>,
+        id: &AgentId,
+    ) -> Result<(), InventoryError> {
         let id = id.as_str();
         self.find(id).await?;
         let txn = self.db.begin().await?;
@@ -495,7 +506,7 @@ impl AgentInventory {
         txn.commit().await?;
         tracing::info!(agent_id = id, cancelled, "agent deleted by admin");
         let detail = format!("{cancelled} pending jobs cancelled");
-        audit::record(&self.db, audit::ADMIN, "agent.deleted", id, &detail).await;
+        audit::record(&self.db, &by.actor(), "agent.deleted", id, &detail).await;
         Ok(())
     }
 
@@ -506,6 +517,7 @@ impl AgentInventory {
     /// no host has taken over issues a fresh token.
     pub async fn move_to_new_host(
         &self,
+        by: &Granted<ManageAgents>,
         id: &AgentId,
     ) -> Result<CreatedInstallToken, InventoryError> {
         let id = id.as_str();
@@ -533,6 +545,7 @@ impl AgentInventory {
                 &agent.tags,
                 Duration::hours(INSTALL_TOKEN_DEFAULT_HOURS.into()),
                 Some(id),
+                &by.actor(),
             )
             .await?;
         txn.commit().await?;
@@ -541,7 +554,7 @@ impl AgentInventory {
             "install token {}; {cancelled} pending jobs cancelled",
             created.view.id
         );
-        audit::record(&self.db, audit::ADMIN, "agent.moving", id, &detail).await;
+        audit::record(&self.db, &by.actor(), "agent.moving", id, &detail).await;
         Ok(created)
     }
 

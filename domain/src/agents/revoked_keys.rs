@@ -2,6 +2,8 @@
 //! deleted (enrollment refuses them with `agent_revoked`), and the admin's
 //! explicit "allow again", the only way back in.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ManageAgents;
 use crate::entities::{agent, revoked_key};
 use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -118,7 +120,11 @@ impl RevokedKeys {
     /// Lets the key enroll again, as a new Agent. While the revoked record
     /// exists it keeps refusing the key, so it must be deleted first: one
     /// rule, whichever is looked at.
-    pub async fn allow(&self, agent_id: &AgentId) -> Result<(), RevokedKeyError> {
+    pub async fn allow(
+        &self,
+        by: &Granted<ManageAgents>,
+        agent_id: &AgentId,
+    ) -> Result<(), RevokedKeyError> {
         let agent_id = agent_id.as_str();
         if agent::Entity::find_by_id(agent_id).count(&self.db).await? > 0 {
             return Err(RevokedKeyError::RecordExists);
@@ -132,7 +138,7 @@ impl RevokedKeys {
         tracing::info!(agent_id, "revoked key allowed again by admin");
         audit::record(
             &self.db,
-            audit::ADMIN,
+            &by.actor(),
             "agent.key_allowed",
             agent_id,
             "may enroll again as a new Agent",

@@ -3,6 +3,8 @@
 //! replica at a time per alert (a short lease), plus the settings screen's
 //! test alert.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ChangeSettings;
 use crate::address_policy::{refused_address, shown, AddressPolicy};
 use crate::alerts::settings::{AlertError, Alerts};
 use crate::entities::alert;
@@ -193,7 +195,11 @@ impl Alerts {
 
     /// Sends a test alert now and says how it went (no retries: the admin
     /// is watching). Kept in the list of recent alerts.
-    pub async fn send_test(&self) -> Result<TestAlertOutcome, AlertError> {
+    /// `_by`: only the capability is asked for; a test alert is not audited.
+    pub async fn send_test(
+        &self,
+        _by: &Granted<ChangeSettings>,
+    ) -> Result<TestAlertOutcome, AlertError> {
         let Some(url) = self.webhook().await? else {
             return Ok(TestAlertOutcome {
                 delivered: false,

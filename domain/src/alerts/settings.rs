@@ -5,6 +5,8 @@
 //! back meanwhile sends nothing. Delivery is in `alert_delivery`; what is
 //! watched, and the words, in `alert_events`.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ChangeSettings;
 use crate::entities::{alert, alert_state, setting};
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -122,6 +124,7 @@ impl Alerts {
     /// Sets (or, with an empty URL, clears) the webhook from the settings screen.
     pub async fn set_webhook(
         &self,
+        by: &Granted<ChangeSettings>,
         input: &AlertSettingsInput,
     ) -> Result<AlertSettings, AlertError> {
         if self.env_webhook.is_some() {
@@ -148,7 +151,7 @@ impl Alerts {
         };
         audit::record(
             &self.db,
-            audit::ADMIN,
+            &by.actor(),
             "settings.alert_webhook",
             "alerts",
             &detail,

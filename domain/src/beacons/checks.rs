@@ -8,6 +8,8 @@
 //! through a proxy named in the environment (it would do its own lookup),
 //! follow no redirects and read at most 1 KiB of a body.
 
+use crate::access::principal::Granted;
+use crate::access::roles::{CheckBeacons, EditNetworks};
 use crate::address_policy::shown;
 pub use crate::address_policy::{refused_address, AddressPolicy};
 use crate::alerts::settings::Alerts;
@@ -256,7 +258,12 @@ impl BeaconChecks {
     }
 
     /// Checks a Beacon URL of a profile now and keeps the result.
-    pub async fn check(&self, beacon: &BeaconRef) -> Result<BeaconCheckView, BeaconError> {
+    /// `_by`: only the capability is asked for; a check is not audited.
+    pub async fn check(
+        &self,
+        _by: &Granted<CheckBeacons>,
+        beacon: &BeaconRef,
+    ) -> Result<BeaconCheckView, BeaconError> {
         let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
         let profile = self.networks.get(&network_id).await?;
         if !profile.beacons.contains(&url) {
@@ -298,11 +305,12 @@ impl BeaconChecks {
     /// additions all land (see `networks::add_beacon`).
     pub async fn add_existing(
         &self,
+        by: &Granted<EditNetworks>,
         beacon: &BeaconRef,
     ) -> Result<protocol::api::NetworkProfile, BeaconError> {
         let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
         self.networks
-            .add_beacon(&network_id, &url)
+            .add_beacon(by, &network_id, &url)
             .await
             .map_err(|e| match BeaconError::from(e) {
                 BeaconError::Invalid(errors) => BeaconError::Invalid(

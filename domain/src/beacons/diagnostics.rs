@@ -5,6 +5,8 @@
 //! ends that Beacon's list: the later steps could only fail the same way.
 //! The Beacon check's address policy (`address_policy`) applies to every step.
 
+use crate::access::principal::Granted;
+use crate::access::roles::CheckBeacons;
 use crate::agents::inventory::{AgentInventory, InventoryError};
 use crate::beacons::checks::{self, probe, AddressPolicy, Unreachable, CHECK_TIMEOUT};
 use crate::beacons::diagnostics_text::{describe, Found};
@@ -78,8 +80,10 @@ impl Diagnostics {
         }
     }
 
+    /// `_by`: only the capability is asked for; a diagnosis is not audited.
     pub async fn diagnose(
         &self,
+        _by: &Granted<CheckBeacons>,
         id: &NetworkId,
         lang: Lang,
     ) -> Result<Diagnosis, DiagnosticsError> {

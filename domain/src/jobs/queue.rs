@@ -1,6 +1,8 @@
 //! The job queue: durable, claimed atomically (so two replicas never hand one
 //! job out twice), leased while running, and woken for long-polling Agents.
 
+use crate::access::principal::Granted;
+use crate::access::roles::RunJobs;
 use crate::alerts::settings::Alerts;
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
@@ -187,13 +189,14 @@ impl JobQueue {
     #[tracing::instrument(name = "job.create", skip_all, fields(agent_id, kind))]
     pub async fn create(
         &self,
+        by: &Granted<RunJobs>,
         agent_id: &str,
         kind: &str,
         payload: &serde_json::Value,
     ) -> Result<job::Model, JobError> {
         let payload = JobPayload::parse_new(kind, payload).map_err(JobError::Invalid)?;
         let agent = self.agent_taking_jobs(agent_id).await?;
-        self.insert(&agent.id, &payload, None, audit::ADMIN, true)
+        self.insert(&agent.id, &payload, None, &by.actor(), true)
             .await
     }
 
@@ -217,8 +220,8 @@ impl JobQueue {
     }
 
     /// Stores a pending job and wakes the Agent's long-poll on every replica.
-    /// `actor` is who asked: the admin, or Control's reconciliation. An
-    /// admin's job also records what it means for the desired state, in the
+    /// `actor` is who asked: a person or token, or Control's reconciliation.
+    /// A person's job also records what it means for the desired state, in the
     /// same transaction, so reconciliation never sees the intent without its job.
     pub(crate) async fn insert(
         &self,
@@ -584,12 +587,12 @@ impl JobQueue {
     /// message, and reports `cancelled`). An Agent that reports no progress
     /// cannot be asked.
     #[tracing::instrument(name = "job.cancel", skip_all, fields(job_id = %id))]
-    pub async fn cancel(&self, id: &JobId) -> Result<job::Model, JobError> {
+    pub async fn cancel(&self, by: &Granted<RunJobs>, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
         let now = database_now(&self.db).await;
         let current = self.row(id).await?;
         if current.status == JobStatus::Running {
-            return self.request_stop(current, now).await;
+            return self.request_stop(by, current, now).await;
         }
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, JobStatus::Cancelled.into())
@@ -607,12 +610,13 @@ impl JobQueue {
             return Err(JobError::WrongState(row.status));
         }
         tracing::info!(job_id = id, "job cancelled");
-        audit::record(&self.db, audit::ADMIN, "job.cancelled", id, "").await;
+        audit::record(&self.db, &by.actor(), "job.cancelled", id, "").await;
         Ok(row)
     }
 
     async fn request_stop(
         &self,
+        by: &Granted<RunJobs>,
         row: job::Model,
         now: DateTime<Utc>,
     ) -> Result<job::Model, JobError> {
@@ -629,14 +633,14 @@ impl JobQueue {
         let row = self.row(&row.id).await?;
         if row.status == JobStatus::Running {
             tracing::info!(job_id = %row.id, "job asked to stop");
-            audit::record(&self.db, audit::ADMIN, "job.stop_requested", &row.id, "").await;
+            audit::record(&self.db, &by.actor(), "job.stop_requested", &row.id, "").await;
         }
         Ok(row)
     }
 
     /// Queues a new job with the same payload as a failed or expired one, linked to it.
     #[tracing::instrument(name = "job.retry", skip_all, fields(job_id = %id))]
-    pub async fn retry(&self, id: &JobId) -> Result<job::Model, JobError> {
+    pub async fn retry(&self, by: &Granted<RunJobs>, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
         let old = self.row(id).await?;
         if !old.status.can_retry() {
@@ -646,14 +650,8 @@ impl JobQueue {
         // Today's rules: a deployment under a name Compose refuses is not sent again.
         let payload = JobPayload::parse_new(&old.kind, &payload).map_err(JobError::Invalid)?;
         let agent = self.agent_taking_jobs(&old.agent_id).await?;
-        self.insert(
-            &agent.id,
-            &payload,
-            Some(old.id.clone()),
-            audit::ADMIN,
-            true,
-        )
-        .await
+        self.insert(&agent.id, &payload, Some(old.id.clone()), &by.actor(), true)
+            .await
     }
 
     pub async fn get(&self, id: &JobId) -> Result<job::Model, JobError> {

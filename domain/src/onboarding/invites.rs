@@ -2,6 +2,8 @@
 //! The token (256 random bits) is shown once; only its SHA-256 is stored. An
 //! invite carries the profile's connection metadata only, never a secret.
 
+use crate::access::principal::Granted;
+use crate::access::roles::ManageInvites;
 use crate::access::secrets::{new_token, secret_matches, token_hash};
 use crate::entities::{invite, network};
 use crate::networks::{NetworkError, Networks};
@@ -140,7 +142,11 @@ impl Invites {
         }
     }
 
-    pub async fn create(&self, input: &NewInvite) -> Result<CreatedInvite, InviteError> {
+    pub async fn create(
+        &self,
+        by: &Granted<ManageInvites>,
+        input: &NewInvite,
+    ) -> Result<CreatedInvite, InviteError> {
         let valid = input.validate().map_err(InviteError::Invalid)?;
         let profile = self
             .networks
@@ -179,7 +185,7 @@ impl Invites {
         .await?;
         audit::record(
             &self.db,
-            audit::ADMIN,
+            &by.actor(),
             "invite.created",
             &row.id,
             &format!("network {}", row.network_id),
@@ -240,7 +246,11 @@ impl Invites {
     }
 
     /// Revokes an invite; revoking twice is harmless.
-    pub async fn revoke(&self, id: &InviteId) -> Result<InviteView, InviteError> {
+    pub async fn revoke(
+        &self,
+        by: &Granted<ManageInvites>,
+        id: &InviteId,
+    ) -> Result<InviteView, InviteError> {
         let id = id.as_str();
         let now = Utc::now();
         let done = invite::Entity::update_many()
@@ -254,7 +264,7 @@ impl Invites {
             .await?
             .ok_or(InviteError::NotFound)?;
         if done.rows_affected == 1 {
-            audit::record(&self.db, audit::ADMIN, "invite.revoked", id, "").await;
+            audit::record(&self.db, &by.actor(), "invite.revoked", id, "").await;
         }
         let name = network::Entity::find_by_id(row.network_id.as_str())
             .one(&self.db)

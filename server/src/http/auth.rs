@@ -3,8 +3,8 @@
 
 use super::error::ApiError;
 use super::extract::cookie_value;
+use crate::domain::access::principal::Principal;
 use crate::domain::access::sign_in::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
-use crate::domain::audit;
 use crate::state::AppState;
 use app::error::UiError;
 use axum::extract::{Request, State};
@@ -139,14 +139,12 @@ pub fn opened_by_api_token(path: &str) -> bool {
     access_for(path) == Access::Api && path.starts_with("/api/v1/")
 }
 
-/// Marks a request whose admin session (or API token) the gate verified. The
-/// Leptos context hands out the admin backend only to requests carrying it, so
-/// a mistake in deciding what is public cannot render admin data.
-#[derive(Clone, Copy, Debug)]
-pub struct VerifiedAdmin;
-
 /// Lets a request through only with a valid session, except public paths.
 /// Pages redirect to the sign-in screen; API and server-function calls get 401.
+/// A request it lets through carries its [`Principal`] (an extension): who
+/// acts, in which role. Handlers ask it for capabilities (`extract::Allowed`),
+/// and the Leptos context hands out the admin backend only to requests
+/// carrying it, so a mistake in deciding what is public cannot render admin data.
 pub async fn require_admin(
     State(state): State<AppState>,
     request: Request,
@@ -168,13 +166,12 @@ pub async fn require_admin(
             return match state.api_tokens.authenticate(&token).await {
                 Ok(Some((name, scope))) => match token_refusal(scope, request.method(), &path) {
                     Some(refusal) => refusal.into_response(),
-                    // The audit log names the token, not "admin".
                     None => {
                         let mut request = request;
-                        request.extensions_mut().insert(VerifiedAdmin);
-                        audit::ADMIN_ACTOR
-                            .scope(format!("token:{name}"), next.run(request))
-                            .await
+                        request
+                            .extensions_mut()
+                            .insert(Principal::api_token(&name, scope));
+                        next.run(request).await
                     }
                 },
                 Ok(None) => ApiError::new(
@@ -194,7 +191,7 @@ pub async fn require_admin(
     };
     if session.is_some() {
         let mut request = request;
-        request.extensions_mut().insert(VerifiedAdmin);
+        request.extensions_mut().insert(Principal::owner());
         return next.run(request).await;
     }
     match access {

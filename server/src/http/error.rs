@@ -5,6 +5,7 @@
 
 use crate::domain::access::api_tokens::TokenError;
 use crate::domain::access::control_identity::IdentityError;
+use crate::domain::access::principal::NotAllowed;
 use crate::domain::access::sign_in::AuthError;
 use crate::domain::agents::enrollment::{EnrollError, EnrollRefusal};
 use crate::domain::agents::install_tokens::InstallTokenError;
@@ -104,6 +105,7 @@ impl ApiError {
             RefusalKind::Invalid => StatusCode::BAD_REQUEST,
             RefusalKind::NotFound => StatusCode::NOT_FOUND,
             RefusalKind::Conflict => StatusCode::CONFLICT,
+            RefusalKind::Forbidden => StatusCode::FORBIDDEN,
         };
         let mut api = Self::new(status, refusal.code(), refusal.message(Lang::En));
         api.body.field = refusal.field().map(str::to_string);
@@ -269,6 +271,7 @@ answered_through_failure!(
     InviteError,
     TokenError,
     DiagnosticsError,
+    NotAllowed,
 );
 
 impl From<AuthError> for ApiError {

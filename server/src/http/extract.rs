@@ -3,6 +3,8 @@
 use super::error::ApiError;
 use super::forwarded::{Forwarded, TrustedProxies};
 use crate::config::Config;
+use crate::domain::access::principal::{Granted, Principal};
+use crate::domain::access::roles::Action;
 use axum::extract::{ConnectInfo, FromRequest, FromRequestParts, Request};
 use axum::http::request::Parts;
 use axum::http::{Extensions, HeaderMap, StatusCode};
@@ -188,6 +190,23 @@ pub fn came_over_https(headers: &HeaderMap, peer: Option<SocketAddr>, config: &C
         || Forwarded::of(headers, peer, &config.trusted_proxies).https
 }
 
+/// The capability to take action `A`, for the principal the auth gate put on
+/// the request (`auth::require_admin`): 401 without one, 403 when its role
+/// does not allow `A`. An admin handler that changes something takes this,
+/// and hands the `Granted` to the domain method, which asks for it.
+pub struct Allowed<A: Action>(pub Granted<A>);
+
+impl<A: Action, S: Send + Sync> FromRequestParts<S> for Allowed<A> {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        let principal = parts
+            .extensions
+            .get::<Principal>()
+            .ok_or_else(ApiError::unauthenticated)?;
+        Ok(Allowed(principal.may::<A>()?))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -229,5 +248,35 @@ mod tests {
             &TrustedProxies::none(),
         );
         assert_eq!(mapped, "192.0.2.1");
+    }
+
+    #[tokio::test]
+    async fn a_handler_gets_a_capability_only_for_a_role_that_allows_it() {
+        use crate::domain::access::roles::{ChangeSettings, RunJobs};
+        use axum::response::IntoResponse;
+        use protocol::tokens::TokenScope;
+        let parts = |principal: Option<Principal>| {
+            let mut request = axum::http::Request::new(());
+            if let Some(p) = principal {
+                request.extensions_mut().insert(p);
+            }
+            request.into_parts().0
+        };
+        let status = |r: Result<_, ApiError>| r.err().map(|e| e.into_response().status());
+        let mut none = parts(None);
+        assert_eq!(
+            status(Allowed::<RunJobs>::from_request_parts(&mut none, &()).await),
+            Some(StatusCode::UNAUTHORIZED)
+        );
+        let mut reader = parts(Some(Principal::api_token("r", TokenScope::Read)));
+        assert_eq!(
+            status(Allowed::<RunJobs>::from_request_parts(&mut reader, &()).await),
+            Some(StatusCode::FORBIDDEN)
+        );
+        let mut owner = parts(Some(Principal::owner()));
+        let Allowed(granted) = Allowed::<ChangeSettings>::from_request_parts(&mut owner, &())
+            .await
+            .unwrap_or_else(|_| panic!("the owner may change settings"));
+        assert_eq!(granted.actor(), "owner (break-glass)");
     }
 }

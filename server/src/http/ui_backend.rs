@@ -74,12 +74,11 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
             provide_context(request_lang(&parts.headers));
             // Only the session gate inserts this, and only after it verified
             // the request's session (see app::backend::services).
-            if parts
+            if let Some(principal) = parts
                 .extensions
-                .get::<crate::http::auth::VerifiedAdmin>()
-                .is_some()
+                .get::<crate::domain::access::principal::Principal>()
             {
-                provide_context(app::backend::SignedInRequest);
+                provide_context(app::backend::SignedIn(principal.clone()));
             }
             if let Some(nonce) = parts.extensions.get::<CspNonce>() {
                 provide_context(leptos::nonce::Nonce::from_value(nonce.0.clone()));

@@ -2,9 +2,9 @@
 //! revoke, move, delete), revoked keys (list, allow again), install tokens
 //! and the enrollment log.
 
+use crate::domain::access::roles::{ManageAgents, ManageInstallTokens};
 use crate::http::error::ApiError;
-use crate::http::extract::ApiPath;
-use crate::http::extract::{page, ApiJson, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -66,9 +66,10 @@ async fn get_agent(
 )]
 async fn disable_agent(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.set_disabled(&id, true).await?))
+    Ok(Json(state.inventory.set_disabled(&by, &id, true).await?))
 }
 
 #[utoipa::path(
@@ -80,9 +81,10 @@ async fn disable_agent(
 )]
 async fn enable_agent(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.set_disabled(&id, false).await?))
+    Ok(Json(state.inventory.set_disabled(&by, &id, false).await?))
 }
 
 #[utoipa::path(
@@ -94,9 +96,10 @@ async fn enable_agent(
 )]
 async fn revoke_agent(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.revoke(&id).await?))
+    Ok(Json(state.inventory.revoke(&by, &id).await?))
 }
 
 #[utoipa::path(
@@ -109,11 +112,12 @@ async fn revoke_agent(
 /// 201 with the move token and its snippets (shown once).
 async fn move_agent(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
     Ok((
         StatusCode::CREATED,
-        Json(state.inventory.move_to_new_host(&id).await?),
+        Json(state.inventory.move_to_new_host(&by, &id).await?),
     ))
 }
 
@@ -126,9 +130,10 @@ async fn move_agent(
 )]
 async fn delete_agent(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<StatusCode, ApiError> {
-    state.inventory.delete(&id).await?;
+    state.inventory.delete(&by, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -162,9 +167,10 @@ async fn list_revoked_keys(
 /// 409 `revoked_agent_exists` while the revoked Agent record is not deleted.
 async fn allow_revoked_key(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageAgents>,
     ApiPath(agent_id): ApiPath<AgentId>,
 ) -> Result<StatusCode, ApiError> {
-    state.revoked_keys.allow(&agent_id).await?;
+    state.revoked_keys.allow(&by, &agent_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -178,11 +184,12 @@ async fn allow_revoked_key(
 /// 201 with the token and its snippets: the only time the token is shown.
 async fn create_install_token(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageInstallTokens>,
     ApiJson(input): ApiJson<NewInstallToken>,
 ) -> Result<(StatusCode, Json<CreatedInstallToken>), ApiError> {
     Ok((
         StatusCode::CREATED,
-        Json(state.install_tokens.create(&input).await?),
+        Json(state.install_tokens.create(&by, &input).await?),
     ))
 }
 
@@ -234,9 +241,10 @@ async fn list_install_tokens(
 )]
 async fn revoke_install_token(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageInstallTokens>,
     ApiPath(id): ApiPath<InstallTokenId>,
 ) -> Result<Json<InstallTokenView>, ApiError> {
-    Ok(Json(state.install_tokens.revoke(&id).await?))
+    Ok(Json(state.install_tokens.revoke(&by, &id).await?))
 }
 
 #[utoipa::path(

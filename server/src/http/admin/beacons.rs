@@ -1,8 +1,9 @@
 //! Beacons in the admin API: every Beacon URL of every profile with its
 //! latest check, a check on demand, and adding an existing Beacon's URL.
 
+use crate::domain::access::roles::{CheckBeacons, EditNetworks};
 use crate::http::error::ApiError;
-use crate::http::extract::ApiJson;
+use crate::http::extract::{Allowed, ApiJson};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -38,9 +39,10 @@ async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconVi
 /// the request worked; `ok` and `class` say how the Beacon did).
 async fn check_beacon(
     State(state): State<AppState>,
+    Allowed(by): Allowed<CheckBeacons>,
     ApiJson(beacon): ApiJson<BeaconRef>,
 ) -> Result<Json<BeaconCheckView>, ApiError> {
-    Ok(Json(state.beacons.check(&beacon).await?))
+    Ok(Json(state.beacons.check(&by, &beacon).await?))
 }
 
 #[utoipa::path(
@@ -55,8 +57,9 @@ async fn check_beacon(
 /// changed meanwhile, so parallel additions all land.
 async fn add_existing_beacon(
     State(state): State<AppState>,
+    Allowed(by): Allowed<EditNetworks>,
     ApiJson(beacon): ApiJson<BeaconRef>,
 ) -> Result<(StatusCode, Json<NetworkProfile>), ApiError> {
-    let profile = state.beacons.add_existing(&beacon).await?;
+    let profile = state.beacons.add_existing(&by, &beacon).await?;
     Ok((StatusCode::CREATED, Json(profile)))
 }

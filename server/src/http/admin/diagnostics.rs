@@ -1,8 +1,8 @@
 //! `GET /api/v1/networks/{id}/diagnostics?lang=`: the layered diagnosis.
 
+use crate::domain::access::roles::CheckBeacons;
 use crate::http::error::ApiError;
-use crate::http::extract::ApiPath;
-use crate::http::extract::ApiQuery;
+use crate::http::extract::{Allowed, ApiPath, ApiQuery};
 use crate::http::lang::chosen_lang;
 use crate::state::AppState;
 use axum::extract::State;
@@ -32,10 +32,11 @@ struct DiagnoseQuery {
 )]
 async fn diagnose(
     State(state): State<AppState>,
+    Allowed(by): Allowed<CheckBeacons>,
     ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<DiagnoseQuery>,
 ) -> Result<Json<Diagnosis>, ApiError> {
     let lang = chosen_lang(q.lang.as_deref(), &headers)?;
-    Ok(Json(state.diagnostics.diagnose(&id, lang).await?))
+    Ok(Json(state.diagnostics.diagnose(&by, &id, lang).await?))
 }

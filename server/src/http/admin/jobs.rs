@@ -1,10 +1,10 @@
 //! Admin side of the job queue: queue, list, read (with stages and output),
 //! cancel, retry.
 
+use crate::domain::access::roles::RunJobs;
 use crate::domain::jobs::queue::{view, JobFilter};
 use crate::http::error::ApiError;
-use crate::http::extract::ApiPath;
-use crate::http::extract::{page, ApiJson, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -50,9 +50,10 @@ async fn list_jobs(
 )]
 async fn cancel_job(
     State(state): State<AppState>,
+    Allowed(by): Allowed<RunJobs>,
     ApiPath(id): ApiPath<JobId>,
 ) -> Result<Json<JobView>, ApiError> {
-    Ok(Json(view(&state.jobs.cancel(&id).await?)))
+    Ok(Json(view(&state.jobs.cancel(&by, &id).await?)))
 }
 
 #[utoipa::path(
@@ -65,11 +66,12 @@ async fn cancel_job(
 /// 201 with the new job, linked to the old one by `retry_of`.
 async fn retry_job(
     State(state): State<AppState>,
+    Allowed(by): Allowed<RunJobs>,
     ApiPath(id): ApiPath<JobId>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     Ok((
         StatusCode::CREATED,
-        Json(view(&state.jobs.retry(&id).await?)),
+        Json(view(&state.jobs.retry(&by, &id).await?)),
     ))
 }
 
@@ -83,11 +85,12 @@ async fn retry_job(
 /// `POST /api/v1/jobs` → 201 with the job, as the first Control answers.
 async fn create_job(
     State(state): State<AppState>,
+    Allowed(by): Allowed<RunJobs>,
     ApiJson(new): ApiJson<NewJob>,
 ) -> Result<(StatusCode, Json<JobView>), ApiError> {
     let row = state
         .jobs
-        .create(&new.agent_id, &new.kind, &new.payload)
+        .create(&by, &new.agent_id, &new.kind, &new.payload)
         .await?;
     Ok((StatusCode::CREATED, Json(view(&row))))
 }

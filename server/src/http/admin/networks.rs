@@ -1,10 +1,10 @@
 //! Network profiles over the JSON API. Paths match the first Control's so
 //! existing scripts keep working.
 
+use crate::domain::access::roles::EditNetworks;
 use crate::domain::networks::PAGE_MAX;
 use crate::http::error::ApiError;
-use crate::http::extract::ApiPath;
-use crate::http::extract::{ApiJson, ApiQuery};
+use crate::http::extract::{Allowed, ApiJson, ApiPath, ApiQuery};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -121,9 +121,10 @@ fn invalid_if_match() -> ApiError {
 )]
 async fn create_network(
     State(state): State<AppState>,
+    Allowed(by): Allowed<EditNetworks>,
     ApiJson(input): ApiJson<NetworkInput>,
 ) -> Result<Response, ApiError> {
-    let profile = state.networks.create(input).await?;
+    let profile = state.networks.create(&by, input).await?;
     Ok((StatusCode::CREATED, Json(profile)).into_response())
 }
 
@@ -143,6 +144,7 @@ async fn create_network(
 )]
 async fn update_network(
     State(state): State<AppState>,
+    Allowed(by): Allowed<EditNetworks>,
     ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiJson(mut input): ApiJson<NetworkInput>,
@@ -159,7 +161,7 @@ async fn update_network(
         }
         input.version = Some(tagged);
     }
-    Ok(with_etag(state.networks.update(&id, input).await?))
+    Ok(with_etag(state.networks.update(&by, &id, input).await?))
 }
 
 #[utoipa::path(
@@ -171,8 +173,9 @@ async fn update_network(
 )]
 async fn delete_network(
     State(state): State<AppState>,
+    Allowed(by): Allowed<EditNetworks>,
     ApiPath(id): ApiPath<NetworkId>,
 ) -> Result<StatusCode, ApiError> {
-    state.networks.delete(&id).await?;
+    state.networks.delete(&by, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -1,10 +1,10 @@
 //! Admin API for onboarding: a profile's guide per platform (text, deep link,
 //! QR code) and the invites (create, list, revoke).
 
+use crate::domain::access::roles::ManageInvites;
 use crate::domain::onboarding::guide;
 use crate::http::error::ApiError;
-use crate::http::extract::ApiPath;
-use crate::http::extract::{page, ApiJson, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
 use crate::http::lang::chosen_lang;
 use crate::state::AppState;
 use axum::extract::State;
@@ -75,11 +75,12 @@ async fn network_onboarding(
 /// 201 with the link: the only time it is shown.
 async fn create_invite(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageInvites>,
     ApiJson(input): ApiJson<NewInvite>,
 ) -> Result<(StatusCode, Json<CreatedInvite>), ApiError> {
     Ok((
         StatusCode::CREATED,
-        Json(state.invites.create(&input).await?),
+        Json(state.invites.create(&by, &input).await?),
     ))
 }
 
@@ -136,7 +137,8 @@ async fn list_invites(
 /// Revokes the invite (its page then answers 410); the record stays listed.
 async fn revoke_invite(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageInvites>,
     ApiPath(id): ApiPath<InviteId>,
 ) -> Result<Json<InviteView>, ApiError> {
-    Ok(Json(state.invites.revoke(&id).await?))
+    Ok(Json(state.invites.revoke(&by, &id).await?))
 }

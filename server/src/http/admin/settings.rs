@@ -3,8 +3,9 @@
 //! …/test` to send a test alert now, and `GET /api/v1/settings/identity`
 //! (Control's key, which Agents pin).
 
+use crate::domain::access::roles::ChangeSettings;
 use crate::http::error::ApiError;
-use crate::http::extract::ApiJson;
+use crate::http::extract::{Allowed, ApiJson};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::Json;
@@ -38,9 +39,10 @@ async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSetti
 )]
 async fn set_alert_webhook(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ChangeSettings>,
     ApiJson(input): ApiJson<AlertSettingsInput>,
 ) -> Result<Json<AlertSettings>, ApiError> {
-    Ok(Json(state.alerts.set_webhook(&input).await?))
+    Ok(Json(state.alerts.set_webhook(&by, &input).await?))
 }
 
 #[utoipa::path(
@@ -52,8 +54,9 @@ async fn set_alert_webhook(
 /// 200 whether or not the receiver took it: `delivered` and `detail` say.
 async fn send_test_alert(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ChangeSettings>,
 ) -> Result<Json<TestAlertOutcome>, ApiError> {
-    Ok(Json(state.alerts.send_test().await?))
+    Ok(Json(state.alerts.send_test(&by).await?))
 }
 
 #[utoipa::path(

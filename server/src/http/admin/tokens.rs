@@ -3,9 +3,9 @@
 //! `POST /api/v1/tokens/{id}/revoke`. Only a signed-in admin may call these:
 //! the auth gate refuses them to a token, so a leaked token cannot mint more.
 
+use crate::domain::access::roles::ManageOwnApiTokens;
 use crate::http::error::ApiError;
-use crate::http::extract::ApiJson;
-use crate::http::extract::ApiPath;
+use crate::http::extract::{Allowed, ApiJson, ApiPath};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -42,11 +42,12 @@ async fn list_tokens(State(state): State<AppState>) -> Result<Json<Vec<TokenView
 )]
 async fn create_token(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageOwnApiTokens>,
     ApiJson(input): ApiJson<TokenInput>,
 ) -> Result<(StatusCode, Json<CreatedToken>), ApiError> {
     Ok((
         StatusCode::CREATED,
-        Json(state.api_tokens.create(&input).await?),
+        Json(state.api_tokens.create(&by, &input).await?),
     ))
 }
 
@@ -59,7 +60,8 @@ async fn create_token(
 )]
 async fn revoke_token(
     State(state): State<AppState>,
+    Allowed(by): Allowed<ManageOwnApiTokens>,
     ApiPath(id): ApiPath<ApiTokenId>,
 ) -> Result<Json<TokenView>, ApiError> {
-    Ok(Json(state.api_tokens.revoke(&id).await?))
+    Ok(Json(state.api_tokens.revoke(&by, &id).await?))
 }
