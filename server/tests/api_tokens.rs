@@ -30,6 +30,11 @@ on_both_databases!(
         assert!(read_token.starts_with("krt_") && read_token.len() > 40);
         let write: Value = create("automation", "write").await.json().await.unwrap();
         let write_token = write["token"].as_str().unwrap().to_string();
+        let audit: Value = c.get_json("/api/v1/audit?action=token.created").await;
+        assert_eq!(
+            audit[0]["actor"], "owner (break-glass)",
+            "the password's session acts as the owner: {audit}"
+        );
 
         // Listed by name and prefix; the token itself is not kept anywhere.
         let list: Value = c.get_json("/api/v1/tokens").await;
