@@ -1,5 +1,6 @@
-//! Access to Control: admin sign-in and sessions, personal API tokens,
-//! Control's own signing keys, and the secrets they are made of.
+//! Access to Control: admin sign-in and sessions, personal API tokens, who
+//! may do what (`roles`, `principal`), Control's own signing keys, and the
+//! secrets they are made of.
 
 pub mod api_tokens;
 pub mod control_identity;
