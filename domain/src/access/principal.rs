@@ -12,7 +12,7 @@ use std::marker::PhantomData;
 
 /// Who it is, as the audit log names them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Actor {
+enum Actor {
     /// The account of `KNOTROUTE_CONTROL_ADMIN_PASSWORD`: always works.
     Owner,
     /// An API token; tokens belong to the owner.
@@ -48,14 +48,6 @@ impl Principal {
                 TokenScope::Write => Role::Admin,
             },
         }
-    }
-
-    pub fn actor(&self) -> &Actor {
-        &self.actor
-    }
-
-    pub fn role(&self) -> Role {
-        self.role
     }
 
     /// The capability to take action `A`, when this principal's role allows it.
@@ -96,10 +88,6 @@ impl<A: Action> Granted<A> {
     /// Who acts, as the audit log writes it.
     pub fn actor(&self) -> String {
         self.by.to_string()
-    }
-
-    pub fn principal(&self) -> &Principal {
-        &self.by
     }
 }
 
