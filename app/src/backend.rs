@@ -40,9 +40,11 @@ pub fn granted<A: Action>() -> Result<Granted<A>, UiError> {
 /// Signing in and out, which need no verified session.
 #[async_trait]
 pub trait SessionPort: Send + Sync + 'static {
-    /// Checks the password for the requesting client; returns the `Set-Cookie` values.
+    /// Checks the name (empty: the owner account) and password for the
+    /// requesting client; returns the `Set-Cookie` values.
     async fn sign_in(
         &self,
+        name: String,
         password: String,
         request: &http::request::Parts,
     ) -> Result<Vec<String>, UiError>;

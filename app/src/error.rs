@@ -17,7 +17,8 @@ pub enum UiError {
     NotFound,
     #[error("sign-in required")]
     Unauthenticated,
-    #[error("wrong password")]
+    /// A wrong password, or a name no enabled person has (not told apart).
+    #[error("wrong name or password")]
     WrongPassword,
     #[error("too many failed sign-in attempts")]
     Throttled { retry_after_minutes: u32 },

@@ -7,6 +7,7 @@
 use super::access::api_tokens::TokenError;
 use super::access::control_identity::IdentityError;
 use super::access::principal::NotAllowed;
+use super::access::users::UserError;
 use super::agents::install_tokens::InstallTokenError;
 use super::agents::inventory::InventoryError;
 use super::agents::revoked_keys::RevokedKeyError;
@@ -165,6 +166,19 @@ impl From<TokenError> for Failure {
             TokenError::Invalid(errors) => Failure::Invalid(errors),
             TokenError::NotFound => not_found(Missing::ApiToken),
             TokenError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<UserError> for Failure {
+    fn from(e: UserError) -> Self {
+        match e {
+            UserError::Invalid(errors) => Failure::Invalid(errors),
+            UserError::NotFound => not_found(Missing::User),
+            UserError::LastOwner => Failure::Refused(Refusal::LastOwner),
+            UserError::InviteUnusable => Failure::Refused(Refusal::UserInviteUnusable),
+            UserError::Hashing(e) => Failure::Fault(e),
+            UserError::Store(e) => e.into(),
         }
     }
 }

@@ -152,6 +152,7 @@ store_failures_from_db!(
     agents::revoked_keys::RevokedKeyError,
     access::sign_in::AuthError,
     access::api_tokens::TokenError,
+    access::users::UserError,
     onboarding::invites::InviteError,
     onboarding::invites::OpenError,
     alerts::settings::AlertError,

@@ -4,6 +4,7 @@
 use crate::access::api_tokens::ApiTokens;
 use crate::access::control_identity::ControlIdentity;
 use crate::access::sign_in::AdminSessions;
+use crate::access::users::Users;
 use crate::agents::control_trust::ControlTrust;
 use crate::agents::enrollment::Enrollment;
 use crate::agents::install_tokens::InstallTokens;
@@ -59,6 +60,8 @@ pub struct Services {
     pub diagnostics: Diagnostics,
     pub alerts: Alerts,
     pub api_tokens: ApiTokens,
+    /// People with accounts of their own, and their invitations.
+    pub users: Users,
     /// Control's signing keys: every answer an Agent acts on is signed.
     pub identity: ControlIdentity,
     /// What Agents report about that key (their pin, refused answers).
@@ -89,6 +92,7 @@ impl Services {
             offline_after,
         );
         let identity = ControlIdentity::new(db.clone());
+        let users = Users::new(db.clone(), settings.public_url.clone());
         Self {
             control_trust: ControlTrust::new(db.clone(), identity.clone()),
             identity,
@@ -100,12 +104,13 @@ impl Services {
                 policy,
             ),
             alerts,
-            api_tokens: ApiTokens::new(db.clone()),
+            api_tokens: ApiTokens::new(db.clone(), users.clone()),
             metrics,
             diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
             invites: Invites::new(db.clone(), networks.clone(), settings.public_url),
             networks,
-            auth: AdminSessions::new(db.clone(), settings.admin_password),
+            auth: AdminSessions::new(db.clone(), settings.admin_password, users.clone()),
+            users,
             agents: AgentRequests::new(db.clone()),
             enrollment: Enrollment::new(db.clone(), settings.enroll_token),
             inventory,

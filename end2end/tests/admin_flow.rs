@@ -27,7 +27,7 @@ async fn network_lifecycle(width: u32, height: u32, name: &str) {
         .unwrap();
     expect(page.locator("#login-error"))
         .with_timeout(wait)
-        .to_have_text("Wrong password.")
+        .to_have_text("Wrong name or password.")
         .await
         .unwrap();
     b.screenshot("1-wrong-password").await;

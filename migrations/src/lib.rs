@@ -24,6 +24,7 @@ mod m20261201_000017_signin;
 mod m20261202_000018_service_catalog;
 mod m20261203_000019_control_identity;
 mod m20261204_000020_job_progress;
+mod m20261205_000021_users;
 
 pub struct Migrator;
 
@@ -51,6 +52,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000018_service_catalog::Migration),
             Box::new(m20261203_000019_control_identity::Migration),
             Box::new(m20261204_000020_job_progress::Migration),
+            Box::new(m20261205_000021_users::Migration),
         ]
     }
 }

@@ -101,6 +101,10 @@ pub struct ErrorBody {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct SignIn {
+    /// A person's name; leave it out (or empty) for the break-glass owner
+    /// account, whose password is `KNOTROUTE_CONTROL_ADMIN_PASSWORD`.
+    #[serde(default)]
+    pub name: String,
     #[serde(default)]
     pub password: String,
 }

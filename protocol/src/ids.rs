@@ -217,7 +217,8 @@ string_id_conversions!(
     JobId,
     InviteId,
     InstallTokenId,
-    ApiTokenId
+    ApiTokenId,
+    UserId
 );
 
 /// `<prefix>` + `hex_len` lowercase hex digits, case-insensitive on input.
@@ -273,6 +274,11 @@ hex_id!(
     /// An install token's ID (not the token): `it_` + 16 hex digits.
     InstallTokenId,
     "it_"
+);
+hex_id!(
+    /// A person's ID (a local or single sign-on user): `usr_` + 16 hex digits.
+    UserId,
+    "usr_"
 );
 
 /// A personal API token's ID (not the token): `tok_` + 16 base64url

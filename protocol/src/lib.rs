@@ -21,9 +21,10 @@ pub mod services;
 pub mod signing;
 pub mod status;
 pub mod tokens;
+pub mod users;
 pub mod validation;
 
-pub use ids::{AgentId, ApiTokenId, Id, InstallTokenId, InviteId, JobId, NetworkId};
+pub use ids::{AgentId, ApiTokenId, Id, InstallTokenId, InviteId, JobId, NetworkId, UserId};
 pub use status::{
     AgentStatus, AlertStatus, ComponentStatus, InstallTokenState, InviteState, JobStatus,
 };

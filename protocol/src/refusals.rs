@@ -36,6 +36,7 @@ pub enum Missing {
     RevokedKey,
     Invite,
     ApiToken,
+    User,
 }
 
 /// One refusal, with what its sentence needs. Externally tagged for the same
@@ -77,6 +78,10 @@ pub enum Refusal {
     RotationInProgress { until: String },
     /// The role of the one who asked does not allow this (named, e.g. `viewer`).
     NotAllowed { role: String },
+    /// The change would leave no enabled person with the owner role.
+    LastOwner,
+    /// A welcome link that is unknown, used or expired.
+    UserInviteUnusable,
 }
 
 impl Refusal {
@@ -97,14 +102,17 @@ impl Refusal {
             Refusal::RevokedAgentExists => "revoked_agent_exists",
             Refusal::RotationInProgress { .. } => "rotation_in_progress",
             Refusal::NotAllowed { .. } => "forbidden",
+            Refusal::LastOwner => "last_owner",
+            Refusal::UserInviteUnusable => "invite_unusable",
         }
     }
 
     pub fn kind(&self) -> RefusalKind {
         match self {
-            Refusal::NotFound { .. } | Refusal::AgentNotFound | Refusal::BeaconNotInProfile => {
-                RefusalKind::NotFound
-            }
+            Refusal::NotFound { .. }
+            | Refusal::AgentNotFound
+            | Refusal::BeaconNotInProfile
+            | Refusal::UserInviteUnusable => RefusalKind::NotFound,
             Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
             Refusal::NotAllowed { .. } => RefusalKind::Forbidden,
             _ => RefusalKind::Conflict,
@@ -198,6 +206,14 @@ impl Refusal {
                 format!("Your role ({role}) does not allow this; nothing was changed."),
                 format!("Ваша роль ({role}) этого не позволяет; ничего не изменено."),
             ),
+            Refusal::LastOwner => pick(
+                "This is the last enabled person with the owner role; nothing was changed.".into(),
+                "Это последний включённый пользователь с ролью owner; ничего не изменено.".into(),
+            ),
+            Refusal::UserInviteUnusable => pick(
+                "This invitation link is unknown, was already used, or has expired.".into(),
+                "Эта ссылка-приглашение неизвестна, уже использована или истекла.".into(),
+            ),
         }
     }
 
@@ -236,6 +252,14 @@ impl Refusal {
                 "Ask the owner of this Control for a role that allows it.",
                 "Попросите владельца этого Control о роли, которая это позволяет.",
             ),
+            Refusal::LastOwner => pick(
+                "Give another person the owner role first.",
+                "Сначала дайте роль owner другому пользователю.",
+            ),
+            Refusal::UserInviteUnusable => pick(
+                "Ask whoever invited you for a new link.",
+                "Попросите того, кто вас пригласил, о новой ссылке.",
+            ),
             _ => None,
         }
     }
@@ -259,6 +283,8 @@ impl Missing {
             (Missing::Invite, Lang::Ru) => "Приглашения с таким ID нет.",
             (Missing::ApiToken, Lang::En) => "No API token has this ID.",
             (Missing::ApiToken, Lang::Ru) => "API-токена с таким ID нет.",
+            (Missing::User, Lang::En) => "No user has this ID.",
+            (Missing::User, Lang::Ru) => "Пользователя с таким ID нет.",
         }
     }
 
@@ -278,6 +304,8 @@ impl Missing {
             (Missing::Invite, Lang::Ru) => "приглашение",
             (Missing::ApiToken, Lang::En) => "API token",
             (Missing::ApiToken, Lang::Ru) => "API-токен",
+            (Missing::User, Lang::En) => "user",
+            (Missing::User, Lang::Ru) => "пользователь",
         }
     }
 }
@@ -349,6 +377,8 @@ mod tests {
             Refusal::NotAllowed {
                 role: "viewer".into(),
             },
+            Refusal::LastOwner,
+            Refusal::UserInviteUnusable,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

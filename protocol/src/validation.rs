@@ -115,6 +115,18 @@ pub enum Problem {
     InvalidTag,
     /// A service scheme other than `http` or `https`.
     InvalidScheme,
+    /// Not one of the roles (`users::Role`).
+    UnknownRole,
+    /// A person's sign-in name outside its rule (`users::user_name`).
+    UserName,
+    /// Another person already has this name.
+    UserNameTaken,
+    /// A new password shorter than its minimum.
+    PasswordTooShort {
+        min: usize,
+    },
+    /// The password and its repetition differ.
+    PasswordsDiffer,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -191,6 +203,11 @@ impl Problem {
             Problem::DeployName => "invalid_deploy_name",
             Problem::InvalidTag => "invalid_tag",
             Problem::InvalidScheme => "invalid_scheme",
+            Problem::UnknownRole => "unknown_role",
+            Problem::UserName => "invalid_user_name",
+            Problem::UserNameTaken => "user_name_taken",
+            Problem::PasswordTooShort { .. } => "password_too_short",
+            Problem::PasswordsDiffer => "passwords_differ",
         }
     }
 
@@ -296,6 +313,16 @@ impl Problem {
             (Problem::InvalidTag, Ru) => "Каждый тег: 1–32 буквы, цифры, - или _, начиная с буквы или цифры; теги разделяются запятыми.".into(),
             (Problem::InvalidScheme, En) => "Choose http or https.".into(),
             (Problem::InvalidScheme, Ru) => "Выберите http или https.".into(),
+            (Problem::UnknownRole, En) => "Choose owner, admin, operator or viewer.".into(),
+            (Problem::UnknownRole, Ru) => "Выберите owner, admin, operator или viewer.".into(),
+            (Problem::UserName, En) => "Use 1–64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.".into(),
+            (Problem::UserName, Ru) => "Используйте 1–64 строчные латинские буквы, цифры, '.', '_' или '-', начиная с буквы или цифры.".into(),
+            (Problem::UserNameTaken, En) => "Someone already has this name.".into(),
+            (Problem::UserNameTaken, Ru) => "Это имя уже занято.".into(),
+            (Problem::PasswordTooShort { min }, En) => format!("Too short: at least {min} characters."),
+            (Problem::PasswordTooShort { min }, Ru) => format!("Слишком короткий: не менее {min} символов."),
+            (Problem::PasswordsDiffer, En) => "The two passwords differ.".into(),
+            (Problem::PasswordsDiffer, Ru) => "Пароли не совпадают.".into(),
         }
     }
 
@@ -323,6 +350,10 @@ impl Problem {
             (Problem::InvalidTag, Ru) => "Пример: media, home-lab. Не более 10 тегов; приложения KnotRoute показывают их в каталоге сервисов.",
             (Problem::InvalidScheme, En) => "The scheme the KnotRoute apps use to open the service; leave it empty to let them choose.",
             (Problem::InvalidScheme, Ru) => "Схема, по которой приложения KnotRoute открывают сервис; оставьте пустым, чтобы они выбрали сами.",
+            (Problem::UserName | Problem::UserNameTaken, En) => "This is the name you sign in with, e.g. anna or a.petrova.",
+            (Problem::UserName | Problem::UserNameTaken, Ru) => "С этим именем вы будете входить, например anna или a.petrova.",
+            (Problem::PasswordTooShort { .. }, En) => "A passphrase of a few words is long and easy to remember.",
+            (Problem::PasswordTooShort { .. }, Ru) => "Фраза из нескольких слов длинная и легко запоминается.",
             _ => return None,
         })
     }

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod onboarding;
 pub mod overview;
 pub mod settings;
+pub mod users;
 
 #[cfg(feature = "ssr")]
 use crate::backend::granted;
@@ -177,11 +178,15 @@ pub async fn delete_network(id: String) -> Result<(), UiError> {
     .await
 }
 
+/// `name` is empty for the break-glass owner account.
 #[server(prefix = "/ui", endpoint = "sign_in")]
-pub async fn sign_in(password: String) -> Result<(), UiError> {
+pub async fn sign_in(name: String, password: String) -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
-    match crate::backend::sessions()?.sign_in(password, &parts).await {
+    match crate::backend::sessions()?
+        .sign_in(name, password, &parts)
+        .await
+    {
         Ok(cookies) => {
             for cookie in cookies {
                 if let Ok(value) = http::HeaderValue::from_str(&cookie) {

@@ -58,7 +58,11 @@ pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
 
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
 pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
-    with_services(|s| async move { s.api_tokens.list().await.map_err(ui_error) }).await
+    with_services(|s| async move {
+        let by = granted::<ManageOwnApiTokens>()?;
+        s.api_tokens.list(&by).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_api_token")]

@@ -10,6 +10,7 @@ pub mod onboarding;
 pub mod overview;
 pub mod services;
 pub mod settings;
+pub mod users;
 
 pub use protocol::validation::Lang;
 
@@ -27,6 +28,8 @@ pub struct Texts {
     pub sign_in_title: &'static str,
     pub sign_in_intro: &'static str,
     pub password: &'static str,
+    pub user_name: &'static str,
+    pub user_name_hint: &'static str,
     pub sign_in: &'static str,
     pub signing_in: &'static str,
     pub wrong_password: &'static str,
@@ -103,11 +106,13 @@ pub static EN: Texts = Texts {
     nav_settings: "Settings",
     sign_out: "Sign out",
     sign_in_title: "Sign in",
-    sign_in_intro: "Enter the admin password set in KNOTROUTE_CONTROL_ADMIN_PASSWORD.",
+    sign_in_intro: "Sign in with your name and password.",
     password: "Password",
+    user_name: "Name",
+    user_name_hint: "For the owner account, leave the name empty and enter KNOTROUTE_CONTROL_ADMIN_PASSWORD.",
     sign_in: "Sign in",
     signing_in: "Signing in…",
-    wrong_password: "Wrong password.",
+    wrong_password: "Wrong name or password.",
     throttled: "Too many failed attempts from this address. Try again in {n} minutes, or run `knotroute-control trust-browser` on the server and open the link it prints.",
     loading: "Loading…",
     internal_error: "Something went wrong on the server; details are in Control's log. Try again.",
@@ -181,11 +186,13 @@ pub static RU: Texts = Texts {
     nav_settings: "Настройки",
     sign_out: "Выйти",
     sign_in_title: "Вход",
-    sign_in_intro: "Введите пароль администратора из KNOTROUTE_CONTROL_ADMIN_PASSWORD.",
+    sign_in_intro: "Войдите со своим именем и паролем.",
     password: "Пароль",
+    user_name: "Имя",
+    user_name_hint: "Для учётной записи владельца оставьте имя пустым и введите KNOTROUTE_CONTROL_ADMIN_PASSWORD.",
     sign_in: "Войти",
     signing_in: "Вход…",
-    wrong_password: "Неверный пароль.",
+    wrong_password: "Неверное имя или пароль.",
     throttled: "Слишком много неудачных попыток с этого адреса. Повторите через {n} мин. или выполните на сервере `knotroute-control trust-browser` и откройте ссылку, которую она выведет.",
     loading: "Загрузка…",
     internal_error: "Ошибка на сервере; подробности в журнале Control. Попробуйте ещё раз.",

@@ -32,6 +32,7 @@ pub fn LoginPage() -> impl IntoView {
     let t = texts(lang);
     let query = use_query_map();
     let sign_in = ServerAction::<SignIn>::new();
+    let name = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
     Effect::new(move |_| {
         if let Some(Ok(())) = sign_in.value().get() {
@@ -61,11 +62,27 @@ pub fn LoginPage() -> impl IntoView {
                 action=SIGN_IN_PATH
                 on:submit=move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
-                    sign_in.dispatch(SignIn { password: password.get_untracked() });
+                    sign_in.dispatch(SignIn {
+                        name: name.get_untracked(),
+                        password: password.get_untracked(),
+                    });
                 }
             >
                 <h1>{t.product}</h1>
                 <p class="muted">{t.sign_in_intro}</p>
+                <label for="name">{t.user_name}</label>
+                <input
+                    id="name"
+                    name="name"
+                    autocomplete="username"
+                    autocapitalize="none"
+                    spellcheck="false"
+                    autofocus
+                    prop:value=move || name.get()
+                    on:input=move |ev| name.set(event_target_value(&ev))
+                    aria-describedby="name-hint"
+                />
+                <p id="name-hint" class="muted">{t.user_name_hint}</p>
                 <label for="password">{t.password}</label>
                 <input
                     id="password"
@@ -73,7 +90,6 @@ pub fn LoginPage() -> impl IntoView {
                     type="password"
                     autocomplete="current-password"
                     required
-                    autofocus
                     prop:value=move || password.get()
                     on:input=move |ev| password.set(event_target_value(&ev))
                     aria-invalid=move || error().is_some().then_some("true")

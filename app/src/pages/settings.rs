@@ -9,6 +9,7 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::loaded;
+use super::users::UsersSection;
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts};
@@ -44,6 +45,7 @@ pub fn SettingsPage() -> impl IntoView {
                     },
                 )}
             </section>
+            <UsersSection />
             <ApiTokensSection />
             <ControlIdentitySection settings />
         </Frame>

@@ -1,10 +1,13 @@
 //! Personal API tokens: scripts call /api/v1 with `Authorization: Bearer
-//! krt_…` instead of holding the admin password. Only a SHA-256 of each
-//! token is stored; it is shown once, when created.
+//! krt_…` instead of holding a password. Only a SHA-256 of each token is
+//! stored; it is shown once, when created. A token belongs to whoever made
+//! it (a person, or the break-glass owner account), each sees and revokes
+//! only their own, and a token never does more than its person can now.
 
-use crate::access::principal::Granted;
+use crate::access::principal::{Granted, Principal};
 use crate::access::roles::ManageOwnApiTokens;
 use crate::access::secrets::{new_token, token_hash};
+use crate::access::users::Users;
 use crate::entities::api_token;
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -38,6 +41,7 @@ pub enum TokenError {
 #[derive(Clone)]
 pub struct ApiTokens {
     db: DatabaseConnection,
+    users: Users,
 }
 
 fn rfc3339(t: DateTime<Utc>) -> String {
@@ -57,8 +61,8 @@ fn view(row: api_token::Model) -> TokenView {
 }
 
 impl ApiTokens {
-    pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
+    pub fn new(db: DatabaseConnection, users: Users) -> Self {
+        Self { db, users }
     }
 
     pub async fn create(
@@ -77,6 +81,7 @@ impl ApiTokens {
             created_at: Set(Utc::now()),
             last_used_at: Set(None),
             revoked_at: Set(None),
+            user_id: Set(by.user_id().map(|id| id.to_string())),
         }
         .insert(&self.db)
         .await?;
@@ -94,9 +99,12 @@ impl ApiTokens {
         })
     }
 
-    /// Newest first.
-    pub async fn list(&self) -> Result<Vec<TokenView>, StoreError> {
-        Ok(api_token::Entity::find()
+    /// The caller's own tokens, newest first.
+    pub async fn list(
+        &self,
+        by: &Granted<ManageOwnApiTokens>,
+    ) -> Result<Vec<TokenView>, StoreError> {
+        Ok(own(by)
             .order_by_desc(api_token::Column::CreatedAt)
             .order_by_desc(api_token::Column::Id)
             .limit(LIST_LIMIT)
@@ -114,7 +122,8 @@ impl ApiTokens {
         id: &ApiTokenId,
     ) -> Result<TokenView, TokenError> {
         let id = id.as_str();
-        let row = api_token::Entity::find_by_id(id)
+        let row = own(by)
+            .filter(api_token::Column::Id.eq(id))
             .one(&self.db)
             .await?
             .ok_or(TokenError::NotFound)?;
@@ -128,13 +137,14 @@ impl ApiTokens {
         Ok(view(row))
     }
 
-    /// The name and scope of a presented token, `None` when it is unknown or revoked.
-    /// The lookup is by the token's SHA-256: the database compares digests,
-    /// which tell an attacker nothing about any stored token.
+    /// Who a presented token acts as, and its scope; `None` when it is
+    /// unknown or revoked, or its person is disabled or deleted. The lookup
+    /// is by the token's SHA-256: the database compares digests, which tell
+    /// an attacker nothing about any stored token.
     pub async fn authenticate(
         &self,
         presented: &str,
-    ) -> Result<Option<(String, TokenScope)>, StoreError> {
+    ) -> Result<Option<(Principal, TokenScope)>, StoreError> {
         if !presented.starts_with(TOKEN_PREFIX) {
             return Ok(None);
         }
@@ -159,6 +169,22 @@ impl ApiTokens {
                 .exec(&self.db)
                 .await?;
         }
-        Ok(TokenScope::parse(&row.scope).map(|scope| (row.name, scope)))
+        let Some(scope) = TokenScope::parse(&row.scope) else {
+            return Ok(None);
+        };
+        let principal = match &row.user_id {
+            None => Some(Principal::api_token(&row.name, scope)),
+            Some(user) => self.users.token_principal(user, &row.name, scope).await?,
+        };
+        Ok(principal.map(|p| (p, scope)))
+    }
+}
+
+/// The tokens of whoever acts: a person's, or the owner account's.
+fn own<A: crate::access::roles::Action>(by: &Granted<A>) -> sea_orm::Select<api_token::Entity> {
+    let find = api_token::Entity::find();
+    match by.user_id() {
+        Some(id) => find.filter(api_token::Column::UserId.eq(id.as_str())),
+        None => find.filter(api_token::Column::UserId.is_null()),
     }
 }

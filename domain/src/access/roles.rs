@@ -1,27 +1,19 @@
 //! Who may do what: the roles and the actions they allow, in one table
-//! ([`Role::allows`]). Every change an admin can make is an [`Action`]; a
+//! ([`RoleRules::allows`]). Every change an admin can make is an [`Action`]; a
 //! domain method that makes it takes a [`Granted`](super::principal::Granted)
 //! for that action, which only [`Principal::may`](super::principal::Principal::may)
 //! hands out after asking this table.
 
-use std::fmt;
+pub use protocol::users::Role;
 
-/// What a person (or a token) may do in Control.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Role {
-    /// Reads everything it can see, changes nothing.
-    Viewer,
-    /// Runs the network: deployments and jobs, Beacon checks, invites.
-    Operator,
-    /// Everything but people, single sign-on settings and the owner.
-    Admin,
-    /// Everything; the break-glass account.
-    Owner,
+/// The one table of who may do what. A trait only because [`Role`] is
+/// named in `protocol` (the browser shows it) and the rules live here.
+pub trait RoleRules {
+    fn allows(self, action: ActionKind) -> bool;
 }
 
-impl Role {
-    /// The one table of who may do what.
-    pub fn allows(self, action: ActionKind) -> bool {
+impl RoleRules for Role {
+    fn allows(self, action: ActionKind) -> bool {
         use ActionKind::*;
         match action {
             ManageUsers => self == Role::Owner,
@@ -30,21 +22,6 @@ impl Role {
             }
             RunJobs | CheckBeacons | ManageInvites | ManageOwnApiTokens => self >= Role::Operator,
         }
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Owner => "owner",
-            Role::Admin => "admin",
-            Role::Operator => "operator",
-            Role::Viewer => "viewer",
-        }
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -56,7 +33,7 @@ pub trait Action: Send + Sync + 'static {
 
 macro_rules! actions {
     ($($(#[$doc:meta])* $name:ident,)*) => {
-        /// Every action, as a value: what [`Role::allows`] decides on.
+        /// Every action, as a value: what [`RoleRules::allows`] decides on.
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum ActionKind {
             $($(#[$doc])* $name,)*

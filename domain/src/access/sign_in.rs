@@ -22,7 +22,9 @@
 //! one-time link ([`AdminSessions::issue_browser_link`]) whose page hands that
 //! browser its own mark, and with it its own budget.
 
+use crate::access::principal::Principal;
 use crate::access::secrets::{new_token, secret_matches, token_hash};
+use crate::access::users::Users;
 use crate::entities::{admin_session, login_failure, signin_device};
 use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
@@ -53,7 +55,9 @@ fn browser_link_hash(token: &str) -> String {
 
 #[derive(Debug, thiserror::Error)]
 pub enum AuthError {
-    #[error("wrong password")]
+    /// A wrong password, or a name nobody enabled has: the two are not told
+    /// apart, so answers do not reveal which names exist.
+    #[error("wrong name or password")]
     WrongPassword,
     /// Too many failures from this client; it may try again after `retry_after`.
     #[error("too many failed sign-in attempts")]
@@ -94,23 +98,34 @@ pub struct Attempt<'a> {
     pub device: Option<&'a str>,
 }
 
-/// A valid session found from a cookie.
+/// What a sign-in form sends.
+#[derive(Clone, Copy)]
+pub struct Credentials<'a> {
+    /// A person's name; empty for the break-glass owner account.
+    pub name: &'a str,
+    pub password: &'a str,
+}
+
+/// A valid session found from a cookie, and who it acts as now.
 #[derive(Clone, Debug)]
 pub struct AdminSession {
     pub expires_at: DateTime<Utc>,
+    pub principal: Principal,
 }
 
 #[derive(Clone)]
 pub struct AdminSessions {
     db: DatabaseConnection,
     admin_password: std::sync::Arc<str>,
+    users: Users,
 }
 
 impl AdminSessions {
-    pub fn new(db: DatabaseConnection, admin_password: &str) -> Self {
+    pub fn new(db: DatabaseConnection, admin_password: &str, users: Users) -> Self {
         Self {
             db,
             admin_password: admin_password.into(),
+            users,
         }
     }
 
@@ -122,9 +137,12 @@ impl AdminSessions {
     /// least k rows. A successful attempt deletes its own row, and so does a
     /// refused one (it was never checked, and must not prolong the lock); a
     /// wrong password's row stays for the window.
+    ///
+    /// The key is per address or browser, never per name, so trying many
+    /// names is no faster than trying one.
     pub async fn sign_in(
         &self,
-        password: &str,
+        credentials: Credentials<'_>,
         from: Attempt<'_>,
     ) -> Result<NewSession, AuthError> {
         let now = Utc::now();
@@ -165,14 +183,22 @@ impl AdminSessions {
             );
             return Err(AuthError::Throttled { retry_after });
         }
-        if !secret_matches(password, &self.admin_password) {
+        let user_id = match credentials.name.trim() {
+            "" => secret_matches(credentials.password, &self.admin_password).then_some(None),
+            name => self
+                .users
+                .check_password(name, credentials.password)
+                .await?
+                .map(|user| Some(user.id)),
+        };
+        let Some(user_id) = user_id else {
             tracing::warn!(
                 client,
                 known_browser = device.is_some(),
-                "admin sign-in failed: wrong password"
+                "admin sign-in failed: wrong name or password"
             );
             return Err(AuthError::WrongPassword);
-        }
+        };
         login_failure::Entity::delete_by_id(attempt.id)
             .exec(&self.db)
             .await?;
@@ -191,10 +217,17 @@ impl AdminSessions {
             created_at: Set(now),
             expires_at: Set(expires_at),
             client: Set(client.to_string()),
+            user_id: Set(user_id.clone()),
         }
         .insert(&self.db)
         .await?;
-        tracing::info!(client, "admin signed in");
+        match &user_id {
+            Some(id) => {
+                self.users.signed_in(id, now).await?;
+                tracing::info!(client, user = id.as_str(), "person signed in");
+            }
+            None => tracing::info!(client, "owner signed in with the break-glass password"),
+        }
         Ok(NewSession {
             token,
             expires_at,
@@ -271,14 +304,24 @@ impl AdminSessions {
         Ok(Some(self.remember_device(now).await?))
     }
 
-    /// The session a cookie token belongs to, if it exists and has not expired.
+    /// The session a cookie token belongs to, if it exists and has not
+    /// expired, with who it acts as now: a person's current role, read on
+    /// every request; a disabled or deleted person's session is no session.
     pub async fn session(&self, token: &str) -> Result<Option<AdminSession>, AuthError> {
-        let found = admin_session::Entity::find_by_id(token_hash(token))
+        let Some(found) = admin_session::Entity::find_by_id(token_hash(token))
             .filter(admin_session::Column::ExpiresAt.gt(Utc::now()))
             .one(&self.db)
-            .await?;
-        Ok(found.map(|s| AdminSession {
-            expires_at: s.expires_at,
+            .await?
+        else {
+            return Ok(None);
+        };
+        let principal = match &found.user_id {
+            None => Some(Principal::owner()),
+            Some(id) => self.users.principal(id).await?,
+        };
+        Ok(principal.map(|principal| AdminSession {
+            expires_at: found.expires_at,
+            principal,
         }))
     }
 

@@ -14,6 +14,8 @@ pub struct Model {
     pub expires_at: DateTimeUtc,
     /// The client address that signed in, for the audit trail.
     pub client: String,
+    /// The person signed in; `None` for the break-glass owner account.
+    pub user_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -19,6 +19,8 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub last_used_at: Option<DateTimeUtc>,
     pub revoked_at: Option<DateTimeUtc>,
+    /// Whose token it is; `None` for the break-glass owner account.
+    pub user_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -26,3 +26,5 @@ pub mod schedule_lease;
 pub mod seen_signature;
 pub mod setting;
 pub mod signin_device;
+pub mod user;
+pub mod user_invite;

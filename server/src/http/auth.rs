@@ -3,7 +3,6 @@
 
 use super::error::ApiError;
 use super::extract::cookie_value;
-use crate::domain::access::principal::Principal;
 use crate::domain::access::sign_in::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
@@ -92,7 +91,12 @@ enum Access {
 /// Prefixes whose paths are public only in the exact shape their own handler
 /// serves; anything else below them needs a session like any page.
 const STATIC_ASSETS: &str = "/pkg/";
-const ONE_SEGMENT_PUBLIC: [&str; 3] = ["/lang/", "/join/", super::TRUST_BROWSER_PREFIX];
+const ONE_SEGMENT_PUBLIC: [&str; 4] = [
+    "/lang/",
+    "/join/",
+    super::TRUST_BROWSER_PREFIX,
+    super::welcome_page::WELCOME_PATH,
+];
 
 /// Decides on the raw path, which [`super::paths::refuse_ambiguous_paths`] has
 /// already checked is read the same way by the router and the renderer.
@@ -164,20 +168,20 @@ pub async fn require_admin(
     if opened_by_api_token(&path) {
         if let Some(token) = bearer_token(request.headers()) {
             return match state.api_tokens.authenticate(&token).await {
-                Ok(Some((name, scope))) => match token_refusal(scope, request.method(), &path) {
-                    Some(refusal) => refusal.into_response(),
-                    None => {
-                        let mut request = request;
-                        request
-                            .extensions_mut()
-                            .insert(Principal::api_token(&name, scope));
-                        next.run(request).await
+                Ok(Some((principal, scope))) => {
+                    match token_refusal(scope, request.method(), &path) {
+                        Some(refusal) => refusal.into_response(),
+                        None => {
+                            let mut request = request;
+                            request.extensions_mut().insert(principal);
+                            next.run(request).await
+                        }
                     }
-                },
+                }
                 Ok(None) => ApiError::new(
                     StatusCode::UNAUTHORIZED,
                     "invalid_token",
-                    "This API token is not known, or it was revoked.",
+                    "This API token is not known, was revoked, or its person was disabled.",
                 )
                 .hint("Create a token under Settings → API tokens and send it as Authorization: Bearer krt_….")
                 .into_response(),
@@ -189,9 +193,9 @@ pub async fn require_admin(
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
-    if session.is_some() {
+    if let Some(session) = session {
         let mut request = request;
-        request.extensions_mut().insert(Principal::owner());
+        request.extensions_mut().insert(session.principal);
         return next.run(request).await;
     }
     match access {
@@ -356,6 +360,9 @@ mod tests {
         assert_eq!(access_for("/lang/ru/jobs"), Access::Page);
         assert_eq!(access_for("/trust-browser/abc"), Access::Public);
         assert_eq!(access_for("/trust-browser/abc/audit"), Access::Page);
+        assert_eq!(access_for("/welcome/abc"), Access::Public);
+        assert_eq!(access_for("/welcome/abc/audit"), Access::Page);
+        assert_eq!(access_for("/welcome/"), Access::Page);
         assert_eq!(access_for("/pkg/knotroute.wasm"), Access::Public);
         assert_eq!(access_for("/pkg/"), Access::Page);
         assert!(opened_by_api_token("/api/v1/networks"));

@@ -7,6 +7,7 @@ use crate::domain::access::api_tokens::TokenError;
 use crate::domain::access::control_identity::IdentityError;
 use crate::domain::access::principal::NotAllowed;
 use crate::domain::access::sign_in::AuthError;
+use crate::domain::access::users::UserError;
 use crate::domain::agents::enrollment::{EnrollError, EnrollRefusal};
 use crate::domain::agents::install_tokens::InstallTokenError;
 use crate::domain::agents::inventory::InventoryError;
@@ -270,6 +271,7 @@ answered_through_failure!(
     RevokedKeyError,
     InviteError,
     TokenError,
+    UserError,
     DiagnosticsError,
     NotAllowed,
 );
@@ -281,7 +283,7 @@ impl From<AuthError> for ApiError {
                 let mut api = Self::new(
                     StatusCode::UNAUTHORIZED,
                     "wrong_password",
-                    "Wrong password.",
+                    "Wrong name or password.",
                 );
                 api.body.field = Some("password".into());
                 api

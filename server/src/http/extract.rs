@@ -56,6 +56,9 @@ impl NamesNothing for protocol::InstallTokenId {
 impl NamesNothing for protocol::ApiTokenId {
     const NOT_FOUND: &'static str = "No API token has this ID.";
 }
+impl NamesNothing for protocol::UserId {
+    const NOT_FOUND: &'static str = "No user has this ID.";
+}
 
 impl<T: FromPathText + NamesNothing + Send, S: Send + Sync> FromRequestParts<S> for ApiPath<T> {
     type Rejection = ApiError;
@@ -90,7 +93,8 @@ ids_from_path_text!(
     protocol::JobId,
     protocol::InviteId,
     protocol::InstallTokenId,
-    protocol::ApiTokenId
+    protocol::ApiTokenId,
+    protocol::UserId
 );
 
 impl FromPathText for protocol::Lang {

@@ -18,6 +18,7 @@ pub mod security;
 pub mod throttle;
 pub mod trust_browser;
 pub mod ui_backend;
+pub mod welcome_page;
 
 use crate::state::AppState;
 use axum::extract::DefaultBodyLimit;
@@ -43,6 +44,8 @@ fn request_span(request: &axum::extract::Request) -> tracing::Span {
         "/join/…"
     } else if path.starts_with("/trust-browser/") {
         "/trust-browser/…"
+    } else if path.starts_with(welcome_page::WELCOME_PATH) {
+        "/welcome/…"
     } else {
         path
     };
@@ -81,6 +84,11 @@ pub fn router(state: AppState) -> Router {
         .route("/join/{token}/{*rest}", any(plain_not_found))
         .route("/lang/{code}/{*rest}", any(plain_not_found))
         .route("/trust-browser/{token}/{*rest}", any(plain_not_found))
+        .route(
+            "/welcome/{token}",
+            get(welcome_page::show).post(welcome_page::accept),
+        )
+        .route("/welcome/{token}/{*rest}", any(plain_not_found))
         .route(chunk_batch::ROUTE, get(chunk_batch::serve))
         .nest_service(
             "/pkg",

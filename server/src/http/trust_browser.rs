@@ -36,9 +36,10 @@ fn page(nonce: &CspNonce, title: &str, body: &str) -> Html<String> {
     ))
 }
 
-/// A trust link's token: URL-safe base64 of 32 bytes; anything else cannot
-/// be one, and is answered as a used or unknown link.
-pub struct LinkToken(String);
+/// A one-time link's token (this page's, and `/welcome/`'s): URL-safe
+/// base64 of 32 bytes; anything else cannot be one, and is answered as a
+/// used or unknown link without being looked up.
+pub struct LinkToken(pub(crate) String);
 
 impl FromPathText for LinkToken {
     fn from_path_text(text: &str) -> Option<Self> {

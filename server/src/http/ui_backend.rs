@@ -3,7 +3,7 @@
 //! (language, nonce, the domain services for a verified session) for pages
 //! and server functions.
 
-use crate::domain::access::sign_in::Attempt;
+use crate::domain::access::sign_in::{Attempt, Credentials};
 use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
 use crate::http::extract::{came_over_https, client_address, peer_of};
 use crate::http::lang::request_lang;
@@ -23,6 +23,7 @@ struct Sessions {
 impl SessionPort for Sessions {
     async fn sign_in(
         &self,
+        name: String,
         password: String,
         request: &http::request::Parts,
     ) -> Result<Vec<String>, UiError> {
@@ -37,7 +38,13 @@ impl SessionPort for Sessions {
         let session = self
             .state
             .auth
-            .sign_in(&password, from)
+            .sign_in(
+                Credentials {
+                    name: &name,
+                    password: &password,
+                },
+                from,
+            )
             .await
             .map_err(ui_auth_error)?;
         let secure = came_over_https(&request.headers, peer, config);

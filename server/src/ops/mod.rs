@@ -78,7 +78,8 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
 /// Prints the one-time link (`domain::access::sign_in::AdminSessions::issue_browser_link`).
 async fn trust_browser(conn: &sea_orm::DatabaseConnection, settings: &Settings) -> ExitCode {
     // The password is not needed to issue a link: the link alone signs no one in.
-    let auth = crate::domain::access::sign_in::AdminSessions::new(conn.clone(), "");
+    let users = crate::domain::access::users::Users::new(conn.clone(), None);
+    let auth = crate::domain::access::sign_in::AdminSessions::new(conn.clone(), "", users);
     let token = match auth.issue_browser_link().await {
         Ok(t) => t,
         Err(e) => return fail(1, e),

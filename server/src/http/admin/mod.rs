@@ -14,6 +14,7 @@ pub mod openapi;
 pub mod session;
 pub mod settings;
 pub mod tokens;
+pub mod users;
 
 use crate::http::error::ApiError;
 use crate::state::AppState;
@@ -37,6 +38,7 @@ pub fn described_routes() -> OpenApiRouter<AppState> {
         .merge(diagnostics::routes())
         .merge(settings::routes())
         .merge(tokens::routes())
+        .merge(users::routes())
         .merge(audit::routes())
 }
 

@@ -1,7 +1,7 @@
 //! The admin session over the JSON API: sign in with the password, read the
 //! session, sign out.
 
-use crate::domain::access::sign_in::Attempt;
+use crate::domain::access::sign_in::{Attempt, Credentials};
 use crate::http::auth::{
     cleared_session_cookie, current_session, device_token, session_token, sign_in_cookies,
 };
@@ -49,7 +49,11 @@ async fn sign_in(
         client: &client,
         device: device.as_deref(),
     };
-    let session = state.auth.sign_in(&body.password, from).await?;
+    let credentials = Credentials {
+        name: &body.name,
+        password: &body.password,
+    };
+    let session = state.auth.sign_in(credentials, from).await?;
     let status = SessionStatus {
         authenticated: true,
         expires_at: Some(

@@ -29,8 +29,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
     tag = "tokens",
     responses((status = 200, body = [TokenView]))
 )]
-async fn list_tokens(State(state): State<AppState>) -> Result<Json<Vec<TokenView>>, ApiError> {
-    Ok(Json(state.api_tokens.list().await?))
+async fn list_tokens(
+    State(state): State<AppState>,
+    Allowed(by): Allowed<ManageOwnApiTokens>,
+) -> Result<Json<Vec<TokenView>>, ApiError> {
+    Ok(Json(state.api_tokens.list(&by).await?))
 }
 
 #[utoipa::path(

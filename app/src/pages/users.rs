@@ -1,0 +1,262 @@
+//! The Users section of Settings, shown to the owner only: invite a person
+//! with a one-time link (shown once), list people with their role, last
+//! sign-in and open sessions; change a role; disable, sign out everywhere
+//! or delete after a confirmation. For anyone else the section is absent
+//! (the server refuses its calls all the same).
+
+use super::confirm::ConfirmDialog;
+use super::infrastructure::when;
+use super::LoadError;
+use crate::api::users::{list_users, ChangeUser, DeleteUser, EndUserSessions, InviteUser};
+use crate::error::UiError;
+use crate::i18n::users::user_texts;
+use crate::use_lang;
+use leptos::prelude::*;
+use protocol::refusals::Refusal;
+use protocol::users::{Role, UserView};
+use protocol::UserId;
+
+/// What a confirmation is about.
+#[derive(Clone, Copy, PartialEq)]
+enum Ask {
+    Disable,
+    EndSessions,
+    Delete,
+}
+
+#[component]
+pub fn UsersSection() -> impl IntoView {
+    let lang = use_lang();
+    let ut = user_texts(lang);
+    let invite = ServerAction::<InviteUser>::new();
+    let change = ServerAction::<ChangeUser>::new();
+    let end = ServerAction::<EndUserSessions>::new();
+    let delete = ServerAction::<DeleteUser>::new();
+    let users = Resource::new(
+        move || {
+            (
+                change.version().get(),
+                end.version().get(),
+                delete.version().get(),
+            )
+        },
+        |_| list_users(),
+    );
+    let role = RwSignal::new(Role::Operator.as_str().to_string());
+    let invite_error = move || {
+        invite
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    };
+    let created = move || {
+        invite.value().get().and_then(|r| r.ok()).map(|c| {
+            view! {
+                <div class="alert" role="status" id="new-user-invite">
+                    <p><strong>{ut.link_once}</strong></p>
+                    <p><code id="user-invite-link" class="secret">{c.link}</code></p>
+                    <p class="muted">{ut.link_expires}": "{when(&c.expires_at)}" · "{c.role.as_str()}</p>
+                </div>
+            }
+        })
+    };
+    let change_error = move || {
+        change
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .map(|e| e.message(lang))
+    };
+    // Which person and which action the open confirmation is about.
+    let target = RwSignal::new(None::<(Ask, UserId)>);
+    let dialog = |ask: Ask| {
+        let open = RwSignal::new(false);
+        Effect::new(move |_| open.set(matches!(target.get(), Some((a, _)) if a == ask)));
+        Effect::new(move |_| {
+            if !open.get() && matches!(target.get_untracked(), Some((a, _)) if a == ask) {
+                target.set(None);
+            }
+        });
+        open
+    };
+    let (disable_open, end_open, delete_open) = (
+        dialog(Ask::Disable),
+        dialog(Ask::EndSessions),
+        dialog(Ask::Delete),
+    );
+    let error_of = move |failed: Option<Result<(), UiError>>| {
+        failed.and_then(|r| r.err()).map(|e| e.message(lang))
+    };
+    let disable_error =
+        Signal::derive(move || error_of(change.value().get().map(|r| r.map(|_| ()))));
+    let end_error = Signal::derive(move || error_of(end.value().get().map(|r| r.map(|_| ()))));
+    let delete_error = Signal::derive(move || error_of(delete.value().get()));
+    // A finished action closes its dialog.
+    Effect::new(move |_| {
+        let done = change.value().get().is_some_and(|r| r.is_ok())
+            || end.value().get().is_some_and(|r| r.is_ok())
+            || delete.value().get().is_some_and(|r| r.is_ok());
+        if done {
+            target.set(None);
+        }
+    });
+    let confirmed = move |ask: Ask| {
+        if let Some((a, id)) = target.get_untracked().filter(|(a, _)| *a == ask) {
+            match a {
+                Ask::Disable => {
+                    change.dispatch(ChangeUser {
+                        id,
+                        role: None,
+                        disabled: Some(true),
+                    });
+                }
+                Ask::EndSessions => {
+                    end.dispatch(EndUserSessions { id });
+                }
+                Ask::Delete => {
+                    delete.dispatch(DeleteUser { id });
+                }
+            }
+        }
+    };
+    let ask = Callback::new(move |asked: (Ask, UserId)| target.set(Some(asked)));
+    let set_role = Callback::new(move |(id, role): (UserId, String)| {
+        change.dispatch(ChangeUser {
+            id,
+            role: Some(role),
+            disabled: None,
+        });
+    });
+    let enable = Callback::new(move |id: UserId| {
+        change.dispatch(ChangeUser {
+            id,
+            role: None,
+            disabled: Some(false),
+        });
+    });
+    let section = move |list: Vec<UserView>| {
+        view! {
+            <section class="card" id="users">
+                <h2>{ut.title}</h2>
+                <p class="muted">{ut.intro}</p>
+                <form id="user-invite-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
+                    ev.prevent_default();
+                    invite.dispatch(InviteUser { role: role.get_untracked() });
+                }>
+                    <label for="invite-role">{ut.role_field}</label>
+                    <select id="invite-role" name="role" prop:value=move || role.get()
+                        on:change=move |ev| role.set(event_target_value(&ev))>
+                        {Role::ALL.into_iter().map(|r| view! { <option value=r.as_str()>{r.as_str()}</option> }).collect_view()}
+                    </select>
+                    <p class="field-error" role="alert">{invite_error}</p>
+                    <div class="actions">
+                        <button type="submit" class="primary" id="invite-user" disabled=move || invite.pending().get()>
+                            {ut.invite}
+                        </button>
+                    </div>
+                </form>
+                {created}
+                <p class="field-error" role="alert" id="user-change-error">{change_error}</p>
+                {if list.is_empty() {
+                    view! { <p class="empty" id="users-empty">{ut.empty}</p> }.into_any()
+                } else {
+                    view! { <UserTable list ask set_role enable /> }.into_any()
+                }}
+            </section>
+        }
+    };
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                match users.await {
+                    Ok(list) => section(list).into_any(),
+                    // Not the owner: the section is not theirs to see.
+                    Err(UiError::Refused(Refusal::NotAllowed { .. })) => ().into_any(),
+                    Err(e) => view! { <section class="card" id="users"><LoadError error=e /></section> }.into_any(),
+                }
+            })}
+        </Transition>
+        <ConfirmDialog open=disable_open title=ut.disable explain=ut.disable_explain
+            confirm_label=ut.disable confirm_id="confirm-disable-user"
+            error=disable_error pending=change.pending()
+            on_confirm=move || confirmed(Ask::Disable) />
+        <ConfirmDialog open=end_open title=ut.end_sessions explain=ut.end_sessions_explain
+            confirm_label=ut.end_sessions confirm_id="confirm-end-sessions"
+            error=end_error pending=end.pending()
+            on_confirm=move || confirmed(Ask::EndSessions) />
+        <ConfirmDialog open=delete_open title=ut.delete explain=ut.delete_explain
+            confirm_label=ut.delete confirm_id="confirm-delete-user"
+            error=delete_error pending=delete.pending()
+            on_confirm=move || confirmed(Ask::Delete) />
+    }
+}
+
+#[component]
+fn UserTable(
+    list: Vec<UserView>,
+    ask: Callback<(Ask, UserId)>,
+    set_role: Callback<(UserId, String)>,
+    enable: Callback<UserId>,
+) -> impl IntoView {
+    let ut = user_texts(use_lang());
+    view! {
+        <table class="list" id="users-table">
+            <thead><tr>
+                <th scope="col">{ut.col_name}</th>
+                <th scope="col">{ut.col_role}</th>
+                <th scope="col">{ut.col_last_sign_in}</th>
+                <th scope="col">{ut.col_sessions}</th>
+                <th scope="col"></th>
+            </tr></thead>
+            <tbody>
+                {list.into_iter().map(|user| {
+                    let id = user.id.clone();
+                    let (id_role, id_disable, id_end, id_delete) =
+                        (id.clone(), id.clone(), id.clone(), id.clone());
+                    let current = user.role.as_str();
+                    let on_off = if user.disabled {
+                        view! {
+                            <span class="badge bad">{ut.disabled}</span>" "
+                            <button type="button" id=format!("enable-{id}")
+                                on:click=move |_| enable.run(id_disable.clone())>{ut.enable}</button>
+                        }.into_any()
+                    } else {
+                        view! {
+                            <button type="button" class="danger" id=format!("disable-{id}")
+                                on:click=move |_| ask.run((Ask::Disable, id_disable.clone()))>{ut.disable}</button>
+                        }.into_any()
+                    };
+                    let sessions = match (&user.newest_session_at, user.open_sessions) {
+                        (Some(newest), n) if n > 0 => format!("{n} · {}", when(newest)),
+                        _ => "0".to_string(),
+                    };
+                    view! {
+                        <tr class="user-row">
+                            <td data-label=ut.col_name>{user.name.clone()}</td>
+                            <td data-label=ut.col_role>
+                                <select id=format!("role-{id}") aria-label=format!("{} {}", ut.change_role, user.name)
+                                    on:change=move |ev| set_role.run((id_role.clone(), event_target_value(&ev)))>
+                                    {Role::ALL.into_iter().map(|r| view! {
+                                        <option value=r.as_str() selected=r.as_str() == current>{r.as_str()}</option>
+                                    }).collect_view()}
+                                </select>
+                            </td>
+                            <td data-label=ut.col_last_sign_in>
+                                {user.last_sign_in_at.as_deref().map(when).unwrap_or_else(|| ut.never.to_string())}
+                            </td>
+                            <td data-label=ut.col_sessions>{sessions}</td>
+                            <td class="actions">
+                                {on_off}" "
+                                <button type="button" id=format!("end-sessions-{id}")
+                                    on:click=move |_| ask.run((Ask::EndSessions, id_end.clone()))>{ut.end_sessions}</button>" "
+                                <button type="button" class="danger" id=format!("delete-{id}")
+                                    on:click=move |_| ask.run((Ask::Delete, id_delete.clone()))>{ut.delete}</button>
+                            </td>
+                        </tr>
+                    }
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+}
