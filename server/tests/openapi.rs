@@ -46,6 +46,10 @@ const API_PATHS: [&str; 36] = [
     "/api/v1/settings/identity",
     "/api/v1/tokens",
     "/api/v1/tokens/{id}/revoke",
+    "/api/v1/users",
+    "/api/v1/users/invites",
+    "/api/v1/users/{id}",
+    "/api/v1/users/{id}/sessions/end",
 ];
 
 #[tokio::test]

@@ -64,7 +64,8 @@ where
 /// Left out on purpose: admin sessions, failed sign-ins and known sign-in
 /// browsers (a restore must not revive a signed-out session), the replay
 /// cache of Agent signatures (its entries are only valid for minutes) and the
-/// schedule leases of replicas.
+/// schedule leases of replicas, and invitations for people (one-time
+/// links, meant to be used within days, not revived by a restore).
 pub fn backed_up() -> Vec<Box<dyn Table>> {
     vec![
         table::<e::network::Entity>(false),
@@ -84,6 +85,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::alert_state::Entity>(false),
         table::<e::alert::Entity>(true),
         table::<e::setting::Entity>(false),
+        table::<e::user::Entity>(false),
         table::<e::api_token::Entity>(false),
         table::<e::revoked_key::Entity>(false),
         // Control's identity: a restore onto a new server keeps it, so the
