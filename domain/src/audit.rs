@@ -47,10 +47,37 @@ pub type AuditView = protocol::api::AuditEntry;
 #[into_params(parameter_in = Query)]
 pub struct AuditFilter {
     pub action: Option<String>,
+    /// Whose entries: `owner`, `user:<name>` (with their tokens'), or any
+    /// actor as written (`protocol::users::audit_person`).
+    pub person: Option<String>,
     pub subject: Option<String>,
     /// The last `id` of the previous page.
     pub before: Option<i64>,
     pub limit: Option<u64>,
+}
+
+/// The entries `protocol::users::audit_person` files under `person`: the
+/// actor itself, the owner's break-glass spelling, and tokens ending in
+/// ` (<person>)` (matched literally: `%` and `_` in the input are escaped).
+fn by_person(person: &str) -> sea_orm::Condition {
+    use sea_orm::sea_query::LikeExpr;
+    let literal: String = person
+        .chars()
+        .flat_map(|c| match c {
+            '%' | '_' | '\\' => vec!['\\', c],
+            c => vec![c],
+        })
+        .collect();
+    let mut any = sea_orm::Condition::any()
+        .add(audit_entry::Column::Actor.eq(person))
+        .add(
+            audit_entry::Column::Actor
+                .like(LikeExpr::new(format!("token:% ({literal})")).escape('\\')),
+        );
+    if person == "owner" {
+        any = any.add(audit_entry::Column::Actor.eq("owner (break-glass)"));
+    }
+    any
 }
 
 /// Newest first.
@@ -63,6 +90,9 @@ pub async fn list(
         .limit(filter.limit.unwrap_or(100).clamp(1, 500));
     if let Some(action) = &filter.action {
         query = query.filter(audit_entry::Column::Action.eq(action.as_str()));
+    }
+    if let Some(person) = &filter.person {
+        query = query.filter(by_person(person));
     }
     if let Some(subject) = &filter.subject {
         query = query.filter(audit_entry::Column::Subject.eq(subject.as_str()));

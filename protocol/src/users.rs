@@ -51,6 +51,23 @@ impl fmt::Display for Role {
     }
 }
 
+/// The person an audit entry's actor stands for, as the audit filter takes
+/// it: `owner` for the break-glass account and its tokens, `user:<name>` for
+/// a person and their tokens (`token:<name> (user:<name>)`); any other actor
+/// (`control`, an older `admin`) stands for itself.
+pub fn audit_person(actor: &str) -> &str {
+    if actor == "owner (break-glass)" {
+        return "owner";
+    }
+    match actor
+        .strip_prefix("token:")
+        .and_then(|rest| rest.rsplit_once(" ("))
+    {
+        Some((_, owner)) => owner.strip_suffix(')').unwrap_or(actor),
+        None => actor,
+    }
+}
+
 /// Longest sign-in name.
 pub const USER_NAME_MAX: usize = 64;
 /// Shortest password a person may choose (the break-glass password has its
@@ -264,6 +281,16 @@ mod tests {
             }),
             [("password".to_string(), Problem::TooLong { max: 256 })]
         );
+    }
+
+    #[test]
+    fn audit_entries_are_filed_under_their_person() {
+        assert_eq!(audit_person("owner (break-glass)"), "owner");
+        assert_eq!(audit_person("token:ci (owner)"), "owner");
+        assert_eq!(audit_person("user:anna"), "user:anna");
+        assert_eq!(audit_person("token:deploy (v2) (user:anna)"), "user:anna");
+        assert_eq!(audit_person("control"), "control");
+        assert_eq!(audit_person("token:odd"), "token:odd");
     }
 
     #[test]

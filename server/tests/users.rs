@@ -10,50 +10,7 @@ use common::{browser_like_client, Control};
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use serde_json::{json, Value};
 
-const ANNA_PASSWORD: &str = "anna's long passphrase";
-
-/// Creates an invitation in `role` as the signed-in owner; its link's path.
-async fn invite(c: &Control, role: &str) -> String {
-    let r = c
-        .post_json("/api/v1/users/invites", json!({ "role": role }))
-        .await;
-    assert_eq!(r.status(), 201);
-    let created: Value = r.json().await.unwrap();
-    assert_eq!(created["role"], role);
-    let link = created["link"].as_str().unwrap();
-    let path = &link[link.find("/welcome/").expect("a welcome link")..];
-    path.to_string()
-}
-
-/// Posts the welcome form as a browser would (same origin, form encoded).
-async fn welcome(
-    browser: &reqwest::Client,
-    c: &Control,
-    path: &str,
-    name: &str,
-    password: &str,
-    again: &str,
-) -> reqwest::Response {
-    browser
-        .post(c.url(path))
-        .form(&[
-            ("name", name),
-            ("password", password),
-            ("password_again", again),
-        ])
-        .send()
-        .await
-        .unwrap()
-}
-
-/// A person who took up an invitation in `role`: their signed-in browser.
-async fn join(c: &Control, role: &str, name: &str) -> reqwest::Client {
-    let path = invite(c, role).await;
-    let browser = browser_like_client(&c.base);
-    let r = welcome(&browser, c, &path, name, ANNA_PASSWORD, ANNA_PASSWORD).await;
-    assert_eq!(r.status(), 303, "joined and signed in");
-    browser
-}
+use common::people::{invite, join, welcome, PERSON_PASSWORD as ANNA_PASSWORD};
 
 async fn sign_in(c: &Control, name: &str, password: &str) -> reqwest::Response {
     browser_like_client(&c.base)
@@ -230,6 +187,35 @@ on_both_databases!(
         );
         let created: Value = c.get_json("/api/v1/audit?action=network.created").await;
         assert_eq!(created[0]["actor"], "token:ci (user:anna)");
+
+        // The log filed by person: hers and her tokens', the owner's, and
+        // wildcards in the filter taken literally.
+        let actors = |person: &'static str| {
+            let c = &c;
+            async move {
+                let url = format!(
+                    "/api/v1/audit?person={}",
+                    person.replace('%', "%25").replace(':', "%3A")
+                );
+                let entries: Value = c.get_json(&url).await;
+                let mut actors: Vec<String> = entries
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|e| e["actor"].as_str().unwrap().to_string())
+                    .collect();
+                actors.sort();
+                actors.dedup();
+                actors
+            }
+        };
+        assert_eq!(
+            actors("user:anna").await,
+            ["token:ci (user:anna)", "user:anna"]
+        );
+        assert_eq!(actors("owner").await, ["owner (break-glass)"]);
+        assert!(actors("user:%").await.is_empty());
+        assert!(actors("%").await.is_empty());
 
         // Disabled: her session, her token and her password stop at once.
         let r = c

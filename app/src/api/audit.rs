@@ -21,6 +21,7 @@ pub struct AuditPage {
 #[server(prefix = "/ui", endpoint = "list_audit")]
 pub async fn list_audit(
     action: Option<String>,
+    person: Option<String>,
     subject: Option<String>,
     before: Option<i64>,
 ) -> Result<AuditPage, UiError> {
@@ -28,6 +29,7 @@ pub async fn list_audit(
         |v: Option<String>| v.map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
     let filter = domain::audit::AuditFilter {
         action: blank_is_any(action),
+        person: blank_is_any(person),
         subject: blank_is_any(subject),
         before,
         // One more than a page tells whether an older page exists.

@@ -1,6 +1,7 @@
-//! Audit log: who did what to which thing, and when; filtered by action and
-//! subject, paged newest first. Filters and the page live in the query
-//! string, so a view can be bookmarked and the back button works.
+//! Audit log: who did what to which thing, and when; filtered by action,
+//! person (an actor links to its person's entries) and subject, paged newest
+//! first. Filters and the page live in the query string, so a view can be
+//! bookmarked and the back button works.
 
 use super::infrastructure::when;
 use super::layout::Frame;
@@ -58,11 +59,12 @@ pub fn AuditPage() -> impl IntoView {
     let query = use_query_map();
     let param = move |name: &str| query.read().get(name).filter(|v| !v.trim().is_empty());
     let action = move || param("action");
+    let person = move || param("person");
     let subject = move || param("subject");
     let before = move || param("before").and_then(|b| b.parse::<i64>().ok());
     let entries = Resource::new(
-        move || (action(), subject(), before()),
-        |(action, subject, before)| list_audit(action, subject, before),
+        move || (action(), person(), subject(), before()),
+        |(action, person, subject, before)| list_audit(action, person, subject, before),
     );
     view! {
         <Title text=format!("{} · {}", at.title, t.product) />
@@ -76,6 +78,9 @@ pub fn AuditPage() -> impl IntoView {
                 <datalist id="audit-actions">
                     {KNOWN_ACTIONS.iter().map(|a| view! { <option value=*a></option> }).collect_view()}
                 </datalist>
+                <label for="audit-person">{at.filter_person}</label>
+                <input id="audit-person" name="person" placeholder=at.any autocapitalize="none"
+                    prop:value=move || person().unwrap_or_default() />
                 <label for="audit-subject">{at.filter_subject}</label>
                 <input id="audit-subject" name="subject" placeholder="kn_… / ka_… / job_…"
                     prop:value=move || subject().unwrap_or_default() />
@@ -84,7 +89,7 @@ pub fn AuditPage() -> impl IntoView {
             {loaded(
                 move || async move { entries.await },
                 move |answer| {
-                    let filtered = action().is_some() || subject().is_some();
+                    let filtered = action().is_some() || person().is_some() || subject().is_some();
                     match answer {
                         page if page.items.is_empty() && before().is_none() => {
                             let text = if filtered { at.empty_filtered } else { at.empty };
@@ -92,7 +97,7 @@ pub fn AuditPage() -> impl IntoView {
                         }
                         page => {
                             let mut filter = String::new();
-                            for (name, value) in [("action", action()), ("subject", subject())] {
+                            for (name, value) in [("action", action()), ("person", person()), ("subject", subject())] {
                                 if let Some(value) = value {
                                     filter.push_str(&format!("{name}={}&", urlencode(&value)));
                                 }
@@ -135,7 +140,11 @@ fn AuditRow(entry: AuditEntry) -> impl IntoView {
     view! {
         <tr class="audit-row">
             <td data-label=at.col_when>{when(&entry.at)}</td>
-            <td data-label=at.col_who><code>{entry.actor}</code></td>
+            <td data-label=at.col_who>
+                <a href=format!("/audit?person={}", urlencode(protocol::users::audit_person(&entry.actor)))>
+                    <code>{entry.actor.clone()}</code>
+                </a>
+            </td>
             <td data-label=at.col_what class="audit-action">{entry.action}</td>
             <td data-label=at.col_subject>{subject}</td>
             <td data-label=at.col_detail>{entry.detail}</td>

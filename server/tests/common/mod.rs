@@ -8,6 +8,7 @@ mod raw_http;
 #[allow(unused_imports)]
 pub use raw_http::{raw_http, RawAnswer};
 
+pub mod people;
 pub mod private_postgres;
 
 // Each test binary compiles this module anew and names only what it uses.

@@ -1,0 +1,50 @@
+//! People with accounts of their own, as tests make them: the signed-in
+//! owner invites, the person takes up the link in a browser of their own.
+
+use super::{browser_like_client, Control};
+use serde_json::{json, Value};
+
+/// The password every test person chooses.
+pub const PERSON_PASSWORD: &str = "a person's long passphrase";
+
+/// Creates an invitation in `role` as the signed-in owner; its link's path.
+pub async fn invite(c: &Control, role: &str) -> String {
+    let r = c
+        .post_json("/api/v1/users/invites", json!({ "role": role }))
+        .await;
+    assert_eq!(r.status(), 201);
+    let created: Value = r.json().await.unwrap();
+    assert_eq!(created["role"], role);
+    let link = created["link"].as_str().unwrap();
+    link[link.find("/welcome/").expect("a welcome link")..].to_string()
+}
+
+/// Posts the welcome form as a browser would (same origin, form encoded).
+pub async fn welcome(
+    browser: &reqwest::Client,
+    c: &Control,
+    path: &str,
+    name: &str,
+    password: &str,
+    again: &str,
+) -> reqwest::Response {
+    browser
+        .post(c.url(path))
+        .form(&[
+            ("name", name),
+            ("password", password),
+            ("password_again", again),
+        ])
+        .send()
+        .await
+        .unwrap()
+}
+
+/// A person who took up an invitation in `role`: their signed-in browser.
+pub async fn join(c: &Control, role: &str, name: &str) -> reqwest::Client {
+    let path = invite(c, role).await;
+    let browser = browser_like_client(&c.base);
+    let r = welcome(&browser, c, &path, name, PERSON_PASSWORD, PERSON_PASSWORD).await;
+    assert_eq!(r.status(), 303, "joined and signed in");
+    browser
+}
