@@ -37,6 +37,13 @@ pub fn granted<A: Action>() -> Result<Granted<A>, UiError> {
     signed_in()?.may::<A>().map_err(ui_error)
 }
 
+/// Like [`granted`], but a role that does not allow `A` is `None` rather
+/// than a refusal: for reads that show a part of a screen only to those who
+/// may act on it.
+pub fn granted_or_none<A: Action>() -> Result<Option<Granted<A>>, UiError> {
+    Ok(signed_in()?.may::<A>().ok())
+}
+
 /// Signing in and out, which need no verified session.
 #[async_trait]
 pub trait SessionPort: Send + Sync + 'static {
@@ -76,6 +83,7 @@ mod tests {
             // Past the check it asks for the services themselves (none in this test).
             assert!(matches!(services(), Err(UiError::Internal)));
             assert!(granted::<RunJobs>().is_ok());
+            assert!(matches!(granted_or_none::<RunJobs>(), Ok(Some(_))));
         });
     }
 
@@ -94,6 +102,8 @@ mod tests {
                 granted::<RunJobs>(),
                 Err(UiError::Refused(Refusal::NotAllowed { role })) if role == "viewer"
             ));
+            // A part of a screen only for those who may act is simply absent.
+            assert!(matches!(granted_or_none::<RunJobs>(), Ok(None)));
         });
     }
 }

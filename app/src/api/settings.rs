@@ -56,11 +56,15 @@ pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
     .await
 }
 
+/// The caller's own tokens; `None` for a role that may have none (a viewer),
+/// whose Settings has no API tokens section.
 #[server(prefix = "/ui", endpoint = "list_api_tokens")]
-pub async fn list_api_tokens() -> Result<Vec<TokenView>, UiError> {
+pub async fn list_api_tokens() -> Result<Option<Vec<TokenView>>, UiError> {
     with_services(|s| async move {
-        let by = granted::<ManageOwnApiTokens>()?;
-        s.api_tokens.list(&by).await.map_err(ui_error)
+        let Some(by) = crate::backend::granted_or_none::<ManageOwnApiTokens>()? else {
+            return Ok(None);
+        };
+        s.api_tokens.list(&by).await.map(Some).map_err(ui_error)
     })
     .await
 }

@@ -12,11 +12,16 @@ use crate::{api::with_services, error::ui_error};
 #[cfg(feature = "ssr")]
 use domain::access::roles::ManageUsers;
 
+/// Everyone, for the owner; `None` for a role that manages no people, whose
+/// Settings simply has no Users section (a refusal here would make the whole
+/// Settings page answer 403).
 #[server(prefix = "/ui", endpoint = "list_users")]
-pub async fn list_users() -> Result<Vec<UserView>, UiError> {
+pub async fn list_users() -> Result<Option<Vec<UserView>>, UiError> {
     with_services(|s| async move {
-        let by = granted::<ManageUsers>()?;
-        s.users.list(&by).await.map_err(ui_error)
+        let Some(by) = crate::backend::granted_or_none::<ManageUsers>()? else {
+            return Ok(None);
+        };
+        s.users.list(&by).await.map(Some).map_err(ui_error)
     })
     .await
 }

@@ -102,6 +102,7 @@ pub struct TokenTexts {
     pub revoke: &'static str,
     pub revoke_explain: &'static str,
     pub revoked: &'static str,
+    pub not_for_role: &'static str,
 }
 
 const TOKENS_EN: TokenTexts = TokenTexts {
@@ -125,6 +126,7 @@ const TOKENS_EN: TokenTexts = TokenTexts {
     revoke: "Revoke",
     revoke_explain: "Scripts using this token are refused from now on. This cannot be undone; create a new token if needed.",
     revoked: "revoked",
+    not_for_role: "Your role (viewer) only reads, so it has no API tokens.",
 };
 
 const TOKENS_RU: TokenTexts = TokenTexts {
@@ -148,6 +150,7 @@ const TOKENS_RU: TokenTexts = TokenTexts {
     revoke: "Отозвать",
     revoke_explain: "Скрипты с этим токеном с этого момента получают отказ. Отменить нельзя; при необходимости создайте новый токен.",
     revoked: "отозван",
+    not_for_role: "Ваша роль (viewer) только читает, поэтому API-токенов у неё нет.",
 };
 
 /// The Control identity section of Settings.

@@ -101,10 +101,13 @@ pub fn ApiTokensSection() -> impl IntoView {
                 move || async move { tokens.await },
                 move |answer| {
                     match answer {
-                        list if list.is_empty() => {
+                        None => {
+                            view! { <p class="muted" id="tokens-not-for-role">{tt.not_for_role}</p> }.into_any()
+                        }
+                        Some(list) if list.is_empty() => {
                             view! { <p class="empty" id="tokens-empty">{tt.empty}</p> }.into_any()
                         }
-                        list => view! { <TokenTable list ask_revoke /> }.into_any(),
+                        Some(list) => view! { <TokenTable list ask_revoke /> }.into_any(),
                     }
                 },
             )}

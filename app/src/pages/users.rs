@@ -12,7 +12,6 @@ use crate::error::UiError;
 use crate::i18n::users::user_texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::refusals::Refusal;
 use protocol::users::{Role, UserView};
 use protocol::UserId;
 
@@ -170,9 +169,9 @@ pub fn UsersSection() -> impl IntoView {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
                 match users.await {
-                    Ok(list) => section(list).into_any(),
+                    Ok(Some(list)) => section(list).into_any(),
                     // Not the owner: the section is not theirs to see.
-                    Err(UiError::Refused(Refusal::NotAllowed { .. })) => ().into_any(),
+                    Ok(None) => ().into_any(),
                     Err(e) => view! { <section class="card" id="users"><LoadError error=e /></section> }.into_any(),
                 }
             })}

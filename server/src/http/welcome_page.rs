@@ -12,7 +12,7 @@ use super::extract::{came_over_https, client_address};
 use super::lang::request_lang;
 use super::security::CspNonce;
 use super::trust_browser::LinkToken;
-use crate::domain::access::sign_in::{Attempt, Credentials};
+use crate::domain::access::sign_in::{Attempt, AuthError, Credentials};
 use crate::domain::access::users::UserError;
 use crate::http::extract::PathParam;
 use crate::state::AppState;
@@ -255,7 +255,15 @@ pub async fn accept(
         client: &client,
         device: device.as_deref(),
     };
-    let session = state.auth.sign_in(credentials, from).await?;
+    let session = match state.auth.sign_in(credentials, from).await {
+        Ok(session) => session,
+        // Others' failed guesses from this address hold sign-ins back; the
+        // account exists, so the sign-in screen is where to go on.
+        Err(AuthError::Throttled { .. }) => {
+            return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, "/login")]).into_response())
+        }
+        Err(e) => return Err(e.into()),
+    };
     let secure = came_over_https(&headers, Some(peer), &state.config);
     let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
     for cookie in sign_in_cookies(&session, secure) {
