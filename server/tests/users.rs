@@ -108,6 +108,13 @@ on_both_databases!(
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "forbidden", "{body}");
         assert_eq!(status_of(&anna, &c, "GET", "/api/v1/users").await, 403);
+        let settings = anna.get(c.url("/settings")).send().await.unwrap();
+        assert_eq!(settings.status(), 200, "Settings is hers to read");
+        let html = settings.text().await.unwrap();
+        assert!(
+            html.contains("id=\"api-tokens\"") && !html.contains("user-invite-form"),
+            "{html}"
+        );
         let joined: Value = c.get_json("/api/v1/audit?action=user.joined").await;
         assert_eq!(joined[0]["actor"], "user:anna", "{joined}");
 
