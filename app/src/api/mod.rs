@@ -178,9 +178,10 @@ pub async fn delete_network(id: String) -> Result<(), UiError> {
     .await
 }
 
-/// `name` is empty for the break-glass owner account.
+/// `name` is empty (or left out, as by a script or a page from before
+/// people had names) for the break-glass owner account.
 #[server(prefix = "/ui", endpoint = "sign_in")]
-pub async fn sign_in(name: String, password: String) -> Result<(), UiError> {
+pub async fn sign_in(#[server(default)] name: String, password: String) -> Result<(), UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
     match crate::backend::sessions()?
