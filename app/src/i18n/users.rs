@@ -29,7 +29,7 @@ pub struct UserTexts {
 
 const EN: UserTexts = UserTexts {
     title: "Users",
-    intro: "People who administer this Control, each with a role: viewer reads, operator runs deployments, jobs, Beacon checks and invites, admin does everything but people, owner everything. The owner account of KNOTROUTE_CONTROL_ADMIN_PASSWORD always works and is not listed.",
+    intro: "People who administer this Control, each with a role: viewer reads, operator runs deployments, jobs, Beacon checks and invites, admin does everything but people, owner everything. The break-glass owner account (the admin password from the environment) always works and is not listed.",
     role_field: "Role",
     invite: "Create invitation link",
     link_once: "Send this link to the person: it works once and is shown only now.",
@@ -54,7 +54,7 @@ const EN: UserTexts = UserTexts {
 
 const RU: UserTexts = UserTexts {
     title: "Пользователи",
-    intro: "Люди, которые администрируют этот Control, у каждого своя роль: viewer только смотрит, operator выполняет развёртывания, задачи, проверки Beacon и приглашения, admin может всё, кроме управления людьми, owner — всё. Учётная запись владельца из KNOTROUTE_CONTROL_ADMIN_PASSWORD работает всегда и здесь не показана.",
+    intro: "Люди, которые администрируют этот Control, у каждого своя роль: viewer только смотрит, operator выполняет развёртывания, задачи, проверки Beacon и приглашения, admin может всё, кроме управления людьми, owner — всё. Аварийная учётная запись владельца (пароль администратора из окружения) работает всегда и здесь не показана.",
     role_field: "Роль",
     invite: "Создать ссылку-приглашение",
     link_once: "Отправьте эту ссылку человеку: она работает один раз и показывается только сейчас.",
