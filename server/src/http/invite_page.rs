@@ -227,7 +227,8 @@ button{font:inherit;padding:.35rem .75rem;border-radius:.25rem;border:1px solid 
 /// Turns the hidden copy buttons on: without JavaScript the values stay selectable text.
 const SCRIPT: &str = "if(navigator.clipboard)document.querySelectorAll('button[data-copy]').forEach(function(b){b.hidden=false;b.addEventListener('click',function(){navigator.clipboard.writeText(b.getAttribute('data-copy')).then(function(){var t=b.textContent;b.textContent=b.getAttribute('data-done');setTimeout(function(){b.textContent=t},1500)})})})";
 
-fn html_response(status: StatusCode, body: String) -> Response {
+/// A public page's answer: HTML, never indexed (the welcome page uses it too).
+pub(super) fn html_response(status: StatusCode, body: String) -> Response {
     let mut response = (status, body).into_response();
     let h = response.headers_mut();
     h.insert(

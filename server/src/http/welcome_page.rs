@@ -101,18 +101,11 @@ fn html(
         </html>
     }
     .to_html();
-    let mut response = (status, page).into_response();
-    let h = response.headers_mut();
-    h.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    h.insert(
-        "x-robots-tag",
-        HeaderValue::from_static("noindex, nofollow"),
-    );
+    let mut response = super::invite_page::html_response(status, page);
     // The token is in the URL: never let a cache keep the page.
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+        .headers_mut()
+        .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     response
 }
 
