@@ -1,11 +1,12 @@
 //! Server functions of the Settings screen: alert webhook, test alert,
-//! Control's identity and personal API tokens.
+//! Control's identity, the people (for the owner) and personal API tokens.
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
 use protocol::api::ControlIdentityView;
 use protocol::tokens::{CreatedToken, TokenView};
+use protocol::users::UserView;
 use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
@@ -14,23 +15,32 @@ use crate::backend::granted;
 #[cfg(feature = "ssr")]
 use crate::{api::with_services, error::ui_error};
 #[cfg(feature = "ssr")]
-use domain::access::roles::{ChangeSettings, ManageOwnApiTokens};
+use domain::access::roles::{ChangeSettings, ManageOwnApiTokens, ManageUsers};
 
-/// Where alerts go and Control's identity, read in one call: on a phone
-/// every request is a round trip. The API tokens are read on their own,
-/// since they change apart from these.
+/// Where alerts go, Control's identity and the people, read in one call: on
+/// a phone every request is a round trip. The API tokens are read on their
+/// own, since they change apart from these.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SettingsScreen {
     pub alerts: AlertSettings,
     pub identity: ControlIdentityView,
+    /// Everyone, for the owner; `None` for a role that manages no people,
+    /// whose Settings simply has no Users section (a refusal would make the
+    /// whole page answer 403).
+    pub users: Option<Vec<UserView>>,
 }
 
 #[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
     with_services(|s| async move {
+        let users = match crate::backend::granted_or_none::<ManageUsers>()? {
+            Some(by) => Some(s.users.list(&by).await.map_err(ui_error)?),
+            None => None,
+        };
         Ok(SettingsScreen {
             alerts: s.alerts.settings().await.map_err(ui_error)?,
             identity: s.identity.describe().await.map_err(ui_error)?,
+            users,
         })
     })
     .await

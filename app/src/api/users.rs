@@ -1,4 +1,6 @@
 //! Server functions of the Users section of Settings (the owner only).
+//! The list itself comes with `settings_screen`, so that reaching Settings
+//! costs one request fewer.
 
 use crate::error::UiError;
 use leptos::prelude::*;
@@ -11,20 +13,6 @@ use crate::backend::granted;
 use crate::{api::with_services, error::ui_error};
 #[cfg(feature = "ssr")]
 use domain::access::roles::ManageUsers;
-
-/// Everyone, for the owner; `None` for a role that manages no people, whose
-/// Settings simply has no Users section (a refusal here would make the whole
-/// Settings page answer 403).
-#[server(prefix = "/ui", endpoint = "list_users")]
-pub async fn list_users() -> Result<Option<Vec<UserView>>, UiError> {
-    with_services(|s| async move {
-        let Some(by) = crate::backend::granted_or_none::<ManageUsers>()? else {
-            return Ok(None);
-        };
-        s.users.list(&by).await.map(Some).map_err(ui_error)
-    })
-    .await
-}
 
 #[server(prefix = "/ui", endpoint = "invite_user")]
 pub async fn invite_user(role: String) -> Result<CreatedUserInvite, UiError> {

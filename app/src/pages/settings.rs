@@ -9,7 +9,7 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::loaded;
-use super::users::UsersSection;
+use super::users::{UserChanges, UsersSection};
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts};
@@ -27,8 +27,9 @@ pub fn SettingsPage() -> impl IntoView {
     let st = settings_texts(lang);
     let save = ServerAction::<SaveAlertWebhook>::new();
     let test = ServerAction::<SendTestAlert>::new();
+    let people = UserChanges::new();
     let settings = Resource::new(
-        move || (save.version().get(), test.version().get()),
+        move || (save.version().get(), test.version().get(), people.version()),
         |_| settings_screen(),
     );
     view! {
@@ -45,7 +46,7 @@ pub fn SettingsPage() -> impl IntoView {
                     },
                 )}
             </section>
-            <UsersSection />
+            <UsersSection settings changes=people />
             <ApiTokensSection />
             <ControlIdentitySection settings />
         </Frame>

@@ -7,7 +7,8 @@
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
 use super::LoadError;
-use crate::api::users::{list_users, ChangeUser, DeleteUser, EndUserSessions, InviteUser};
+use crate::api::settings::SettingsScreen;
+use crate::api::users::{ChangeUser, DeleteUser, EndUserSessions, InviteUser};
 use crate::error::UiError;
 use crate::i18n::users::user_texts;
 use crate::use_lang;
@@ -23,24 +24,55 @@ enum Ask {
     Delete,
 }
 
+/// The actions that change the list of people. The list arrives with the
+/// Settings screen's one call, so Settings creates these and reloads when
+/// any of them has run.
+#[derive(Clone, Copy)]
+pub struct UserChanges {
+    change: ServerAction<ChangeUser>,
+    end: ServerAction<EndUserSessions>,
+    delete: ServerAction<DeleteUser>,
+}
+
+impl Default for UserChanges {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl UserChanges {
+    /// Call inside a component: the actions belong to its reactive owner.
+    pub fn new() -> Self {
+        Self {
+            change: ServerAction::new(),
+            end: ServerAction::new(),
+            delete: ServerAction::new(),
+        }
+    }
+
+    /// Tracked: changes whenever one of the actions has finished.
+    pub fn version(&self) -> (usize, usize, usize) {
+        (
+            self.change.version().get(),
+            self.end.version().get(),
+            self.delete.version().get(),
+        )
+    }
+}
+
 #[component]
-pub fn UsersSection() -> impl IntoView {
+pub fn UsersSection(
+    settings: Resource<Result<SettingsScreen, UiError>>,
+    changes: UserChanges,
+) -> impl IntoView {
     let lang = use_lang();
     let ut = user_texts(lang);
     let invite = ServerAction::<InviteUser>::new();
-    let change = ServerAction::<ChangeUser>::new();
-    let end = ServerAction::<EndUserSessions>::new();
-    let delete = ServerAction::<DeleteUser>::new();
-    let users = Resource::new(
-        move || {
-            (
-                change.version().get(),
-                end.version().get(),
-                delete.version().get(),
-            )
-        },
-        |_| list_users(),
-    );
+    let UserChanges {
+        change,
+        end,
+        delete,
+    } = changes;
     let role = RwSignal::new(Role::Operator.as_str().to_string());
     let invite_error = move || {
         invite
@@ -168,7 +200,7 @@ pub fn UsersSection() -> impl IntoView {
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
-                match users.await {
+                match settings.await.map(|screen| screen.users) {
                     Ok(Some(list)) => section(list).into_any(),
                     // Not the owner: the section is not theirs to see.
                     Ok(None) => ().into_any(),
