@@ -20,6 +20,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, Lazy, LazyRoute};
+use protocol::actions::{ActionKind, Allowed};
 
 /// The HTML document around the app; the server renders it for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -35,6 +36,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Before the hydration scripts: it must see the split loader's first fetch.
                 <script nonce=leptos::nonce::use_nonce() inner_html=screen_split::CHUNK_BATCH_JS></script>
                 <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
+                <meta name=ALLOWED_META content=use_allowed().to_words() />
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -74,6 +76,42 @@ pub fn mark_hydrated() {
 /// `<html lang>` in the browser so hydration renders the same words.
 pub fn use_lang() -> Lang {
     use_context::<Lang>().unwrap_or_else(document_lang)
+}
+
+/// The `<meta name>` that carries what the signed-in person may do.
+const ALLOWED_META: &str = "knotroute-allowed";
+
+/// What the signed-in person may do, to leave out the controls the server
+/// would refuse them. Provided per request on the server (nothing on the
+/// sign-in page), read back from the page's `<meta>` in the browser: no
+/// request of its own, and sign-in and sign-out load a whole page, so it is
+/// never stale across them. A role changed by the owner meanwhile shows at
+/// the next page load; the server refuses in between.
+pub fn use_allowed() -> Allowed {
+    use_context::<Allowed>().unwrap_or_else(document_allowed)
+}
+
+/// Whether to show a control for `action`.
+pub fn may(action: ActionKind) -> bool {
+    use_allowed().may(action)
+}
+
+fn document_allowed() -> Allowed {
+    #[cfg(not(feature = "ssr"))]
+    {
+        if let Some(words) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| {
+                d.query_selector(&format!("meta[name={ALLOWED_META}]"))
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|e| e.get_attribute("content"))
+        {
+            return Allowed::from_words(&words);
+        }
+    }
+    Allowed::default()
 }
 
 fn document_lang() -> Lang {
@@ -139,6 +177,7 @@ pub fn App() -> impl IntoView {
     provide_meta_context();
     let lang = use_lang();
     provide_context(lang);
+    provide_context(use_allowed());
     live::provide_live();
     let t = i18n::texts(lang);
     view! {

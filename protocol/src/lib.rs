@@ -3,6 +3,7 @@
 //! builds for wasm32 and the browser checks input with exactly the rules the
 //! server enforces.
 
+pub mod actions;
 pub mod agent;
 pub mod alerts;
 pub mod api;

@@ -12,10 +12,11 @@ use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, Remo
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
+use protocol::actions::ActionKind;
 use protocol::api::{AgentView, ComponentView};
 use protocol::{AgentId, AgentStatus};
 
@@ -143,9 +144,11 @@ fn AgentDetails(
 
         <AgentJobs agent_id=id.to_string() />
 
-        <section class="danger-zone" id="agent-actions">
-            <AgentActions id disabled retired movable act moving />
-        </section>
+        {may(ActionKind::ManageAgents).then(|| view! {
+            <section class="danger-zone" id="agent-actions">
+                <AgentActions id disabled retired movable act moving />
+            </section>
+        })}
     }
 }
 
@@ -159,6 +162,7 @@ fn ComponentRow(
     let lang = use_lang();
     let it = infra_texts(lang);
     let leftover = c.is_leftover();
+    let removable = leftover && may(ActionKind::RunJobs);
     let status = if c.status.is_reported() {
         c.status.as_str()
     } else {
@@ -185,8 +189,8 @@ fn ComponentRow(
                 {(!c.last_error.is_empty()).then(|| view! { <p class="field-error">{c.last_error.clone()}</p> })}
                 {c.next_retry_at.as_deref().map(|at| view! { <p class="muted">{it.retry_at}": "{when(at)}</p> })}
                 {c.warnings.iter().map(|w| view! { <p class="warn-text">{w.clone()}</p> }).collect_view()}
-                {leftover.then(|| view! {
-                    <p class="warn-text">{it.leftover_explain}</p>
+                {leftover.then(|| view! { <p class="warn-text">{it.leftover_explain}</p> })}
+                {removable.then(|| view! {
                     <RemoveLeftover agent_id=agent_id.to_string() component_id=c.id.clone() remove lang />
                 })}
             </td>

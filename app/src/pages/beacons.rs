@@ -15,9 +15,10 @@ use crate::api::list_networks;
 use crate::i18n::beacons::{beacon_texts, check_outcome};
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use protocol::actions::ActionKind;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
 #[component]
@@ -74,12 +75,14 @@ fn BeaconsSection() -> impl IntoView {
                 }
             },
         )}
-        <section class="card" id="add-beacon">
-            <h2>{bt.add_title}</h2>
-            <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
-            <OnDemand id="open-add-beacon" label=bt.add_title open=adding load=move || add_beacon_form(add) />
-        </section>
-        <super::deploy_beacon::DeployBeaconCard />
+        {may(ActionKind::EditNetworks).then(|| view! {
+            <section class="card" id="add-beacon">
+                <h2>{bt.add_title}</h2>
+                <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
+                <OnDemand id="open-add-beacon" label=bt.add_title open=adding load=move || add_beacon_form(add) />
+            </section>
+        })}
+        {may(ActionKind::RunJobs).then(|| view! { <super::deploy_beacon::DeployBeaconCard /> })}
     }
 }
 
@@ -136,12 +139,14 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
             </td>
             <td data-label=bt.col_day class="beacon-day">{day}</td>
             <td>
-                <button type="button" class="check-beacon"
-                    aria-label=format!("{} {}", bt.check, beacon.url)
-                    disabled=move || check.pending().get()
-                    on:click=move |_| { check.dispatch(CheckBeacon { beacon: target.clone() }); }>
-                    {move || if check.pending().get() { bt.checking } else { bt.check }}
-                </button>
+                {may(ActionKind::CheckBeacons).then(|| view! {
+                    <button type="button" class="check-beacon"
+                        aria-label=format!("{} {}", bt.check, beacon.url)
+                        disabled=move || check.pending().get()
+                        on:click=move |_| { check.dispatch(CheckBeacon { beacon: target.clone() }); }>
+                        {move || if check.pending().get() { bt.checking } else { bt.check }}
+                    </button>
+                })}
             </td>
         </tr>
     }

@@ -11,9 +11,10 @@ use super::{loaded, LastSeen};
 use crate::api::infra::{agents_tab, AllowRevokedKey, CreateInstallToken, RevokeInstallToken};
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use protocol::actions::ActionKind;
 use protocol::api::{CreatedInstallToken, NewInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
 
 /// "2026-11-30T04:21:41Z" → "2026-11-30 04:21:41 UTC": readable without JavaScript.
@@ -143,7 +144,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                 },
             )}
 
-            <AddAgentForm create />
+            {may(ActionKind::ManageInstallTokens).then(|| view! { <AddAgentForm create /> })}
 
             <h2 id="install-tokens">{it.tokens_title}</h2>
             <p class="field-error" role="alert">
@@ -160,7 +161,7 @@ pub fn InfrastructurePage() -> impl IntoView {
                                 .map(|tok| {
                                     let id = tok.id.clone();
                                     // Revoking a used token ends its repeat grace for the key that used it.
-                                    let revocable = tok.state.can_revoke();
+                                    let revocable = tok.state.can_revoke() && may(ActionKind::ManageInstallTokens);
                                     let label = match &tok.replaces_agent {
                                         Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
                                         None => tok.name.clone(),

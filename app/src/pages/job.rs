@@ -11,10 +11,11 @@ use crate::api::jobs::{get_job, job_log, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
+use protocol::actions::ActionKind;
 use protocol::api::JobView;
 use protocol::JobId;
 
@@ -76,8 +77,9 @@ fn JobDetail(
             .unwrap_or_else(|| jt.not_yet.to_string())
     };
     let (cancel_id, retry_id) = (job.id.clone(), job.id.clone());
-    let can_cancel = job.can_cancel();
-    let can_retry = job.status.can_retry();
+    let runs_jobs = may(ActionKind::RunJobs);
+    let can_cancel = runs_jobs && job.can_cancel();
+    let can_retry = runs_jobs && job.status.can_retry();
     let stopping = job.cancel_requested && job.status == protocol::JobStatus::Running;
     view! {
         <h1>{jt.job_title}" "<code class="id">{job.id.to_string()}</code></h1>

@@ -12,10 +12,11 @@ use crate::api::jobs::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
 use crate::api::list_networks;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use protocol::actions::ActionKind;
 use protocol::api::JobView;
 use protocol::JobStatus;
 
@@ -82,10 +83,12 @@ pub fn JobsPage() -> impl IntoView {
         <Frame>
             <h1>{jt.jobs_title}</h1>
             <p class="muted">{jt.jobs_intro}</p>
-            <section class="card" id="new-job">
-                <h2>{jt.new_job}</h2>
-                <OnDemand id="open-new-job" label=jt.new_job open=form_open load=move || job_section(create, draft) />
-            </section>
+            {may(ActionKind::RunJobs).then(|| view! {
+                <section class="card" id="new-job">
+                    <h2>{jt.new_job}</h2>
+                    <OnDemand id="open-new-job" label=jt.new_job open=form_open load=move || job_section(create, draft) />
+                </section>
+            })}
 
             <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
             {move || Suspend::new(async move {
@@ -195,8 +198,9 @@ fn JobRow(
     let jt = jobs_texts(use_lang());
     let first_line = job.result.lines().next().unwrap_or("").to_string();
     let id = job.id.clone();
-    let can_cancel = job.can_cancel();
-    let can_retry = job.status.can_retry();
+    let runs_jobs = may(ActionKind::RunJobs);
+    let can_cancel = runs_jobs && job.can_cancel();
+    let can_retry = runs_jobs && job.status.can_retry();
     let stage = job
         .stage
         .clone()

@@ -7,9 +7,10 @@
 use crate::api::{CreateNetwork, UpdateNetwork};
 use crate::error::UiError;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
+use protocol::actions::ActionKind;
 use protocol::api::{NetworkInput, NetworkProfile};
 use protocol::refusals::Refusal;
 use protocol::FieldError;
@@ -28,6 +29,8 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let is_new = existing.is_none();
+    // Someone who may not edit still reads the profile here, in fields they cannot change.
+    let read_only = !may(ActionKind::EditNetworks);
     let existing_id = existing.as_ref().map(|n| n.id.to_string());
     let reload_href = existing_id
         .as_ref()
@@ -145,6 +148,7 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
 
     view! {
         <form class="card form" id="network-form" novalidate on:submit=on_submit>
+            <fieldset class="bare" disabled=read_only>
             <div class="field">
                 <label for="network-name">{t.field_name}</label>
                 <input
@@ -218,13 +222,14 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     <p class="alert warn" id="no-beacon-warning">{t.beacons_none_warning}</p>
                 </Show>
             </div>
+            </fieldset>
             <p class="alert error" role="alert" id="form-error">
                 {general_error}
                 {move || stale().then(|| view! {
                     " " <a id="reload-profile" href=reload_href.clone() rel="external">{t.reload}</a>
                 })}
             </p>
-            <div class="actions">
+            <div class="actions" hidden=read_only>
                 <button type="submit" class="primary" id="save-network" disabled=pending>
                     {move || {
                         if pending() {

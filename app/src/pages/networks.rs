@@ -6,10 +6,11 @@ use super::loaded;
 use super::network_form::NetworkForm;
 use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use protocol::actions::ActionKind;
 
 #[component]
 pub fn NetworksPage() -> impl IntoView {
@@ -23,7 +24,9 @@ pub fn NetworksPage() -> impl IntoView {
         <Frame>
             <div class="page-head">
                 <h1>{t.networks_title}</h1>
-                <a class="button primary" href="/networks/new" id="new-network">{t.new_network}</a>
+                {may(ActionKind::EditNetworks).then(|| view! {
+                    <a class="button primary" href="/networks/new" id="new-network">{t.new_network}</a>
+                })}
             </div>
             <p class="muted">{t.networks_intro}</p>
             {loaded(
@@ -90,7 +93,11 @@ pub fn NewNetworkPage() -> impl IntoView {
         <Frame>
             <p><a href="/networks">{"← "}{t.back_to_networks}</a></p>
             <h1>{t.new_network}</h1>
-            <NetworkForm existing=None />
+            {if may(ActionKind::EditNetworks) {
+                view! { <NetworkForm existing=None /> }.into_any()
+            } else {
+                view! { <p class="alert" id="not-for-role">{t.not_for_role}</p> }.into_any()
+            }}
         </Frame>
     }
 }
@@ -117,9 +124,9 @@ pub fn NetworkPage() -> impl IntoView {
                                 {crate::i18n::onboarding::onboarding_texts(lang).onboard_users}
                             </a>
                         </p>
-                        <super::diagnose::DiagnoseSection id=id.clone() />
+                        {may(ActionKind::CheckBeacons).then(|| view! { <super::diagnose::DiagnoseSection id=id.clone() /> })}
                         <NetworkForm existing=Some(n) />
-                        <DeleteNetworkButton id />
+                        {may(ActionKind::EditNetworks).then(|| view! { <DeleteNetworkButton id /> })}
                     }
                 },
             )}

@@ -13,10 +13,11 @@ use crate::api::list_networks;
 use crate::api::onboarding::{list_invites, load_onboarding_guide, CreateInvite, RevokeInvite};
 use crate::i18n::onboarding::{invite_state, onboarding_texts, platform_label};
 use crate::i18n::{texts, Lang};
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
+use protocol::actions::ActionKind;
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
 
@@ -249,7 +250,7 @@ fn InvitesSection(profiles: Vec<NetworkProfile>, network: String) -> impl IntoVi
         <section class="card" id="invites">
             <h2>{ot.invites_title}</h2>
             <p class="muted">{ot.invites_intro}</p>
-            <InviteForm profiles network create />
+            {may(ActionKind::ManageInvites).then(|| view! { <InviteForm profiles network create /> })}
             {loaded(
                 move || async move { invites.await },
                 move |answer| {
@@ -302,7 +303,7 @@ fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl Int
         Some(max) => format!("{} / {max}", invite.opens),
         None => invite.opens.to_string(),
     };
-    let active = invite.state.is_active();
+    let active = invite.state.is_active() && may(ActionKind::ManageInvites);
     let error = Signal::derive(move || {
         revoke
             .value()

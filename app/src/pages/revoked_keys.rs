@@ -9,8 +9,9 @@ use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
+use protocol::actions::ActionKind;
 
 #[component]
 pub fn RevokedKeys(
@@ -51,7 +52,9 @@ pub fn RevokedKeys(
                             .into_iter()
                             .map(|k| {
                                 let id = k.agent_id.clone();
-                                let action = if k.record_exists {
+                                let action = if !may(ActionKind::ManageAgents) {
+                                    ().into_any()
+                                } else if k.record_exists {
                                     // Its record still refuses the key: deleting it comes first.
                                     let href = format!("/infrastructure/agents/{}", k.agent_id);
                                     view! { <a href=href class="delete-first">{it.delete_first}</a> }.into_any()

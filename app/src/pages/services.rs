@@ -16,9 +16,10 @@ use crate::api::list_networks;
 use crate::error::UiError;
 use crate::i18n::services::service_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use protocol::actions::ActionKind;
 use protocol::api::NewJob;
 use protocol::services::{address_pending, PublishedService};
 use serde_json::json;
@@ -101,12 +102,14 @@ pub fn ServicesPage() -> impl IntoView {
                     table
                 },
             )}
-            <section class="card" id="publish-service">
-                <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
-                <p class="muted">{st.publish_intro}</p>
-                <p class="muted">{st.keeps_address}</p>
-                <OnDemand id="open-publish" label=st.publish_title open=draft.open load=move || publish_section(create, draft) />
-            </section>
+            {may(ActionKind::RunJobs).then(|| view! {
+                <section class="card" id="publish-service">
+                    <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
+                    <p class="muted">{st.publish_intro}</p>
+                    <p class="muted">{st.keeps_address}</p>
+                    <OnDemand id="open-publish" label=st.publish_title open=draft.open load=move || publish_section(create, draft) />
+                </section>
+            })}
         </Frame>
     }
 }
@@ -159,7 +162,8 @@ fn ServiceRow(
         .as_ref()
         .map(|s| s.target.clone())
         .unwrap_or_default();
-    let usable = !service.agent.status.is_retired();
+    // Every change to a service is a job for its Agent.
+    let usable = !service.agent.status.is_retired() && may(ActionKind::RunJobs);
     let (agent_id, component_id) = (service.agent.id.to_string(), service.sidecar.id.clone());
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let can_change = service.spec.is_some() && usable;

@@ -14,9 +14,10 @@ use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, Set
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts};
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
+use protocol::actions::ActionKind;
 use protocol::alerts::{AlertSettings, AlertView};
 use protocol::api::ControlKeyView;
 
@@ -144,8 +145,11 @@ fn AlertSettingsView(
             view! { <p class="muted" id="webhook-current">{st.webhook_none}</p> }.into_any()
         }
     };
+    let changes_settings = may(ActionKind::ChangeSettings);
     let form = if current.from_environment {
         view! { <p class="muted" id="webhook-from-env">{st.webhook_from_env}</p> }.into_any()
+    } else if !changes_settings {
+        ().into_any()
     } else {
         view! {
             <form on:submit=on_submit novalidate id="webhook-form">
@@ -194,12 +198,14 @@ fn AlertSettingsView(
     view! {
         {status_line}
         {form}
-        <div class="actions">
-            <button type="button" id="send-test-alert" disabled=move || test.pending().get() || !has_webhook
-                on:click=move |_| { test.dispatch(SendTestAlert {}); }>
-                {move || if test.pending().get() { st.sending } else { st.send_test }}
-            </button>
-        </div>
+        {changes_settings.then(|| view! {
+            <div class="actions">
+                <button type="button" id="send-test-alert" disabled=move || test.pending().get() || !has_webhook
+                    on:click=move |_| { test.dispatch(SendTestAlert {}); }>
+                    {move || if test.pending().get() { st.sending } else { st.send_test }}
+                </button>
+            </div>
+        })}
         {outcome}
         <h3>{st.recent_title}</h3>
         {if recent.is_empty() {

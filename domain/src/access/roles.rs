@@ -4,6 +4,7 @@
 //! for that action, which only [`Principal::may`](super::principal::Principal::may)
 //! hands out after asking this table.
 
+pub use protocol::actions::{ActionKind, Allowed};
 pub use protocol::users::Role;
 
 /// The one table of who may do what. A trait only because [`Role`] is
@@ -32,19 +33,9 @@ pub trait Action: Send + Sync + 'static {
 }
 
 macro_rules! actions {
-    ($($(#[$doc:meta])* $name:ident,)*) => {
-        /// Every action, as a value: what [`RoleRules::allows`] decides on.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-        pub enum ActionKind {
-            $($(#[$doc])* $name,)*
-        }
-
-        impl ActionKind {
-            pub const ALL: &'static [ActionKind] = &[$(ActionKind::$name,)*];
-        }
-
+    ($($name:ident,)*) => {
         $(
-            $(#[$doc])*
+            #[doc = concat!("The capability type of [`ActionKind::", stringify!($name), "`].")]
             #[derive(Debug)]
             pub struct $name;
 
@@ -52,28 +43,34 @@ macro_rules! actions {
                 const KIND: ActionKind = ActionKind::$name;
             }
         )*
+
+        /// Every kind has its type, or no method could ask for it.
+        #[cfg(test)]
+        const TYPED: &[ActionKind] = &[$(ActionKind::$name,)*];
     };
 }
 
 actions! {
-    /// Create, change and delete network profiles, add Beacons to them.
     EditNetworks,
-    /// Queue jobs (deploy, restart, remove, …), cancel, stop and retry them.
     RunJobs,
-    /// Check Beacons now and run Diagnose.
     CheckBeacons,
-    /// Create and revoke onboarding invites.
     ManageInvites,
-    /// Enable, disable, revoke, move and delete Agents; allow revoked keys again.
     ManageAgents,
-    /// Issue and revoke enrollment (install) tokens.
     ManageInstallTokens,
-    /// Alert settings and the rest of Settings.
     ChangeSettings,
-    /// Create and revoke one's own API tokens.
     ManageOwnApiTokens,
-    /// Invite, change and remove people.
     ManageUsers,
+}
+
+/// What `role` may do, as the browser is told it to leave out the
+/// controls it would only be refused.
+pub fn allowed_for(role: Role) -> Allowed {
+    Allowed::new(
+        ActionKind::ALL
+            .iter()
+            .copied()
+            .filter(|action| role.allows(*action)),
+    )
 }
 
 #[cfg(test)]
@@ -106,5 +103,20 @@ mod tests {
             &[RunJobs, CheckBeacons, ManageInvites, ManageOwnApiTokens],
         );
         expect(Role::Viewer, &[]);
+    }
+
+    #[test]
+    fn every_action_kind_has_a_capability_type() {
+        assert_eq!(TYPED, ActionKind::ALL);
+    }
+
+    #[test]
+    fn the_browser_is_told_what_the_table_says() {
+        for role in Role::ALL {
+            let told = allowed_for(role);
+            for action in ActionKind::ALL {
+                assert_eq!(told.may(*action), role.allows(*action), "{role} {action:?}");
+            }
+        }
     }
 }
