@@ -35,10 +35,15 @@ async fn person(control: &common::Control, role: &str) -> common::Browsing {
         .click(None)
         .await
         .unwrap();
-    b.page
+    if let Err(e) = b
+        .page
         .wait_for_url(&format!("{}/", control.base), None)
         .await
-        .unwrap();
+    {
+        b.screenshot("welcome-stuck").await;
+        b.fail(&format!("the welcome page did not sign {role} in: {e}"))
+            .await;
+    }
     b.hydrated().await;
     b
 }

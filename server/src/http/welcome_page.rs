@@ -86,6 +86,10 @@ fn html(
     body: impl RenderHtml,
 ) -> Response {
     let nonce = nonce.0.clone();
+    // No `no-referrer` here: the server-wide `Referrer-Policy: same-origin`
+    // already keeps the token from other sites, and `no-referrer` makes the
+    // browser post the form with `Origin: null`, which the same-origin check
+    // refuses (no one could accept an invitation).
     let page = view! {
         <!DOCTYPE html>
         <html lang=lang.code()>
@@ -93,7 +97,6 @@ fn html(
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
                 <meta name="robots" content="noindex, nofollow" />
-                <meta name="referrer" content="no-referrer" />
                 <title>{format!("{title} · KnotRoute Control")}</title>
                 <style nonce=nonce inner_html=STYLE></style>
             </head>
