@@ -147,7 +147,7 @@ fn follow_job(
         live.jobs();
         live.progress();
         if previous.as_ref() != Some(&id) {
-            shown.lines.set(Vec::new());
+            shown.clear();
         }
         if !reports.get() {
             return id;

@@ -22,6 +22,14 @@ pub struct JobLive {
     /// `None` until the job is read in the browser.
     pub job: RwSignal<Option<(JobStatus, String, bool)>>,
     log: NodeRef<leptos::html::Div>,
+    /// Whether the log keeps its newest line in view: true until the reader
+    /// scrolls up, true again once they are back at the end. Kept from
+    /// scroll events rather than measured when lines arrive, because the
+    /// box also grows when a stage appears, after its lines were read.
+    following: StoredValue<bool>,
+    /// The log's scroll position at the last scroll event: a smaller one
+    /// next is the reader scrolling up (growth never moves it).
+    last_top: StoredValue<i32>,
 }
 
 impl JobLive {
@@ -31,28 +39,53 @@ impl JobLive {
             lines: RwSignal::new(Vec::new()),
             job: RwSignal::new(None),
             log: NodeRef::new(),
+            following: StoredValue::new(true),
+            last_top: StoredValue::new(0),
         }
     }
 
-    /// Adds lines after the last one held (a page read twice adds nothing),
-    /// keeping the reader at the end if they were there.
+    /// Adds lines after the last one held (a page read twice adds nothing).
     pub fn append(&self, page: Vec<LogLine>) {
-        let following = self
-            .log
-            .get_untracked()
-            .is_none_or(|el| el.scroll_top() + el.client_height() >= el.scroll_height() - 24);
         self.lines.update(|lines| {
             let last = lines.last().map_or(0, |l| l.line);
             lines.extend(page.into_iter().filter(|l| l.line > last));
         });
-        if following {
-            let log = self.log;
-            request_animation_frame(move || {
-                if let Some(el) = log.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
-                }
-            });
+    }
+
+    /// Empties the log for another job, which starts followed.
+    pub fn clear(&self) {
+        self.lines.set(Vec::new());
+        self.following.set_value(true);
+        self.last_top.set_value(0);
+    }
+
+    /// Notes a scroll of the log: up stops following, reaching the end
+    /// follows again.
+    fn scrolled(&self) {
+        let Some(el) = self.log.get_untracked() else {
+            return;
+        };
+        let top = el.scroll_top();
+        if top < self.last_top.get_value() {
+            self.following.set_value(false);
         }
+        if top + el.client_height() >= el.scroll_height() - 24 {
+            self.following.set_value(true);
+        }
+        self.last_top.set_value(top);
+    }
+
+    /// After the next render, shows the log's end if it is being followed.
+    fn keep_end_in_view(&self) {
+        let (log, following) = (self.log, self.following);
+        request_animation_frame(move || {
+            if !following.get_value() {
+                return;
+            }
+            if let Some(el) = log.get_untracked() {
+                el.set_scroll_top(el.scroll_height());
+            }
+        });
     }
 
     /// The whole output as text, stage by stage.
@@ -120,6 +153,8 @@ pub fn JobStages(live: JobLive) -> impl IntoView {
             .with(|stages| stages.iter().any(|s| s.status == StageStatus::Failed));
         if failed && !failure_shown.get_value() {
             failure_shown.set_value(true);
+            // The failed stage, not the log's end, is what the reader wants.
+            live.following.set_value(false);
             request_animation_frame(|| {
                 let stage = document()
                     .query_selector("#job-log .stage[data-status='failed']")
@@ -130,6 +165,12 @@ pub fn JobStages(live: JobLive) -> impl IntoView {
                 }
             });
         }
+    });
+    // New lines or a new stage grow the box: keep its end in view.
+    Effect::new(move |_| {
+        live.lines.track();
+        live.stages.track();
+        live.keep_end_in_view();
     });
     let note = move || {
         let reports = live
@@ -152,7 +193,7 @@ pub fn JobStages(live: JobLive) -> impl IntoView {
                 </Show>
             </div>
             {move || note().map(|text| view! { <p class="muted" id="stages-note">{text}</p> })}
-            <div class="job-log" id="job-log" node_ref=live.log>
+            <div class="job-log" id="job-log" node_ref=live.log on:scroll=move |_| live.scrolled()>
                 <For
                     each=move || live.stages.get()
                     key=|s| (s.index, s.status, s.ended_at.clone(), s.elapsed_secs)
