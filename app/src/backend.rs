@@ -24,6 +24,14 @@ pub fn services() -> Result<Services, UiError> {
     leptos::prelude::use_context::<Services>().ok_or(UiError::Internal)
 }
 
+/// The domain services and who asks: for reads, which show only what the
+/// principal sees (its networks).
+pub fn services_and_reader() -> Result<(Services, Principal), UiError> {
+    let reader = signed_in()?;
+    let services = leptos::prelude::use_context::<Services>().ok_or(UiError::Internal)?;
+    Ok((services, reader))
+}
+
 fn signed_in() -> Result<Principal, UiError> {
     leptos::prelude::use_context::<SignedIn>()
         .map(|SignedIn(principal)| principal)

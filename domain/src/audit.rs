@@ -2,6 +2,7 @@
 //! Writing is best effort: a failed audit write is logged loudly but does not
 //! undo the action it describes.
 
+use crate::access::principal::Principal;
 use crate::entities::audit_entry;
 use crate::text::bounded;
 use crate::StoreError;
@@ -20,8 +21,23 @@ pub fn agent_actor(agent_id: &str) -> String {
     format!("agent:{agent_id}")
 }
 
+/// An entry that concerns no one network (an Agent, a token, a person,
+/// settings): only those who see every network read it, and its actor.
 pub async fn record(
     db: &impl ConnectionTrait,
+    actor: &str,
+    action: &str,
+    subject: &str,
+    detail: &str,
+) {
+    record_in(db, None, actor, action, subject, detail).await
+}
+
+/// An entry about something of network `network` (the network itself, a
+/// job, an invite, a component): people who see that network read it.
+pub async fn record_in(
+    db: &impl ConnectionTrait,
+    network: Option<&str>,
     actor: &str,
     action: &str,
     subject: &str,
@@ -33,6 +49,7 @@ pub async fn record(
         action: Set(bounded(action, 64)),
         subject: Set(bounded(subject, 128)),
         detail: Set(bounded(detail, 1024)),
+        network_id: Set(network.map(str::to_string)),
         ..Default::default()
     };
     if let Err(e) = row.insert(db).await {
@@ -80,12 +97,25 @@ fn by_person(person: &str) -> sea_orm::Condition {
     any
 }
 
-/// Newest first.
+/// Newest first: the entries `reader` may read. Seeing every network, all
+/// of them; seeing only some, those about these networks and the reader's
+/// own (as themselves or through their tokens).
 pub async fn list(
     db: &impl ConnectionTrait,
+    reader: &Principal,
     filter: &AuditFilter,
 ) -> Result<Vec<AuditView>, StoreError> {
+    let scope = reader.networks();
+    let readable = if scope.is_all() {
+        sea_orm::Condition::all()
+    } else {
+        let actor = reader.to_string();
+        sea_orm::Condition::any()
+            .add(scope.condition(audit_entry::Column::NetworkId))
+            .add(by_person(protocol::users::audit_person(&actor)))
+    };
     let mut query = audit_entry::Entity::find()
+        .filter(readable)
         .order_by_desc(audit_entry::Column::Id)
         .limit(filter.limit.unwrap_or(100).clamp(1, 500));
     if let Some(action) = &filter.action {

@@ -49,8 +49,12 @@ fn retired(how: Retirement) -> AgentStatus {
 
 impl From<NotAllowed> for Failure {
     fn from(e: NotAllowed) -> Self {
-        Failure::Refused(Refusal::NotAllowed {
-            role: e.role.to_string(),
+        Failure::Refused(if e.limited {
+            Refusal::NeedsAllNetworks
+        } else {
+            Refusal::NotAllowed {
+                role: e.role.to_string(),
+            }
         })
     }
 }
@@ -70,6 +74,7 @@ impl From<NetworkError> for Failure {
                 missing: Missing::NetworkProfile,
             }),
             NetworkError::Stale => Failure::Refused(Refusal::StaleProfile),
+            NetworkError::NeedsAllNetworks => Failure::Refused(Refusal::NeedsAllNetworks),
             NetworkError::Store(e) => e.into(),
         }
     }
@@ -108,6 +113,7 @@ impl From<JobError> for Failure {
             }),
             JobError::NoDocker => Failure::Refused(Refusal::AgentWithoutDocker),
             JobError::NotFound => not_found(Missing::Job),
+            JobError::NetworkNotFound => not_found(Missing::NetworkProfile),
             JobError::WrongState(status) => Failure::Refused(Refusal::JobState { status }),
             JobError::CannotStop => Failure::Refused(Refusal::JobCannotStop),
             JobError::Store(e) => e.into(),

@@ -2,6 +2,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::EditNetworks;
+use crate::access::scope::NetworkScope;
 use crate::entities::network;
 use crate::{audit, is_unique_violation, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -31,6 +32,9 @@ pub enum NetworkError {
     /// for an addition, kept changing through every attempt).
     #[error("the profile changed since it was read")]
     Stale,
+    /// A new profile would be outside the creator's networks.
+    #[error("creating a network needs access to all networks")]
+    NeedsAllNetworks,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -78,12 +82,12 @@ impl Networks {
         Self { db }
     }
 
-    /// Every profile, by name, read a page at a time.
-    pub async fn all(&self) -> Result<Vec<NetworkProfile>, NetworkError> {
+    /// Every profile `scope` sees, by name, read a page at a time.
+    pub async fn all(&self, scope: &NetworkScope) -> Result<Vec<NetworkProfile>, NetworkError> {
         let mut profiles = Vec::new();
         let mut after: Option<String> = None;
         loop {
-            let page = self.list(after.as_deref(), None, PAGE_MAX).await?;
+            let page = self.list(scope, after.as_deref(), None, PAGE_MAX).await?;
             profiles.extend(page.items);
             match page.next {
                 Some(next) => after = Some(next),
@@ -92,18 +96,20 @@ impl Networks {
         }
     }
 
-    /// One page in name order, of the profiles whose name contains `search`
-    /// when one is given (what the forms' choice lists narrow by). The cursor
-    /// is the last row's ID; its current name is looked up, so the cursor
-    /// stays short and opaque.
+    /// One page in name order, of the profiles `scope` sees whose name
+    /// contains `search` when one is given (what the forms' choice lists
+    /// narrow by). The cursor is the last row's ID; its current name is
+    /// looked up, so the cursor stays short and opaque.
     pub async fn list(
         &self,
+        scope: &NetworkScope,
         after: Option<&str>,
         search: Option<&str>,
         limit: u64,
     ) -> Result<NetworkPage, NetworkError> {
         let limit = limit.clamp(1, PAGE_MAX);
         let mut query = network::Entity::find()
+            .filter(scope.condition(network::Column::Id))
             .order_by_asc(network::Column::Name)
             .order_by_asc(network::Column::Id)
             .limit(limit + 1);
@@ -116,7 +122,9 @@ impl Networks {
         }
         if let Some(after_id) = after {
             // Restarting silently from the top would hand a paging script repeats.
+            // A cursor outside the scope is as unknown as a made-up one.
             let anchor = network::Entity::find_by_id(after_id.to_string())
+                .filter(scope.condition(network::Column::Id))
                 .one(&self.db)
                 .await?
                 .ok_or(NetworkError::UnknownCursor)?;
@@ -138,7 +146,14 @@ impl Networks {
         })
     }
 
-    pub async fn get(&self, id: &NetworkId) -> Result<NetworkProfile, NetworkError> {
+    /// The profile `id`, when `scope` sees it: one outside is not found,
+    /// like one that does not exist.
+    pub async fn get(
+        &self,
+        scope: &NetworkScope,
+        id: &NetworkId,
+    ) -> Result<NetworkProfile, NetworkError> {
+        in_scope(scope, id)?;
         network::Entity::find_by_id(id.as_str())
             .one(&self.db)
             .await?
@@ -147,12 +162,16 @@ impl Networks {
     }
 
     /// Creates a profile; a blank ID generates a new one, a pasted ID must be
-    /// well-formed and not yet used.
+    /// well-formed and not yet used. Only someone who sees every network may:
+    /// the new one would be outside a limited scope.
     pub async fn create(
         &self,
         by: &Granted<EditNetworks>,
         input: NetworkInput,
     ) -> Result<NetworkProfile, NetworkError> {
+        if !by.scope().is_all() {
+            return Err(NetworkError::NeedsAllNetworks);
+        }
         let valid = input.validate().map_err(NetworkError::Invalid)?;
         let id = match valid.id {
             Some(id) => {
@@ -188,7 +207,16 @@ impl Networks {
         match row.insert(&self.db).await {
             Ok(row) => {
                 tracing::info!(network_id = %row.id, "network profile created");
-                audit::record(&self.db, &by.actor(), "network.created", &row.id, &row.name).await;
+                let actor = by.actor();
+                audit::record_in(
+                    &self.db,
+                    Some(&row.id),
+                    &actor,
+                    "network.created",
+                    &row.id,
+                    &row.name,
+                )
+                .await;
                 to_profile(row).ok_or(NetworkError::NotFound)
             }
             Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
@@ -211,6 +239,7 @@ impl Networks {
         id: &NetworkId,
         input: NetworkInput,
     ) -> Result<NetworkProfile, NetworkError> {
+        in_scope(by.scope(), id)?;
         let valid = input.validate().map_err(NetworkError::Invalid)?;
         if valid.id.as_ref().is_some_and(|given| given != id) {
             return Err(NetworkError::Invalid(vec![FieldError::new(
@@ -251,6 +280,7 @@ impl Networks {
         id: &NetworkId,
         url: &str,
     ) -> Result<NetworkProfile, NetworkError> {
+        in_scope(by.scope(), id)?;
         let (row, added) = add_beacon(&self.db, id, url).await?;
         if !added {
             return Err(NetworkError::Invalid(vec![FieldError::new(
@@ -268,7 +298,16 @@ impl Networks {
         by: &Granted<EditNetworks>,
         row: network::Model,
     ) -> Result<NetworkProfile, NetworkError> {
-        audit::record(&self.db, &by.actor(), "network.updated", &row.id, &row.name).await;
+        let actor = by.actor();
+        audit::record_in(
+            &self.db,
+            Some(&row.id),
+            &actor,
+            "network.updated",
+            &row.id,
+            &row.name,
+        )
+        .await;
         to_profile(row).ok_or(NetworkError::NotFound)
     }
 
@@ -277,6 +316,7 @@ impl Networks {
         by: &Granted<EditNetworks>,
         id: &NetworkId,
     ) -> Result<(), NetworkError> {
+        in_scope(by.scope(), id)?;
         let result = network::Entity::delete_by_id(id.as_str())
             .exec(&self.db)
             .await?;
@@ -284,8 +324,19 @@ impl Networks {
             return Err(NetworkError::NotFound);
         }
         tracing::info!(network_id = %id, "network profile deleted");
-        audit::record(&self.db, &by.actor(), "network.deleted", id.as_str(), "").await;
+        let id = id.as_str();
+        audit::record_in(&self.db, Some(id), &by.actor(), "network.deleted", id, "").await;
         Ok(())
+    }
+}
+
+/// Network `id` is not found for a scope that does not see it, before any
+/// read: its existence is not for them to learn.
+fn in_scope(scope: &NetworkScope, id: &NetworkId) -> Result<(), NetworkError> {
+    if scope.contains(id.as_str()) {
+        Ok(())
+    } else {
+        Err(NetworkError::NotFound)
     }
 }
 

@@ -25,6 +25,7 @@ mod m20261202_000018_service_catalog;
 mod m20261203_000019_control_identity;
 mod m20261204_000020_job_progress;
 mod m20261205_000021_users;
+mod m20261206_000022_network_scope;
 
 pub struct Migrator;
 
@@ -53,6 +54,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000019_control_identity::Migration),
             Box::new(m20261204_000020_job_progress::Migration),
             Box::new(m20261205_000021_users::Migration),
+            Box::new(m20261206_000022_network_scope::Migration),
         ]
     }
 }

@@ -78,6 +78,9 @@ pub enum Refusal {
     RotationInProgress { until: String },
     /// The role of the one who asked does not allow this (named, e.g. `viewer`).
     NotAllowed { role: String },
+    /// The action concerns every network (Agents, install tokens, settings,
+    /// people) and the one who asked sees only some.
+    NeedsAllNetworks,
     /// The change would leave no enabled person with the owner role.
     LastOwner,
     /// A welcome link that is unknown, used or expired.
@@ -102,6 +105,7 @@ impl Refusal {
             Refusal::RevokedAgentExists => "revoked_agent_exists",
             Refusal::RotationInProgress { .. } => "rotation_in_progress",
             Refusal::NotAllowed { .. } => "forbidden",
+            Refusal::NeedsAllNetworks => "needs_all_networks",
             Refusal::LastOwner => "last_owner",
             Refusal::UserInviteUnusable => "invite_unusable",
         }
@@ -114,7 +118,7 @@ impl Refusal {
             | Refusal::BeaconNotInProfile
             | Refusal::UserInviteUnusable => RefusalKind::NotFound,
             Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
-            Refusal::NotAllowed { .. } => RefusalKind::Forbidden,
+            Refusal::NotAllowed { .. } | Refusal::NeedsAllNetworks => RefusalKind::Forbidden,
             _ => RefusalKind::Conflict,
         }
     }
@@ -206,6 +210,10 @@ impl Refusal {
                 format!("Your role ({role}) does not allow this; nothing was changed."),
                 format!("Ваша роль ({role}) этого не позволяет; ничего не изменено."),
             ),
+            Refusal::NeedsAllNetworks => pick(
+                "This concerns every network, and you see only some of them; nothing was changed.".into(),
+                "Это касается всех сетей, а вам доступны только некоторые; ничего не изменено.".into(),
+            ),
             Refusal::LastOwner => pick(
                 "This is the last enabled person with the owner role; nothing was changed.".into(),
                 "Это последний включённый пользователь с ролью owner; ничего не изменено.".into(),
@@ -251,6 +259,10 @@ impl Refusal {
             Refusal::NotAllowed { .. } => pick(
                 "Ask the owner of this Control for a role that allows it.",
                 "Попросите владельца этого Control о роли, которая это позволяет.",
+            ),
+            Refusal::NeedsAllNetworks => pick(
+                "Ask the owner of this Control to let you see all networks, or ask someone who does.",
+                "Попросите владельца этого Control открыть вам все сети или обратитесь к тому, кому они доступны.",
             ),
             Refusal::LastOwner => pick(
                 "Give another person the owner role first.",
@@ -377,6 +389,7 @@ mod tests {
             Refusal::NotAllowed {
                 role: "viewer".into(),
             },
+            Refusal::NeedsAllNetworks,
             Refusal::LastOwner,
             Refusal::UserInviteUnusable,
         ];

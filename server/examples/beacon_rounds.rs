@@ -10,6 +10,7 @@
 mod support;
 
 use clap::Parser;
+use server::domain::access::scope::NetworkScope;
 use server::domain::beacons::schedule::BeaconSchedule;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -198,7 +199,12 @@ async fn main() {
         );
     }
     let started = Instant::now();
-    let list = bench.state.beacons.list().await.unwrap();
+    let list = bench
+        .state
+        .beacons
+        .list(&NetworkScope::all())
+        .await
+        .unwrap();
     println!(
         "Beacons list ({} rows with their 24 hours): {:.1} ms",
         list.len(),

@@ -13,6 +13,7 @@ mod support;
 
 use clap::Parser;
 use protocol::signing::AgentKey;
+use server::domain::access::scope::NetworkScope;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use support::{key, percentile, Bench};
@@ -70,7 +71,7 @@ async fn main() {
     let mid_agent = bench
         .state
         .inventory
-        .list_page(None, (args.agents / 2) as u64)
+        .list_page(&NetworkScope::all(), None, (args.agents / 2) as u64)
         .await
         .unwrap()
         .1

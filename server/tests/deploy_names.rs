@@ -6,6 +6,7 @@ mod common;
 
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
 use serde_json::{json, Value};
+use server::domain::access::scope::NetworkScope;
 use server::entities::{component, job};
 
 fn network() -> String {
@@ -186,7 +187,12 @@ on_both_databases!(
             error.contains("not redeployed") && error.contains("Remove it"),
             "{error}"
         );
-        let (services, _) = c.state.inventory.sidecars_page(None, 10).await.unwrap();
+        let (services, _) = c
+            .state
+            .inventory
+            .sidecars_page(&NetworkScope::all(), None, 10)
+            .await
+            .unwrap();
         assert_eq!(
             services[0].sidecar.display_name(),
             "my.app",

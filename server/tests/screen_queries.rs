@@ -6,6 +6,7 @@
 mod common;
 
 use serde_json::json;
+use server::domain::access::scope::NetworkScope;
 
 on_both_databases!(
     the_agent_list_pages_by_name_without_gaps_or_repeats,
@@ -27,7 +28,7 @@ on_both_databases!(
             let (page, next) = c
                 .state
                 .inventory
-                .list_page(after.as_deref(), 3)
+                .list_page(&NetworkScope::all(), after.as_deref(), 3)
                 .await
                 .unwrap();
             assert!(page.len() <= 3);
@@ -85,12 +86,22 @@ on_both_databases!(
             201
         );
 
-        let (list, total) = c.state.inventory.needing_attention(10).await.unwrap();
+        let (list, total) = c
+            .state
+            .inventory
+            .needing_attention(&NetworkScope::all(), 10)
+            .await
+            .unwrap();
         let names: Vec<&str> = list.iter().map(|a| a.name.as_str()).collect();
         assert_eq!(total, 3, "the healthy Agent is not listed: {names:?}");
         // Errors (offline, a component in error) before warnings, each group by name.
         assert_eq!(names, ["mm-new", "zz-broken", "aa-warned"]);
-        let (first, total) = c.state.inventory.needing_attention(1).await.unwrap();
+        let (first, total) = c
+            .state
+            .inventory
+            .needing_attention(&NetworkScope::all(), 1)
+            .await
+            .unwrap();
         assert_eq!(
             (first.len(), total),
             (1, 3),
@@ -176,7 +187,10 @@ on_both_databases!(
         };
 
         // Everything that takes jobs (not the revoked one), by name.
-        let (all, more) = inventory.choices(None, false, 200).await.unwrap();
+        let (all, more) = inventory
+            .choices(&NetworkScope::all(), None, false, 200)
+            .await
+            .unwrap();
         assert_eq!(
             ids(&all),
             [silent.id(), disabled.id(), ready.id(), percent.id()],
@@ -185,22 +199,37 @@ on_both_databases!(
         assert!(!more);
         // Where a Beacon or sidecar can go now: online with Docker and enabled,
         // even when the others fill the first places.
-        let (deployable, more) = inventory.choices(None, true, 2).await.unwrap();
+        let (deployable, more) = inventory
+            .choices(&NetworkScope::all(), None, true, 2)
+            .await
+            .unwrap();
         assert_eq!(ids(&deployable), [ready.id(), percent.id()]);
         assert!(deployable.iter().all(|a| a.can_deploy_now()));
         assert!(!more);
         // Past the limit the answer says more match.
-        let (first, more) = inventory.choices(None, false, 2).await.unwrap();
+        let (first, more) = inventory
+            .choices(&NetworkScope::all(), None, false, 2)
+            .await
+            .unwrap();
         assert_eq!((first.len(), more), (2, true));
         // A search ignores case, and its % and _ are literal.
-        let (found, _) = inventory.choices(Some("EDGE-"), true, 200).await.unwrap();
+        let (found, _) = inventory
+            .choices(&NetworkScope::all(), Some("EDGE-"), true, 200)
+            .await
+            .unwrap();
         assert_eq!(ids(&found), [ready.id()]);
-        let (found, _) = inventory.choices(Some("100%"), false, 200).await.unwrap();
+        let (found, _) = inventory
+            .choices(&NetworkScope::all(), Some("100%"), false, 200)
+            .await
+            .unwrap();
         assert_eq!(ids(&found), [percent.id()]);
-        let (found, _) = inventory.choices(Some("_"), false, 200).await.unwrap();
+        let (found, _) = inventory
+            .choices(&NetworkScope::all(), Some("_"), false, 200)
+            .await
+            .unwrap();
         assert_eq!(ids(&found), [ready.id()]);
         let (found, more) = inventory
-            .choices(Some("nothing"), false, 200)
+            .choices(&NetworkScope::all(), Some("nothing"), false, 200)
             .await
             .unwrap();
         assert!(found.is_empty() && !more);
@@ -218,7 +247,10 @@ on_both_databases!(
         let names = |list: Vec<protocol::api::NetworkProfile>| {
             list.into_iter().map(|n| n.name).collect::<Vec<_>>()
         };
-        let first = networks.list(None, None, 3).await.unwrap();
+        let first = networks
+            .list(&NetworkScope::all(), None, None, 3)
+            .await
+            .unwrap();
         assert_eq!(
             (names(first.items), first.next.is_some()),
             (
@@ -226,7 +258,10 @@ on_both_databases!(
                 true
             )
         );
-        let found = networks.list(None, Some("OFFICE"), 3).await.unwrap();
+        let found = networks
+            .list(&NetworkScope::all(), None, Some("OFFICE"), 3)
+            .await
+            .unwrap();
         assert_eq!(
             (names(found.items), found.next.is_some()),
             (vec!["Office".to_string(), "office-2".into()], false)
@@ -236,7 +271,10 @@ on_both_databases!(
             c.create_network(json!({"name": "Москва"})).await.status(),
             201
         );
-        let found = networks.list(None, Some("Моск"), 3).await.unwrap();
+        let found = networks
+            .list(&NetworkScope::all(), None, Some("Моск"), 3)
+            .await
+            .unwrap();
         assert_eq!(names(found.items), ["Москва"]);
         // The JSON API narrows the same way.
         let r = c.get("/api/v1/networks?search=office").await;
@@ -284,7 +322,7 @@ on_both_databases!(
             let (page, next) = c
                 .state
                 .inventory
-                .sidecars_page(after.as_deref(), 2)
+                .sidecars_page(&NetworkScope::all(), after.as_deref(), 2)
                 .await
                 .unwrap();
             assert!(page.len() <= 2);
@@ -308,7 +346,7 @@ on_both_databases!(
         assert!(c
             .state
             .inventory
-            .sidecars_page(Some("no-such-row"), 2)
+            .sidecars_page(&NetworkScope::all(), Some("no-such-row"), 2)
             .await
             .is_err());
     }

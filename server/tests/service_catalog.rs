@@ -6,6 +6,7 @@
 mod common;
 
 use serde_json::{json, Value};
+use server::domain::access::scope::NetworkScope;
 
 fn sidecar(agent_id: &str, extra: Value) -> Value {
     let mut payload = json!({"name": "photos", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
@@ -44,7 +45,12 @@ on_both_databases!(
             json!({"title": "Family photos", "description": "Albums of the whole family",
                 "tags": ["photos", "home-lab"], "category": "Media", "scheme": "https"})
         );
-        let (services, _) = c.state.inventory.sidecars_page(None, 10).await.unwrap();
+        let (services, _) = c
+            .state
+            .inventory
+            .sidecars_page(&NetworkScope::all(), None, 10)
+            .await
+            .unwrap();
         assert_eq!(services[0].sidecar.display_name(), "Family photos");
 
         // The Agent gets the entry as optional payload fields.

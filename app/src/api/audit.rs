@@ -6,7 +6,7 @@ use protocol::api::AuditEntry;
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{api::with_reader, error::ui_error};
 
 /// Lines shown per page.
 pub const AUDIT_PAGE: u64 = 50;
@@ -35,8 +35,8 @@ pub async fn list_audit(
         // One more than a page tells whether an older page exists.
         limit: Some(AUDIT_PAGE + 1),
     };
-    with_services(|s| async move {
-        let mut items = domain::audit::list(&s.db, &filter)
+    with_reader(|s, who| async move {
+        let mut items = domain::audit::list(&s.db, &who, &filter)
             .await
             .map_err(ui_error)?;
         let next = domain::split_page(&mut items, AUDIT_PAGE, |e| e.id.to_string())

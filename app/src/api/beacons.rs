@@ -7,13 +7,18 @@ use protocol::api::NetworkProfile;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, backend::granted, error::ui_error};
+use crate::{
+    api::{with_reader, with_services},
+    backend::granted,
+    error::ui_error,
+};
 #[cfg(feature = "ssr")]
 use domain::access::roles::{CheckBeacons, EditNetworks};
 
 #[server(prefix = "/ui", endpoint = "list_beacons")]
 pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
-    with_services(|s| async move { s.beacons.list().await.map_err(ui_error) }).await
+    with_reader(|s, who| async move { s.beacons.list(who.networks()).await.map_err(ui_error) })
+        .await
 }
 
 #[server(prefix = "/ui", endpoint = "check_beacon", input = leptos::server_fn::codec::Json)]

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::granted;
 #[cfg(feature = "ssr")]
 use crate::{
-    api::{with_services, UI_PAGE_SIZE},
+    api::{with_reader, with_services, UI_PAGE_SIZE},
     error::ui_error,
 };
 #[cfg(feature = "ssr")]
@@ -56,25 +56,26 @@ pub struct AgentsTab {
 pub async fn agents_tab(after: Option<String>) -> Result<AgentsTab, UiError> {
     let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
     let after = after.filter(|a| !a.trim().is_empty());
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
+        let scope = who.networks();
         let (items, next) = s
             .inventory
-            .list_page(after.as_deref(), UI_PAGE_SIZE)
+            .list_page(scope, after.as_deref(), UI_PAGE_SIZE)
             .await
             .map_err(ui_error)?;
         let (install_tokens, _) = s
             .install_tokens
-            .list(None, UI_PAGE_SIZE)
+            .list(scope, None, UI_PAGE_SIZE)
             .await
             .map_err(ui_error)?;
         let (revoked_keys, _) = s
             .revoked_keys
-            .list(None, UI_PAGE_SIZE)
+            .list(scope, None, UI_PAGE_SIZE)
             .await
             .map_err(ui_error)?;
         let (enrollment_log, _) = s
             .enrollment
-            .log(None, UI_PAGE_SIZE, lang)
+            .log(scope, None, UI_PAGE_SIZE, lang)
             .await
             .map_err(ui_error)?;
         Ok(AgentsTab {
@@ -101,10 +102,10 @@ pub const SERVICES_PAGE: u64 = 50;
 #[server(prefix = "/ui", endpoint = "list_services_page")]
 pub async fn list_services_page(after: Option<String>) -> Result<ServiceListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let (items, next) = s
             .inventory
-            .sidecars_page(after.as_deref(), SERVICES_PAGE)
+            .sidecars_page(who.networks(), after.as_deref(), SERVICES_PAGE)
             .await
             .map_err(ui_error)?;
         Ok(ServiceListPage { items, next })
@@ -124,10 +125,10 @@ pub async fn agent_choices(
     search: Option<String>,
     deployable: bool,
 ) -> Result<Choices<AgentChoice>, UiError> {
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let (items, more) = s
             .inventory
-            .choices(search.as_deref(), deployable, CHOICES_MAX)
+            .choices(who.networks(), search.as_deref(), deployable, CHOICES_MAX)
             .await
             .map_err(ui_error)?;
         Ok(Choices { items, more })
@@ -137,7 +138,10 @@ pub async fn agent_choices(
 
 #[server(prefix = "/ui", endpoint = "get_agent")]
 pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
-    with_services(|s| async move { s.inventory.get(&id).await.map_err(ui_error) }).await
+    with_reader(
+        |s, who| async move { s.inventory.get(who.networks(), &id).await.map_err(ui_error) },
+    )
+    .await
 }
 
 #[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]

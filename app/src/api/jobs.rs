@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::backend::granted;
 #[cfg(feature = "ssr")]
 use crate::{
-    api::{with_services, UI_PAGE_SIZE},
+    api::{with_reader, with_services, UI_PAGE_SIZE},
     error::ui_error,
 };
 #[cfg(feature = "ssr")]
@@ -81,7 +81,7 @@ impl JobQuery {
 #[server(prefix = "/ui", endpoint = "list_jobs", input = leptos::server_fn::codec::Json)]
 pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
     let query = query.normalised();
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         // A status no job can have (a hand-edited link) matches nothing.
         let status = match query.status.as_deref().map(protocol::JobStatus::parse) {
             Some(None) => {
@@ -101,7 +101,11 @@ pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
             after: query.after,
             limit: UI_PAGE_SIZE,
         };
-        let (items, next) = s.jobs.list_views(&filter).await.map_err(ui_error)?;
+        let (items, next) = s
+            .jobs
+            .list_views(who.networks(), &filter)
+            .await
+            .map_err(ui_error)?;
         Ok(JobListPage { items, next })
     })
     .await
@@ -109,14 +113,21 @@ pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
 
 #[server(prefix = "/ui", endpoint = "get_job")]
 pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
-    with_services(|s| async move { s.jobs.view_of(&id).await.map_err(ui_error) }).await
+    with_reader(|s, who| async move { s.jobs.view_of(who.networks(), &id).await.map_err(ui_error) })
+        .await
 }
 
 /// The job's output after line `after` (0: from the start), a page at a time.
 #[server(prefix = "/ui", endpoint = "job_log")]
 pub async fn job_log(id: JobId, after: u64) -> Result<protocol::progress::JobLogPage, UiError> {
-    with_services(|s| async move { s.jobs.journal().lines(&id, after).await.map_err(ui_error) })
-        .await
+    with_reader(|s, who| async move {
+        s.jobs
+            .journal()
+            .lines(who.networks(), &id, after)
+            .await
+            .map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_job", input = leptos::server_fn::codec::Json)]

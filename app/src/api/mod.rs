@@ -58,6 +58,22 @@ where
     with_status(answer)
 }
 
+/// Like [`with_services`], for a read: `call` also gets who asks, whose
+/// networks decide what the answer holds.
+#[cfg(feature = "ssr")]
+pub(crate) async fn with_reader<T, Answer>(
+    call: impl FnOnce(domain::services::Services, domain::access::principal::Principal) -> Answer,
+) -> Result<T, UiError>
+where
+    Answer: std::future::Future<Output = Result<T, UiError>>,
+{
+    let answer = match crate::backend::services_and_reader() {
+        Ok((services, reader)) => call(services, reader).await,
+        Err(refused) => Err(refused),
+    };
+    with_status(answer)
+}
+
 /// Gives a refused call the HTTP status that fits it, so logs and monitoring
 /// tell a validation refusal (400/404/409) from a server fault (500).
 #[cfg(feature = "ssr")]
@@ -104,7 +120,8 @@ fn parse_id(id: &str) -> Result<NetworkId, UiError> {
 
 #[server(prefix = "/ui", endpoint = "overview")]
 pub async fn load_overview() -> Result<OverviewCounts, UiError> {
-    with_services(|s| async move { s.overview.counts().await.map_err(ui_error) }).await
+    with_reader(|s, who| async move { s.overview.counts(who.networks()).await.map_err(ui_error) })
+        .await
 }
 
 /// One page of profiles by name; with `search`, only those whose name
@@ -114,10 +131,15 @@ pub async fn list_networks(
     after: Option<String>,
     search: Option<String>,
 ) -> Result<NetworkListPage, UiError> {
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let page = s
             .networks
-            .list(after.as_deref(), search.as_deref(), UI_PAGE_SIZE)
+            .list(
+                who.networks(),
+                after.as_deref(),
+                search.as_deref(),
+                UI_PAGE_SIZE,
+            )
             .await
             .map_err(ui_error)?;
         Ok(NetworkListPage {
@@ -146,7 +168,11 @@ pub async fn diagnose_network(id: String) -> Result<protocol::diagnostics::Diagn
 
 #[server(prefix = "/ui", endpoint = "get_network")]
 pub async fn get_network(id: String) -> Result<NetworkProfile, UiError> {
-    with_services(|s| async move { s.networks.get(&parse_id(&id)?).await.map_err(ui_error) }).await
+    with_reader(|s, who| async move {
+        let id = parse_id(&id)?;
+        s.networks.get(who.networks(), &id).await.map_err(ui_error)
+    })
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "create_network", input = leptos::server_fn::codec::Json)]

@@ -11,7 +11,10 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "ssr")]
 use crate::backend::granted;
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{
+    api::{with_reader, with_services},
+    error::ui_error,
+};
 #[cfg(feature = "ssr")]
 use domain::access::roles::ManageInvites;
 
@@ -31,9 +34,13 @@ pub async fn load_onboarding_guide(
     platform: Platform,
     lang: Lang,
 ) -> Result<OnboardingGuide, UiError> {
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let id = protocol::NetworkId::parse(&network_id).map_err(|_| UiError::NotFound)?;
-        let profile = s.networks.get(&id).await.map_err(ui_error)?;
+        let profile = s
+            .networks
+            .get(who.networks(), &id)
+            .await
+            .map_err(ui_error)?;
         Ok(domain::onboarding::guide::guide(
             &profile, "", platform, lang,
         ))
@@ -53,10 +60,10 @@ pub async fn create_invite(input: NewInvite) -> Result<CreatedInvite, UiError> {
 #[server(prefix = "/ui", endpoint = "list_invites")]
 pub async fn list_invites(after: Option<String>) -> Result<InviteListPage, UiError> {
     let after = after.filter(|a| !a.trim().is_empty());
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let (items, next) = s
             .invites
-            .list(None, after.as_deref(), INVITES_PAGE)
+            .list(who.networks(), None, after.as_deref(), INVITES_PAGE)
             .await
             .map_err(ui_error)?;
         Ok(InviteListPage { items, next })

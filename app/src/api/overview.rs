@@ -8,7 +8,7 @@ use protocol::api::{AgentView, JobView};
 use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{api::with_reader, error::ui_error};
 
 /// How many Agents and jobs the Overview lists.
 pub const ATTENTION_SHOWN: usize = 8;
@@ -26,17 +26,21 @@ pub struct OverviewLists {
 
 #[server(prefix = "/ui", endpoint = "overview_lists")]
 pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
-    with_services(|s| async move {
+    with_reader(|s, who| async move {
         let (attention, attention_total) = s
             .inventory
-            .needing_attention(ATTENTION_SHOWN)
+            .needing_attention(who.networks(), ATTENTION_SHOWN)
             .await
             .map_err(ui_error)?;
         let filter = domain::jobs::queue::JobFilter {
             limit: RECENT_JOBS_SHOWN,
             ..Default::default()
         };
-        let (recent_jobs, _) = s.jobs.list_views(&filter).await.map_err(ui_error)?;
+        let (recent_jobs, _) = s
+            .jobs
+            .list_views(who.networks(), &filter)
+            .await
+            .map_err(ui_error)?;
         Ok(OverviewLists {
             attention,
             attention_total,

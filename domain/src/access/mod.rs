@@ -1,13 +1,14 @@
 //! Access to Control: admin sign-in and sessions, people and their
-//! passwords (`users`, `passwords`), personal API tokens, who
-//! may do what (`roles`, `principal`), Control's own signing keys, and the
-//! secrets they are made of.
+//! passwords (`users`, `passwords`), personal API tokens, who may do what
+//! (`roles`, `principal`) and in which networks (`scope`), Control's own
+//! signing keys, and the secrets they are made of.
 
 pub mod api_tokens;
 pub mod control_identity;
 pub mod passwords;
 pub mod principal;
 pub mod roles;
+pub mod scope;
 pub mod secrets;
 pub mod sign_in;
 pub mod users;

@@ -5,7 +5,8 @@
 //! service cannot be called without the check, and the audit log names the
 //! principal the check was made for.
 
-use super::roles::{Action, Role, RoleRules};
+use super::roles::{fleet_wide, Action, ActionKind, Role, RoleRules};
+use super::scope::NetworkScope;
 use protocol::tokens::TokenScope;
 use protocol::UserId;
 use std::fmt;
@@ -25,11 +26,13 @@ enum Actor {
     },
 }
 
-/// A person or token acting in one request, with the role it acts in.
+/// A person or token acting in one request, with the role it acts in and
+/// the networks it sees.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Principal {
     actor: Actor,
     role: Role,
+    networks: NetworkScope,
 }
 
 impl Principal {
@@ -38,6 +41,7 @@ impl Principal {
         Self {
             actor: Actor::Owner,
             role: Role::Owner,
+            networks: NetworkScope::all(),
         }
     }
 
@@ -51,29 +55,40 @@ impl Principal {
                 user: None,
             },
             role: scope_role(scope),
+            networks: NetworkScope::all(),
         }
     }
 
-    /// A person, in the role their account has now.
-    pub fn user(id: UserId, name: &str, role: Role) -> Self {
+    /// A person, in the role and with the networks their account has now.
+    /// The owner role sees every network, whatever `networks` says.
+    pub fn user(id: UserId, name: &str, role: Role, networks: NetworkScope) -> Self {
         Self {
             actor: Actor::User {
                 id,
                 name: name.to_string(),
             },
             role,
+            networks: owner_sees_all(role, networks),
         }
     }
 
     /// A person's API token: never more than its scope, nor than its person
-    /// can do now (`role` is read from the person's account at each request).
-    pub fn user_token(name: &str, scope: TokenScope, user: (UserId, String), role: Role) -> Self {
+    /// can do now (`role` and `networks` are read from the person's account
+    /// at each request).
+    pub fn user_token(
+        name: &str,
+        scope: TokenScope,
+        user: (UserId, String),
+        role: Role,
+        networks: NetworkScope,
+    ) -> Self {
         Self {
             actor: Actor::Token {
                 name: name.to_string(),
                 user: Some(user),
             },
             role: role.min(scope_role(scope)),
+            networks: owner_sees_all(role, networks),
         }
     }
 
@@ -94,9 +109,21 @@ impl Principal {
         self.role
     }
 
-    /// The capability to take action `A`, when this principal's role allows it.
+    /// The networks this principal sees.
+    pub fn networks(&self) -> &NetworkScope {
+        &self.networks
+    }
+
+    /// Whether this principal may take action `kind`: its role allows it,
+    /// and a fleet-wide action only with every network in sight.
+    pub fn allows(&self, kind: ActionKind) -> bool {
+        self.role.allows(kind) && (self.networks.is_all() || !fleet_wide(kind))
+    }
+
+    /// The capability to take action `A`, when this principal may. A refusal
+    /// never depends on an ID, so it tells nothing about what exists.
     pub fn may<A: Action>(&self) -> Result<Granted<A>, NotAllowed> {
-        if self.role.allows(A::KIND) {
+        if self.allows(A::KIND) {
             Ok(Granted {
                 by: self.clone(),
                 action: PhantomData,
@@ -105,8 +132,18 @@ impl Principal {
             Err(NotAllowed {
                 role: self.role,
                 action: A::KIND,
+                limited: self.role.allows(A::KIND),
             })
         }
+    }
+}
+
+/// The owner role is everything, every network included.
+fn owner_sees_all(role: Role, networks: NetworkScope) -> NetworkScope {
+    if role == Role::Owner {
+        NetworkScope::all()
+    } else {
+        networks
     }
 }
 
@@ -153,14 +190,22 @@ impl<A: Action> Granted<A> {
     pub fn user_id(&self) -> Option<&UserId> {
         self.by.user_id()
     }
+
+    /// The networks the one acting sees: what the action may touch.
+    pub fn scope(&self) -> &NetworkScope {
+        self.by.networks()
+    }
 }
 
-/// The principal's role does not allow the action.
+/// The principal may not take the action: its role does not allow it, or
+/// (`limited`) the role does but the action concerns every network and the
+/// principal sees only some.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("the {role} role does not allow {action:?}")]
+#[error("the {role} role does not allow {action:?} (limited to some networks: {limited})")]
 pub struct NotAllowed {
     pub role: Role,
-    pub action: super::roles::ActionKind,
+    pub action: ActionKind,
+    pub limited: bool,
 }
 
 #[cfg(test)]
@@ -178,7 +223,8 @@ mod tests {
             write.may::<ManageUsers>().unwrap_err(),
             NotAllowed {
                 role: Role::Admin,
-                action: ManageUsers::KIND
+                action: ManageUsers::KIND,
+                limited: false,
             }
         );
         assert!(Principal::owner().may::<ManageUsers>().is_ok());
@@ -196,12 +242,18 @@ mod tests {
         );
         let anna = UserId::from_random_bytes([7; 8]);
         assert_eq!(
-            Principal::user(anna.clone(), "anna", Role::Operator).to_string(),
+            Principal::user(anna.clone(), "anna", Role::Operator, NetworkScope::all()).to_string(),
             "user:anna"
         );
         assert_eq!(
-            Principal::user_token("ci", TokenScope::Write, (anna, "anna".into()), Role::Admin)
-                .to_string(),
+            Principal::user_token(
+                "ci",
+                TokenScope::Write,
+                (anna, "anna".into()),
+                Role::Admin,
+                NetworkScope::all()
+            )
+            .to_string(),
             "token:ci (user:anna)"
         );
     }
@@ -209,19 +261,72 @@ mod tests {
     #[test]
     fn a_persons_token_never_does_more_than_its_person() {
         let anna = (UserId::from_random_bytes([1; 8]), "anna".to_string());
-        let operator_write =
-            Principal::user_token("ci", TokenScope::Write, anna.clone(), Role::Operator);
+        let operator_write = Principal::user_token(
+            "ci",
+            TokenScope::Write,
+            anna.clone(),
+            Role::Operator,
+            NetworkScope::all(),
+        );
         assert!(operator_write.may::<RunJobs>().is_ok());
         assert_eq!(operator_write.role(), Role::Operator);
         assert!(operator_write.may::<ChangeSettings>().is_err());
-        let owner_read = Principal::user_token("ci", TokenScope::Read, anna.clone(), Role::Owner);
+        let owner_read = Principal::user_token(
+            "ci",
+            TokenScope::Read,
+            anna.clone(),
+            Role::Owner,
+            NetworkScope::all(),
+        );
         assert_eq!(owner_read.role(), Role::Viewer);
-        let owner_write = Principal::user_token("ci", TokenScope::Write, anna.clone(), Role::Owner);
+        let owner_write = Principal::user_token(
+            "ci",
+            TokenScope::Write,
+            anna.clone(),
+            Role::Owner,
+            NetworkScope::all(),
+        );
         assert!(
             owner_write.may::<ManageUsers>().is_err(),
             "tokens never manage people"
         );
         assert_eq!(owner_write.user_id(), Some(&anna.0));
         assert_eq!(Principal::owner().user_id(), None);
+    }
+
+    #[test]
+    fn a_person_limited_to_some_networks_takes_no_fleet_wide_action() {
+        use crate::access::roles::{EditNetworks, ManageAgents, ManageInstallTokens};
+        let anna = UserId::from_random_bytes([2; 8]);
+        let only_a = || NetworkScope::of_rows(["net_a".to_string()]);
+        let admin = Principal::user(anna.clone(), "anna", Role::Admin, only_a());
+        assert!(admin.may::<RunJobs>().is_ok());
+        assert!(admin.may::<EditNetworks>().is_ok());
+        for refused in [
+            admin.may::<ManageAgents>().map(|_| ()),
+            admin.may::<ManageInstallTokens>().map(|_| ()),
+            admin.may::<ChangeSettings>().map(|_| ()),
+        ] {
+            assert!(refused.is_err_and(|e| e.limited && e.role == Role::Admin));
+        }
+        // What the role never allowed is refused for the role, not the scope.
+        let viewer = Principal::user(anna.clone(), "anna", Role::Viewer, only_a());
+        assert!(!viewer.may::<ManageAgents>().unwrap_err().limited);
+        // The owner role is not limited, and a token shares its person's scope.
+        let owner = Principal::user(anna.clone(), "anna", Role::Owner, only_a());
+        assert!(owner.networks().is_all());
+        let token = Principal::user_token(
+            "ci",
+            TokenScope::Write,
+            (anna, "anna".into()),
+            Role::Admin,
+            only_a(),
+        );
+        assert_eq!(token.networks(), &only_a());
+        assert_eq!(
+            token.may::<RunJobs>().unwrap().scope(),
+            &only_a(),
+            "a change carries the scope it may touch"
+        );
     }
 }

@@ -26,6 +26,17 @@ impl RoleRules for Role {
     }
 }
 
+/// Whether `action` acts on what belongs to no network (an Agent's key,
+/// which may run several networks' components, install tokens, settings,
+/// people): only a principal that sees every network may take it.
+pub fn fleet_wide(action: ActionKind) -> bool {
+    use ActionKind::*;
+    match action {
+        ManageAgents | ManageInstallTokens | ChangeSettings | ManageUsers => true,
+        EditNetworks | RunJobs | CheckBeacons | ManageInvites | ManageOwnApiTokens => false,
+    }
+}
+
 /// An action as a type, so that a method can ask for the capability to
 /// take it: `fn revoke(&self, by: &Granted<ManageAgents>, …)`.
 pub trait Action: Send + Sync + 'static {
@@ -62,14 +73,14 @@ actions! {
     ManageUsers,
 }
 
-/// What `role` may do, as the browser is told it to leave out the
+/// What `principal` may do, as the browser is told it to leave out the
 /// controls it would only be refused.
-pub fn allowed_for(role: Role) -> Allowed {
+pub fn allowed_for(principal: &super::principal::Principal) -> Allowed {
     Allowed::new(
         ActionKind::ALL
             .iter()
             .copied()
-            .filter(|action| role.allows(*action)),
+            .filter(|action| principal.allows(*action)),
     )
 }
 
@@ -112,10 +123,20 @@ mod tests {
 
     #[test]
     fn the_browser_is_told_what_the_table_says() {
+        use crate::access::principal::Principal;
+        use crate::access::scope::NetworkScope;
+        let someone = protocol::UserId::from_random_bytes([3; 8]);
         for role in Role::ALL {
-            let told = allowed_for(role);
+            let everywhere = Principal::user(someone.clone(), "x", role, NetworkScope::all());
+            let limited = NetworkScope::of_rows(["net_a".to_string()]);
+            let in_a = Principal::user(someone.clone(), "x", role, limited);
             for action in ActionKind::ALL {
+                let told = allowed_for(&everywhere);
                 assert_eq!(told.may(*action), role.allows(*action), "{role} {action:?}");
+                let told = allowed_for(&in_a);
+                let expected =
+                    role.allows(*action) && (role == Role::Owner || !fleet_wide(*action));
+                assert_eq!(told.may(*action), expected, "{role} {action:?} in net_a");
             }
         }
     }

@@ -16,8 +16,9 @@
 use super::passwords;
 use super::principal::{Granted, Principal};
 use super::roles::{ManageUsers, Role};
+use super::scope::NetworkScope;
 use super::secrets::{new_token, token_hash};
-use crate::entities::{admin_session, api_token, user, user_invite};
+use crate::entities::{admin_session, api_token, user, user_invite, user_network};
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::users::{CreatedUserInvite, UserChange, UserInviteInput, UserView, WelcomeInput};
@@ -91,6 +92,7 @@ impl Users {
             created_by: Set(by.actor()),
             created_at: Set(now),
             expires_at: Set(expires_at),
+            networks: Set("[]".into()),
             used_at: Set(None),
         }
         .insert(&self.db)
@@ -233,10 +235,17 @@ impl Users {
     /// Who a session or token of person `id` acts as now: `None` when the
     /// person was deleted or is disabled.
     pub async fn principal(&self, id: &str) -> Result<Option<Principal>, StoreError> {
-        Ok(self.enabled(id).await?.map(|row| {
-            let role = role_of(&row);
-            Principal::user(UserId::from_stored(row.id), &row.name, role)
-        }))
+        let Some(row) = self.enabled(id).await? else {
+            return Ok(None);
+        };
+        let networks = self.networks_of(id).await?;
+        let role = role_of(&row);
+        Ok(Some(Principal::user(
+            UserId::from_stored(row.id),
+            &row.name,
+            role,
+            networks,
+        )))
     }
 
     /// Who a token of person `id` acts as now (`Principal::user_token`).
@@ -246,11 +255,27 @@ impl Users {
         token: &str,
         scope: protocol::tokens::TokenScope,
     ) -> Result<Option<Principal>, StoreError> {
-        Ok(self.enabled(id).await?.map(|row| {
-            let role = role_of(&row);
-            let person = (UserId::from_stored(row.id), row.name);
-            Principal::user_token(token, scope, person, role)
-        }))
+        let Some(row) = self.enabled(id).await? else {
+            return Ok(None);
+        };
+        let networks = self.networks_of(id).await?;
+        let role = role_of(&row);
+        let person = (UserId::from_stored(row.id), row.name);
+        Ok(Some(Principal::user_token(
+            token, scope, person, role, networks,
+        )))
+    }
+
+    /// The networks person `id` sees, read at each request so that a change
+    /// takes effect at their next one.
+    async fn networks_of(&self, id: &str) -> Result<NetworkScope, StoreError> {
+        let rows = user_network::Entity::find()
+            .filter(user_network::Column::UserId.eq(id))
+            .all(&self.db)
+            .await?;
+        Ok(NetworkScope::of_rows(
+            rows.into_iter().map(|r| r.network_id),
+        ))
     }
 
     /// An enabled person's row.

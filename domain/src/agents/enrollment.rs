@@ -4,6 +4,7 @@
 //! repeated refusals from one address for one reason fold into one line, so
 //! a flood of attempts cannot grow the log (nor the audit log) row by row.
 
+use crate::access::scope::NetworkScope;
 use crate::access::secrets::{secret_matches, token_hash};
 use crate::agents::install_tokens;
 use crate::agents::revoked_keys;
@@ -316,13 +317,19 @@ impl Enrollment {
         EnrollError::Refused(refusal)
     }
 
-    /// The enrollment log, newest first; `before` is the last `id` of the previous page.
+    /// The enrollment log, newest first; `before` is the last `id` of the
+    /// previous page. Enrollments belong to no network: someone who sees only
+    /// some reads none.
     pub async fn log(
         &self,
+        scope: &NetworkScope,
         before: Option<i64>,
         limit: u64,
         lang: Lang,
     ) -> Result<(Vec<EnrollmentAttempt>, Option<String>), StoreError> {
+        if !scope.is_all() {
+            return Ok((Vec::new(), None));
+        }
         let limit = limit.clamp(1, 500);
         let mut query = enrollment_log::Entity::find()
             .order_by_desc(enrollment_log::Column::Id)

@@ -4,6 +4,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::ManageInstallTokens;
+use crate::access::scope::NetworkScope;
 use crate::access::secrets::{new_token, token_hash};
 use crate::entities::install_token;
 use crate::{audit, split_page, StoreError};
@@ -215,11 +216,16 @@ impl InstallTokens {
     }
 
     /// Tokens newest first; `after` is the last ID of the previous page.
+    /// Tokens belong to no network: someone who sees only some has none.
     pub async fn list(
         &self,
+        scope: &NetworkScope,
         after: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<InstallTokenView>, Option<String>), InstallTokenError> {
+        if !scope.is_all() {
+            return Ok((Vec::new(), None));
+        }
         let limit = limit.clamp(1, 500);
         let mut query = install_token::Entity::find()
             .order_by_desc(install_token::Column::CreatedAt)

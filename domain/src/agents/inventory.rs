@@ -3,6 +3,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::ManageAgents;
+use crate::access::scope::NetworkScope;
 use crate::agents::install_tokens::{InstallTokenError, InstallTokens};
 use crate::agents::status::{agent_status, component_error};
 use crate::entities::agent::Retirement;
@@ -155,17 +156,21 @@ impl AgentInventory {
             .collect())
     }
 
-    async fn find(&self, id: &str) -> Result<agent::Model, InventoryError> {
+    /// Agent `id`, when `scope` sees it (it runs a component of theirs).
+    async fn find(&self, scope: &NetworkScope, id: &str) -> Result<agent::Model, InventoryError> {
         agent::Entity::find_by_id(id)
+            .filter(scope.agents_condition(agent::Column::Id))
             .one(&self.db)
             .await?
             .ok_or(InventoryError::NotFound)
     }
 
-    /// The views of `agents`, each judged with all its components (one query
-    /// for the components of them all).
+    /// The views of `agents`, each judged with all its components that
+    /// `scope` sees (one query for the components of them all): another
+    /// network's component neither shows nor colours the Agent's status.
     async fn views_of(
         &self,
+        scope: &NetworkScope,
         agents: &[agent::Model],
         now: DateTime<Utc>,
     ) -> Result<Vec<AgentView>, InventoryError> {
@@ -174,39 +179,50 @@ impl AgentInventory {
         Ok(agents
             .iter()
             .zip(components)
-            .map(|(a, c)| view(a, &c, trust.get(&a.id), now, self.offline_after))
+            .map(|(a, mut c)| {
+                c.retain(|c| scope.keeps_component(c));
+                view(a, &c, trust.get(&a.id), now, self.offline_after)
+            })
             .collect())
     }
 
     /// The Agents that run (or are to run) a component of `network_id`, by
-    /// name, each with all its components.
-    pub async fn in_network(&self, network_id: &str) -> Result<Vec<AgentView>, InventoryError> {
+    /// name, each with the components `scope` sees.
+    pub async fn in_network(
+        &self,
+        scope: &NetworkScope,
+        network_id: &str,
+    ) -> Result<Vec<AgentView>, InventoryError> {
         let of_network = Query::select()
             .column(component::Column::AgentId)
             .from(component::Entity)
             .and_where(component::Column::NetworkId.eq(network_id))
             .to_owned();
-        self.views_by_name(agent::Entity::find().filter(agent::Column::Id.in_subquery(of_network)))
-            .await
+        let of_network = agent::Entity::find().filter(agent::Column::Id.in_subquery(of_network));
+        self.views_by_name(scope, of_network).await
     }
 
-    /// Every Agent with its components, by name. (Two queries, whatever the count.)
-    pub async fn list(&self) -> Result<Vec<AgentView>, InventoryError> {
-        self.views_by_name(agent::Entity::find()).await
+    /// Every Agent `scope` sees with its components, by name. (Two queries,
+    /// whatever the count.)
+    pub async fn list(&self, scope: &NetworkScope) -> Result<Vec<AgentView>, InventoryError> {
+        self.views_by_name(scope, agent::Entity::find()).await
     }
 
-    /// The Agents `query` selects, by name, each with all its components.
+    /// The Agents `query` selects that `scope` sees, by name, each with the
+    /// components `scope` sees.
     async fn views_by_name(
         &self,
+        scope: &NetworkScope,
         query: sea_orm::Select<agent::Entity>,
     ) -> Result<Vec<AgentView>, InventoryError> {
         let agents = query
+            .filter(scope.agents_condition(agent::Column::Id))
             .order_by_asc(agent::Column::Name)
             .order_by_asc(agent::Column::Id)
             .all(&self.db)
             .await?;
         let now = crate::database_now(&self.db).await;
-        self.views_of(&agents, now).await
+        self.views_of(scope, &agents, now).await
     }
 
     /// One page of Agents by name (keyset paging on name and ID, so a page
@@ -214,15 +230,17 @@ impl AgentInventory {
     /// next page: the last Agent's ID.
     pub async fn list_page(
         &self,
+        scope: &NetworkScope,
         after: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<AgentView>, Option<String>), InventoryError> {
         let mut query = agent::Entity::find()
+            .filter(scope.agents_condition(agent::Column::Id))
             .order_by_asc(agent::Column::Name)
             .order_by_asc(agent::Column::Id)
             .limit(limit + 1);
         if let Some(after) = after {
-            let anchor = self.find(after).await?;
+            let anchor = self.find(scope, after).await?;
             query = query.filter(
                 Condition::any()
                     .add(agent::Column::Name.gt(anchor.name.as_str()))
@@ -236,7 +254,7 @@ impl AgentInventory {
         let mut agents = query.all(&self.db).await?;
         let next = crate::split_page(&mut agents, limit, |a| a.id.clone());
         let now = crate::database_now(&self.db).await;
-        Ok((self.views_of(&agents, now).await?, next))
+        Ok((self.views_of(scope, &agents, now).await?, next))
     }
 
     /// One page of published services (sidecars) by service name, then row:
@@ -245,16 +263,22 @@ impl AgentInventory {
     /// is judged on all its components. The cursor is the last sidecar's row ID.
     pub async fn sidecars_page(
         &self,
+        scope: &NetworkScope,
         after: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<PublishedService>, Option<String>), InventoryError> {
+        let in_scope = scope.condition(component::Column::NetworkId);
         let mut query = component::Entity::find()
             .filter(component::Column::Kind.eq("sidecar"))
+            .filter(in_scope.clone())
             .order_by_asc(component::Column::Name)
             .order_by_asc(component::Column::Id)
             .limit(limit + 1);
         if let Some(after) = after {
-            let anchor = after.parse::<i64>().ok().map(component::Entity::find_by_id);
+            let anchor = after
+                .parse::<i64>()
+                .ok()
+                .map(|id| component::Entity::find_by_id(id).filter(in_scope));
             let anchor = match anchor {
                 Some(q) => q.one(&self.db).await?,
                 None => None,
@@ -279,7 +303,7 @@ impl AgentInventory {
             .await?;
         let now = crate::database_now(&self.db).await;
         let views: HashMap<String, AgentView> = self
-            .views_of(&agents, now)
+            .views_of(scope, &agents, now)
             .await?
             .into_iter()
             .map(|v| (v.id.to_string(), v))
@@ -303,12 +327,15 @@ impl AgentInventory {
     /// are not read: a component in error does not stop a deployment.
     pub async fn choices(
         &self,
+        scope: &NetworkScope,
         search: Option<&str>,
         deployable: bool,
         limit: u64,
     ) -> Result<(Vec<AgentChoice>, bool), InventoryError> {
         let now = crate::database_now(&self.db).await;
-        let mut query = agent::Entity::find().filter(agent::Column::Retired.eq(Retirement::Active));
+        let mut query = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(Retirement::Active))
+            .filter(scope.agents_condition(agent::Column::Id));
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
             query = query.filter(crate::name_contains(
                 sea_orm::ConnectionTrait::get_database_backend(&self.db),
@@ -345,6 +372,7 @@ impl AgentInventory {
     /// the database, so a large healthy fleet costs nothing here.
     pub async fn needing_attention(
         &self,
+        scope: &NetworkScope,
         limit: usize,
     ) -> Result<(Vec<AgentView>, usize), InventoryError> {
         let now = crate::database_now(&self.db).await;
@@ -373,6 +401,7 @@ impl AgentInventory {
             .to_owned();
         let agents = agent::Entity::find()
             .filter(agent::Column::Retired.eq(Retirement::Active))
+            .filter(scope.agents_condition(agent::Column::Id))
             .filter(
                 Condition::any()
                     .add(agent::Column::Disabled.eq(true))
@@ -386,7 +415,7 @@ impl AgentInventory {
             .all(&self.db)
             .await?;
         let mut views: Vec<(u8, AgentView)> = self
-            .views_of(&agents, now)
+            .views_of(scope, &agents, now)
             .await?
             .into_iter()
             .filter_map(|v| v.attention_rank().map(|rank| (rank, v)))
@@ -400,14 +429,21 @@ impl AgentInventory {
         ))
     }
 
-    pub async fn get(&self, id: &AgentId) -> Result<AgentView, InventoryError> {
-        self.view_of(id.as_str()).await
+    /// Agent `id` with the components `scope` sees; not found when it runs
+    /// none of them.
+    pub async fn get(
+        &self,
+        scope: &NetworkScope,
+        id: &AgentId,
+    ) -> Result<AgentView, InventoryError> {
+        self.view_of(scope, id.as_str()).await
     }
 
-    async fn view_of(&self, id: &str) -> Result<AgentView, InventoryError> {
-        let agent = self.find(id).await?;
+    async fn view_of(&self, scope: &NetworkScope, id: &str) -> Result<AgentView, InventoryError> {
+        let agent = self.find(scope, id).await?;
         let components = component::Entity::find()
             .filter(component::Column::AgentId.eq(agent.id.as_str()))
+            .filter(scope.condition(component::Column::NetworkId))
             .order_by_asc(component::Column::ComponentId)
             .all(&self.db)
             .await?;
@@ -431,7 +467,7 @@ impl AgentInventory {
         disabled: bool,
     ) -> Result<AgentView, InventoryError> {
         let id = id.as_str();
-        let agent = self.find(id).await?;
+        let agent = self.find(by.scope(), id).await?;
         if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
         }
@@ -453,7 +489,7 @@ impl AgentInventory {
                 tracing::error!(error = %e, agent_id = id, "re-sending the desired state failed");
             }
         }
-        self.view_of(id).await
+        self.view_of(by.scope(), id).await
     }
 
     /// Revokes an Agent: its key stops working at once and its queued jobs
@@ -466,7 +502,7 @@ impl AgentInventory {
         id: &AgentId,
     ) -> Result<AgentView, InventoryError> {
         let id = id.as_str();
-        let agent = self.find(id).await?;
+        let agent = self.find(by.scope(), id).await?;
         if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
         }
@@ -480,7 +516,7 @@ impl AgentInventory {
         tracing::info!(agent_id = id, cancelled, "agent revoked by admin");
         let detail = format!("{cancelled} pending jobs cancelled");
         audit::record(&self.db, &by.actor(), "agent.revoked", id, &detail).await;
-        self.view_of(id).await
+        self.view_of(by.scope(), id).await
     }
 
     /// Deletes an Agent record and its components; pending jobs are
@@ -493,7 +529,7 @@ impl AgentInventory {
         id: &AgentId,
     ) -> Result<(), InventoryError> {
         let id = id.as_str();
-        self.find(id).await?;
+        self.find(by.scope(), id).await?;
         let txn = self.db.begin().await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was deleted").await?;
@@ -521,7 +557,7 @@ impl AgentInventory {
         id: &AgentId,
     ) -> Result<CreatedInstallToken, InventoryError> {
         let id = id.as_str();
-        let agent = self.find(id).await?;
+        let agent = self.find(by.scope(), id).await?;
         match agent.retired {
             Retirement::Active => {}
             Retirement::Moved if agent.moved_to.is_none() => {}

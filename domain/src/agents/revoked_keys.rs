@@ -4,6 +4,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::ManageAgents;
+use crate::access::scope::NetworkScope;
 use crate::entities::{agent, revoked_key};
 use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -70,11 +71,16 @@ impl RevokedKeys {
     }
 
     /// Newest first; `after` is the last Agent ID of the previous page.
+    /// Keys belong to no network: someone who sees only some has none.
     pub async fn list(
         &self,
+        scope: &NetworkScope,
         after: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<RevokedKeyView>, Option<String>), RevokedKeyError> {
+        if !scope.is_all() {
+            return Ok((Vec::new(), None));
+        }
         let limit = limit.clamp(1, 500);
         let mut query = revoked_key::Entity::find()
             .order_by_desc(revoked_key::Column::RevokedAt)

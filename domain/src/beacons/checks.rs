@@ -10,6 +10,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::{CheckBeacons, EditNetworks};
+use crate::access::scope::NetworkScope;
 use crate::address_policy::shown;
 pub use crate::address_policy::{refused_address, AddressPolicy};
 use crate::alerts::settings::Alerts;
@@ -56,6 +57,7 @@ impl From<NetworkError> for BeaconError {
             NetworkError::Store(e) => BeaconError::Store(e),
             NetworkError::UnknownCursor => BeaconError::NetworkNotFound,
             NetworkError::Stale => BeaconError::Stale,
+            NetworkError::NeedsAllNetworks => BeaconError::NetworkNotFound,
         }
     }
 }
@@ -257,15 +259,15 @@ impl BeaconChecks {
         }
     }
 
-    /// Checks a Beacon URL of a profile now and keeps the result.
-    /// `_by`: only the capability is asked for; a check is not audited.
+    /// Checks a Beacon URL of a profile now and keeps the result. A check is
+    /// not audited; `by` says which profiles may be checked.
     pub async fn check(
         &self,
-        _by: &Granted<CheckBeacons>,
+        by: &Granted<CheckBeacons>,
         beacon: &BeaconRef,
     ) -> Result<BeaconCheckView, BeaconError> {
         let (network_id, url) = beacon.validate().map_err(BeaconError::Invalid)?;
-        let profile = self.networks.get(&network_id).await?;
+        let profile = self.networks.get(by.scope(), &network_id).await?;
         if !profile.beacons.contains(&url) {
             return Err(BeaconError::NotInProfile);
         }
@@ -329,11 +331,16 @@ impl BeaconChecks {
             })
     }
 
-    /// Beacon URLs that Control deployed, with the Agent and component.
-    async fn managed(&self) -> Result<HashMap<String, ManagedBeacon>, BeaconError> {
+    /// Beacon URLs that Control deployed in `scope`'s networks, with the
+    /// Agent and component.
+    async fn managed(
+        &self,
+        scope: &NetworkScope,
+    ) -> Result<HashMap<String, ManagedBeacon>, BeaconError> {
         let rows = component::Entity::find()
             .filter(component::Column::Kind.eq("beacon"))
             .filter(component::Column::Desired.eq(true))
+            .filter(scope.condition(component::Column::NetworkId))
             .all(&self.db)
             .await?;
         Ok(rows
@@ -352,13 +359,14 @@ impl BeaconChecks {
             .collect())
     }
 
-    /// Every Beacon URL of every profile (by profile name), with its latest check.
-    pub async fn list(&self) -> Result<Vec<BeaconView>, BeaconError> {
+    /// Every Beacon URL of every profile `scope` sees (by profile name),
+    /// with its latest check.
+    pub async fn list(&self, scope: &NetworkScope) -> Result<Vec<BeaconView>, BeaconError> {
         let mut health = history::health(&self.db).await?;
         let mut days = history::last_24h(&self.db, Utc::now()).await?;
-        let managed = self.managed().await?;
+        let managed = self.managed(scope).await?;
         let mut beacons = Vec::new();
-        for profile in self.networks.all().await? {
+        for profile in self.networks.all(scope).await? {
             for url in &profile.beacons {
                 let key = (profile.id.to_string(), url.clone());
                 let (last_check, last_failure) = match health.remove(&key) {

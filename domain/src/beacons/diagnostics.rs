@@ -80,15 +80,15 @@ impl Diagnostics {
         }
     }
 
-    /// `_by`: only the capability is asked for; a diagnosis is not audited.
+    /// A diagnosis is not audited; `by` says which networks may be diagnosed.
     pub async fn diagnose(
         &self,
-        _by: &Granted<CheckBeacons>,
+        by: &Granted<CheckBeacons>,
         id: &NetworkId,
         lang: Lang,
     ) -> Result<Diagnosis, DiagnosticsError> {
-        let profile = self.networks.get(id).await?;
-        let agents = self.inventory.in_network(id.as_str()).await?;
+        let profile = self.networks.get(by.scope(), id).await?;
+        let agents = self.inventory.in_network(by.scope(), id.as_str()).await?;
         let mut out = Vec::new();
         if profile.beacons.is_empty() {
             Lines {

@@ -3,6 +3,7 @@
 //! bounded number at a time and in random order, by exactly one replica: the
 //! one that moves the round's lease on. Checks older than 30 days are pruned.
 
+use crate::access::scope::NetworkScope;
 use crate::beacons::checks::BeaconChecks;
 use crate::entities::schedule_lease;
 use crate::networks::{NetworkError, Networks};
@@ -106,7 +107,7 @@ impl BeaconSchedule {
     pub async fn run_round(&self) -> Result<RoundReport, NetworkError> {
         let mut targets: Vec<(NetworkId, String)> = self
             .networks
-            .all()
+            .all(&NetworkScope::all())
             .await?
             .into_iter()
             .flat_map(|profile| {

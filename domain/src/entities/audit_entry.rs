@@ -17,6 +17,10 @@ pub struct Model {
     pub subject: String,
     /// A short, bounded explanation.
     pub detail: String,
+    /// The network it concerns, if any: a person limited to some networks
+    /// sees only theirs. (Backups from before it restore without it.)
+    #[serde(default)]
+    pub network_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -28,3 +28,4 @@ pub mod setting;
 pub mod signin_device;
 pub mod user;
 pub mod user_invite;
+pub mod user_network;

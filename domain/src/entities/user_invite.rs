@@ -13,6 +13,9 @@ pub struct Model {
     pub created_by: String,
     pub created_at: DateTimeUtc,
     pub expires_at: DateTimeUtc,
+    /// The networks the person will see, a JSON array of Network IDs; `[]`
+    /// is all of them.
+    pub networks: String,
     /// Set when the link was used; it never works again.
     pub used_at: Option<DateTimeUtc>,
 }

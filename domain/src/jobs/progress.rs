@@ -4,6 +4,7 @@
 //! cut); and the job's lease moved on by every message, on the database's
 //! clock, so a long deploy lives as long as its Agent reports.
 
+use crate::access::scope::NetworkScope;
 use crate::entities::{job, job_log_line, job_stage};
 use crate::jobs::queue::JobError;
 use crate::{database_now, StoreError};
@@ -247,9 +248,15 @@ impl JobJournal {
     }
 
     /// Up to [`LOG_PAGE`] lines of the job's output after line `after`, with
-    /// a marker where lines were cut.
-    pub async fn lines(&self, id: &JobId, after: u64) -> Result<JobLogPage, JobError> {
+    /// a marker where lines were cut; not found for a job `scope` does not see.
+    pub async fn lines(
+        &self,
+        scope: &NetworkScope,
+        id: &JobId,
+        after: u64,
+    ) -> Result<JobLogPage, JobError> {
         let job = job::Entity::find_by_id(id.as_str())
+            .filter(scope.condition(job::Column::NetworkId))
             .one(&self.db)
             .await?
             .ok_or(JobError::NotFound)?;

@@ -3,6 +3,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::RunJobs;
+use crate::access::scope::NetworkScope;
 use crate::alerts::settings::Alerts;
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
@@ -53,6 +54,10 @@ pub enum JobError {
     NoDocker,
     #[error("no such job")]
     NotFound,
+    /// The job's network is not one the person asking sees (or it has none
+    /// and they see only some): as if the network did not exist.
+    #[error("no such network")]
+    NetworkNotFound,
     /// Cancel needs a pending or running job, retry a failed or expired one.
     #[error("the job is {0}")]
     WrongState(JobStatus),
@@ -61,6 +66,36 @@ pub enum JobError {
     CannotStop,
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// Who asks for a job, as [`JobQueue::insert`] needs it.
+pub(crate) struct Asked {
+    /// As the audit log names them.
+    actor: String,
+    /// The networks the job may be for.
+    scope: NetworkScope,
+    /// A person's job changes the desired state; Control's own does not.
+    records_intent: bool,
+}
+
+impl Asked {
+    /// A person or token, with their capability.
+    fn by(granted: &Granted<RunJobs>) -> Self {
+        Self {
+            actor: granted.actor(),
+            scope: granted.scope().clone(),
+            records_intent: true,
+        }
+    }
+
+    /// Control's reconciliation, which sees every network.
+    pub(crate) fn control() -> Self {
+        Self {
+            actor: audit::CONTROL.to_string(),
+            scope: NetworkScope::all(),
+            records_intent: false,
+        }
+    }
 }
 
 fn rfc3339(t: DateTime<Utc>) -> String {
@@ -152,8 +187,8 @@ impl JobQueue {
     }
 
     /// One job as the admin API shows it, with its stages.
-    pub async fn view_of(&self, id: &JobId) -> Result<JobView, JobError> {
-        let row = self.get(id).await?;
+    pub async fn view_of(&self, scope: &NetworkScope, id: &JobId) -> Result<JobView, JobError> {
+        let row = self.get(scope, id).await?;
         Ok(JobView {
             stages: self.journal.stages(&row.id).await?,
             ..view(&row)
@@ -164,9 +199,10 @@ impl JobQueue {
     /// stage they are in.
     pub async fn list_views(
         &self,
+        scope: &NetworkScope,
         filter: &JobFilter,
     ) -> Result<(Vec<JobView>, Option<String>), JobError> {
-        let (rows, next) = self.list(filter).await?;
+        let (rows, next) = self.list(scope, filter).await?;
         let running: Vec<String> = rows
             .iter()
             .filter(|r| r.status == JobStatus::Running && r.reports_progress)
@@ -195,15 +231,21 @@ impl JobQueue {
         payload: &serde_json::Value,
     ) -> Result<job::Model, JobError> {
         let payload = JobPayload::parse_new(kind, payload).map_err(JobError::Invalid)?;
-        let agent = self.agent_taking_jobs(agent_id).await?;
-        self.insert(&agent.id, &payload, None, &by.actor(), true)
-            .await
+        let agent = self.agent_taking_jobs(by.scope(), agent_id).await?;
+        let asked = Asked::by(by);
+        self.insert(&agent.id, &payload, None, asked).await
     }
 
-    /// The Agent a new job is for, or why it would only fail there.
-    async fn agent_taking_jobs(&self, agent_id: &str) -> Result<agent::Model, JobError> {
+    /// The Agent a new job is for, or why it would only fail there. One
+    /// `scope` does not see is not found.
+    async fn agent_taking_jobs(
+        &self,
+        scope: &NetworkScope,
+        agent_id: &str,
+    ) -> Result<agent::Model, JobError> {
         let agent_id = AgentId::parse(agent_id).map_err(|_| JobError::AgentNotFound)?;
         let agent = agent::Entity::find_by_id(agent_id.as_str())
+            .filter(scope.agents_condition(agent::Column::Id))
             .one(&self.db)
             .await?
             .ok_or(JobError::AgentNotFound)?;
@@ -220,21 +262,18 @@ impl JobQueue {
     }
 
     /// Stores a pending job and wakes the Agent's long-poll on every replica.
-    /// `actor` is who asked: a person or token, or Control's reconciliation.
-    /// A person's job also records what it means for the desired state, in the
-    /// same transaction, so reconciliation never sees the intent without its job.
+    /// A person's job ([`Asked::by`]) also records what it means for the
+    /// desired state, in the same transaction, so reconciliation never sees
+    /// the intent without its job, and is refused (nothing written) when its
+    /// network is not one they see.
     pub(crate) async fn insert(
         &self,
         agent_id: &str,
         payload: &JobPayload,
         retry_of: Option<String>,
-        actor: &str,
-        records_intent: bool,
+        asked: Asked,
     ) -> Result<job::Model, JobError> {
         let txn = self.db.begin().await?;
-        if records_intent {
-            reconcile::record_intent(&txn, agent_id, payload).await?;
-        }
         let network_id = match payload.network_id() {
             Some(id) => Some(id.to_string()),
             None => component::Entity::find()
@@ -244,6 +283,16 @@ impl JobQueue {
                 .await?
                 .and_then(|c| c.network_id),
         };
+        if !asked.scope.is_all()
+            && !network_id
+                .as_deref()
+                .is_some_and(|n| asked.scope.contains(n))
+        {
+            return Err(JobError::NetworkNotFound);
+        }
+        if asked.records_intent {
+            reconcile::record_intent(&txn, agent_id, payload).await?;
+        }
         let mut bytes = [0u8; 16];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let row = job::ActiveModel {
@@ -267,7 +316,16 @@ impl JobQueue {
         txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, kind = %row.kind, "job queued");
         let detail = format!("{} {} for {agent_id}", row.kind, payload.component_id());
-        audit::record(&self.db, actor, "job.created", &row.id, &detail).await;
+        let network = row.network_id.as_deref();
+        audit::record_in(
+            &self.db,
+            network,
+            &asked.actor,
+            "job.created",
+            &row.id,
+            &detail,
+        )
+        .await;
         self.wakeup.announce(&self.db, agent_id).await;
         Ok(row)
     }
@@ -417,8 +475,9 @@ impl JobQueue {
         if outcome == JobStatus::Failed {
             self.alerts.job_failed(&finished, &text).await;
         }
-        audit::record(
+        audit::record_in(
             &self.db,
+            finished.network_id.as_deref(),
             &audit::agent_actor(agent_id),
             "job.finished",
             &row.id,
@@ -427,8 +486,9 @@ impl JobQueue {
         .await;
         if let Some(joined) = joined {
             tracing::info!(network_id = %joined.network_id, url = %joined.url, "deployed Beacon added to its profile");
-            audit::record(
+            audit::record_in(
                 &self.db,
+                Some(&joined.network_id),
                 audit::CONTROL,
                 "network.beacon_added",
                 &joined.network_id,
@@ -500,7 +560,16 @@ impl JobQueue {
             JobJournal::close_stages(&txn, &row.id, JobStatus::Expired, now).await?;
             txn.commit().await?;
             tracing::warn!(job_id = %row.id, agent_id = %row.agent_id, "job lease expired");
-            audit::record(&self.db, audit::CONTROL, "job.expired", &row.id, reason).await;
+            let network = row.network_id.as_deref();
+            audit::record_in(
+                &self.db,
+                network,
+                audit::CONTROL,
+                "job.expired",
+                &row.id,
+                reason,
+            )
+            .await;
             self.alerts.job_failed(&finished, reason).await;
             expired += 1;
         }
@@ -546,10 +615,12 @@ impl JobQueue {
     /// the last ID of the previous page (keyset, so deep pages stay fast).
     pub async fn list(
         &self,
+        scope: &NetworkScope,
         filter: &JobFilter,
     ) -> Result<(Vec<job::Model>, Option<String>), JobError> {
         let limit = filter.limit.clamp(1, 500);
         let mut query = job::Entity::find()
+            .filter(scope.condition(job::Column::NetworkId))
             .order_by_desc(job::Column::CreatedAt)
             .order_by_desc(job::Column::Id)
             .limit(limit + 1);
@@ -566,10 +637,7 @@ impl JobQueue {
             query = query.filter(job::Column::NetworkId.eq(n.as_str()));
         }
         if let Some(after) = &filter.after {
-            let anchor = job::Entity::find_by_id(after.as_str())
-                .one(&self.db)
-                .await?
-                .ok_or(JobError::NotFound)?;
+            let anchor = self.row(scope, after).await?;
             query = query.filter(crate::older_than(
                 job::Column::CreatedAt,
                 job::Column::Id,
@@ -590,7 +658,7 @@ impl JobQueue {
     pub async fn cancel(&self, by: &Granted<RunJobs>, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
         let now = database_now(&self.db).await;
-        let current = self.row(id).await?;
+        let current = self.row(by.scope(), id).await?;
         if current.status == JobStatus::Running {
             return self.request_stop(by, current, now).await;
         }
@@ -605,12 +673,13 @@ impl JobQueue {
             .filter(job::Column::Status.eq(JobStatus::Pending))
             .exec(&self.db)
             .await?;
-        let row = self.row(id).await?;
+        let row = self.row(by.scope(), id).await?;
         if done.rows_affected == 0 {
             return Err(JobError::WrongState(row.status));
         }
         tracing::info!(job_id = id, "job cancelled");
-        audit::record(&self.db, &by.actor(), "job.cancelled", id, "").await;
+        let network = row.network_id.as_deref();
+        audit::record_in(&self.db, network, &by.actor(), "job.cancelled", id, "").await;
         Ok(row)
     }
 
@@ -630,10 +699,12 @@ impl JobQueue {
             .filter(job::Column::CancelRequestedAt.is_null())
             .exec(&self.db)
             .await?;
-        let row = self.row(&row.id).await?;
+        let row = self.row(by.scope(), &row.id).await?;
         if row.status == JobStatus::Running {
             tracing::info!(job_id = %row.id, "job asked to stop");
-            audit::record(&self.db, &by.actor(), "job.stop_requested", &row.id, "").await;
+            let network = row.network_id.as_deref();
+            let actor = by.actor();
+            audit::record_in(&self.db, network, &actor, "job.stop_requested", &row.id, "").await;
         }
         Ok(row)
     }
@@ -642,24 +713,26 @@ impl JobQueue {
     #[tracing::instrument(name = "job.retry", skip_all, fields(job_id = %id))]
     pub async fn retry(&self, by: &Granted<RunJobs>, id: &JobId) -> Result<job::Model, JobError> {
         let id = id.as_str();
-        let old = self.row(id).await?;
+        let old = self.row(by.scope(), id).await?;
         if !old.status.can_retry() {
             return Err(JobError::WrongState(old.status));
         }
         let payload: serde_json::Value = serde_json::from_str(&old.payload).unwrap_or_default();
         // Today's rules: a deployment under a name Compose refuses is not sent again.
         let payload = JobPayload::parse_new(&old.kind, &payload).map_err(JobError::Invalid)?;
-        let agent = self.agent_taking_jobs(&old.agent_id).await?;
-        self.insert(&agent.id, &payload, Some(old.id.clone()), &by.actor(), true)
+        let agent = self.agent_taking_jobs(by.scope(), &old.agent_id).await?;
+        self.insert(&agent.id, &payload, Some(old.id.clone()), Asked::by(by))
             .await
     }
 
-    pub async fn get(&self, id: &JobId) -> Result<job::Model, JobError> {
-        self.row(id.as_str()).await
+    /// Job `id`, when `scope` sees its network: one outside is not found.
+    pub async fn get(&self, scope: &NetworkScope, id: &JobId) -> Result<job::Model, JobError> {
+        self.row(scope, id.as_str()).await
     }
 
-    async fn row(&self, id: &str) -> Result<job::Model, JobError> {
+    async fn row(&self, scope: &NetworkScope, id: &str) -> Result<job::Model, JobError> {
         job::Entity::find_by_id(id)
+            .filter(scope.condition(job::Column::NetworkId))
             .one(&self.db)
             .await?
             .ok_or(JobError::NotFound)

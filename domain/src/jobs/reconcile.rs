@@ -5,7 +5,7 @@
 //! 10 min, until the component runs or the admin changes or removes it.
 
 use crate::entities::{agent, component, job};
-use crate::jobs::queue::JobQueue;
+use crate::jobs::queue::{Asked, JobQueue};
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use protocol::jobs::JobPayload;
@@ -330,7 +330,7 @@ impl Reconciler {
             };
             let row = self
                 .jobs
-                .insert(agent_id, &payload, None, audit::CONTROL, false)
+                .insert(agent_id, &payload, None, Asked::control())
                 .await
                 .map_err(|e| match e {
                     crate::jobs::queue::JobError::Store(s) => s,
@@ -356,8 +356,9 @@ impl Reconciler {
                     next.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                 ));
             }
-            audit::record(
+            audit::record_in(
                 &self.db,
+                row.network_id.as_deref(),
                 audit::CONTROL,
                 "component.redeployed",
                 &row.id,

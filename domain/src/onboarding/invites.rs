@@ -4,6 +4,7 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::ManageInvites;
+use crate::access::scope::NetworkScope;
 use crate::access::secrets::{new_token, secret_matches, token_hash};
 use crate::entities::{invite, network};
 use crate::networks::{NetworkError, Networks};
@@ -150,7 +151,7 @@ impl Invites {
         let valid = input.validate().map_err(InviteError::Invalid)?;
         let profile = self
             .networks
-            .get(&valid.network_id)
+            .get(by.scope(), &valid.network_id)
             .await
             .map_err(|e| match e {
                 NetworkError::Store(e) => InviteError::Store(e),
@@ -183,8 +184,9 @@ impl Invites {
         }
         .insert(&self.db)
         .await?;
-        audit::record(
+        audit::record_in(
             &self.db,
+            Some(&row.network_id),
             &by.actor(),
             "invite.created",
             &row.id,
@@ -199,16 +201,19 @@ impl Invites {
         })
     }
 
-    /// Invites newest first, optionally of one network; `after` is the last
-    /// ID of the previous page.
+    /// Invites of the networks `scope` sees, newest first, optionally of one
+    /// network; `after` is the last ID of the previous page.
     pub async fn list(
         &self,
+        scope: &NetworkScope,
         network: Option<&NetworkId>,
         after: Option<&str>,
         limit: u64,
     ) -> Result<(Vec<InviteView>, Option<String>), InviteError> {
         let limit = limit.clamp(1, 500);
+        let in_scope = scope.condition(invite::Column::NetworkId);
         let mut query = invite::Entity::find()
+            .filter(in_scope.clone())
             .order_by_desc(invite::Column::CreatedAt)
             .order_by_desc(invite::Column::Id)
             .limit(limit + 1);
@@ -217,6 +222,7 @@ impl Invites {
         }
         if let Some(after) = after {
             let anchor = invite::Entity::find_by_id(after)
+                .filter(in_scope)
                 .one(&self.db)
                 .await?
                 .ok_or(InviteError::UnknownCursor)?;
@@ -245,7 +251,8 @@ impl Invites {
         Ok((views, next))
     }
 
-    /// Revokes an invite; revoking twice is harmless.
+    /// Revokes an invite; revoking twice is harmless. One of a network the
+    /// person does not see is not found, and stays as it is.
     pub async fn revoke(
         &self,
         by: &Granted<ManageInvites>,
@@ -253,6 +260,13 @@ impl Invites {
     ) -> Result<InviteView, InviteError> {
         let id = id.as_str();
         let now = Utc::now();
+        let seen = invite::Entity::find_by_id(id)
+            .filter(by.scope().condition(invite::Column::NetworkId))
+            .one(&self.db)
+            .await?;
+        if seen.is_none() {
+            return Err(InviteError::NotFound);
+        }
         let done = invite::Entity::update_many()
             .col_expr(invite::Column::RevokedAt, Some(now).into())
             .filter(invite::Column::Id.eq(id))
@@ -264,7 +278,8 @@ impl Invites {
             .await?
             .ok_or(InviteError::NotFound)?;
         if done.rows_affected == 1 {
-            audit::record(&self.db, &by.actor(), "invite.revoked", id, "").await;
+            let network = Some(row.network_id.as_str());
+            audit::record_in(&self.db, network, &by.actor(), "invite.revoked", id, "").await;
         }
         let name = network::Entity::find_by_id(row.network_id.as_str())
             .one(&self.db)
@@ -348,7 +363,8 @@ impl Invites {
         let Ok(network_id) = NetworkId::parse(&row.network_id) else {
             return refused(InviteRefusal::Unknown);
         };
-        let profile = match self.networks.get(&network_id).await {
+        // The public page: whoever holds the link sees its network.
+        let profile = match self.networks.get(&NetworkScope::all(), &network_id).await {
             Ok(p) => p,
             Err(NetworkError::Store(e)) => return Err(OpenError::Store(e)),
             Err(_) => return refused(InviteRefusal::Unknown),

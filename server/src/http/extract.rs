@@ -211,6 +211,22 @@ impl<A: Action, S: Send + Sync> FromRequestParts<S> for Allowed<A> {
     }
 }
 
+/// Who asks, for a read: the principal the auth gate put on the request
+/// (401 without one), whose networks decide what the answer holds.
+pub struct Reader(pub Principal);
+
+impl<S: Send + Sync> FromRequestParts<S> for Reader {
+    type Rejection = ApiError;
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self, Self::Rejection> {
+        parts
+            .extensions
+            .get::<Principal>()
+            .cloned()
+            .map(Reader)
+            .ok_or_else(ApiError::unauthenticated)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,7 +61,7 @@ pub async fn scrape(State(state): State<AppState>, headers: HeaderMap) -> Respon
 }
 
 async fn snapshot(state: &AppState) -> Result<Snapshot, crate::domain::StoreError> {
-    let counts = state.overview.counts().await?;
+    let counts = state.overview.fleet_counts().await?;
     Ok(Snapshot {
         agents_online: counts.agents_online,
         agents_total: counts.agents_total,

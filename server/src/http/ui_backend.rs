@@ -85,7 +85,7 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
                 .extensions
                 .get::<crate::domain::access::principal::Principal>()
             {
-                provide_context(crate::domain::access::roles::allowed_for(principal.role()));
+                provide_context(crate::domain::access::roles::allowed_for(principal));
                 provide_context(app::backend::SignedIn(principal.clone()));
             }
             if let Some(nonce) = parts.extensions.get::<CspNonce>() {

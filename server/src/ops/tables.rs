@@ -86,6 +86,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::alert::Entity>(true),
         table::<e::setting::Entity>(false),
         table::<e::user::Entity>(false),
+        table::<e::user_network::Entity>(false),
         table::<e::api_token::Entity>(false),
         table::<e::revoked_key::Entity>(false),
         // Control's identity: a restore onto a new server keeps it, so the

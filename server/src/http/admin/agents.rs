@@ -4,7 +4,7 @@
 
 use crate::domain::access::roles::{ManageAgents, ManageInstallTokens};
 use crate::http::error::ApiError;
-use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -39,8 +39,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
     tag = "agents",
     responses((status = 200, body = [AgentView]))
 )]
-async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView>>, ApiError> {
-    Ok(Json(state.inventory.list().await?))
+async fn list_agents(
+    State(state): State<AppState>,
+    Reader(who): Reader,
+) -> Result<Json<Vec<AgentView>>, ApiError> {
+    Ok(Json(state.inventory.list(who.networks()).await?))
 }
 
 #[utoipa::path(
@@ -52,9 +55,10 @@ async fn list_agents(State(state): State<AppState>) -> Result<Json<Vec<AgentView
 )]
 async fn get_agent(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiPath(id): ApiPath<AgentId>,
 ) -> Result<Json<AgentView>, ApiError> {
-    Ok(Json(state.inventory.get(&id).await?))
+    Ok(Json(state.inventory.get(who.networks(), &id).await?))
 }
 
 #[utoipa::path(
@@ -148,11 +152,12 @@ async fn delete_agent(
 /// carries `after` (an Agent ID) for the next page.
 async fn list_revoked_keys(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(query): ApiQuery<TokenPage>,
 ) -> Result<Response, ApiError> {
     let (rows, next) = state
         .revoked_keys
-        .list(query.after.as_deref(), query.limit)
+        .list(who.networks(), query.after.as_deref(), query.limit)
         .await?;
     Ok(page(rows, next))
 }
@@ -223,11 +228,12 @@ fn default_limit() -> u64 {
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_install_tokens(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(query): ApiQuery<TokenPage>,
 ) -> Result<Response, ApiError> {
     let (rows, next) = state
         .install_tokens
-        .list(query.after.as_deref(), query.limit)
+        .list(who.networks(), query.after.as_deref(), query.limit)
         .await?;
     Ok(page(rows, next))
 }
@@ -257,11 +263,17 @@ async fn revoke_install_token(
 /// Newest first; `X-Next-Cursor` carries `before` for the next page.
 async fn enrollment_log(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(query): ApiQuery<LogPage>,
 ) -> Result<Response, ApiError> {
     let (rows, next) = state
         .enrollment
-        .log(query.before, query.limit, protocol::Lang::En)
+        .log(
+            who.networks(),
+            query.before,
+            query.limit,
+            protocol::Lang::En,
+        )
         .await?;
     Ok(page(rows, next))
 }

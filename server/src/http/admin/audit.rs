@@ -2,7 +2,7 @@
 
 use crate::domain::audit::{self, AuditFilter, AuditView};
 use crate::http::error::ApiError;
-use crate::http::extract::ApiQuery;
+use crate::http::extract::{ApiQuery, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::Json;
@@ -23,7 +23,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// `GET /api/v1/audit?action=&subject=&before=&limit=`: newest first.
 async fn list_audit(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(filter): ApiQuery<AuditFilter>,
 ) -> Result<Json<Vec<AuditView>>, ApiError> {
-    Ok(Json(audit::list(&state.db, &filter).await?))
+    Ok(Json(audit::list(&state.db, &who, &filter).await?))
 }

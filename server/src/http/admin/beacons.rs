@@ -3,7 +3,7 @@
 
 use crate::domain::access::roles::{CheckBeacons, EditNetworks};
 use crate::http::error::ApiError;
-use crate::http::extract::{Allowed, ApiJson};
+use crate::http::extract::{Allowed, ApiJson, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -24,8 +24,11 @@ pub fn routes() -> OpenApiRouter<AppState> {
     tag = "beacons",
     responses((status = 200, body = [BeaconView]))
 )]
-async fn list_beacons(State(state): State<AppState>) -> Result<Json<Vec<BeaconView>>, ApiError> {
-    Ok(Json(state.beacons.list().await?))
+async fn list_beacons(
+    State(state): State<AppState>,
+    Reader(who): Reader,
+) -> Result<Json<Vec<BeaconView>>, ApiError> {
+    Ok(Json(state.beacons.list(who.networks()).await?))
 }
 
 #[utoipa::path(

@@ -4,7 +4,7 @@
 use crate::domain::access::roles::RunJobs;
 use crate::domain::jobs::queue::{view, JobFilter};
 use crate::http::error::ApiError;
-use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -35,9 +35,10 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// `X-Next-Cursor` carries `after` for the next page.
 async fn list_jobs(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(filter): ApiQuery<JobFilter>,
 ) -> Result<Response, ApiError> {
-    let (views, next) = state.jobs.list_views(&filter).await?;
+    let (views, next) = state.jobs.list_views(who.networks(), &filter).await?;
     Ok(page(views, next))
 }
 
@@ -105,9 +106,10 @@ async fn create_job(
 /// The job with its stages (when its Agent reports progress).
 async fn get_job(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiPath(id): ApiPath<JobId>,
 ) -> Result<Json<JobView>, ApiError> {
-    Ok(Json(state.jobs.view_of(&id).await?))
+    Ok(Json(state.jobs.view_of(who.networks(), &id).await?))
 }
 
 #[derive(serde::Deserialize, utoipa::IntoParams)]
@@ -129,8 +131,15 @@ struct LogQuery {
 /// `GET /api/v1/jobs/{id}/log?after=<line>`: the job's output, a page at a time.
 async fn job_log(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiPath(id): ApiPath<JobId>,
     ApiQuery(query): ApiQuery<LogQuery>,
 ) -> Result<Json<JobLogPage>, ApiError> {
-    Ok(Json(state.jobs.journal().lines(&id, query.after).await?))
+    Ok(Json(
+        state
+            .jobs
+            .journal()
+            .lines(who.networks(), &id, query.after)
+            .await?,
+    ))
 }

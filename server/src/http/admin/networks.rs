@@ -4,7 +4,7 @@
 use crate::domain::access::roles::EditNetworks;
 use crate::domain::networks::PAGE_MAX;
 use crate::http::error::ApiError;
-use crate::http::extract::{Allowed, ApiJson, ApiPath, ApiQuery};
+use crate::http::extract::{Allowed, ApiJson, ApiPath, ApiQuery, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -41,11 +41,13 @@ struct ListQuery {
 /// the first Control; `X-Next-Cursor` carries `after` for the next page.
 async fn list_networks(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(q): ApiQuery<ListQuery>,
 ) -> Result<Response, ApiError> {
     let page = state
         .networks
         .list(
+            who.networks(),
             q.after.as_deref(),
             q.search.as_deref(),
             q.limit.unwrap_or(PAGE_MAX),
@@ -63,9 +65,10 @@ async fn list_networks(
 )]
 async fn get_network(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiPath(id): ApiPath<NetworkId>,
 ) -> Result<Response, ApiError> {
-    Ok(with_etag(state.networks.get(&id).await?))
+    Ok(with_etag(state.networks.get(who.networks(), &id).await?))
 }
 
 /// The profile as JSON with its version as a strong entity tag.

@@ -4,7 +4,7 @@
 use crate::domain::access::roles::ManageInvites;
 use crate::domain::onboarding::guide;
 use crate::http::error::ApiError;
-use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery};
+use crate::http::extract::{page, Allowed, ApiJson, ApiPath, ApiQuery, Reader};
 use crate::http::lang::chosen_lang;
 use crate::state::AppState;
 use axum::extract::State;
@@ -51,6 +51,7 @@ fn platform_error() -> ApiError {
 /// `GET /api/v1/networks/{id}/onboarding?platform=…&lang=ru|en`.
 async fn network_onboarding(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiPath(id): ApiPath<NetworkId>,
     headers: HeaderMap,
     ApiQuery(q): ApiQuery<GuideQuery>,
@@ -61,7 +62,7 @@ async fn network_onboarding(
         .and_then(Platform::parse)
         .ok_or_else(platform_error)?;
     let lang = chosen_lang(q.lang.as_deref(), &headers)?;
-    let profile = state.networks.get(&id).await?;
+    let profile = state.networks.get(who.networks(), &id).await?;
     Ok(Json(guide::guide(&profile, "", platform, lang)))
 }
 
@@ -107,6 +108,7 @@ fn default_limit() -> u64 {
 /// Newest first; `X-Next-Cursor` carries `after` for the next page.
 async fn list_invites(
     State(state): State<AppState>,
+    Reader(who): Reader,
     ApiQuery(q): ApiQuery<InvitePage>,
 ) -> Result<Response, ApiError> {
     let network = match q.network_id.as_deref().filter(|s| !s.is_empty()) {
@@ -122,7 +124,12 @@ async fn list_invites(
     };
     let (rows, next) = state
         .invites
-        .list(network.as_ref(), q.after.as_deref(), q.limit)
+        .list(
+            who.networks(),
+            network.as_ref(),
+            q.after.as_deref(),
+            q.limit,
+        )
         .await?;
     Ok(page(rows, next))
 }
