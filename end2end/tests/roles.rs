@@ -7,8 +7,6 @@ mod common;
 
 use playwright_rs::expect;
 
-const PASSWORD: &str = "a long enough passphrase";
-
 /// Invites a person in `role` through the API and has them accept in a
 /// browser of their own, which ends signed in on the Overview.
 async fn person(control: &common::Control, role: &str) -> common::Browsing {
@@ -23,28 +21,7 @@ async fn person(control: &common::Control, role: &str) -> common::Browsing {
         .to_string();
     let path = &link[link.find("/welcome/").expect("a welcome link")..];
     let b = common::open_browser(&format!("roles-{role}"), 1280, 900, "en-US").await;
-    b.page
-        .goto(&format!("{}{path}", control.base), None)
-        .await
-        .unwrap();
-    b.fill("#name", role).await;
-    b.fill("#password", PASSWORD).await;
-    b.fill("#password_again", PASSWORD).await;
-    b.page
-        .locator("#welcome-form button[type=submit]")
-        .click(None)
-        .await
-        .unwrap();
-    if let Err(e) = b
-        .page
-        .wait_for_url(&format!("{}/", control.base), None)
-        .await
-    {
-        b.screenshot("welcome-stuck").await;
-        b.fail(&format!("the welcome page did not sign {role} in: {e}"))
-            .await;
-    }
-    b.hydrated().await;
+    common::accept_welcome(&b, &control.base, path, role).await;
     b
 }
 

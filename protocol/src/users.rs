@@ -3,6 +3,7 @@
 //! the Users screen and API show of them.
 
 use crate::validation::{FieldError, Problem};
+use crate::NetworkId;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -107,11 +108,57 @@ pub struct UserInviteInput {
     /// `owner`, `admin`, `operator` or `viewer`.
     #[serde(default)]
     pub role: String,
+    /// The Network IDs the person will see; empty (or left out) for every
+    /// network. The owner role always sees every network.
+    #[serde(default)]
+    pub networks: Vec<String>,
 }
 
 impl UserInviteInput {
-    pub fn validate(&self) -> Result<Role, Vec<FieldError>> {
-        Role::parse("role", &self.role).map_err(|e| vec![e])
+    /// The role and the networks (empty: all); every refused field.
+    pub fn validate(&self) -> Result<(Role, Vec<NetworkId>), Vec<FieldError>> {
+        let role = Role::parse("role", &self.role).map_err(|e| vec![e])?;
+        let networks = network_limit(role, &self.networks).map_err(|e| vec![e])?;
+        Ok((role, networks))
+    }
+}
+
+/// Most networks one person can be limited to (a list, not a query).
+pub const NETWORKS_MAX: usize = 500;
+
+/// The networks a person in `role` is limited to, from what was sent: each
+/// a well-formed Network ID, duplicates dropped; empty is every network,
+/// which is all the owner role can have.
+pub fn network_limit(role: Role, ids: &[String]) -> Result<Vec<NetworkId>, FieldError> {
+    if ids.len() > NETWORKS_MAX {
+        return Err(FieldError::new(
+            "networks",
+            Problem::TooMany { max: NETWORKS_MAX },
+        ));
+    }
+    let mut parsed: Vec<NetworkId> = Vec::with_capacity(ids.len());
+    for id in ids {
+        let id = NetworkId::parse(id.trim())
+            .map_err(|_| FieldError::new("networks", Problem::NetworkIdFormat))?;
+        if !parsed.contains(&id) {
+            parsed.push(id);
+        }
+    }
+    if role == Role::Owner && !parsed.is_empty() {
+        return Err(FieldError::new("networks", Problem::OwnerSeesAll));
+    }
+    Ok(parsed)
+}
+
+/// What a form's "networks" choice sends: nothing for "all networks", else
+/// the chosen ones, at least one.
+pub fn networks_chosen(all: bool, chosen: Vec<String>) -> Result<Vec<String>, FieldError> {
+    if all {
+        Ok(Vec::new())
+    } else if chosen.is_empty() {
+        Err(FieldError::new("networks", Problem::NoNetworkChosen))
+    } else {
+        Ok(chosen)
     }
 }
 
@@ -122,6 +169,9 @@ pub struct CreatedUserInvite {
     /// `<public URL>/welcome/<token>`, or the path alone without a public URL.
     pub link: String,
     pub role: Role,
+    /// The Network IDs the person will see; empty for every network.
+    #[serde(default)]
+    pub networks: Vec<String>,
     /// RFC 3339; the link works once, until then.
     pub expires_at: String,
 }
@@ -176,9 +226,15 @@ pub struct UserChange {
     /// True disables the person: their sessions and API tokens end at once.
     #[serde(default)]
     pub disabled: Option<bool>,
+    /// The Network IDs the person sees from their next request on; empty
+    /// for every network. Checked against the role they will have.
+    #[serde(default)]
+    pub networks: Option<Vec<String>>,
 }
 
 impl UserChange {
+    /// The new role and whether disabled, when given; the networks are
+    /// checked by [`network_limit`] once the role they go with is known.
     pub fn validate(&self) -> Result<(Option<Role>, Option<bool>), Vec<FieldError>> {
         let role = match &self.role {
             Some(r) => Some(Role::parse("role", r).map_err(|e| vec![e])?),
@@ -195,6 +251,9 @@ pub struct UserView {
     pub id: crate::UserId,
     pub name: String,
     pub role: Role,
+    /// The Network IDs the person sees; empty for every network.
+    #[serde(default)]
+    pub networks: Vec<String>,
     pub disabled: bool,
     /// RFC 3339.
     pub created_at: String,
@@ -208,6 +267,41 @@ pub struct UserView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_limit_is_well_formed_network_ids_and_never_for_the_owner() {
+        let a = NetworkId::from_random_bytes([1; 32]).to_string();
+        let b = NetworkId::from_random_bytes([2; 32]).to_string();
+        let limit = network_limit(Role::Operator, &[a.clone(), b.clone(), a.clone()]).unwrap();
+        assert_eq!(
+            limit.iter().map(|n| n.to_string()).collect::<Vec<_>>(),
+            [a.clone(), b],
+            "duplicates dropped, order kept"
+        );
+        assert!(network_limit(Role::Owner, &[]).unwrap().is_empty());
+        let problem = |role, ids: &[String]| network_limit(role, ids).unwrap_err().problem;
+        assert_eq!(problem(Role::Owner, &[a]), Problem::OwnerSeesAll);
+        for bad in ["", "net_1", "x'; DROP TABLE users;--", "\u{0}"] {
+            assert_eq!(
+                problem(Role::Viewer, &[bad.to_string()]),
+                Problem::NetworkIdFormat,
+                "{bad}"
+            );
+        }
+        let many = vec![NetworkId::from_random_bytes([3; 32]).to_string(); NETWORKS_MAX + 1];
+        assert_eq!(
+            problem(Role::Viewer, &many),
+            Problem::TooMany { max: NETWORKS_MAX }
+        );
+        assert_eq!(
+            networks_chosen(false, Vec::new()).unwrap_err().problem,
+            Problem::NoNetworkChosen
+        );
+        assert_eq!(
+            networks_chosen(true, vec!["x".into()]).unwrap(),
+            Vec::<String>::new()
+        );
+    }
 
     #[test]
     fn names_are_plain_lowercase_words() {

@@ -127,6 +127,12 @@ pub enum Problem {
     },
     /// The password and its repetition differ.
     PasswordsDiffer,
+    /// A person in the owner role limited to some networks: the owner sees all.
+    OwnerSeesAll,
+    /// "Some networks" with none of them chosen.
+    NoNetworkChosen,
+    /// A chosen network that does not exist (deleted meanwhile, or made up).
+    UnknownNetwork,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -208,6 +214,9 @@ impl Problem {
             Problem::UserNameTaken => "user_name_taken",
             Problem::PasswordTooShort { .. } => "password_too_short",
             Problem::PasswordsDiffer => "passwords_differ",
+            Problem::OwnerSeesAll => "owner_sees_all",
+            Problem::NoNetworkChosen => "no_network_chosen",
+            Problem::UnknownNetwork => "unknown_network",
         }
     }
 
@@ -323,6 +332,12 @@ impl Problem {
             (Problem::PasswordTooShort { min }, Ru) => format!("Слишком короткий: не менее {min} символов."),
             (Problem::PasswordsDiffer, En) => "The two passwords differ.".into(),
             (Problem::PasswordsDiffer, Ru) => "Пароли не совпадают.".into(),
+            (Problem::OwnerSeesAll, En) => "The owner role sees every network: choose all networks, or another role.".into(),
+            (Problem::OwnerSeesAll, Ru) => "Роль owner видит все сети: выберите все сети или другую роль.".into(),
+            (Problem::NoNetworkChosen, En) => "Choose at least one network, or all networks.".into(),
+            (Problem::NoNetworkChosen, Ru) => "Выберите хотя бы одну сеть или все сети.".into(),
+            (Problem::UnknownNetwork, En) => "One of the chosen networks does not exist (any more): choose again.".into(),
+            (Problem::UnknownNetwork, Ru) => "Одной из выбранных сетей нет (больше нет): выберите заново.".into(),
         }
     }
 

@@ -13,7 +13,10 @@ use serde::{Deserialize, Serialize};
 #[cfg(feature = "ssr")]
 use crate::backend::granted;
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{
+    api::{with_reader, with_services},
+    error::ui_error,
+};
 #[cfg(feature = "ssr")]
 use domain::access::roles::{ChangeSettings, ManageOwnApiTokens, ManageUsers};
 
@@ -28,19 +31,31 @@ pub struct SettingsScreen {
     /// whose Settings simply has no Users section (a refusal would make the
     /// whole page answer 403).
     pub users: Option<Vec<UserView>>,
+    /// Every network's ID and name, for choosing the networks a person sees;
+    /// empty unless `users` is given.
+    pub networks: Vec<(String, String)>,
 }
 
 #[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
-    with_services(|s| async move {
-        let users = match crate::backend::granted_or_none::<ManageUsers>()? {
-            Some(by) => Some(s.users.list(&by).await.map_err(ui_error)?),
-            None => None,
+    with_reader(|s, who| async move {
+        let (users, networks) = match crate::backend::granted_or_none::<ManageUsers>()? {
+            Some(by) => {
+                let people = s.users.list(&by).await.map_err(ui_error)?;
+                let networks = s.networks.all(who.networks()).await.map_err(ui_error)?;
+                let names = networks
+                    .into_iter()
+                    .map(|n| (n.id.to_string(), n.name))
+                    .collect();
+                (Some(people), names)
+            }
+            None => (None, Vec::new()),
         };
         Ok(SettingsScreen {
             alerts: s.alerts.settings().await.map_err(ui_error)?,
             identity: s.identity.describe().await.map_err(ui_error)?,
             users,
+            networks,
         })
     })
     .await

@@ -14,9 +14,13 @@ use crate::{api::with_services, error::ui_error};
 #[cfg(feature = "ssr")]
 use domain::access::roles::ManageUsers;
 
-#[server(prefix = "/ui", endpoint = "invite_user")]
-pub async fn invite_user(role: String) -> Result<CreatedUserInvite, UiError> {
-    let input = protocol::users::UserInviteInput { role };
+/// `networks` empty: every network.
+#[server(prefix = "/ui", endpoint = "invite_user", input = leptos::server_fn::codec::Json)]
+pub async fn invite_user(
+    role: String,
+    networks: Vec<String>,
+) -> Result<CreatedUserInvite, UiError> {
+    let input = protocol::users::UserInviteInput { role, networks };
     with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.users.invite(&by, &input).await.map_err(ui_error)
@@ -24,14 +28,19 @@ pub async fn invite_user(role: String) -> Result<CreatedUserInvite, UiError> {
     .await
 }
 
-/// `role` and `disabled` left out stay as they are.
-#[server(prefix = "/ui", endpoint = "change_user")]
+/// What is left out (`None`) stays as it is; `networks` empty: every network.
+#[server(prefix = "/ui", endpoint = "change_user", input = leptos::server_fn::codec::Json)]
 pub async fn change_user(
     id: UserId,
     role: Option<String>,
     disabled: Option<bool>,
+    networks: Option<Vec<String>>,
 ) -> Result<UserView, UiError> {
-    let change = protocol::users::UserChange { role, disabled };
+    let change = protocol::users::UserChange {
+        role,
+        disabled,
+        networks,
+    };
     with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.users.change(&by, &id, &change).await.map_err(ui_error)

@@ -25,6 +25,11 @@ pub struct UserTexts {
     pub delete_explain: &'static str,
     pub change_role: &'static str,
     pub change_role_explain: &'static str,
+    pub networks: &'static str,
+    pub all_networks: &'static str,
+    pub no_networks_yet: &'static str,
+    pub col_networks: &'static str,
+    pub save_networks: &'static str,
 }
 
 const EN: UserTexts = UserTexts {
@@ -50,6 +55,11 @@ const EN: UserTexts = UserTexts {
     delete_explain: "The person is removed, signed out everywhere, and their API tokens are revoked. This cannot be undone.",
     change_role: "Change role",
     change_role_explain: "The new role takes effect at the person's next request, in every open session.",
+    networks: "Networks",
+    all_networks: "All networks",
+    no_networks_yet: "No networks yet: this person will see every network you create.",
+    col_networks: "Networks",
+    save_networks: "Save networks",
 };
 
 const RU: UserTexts = UserTexts {
@@ -75,6 +85,11 @@ const RU: UserTexts = UserTexts {
     delete_explain: "Пользователь удаляется, выходит из всех сеансов, его API-токены отзываются. Отменить нельзя.",
     change_role: "Сменить роль",
     change_role_explain: "Новая роль действует со следующего запроса пользователя во всех его сеансах.",
+    networks: "Сети",
+    all_networks: "Все сети",
+    no_networks_yet: "Сетей пока нет: этот пользователь будет видеть все сети, которые вы создадите.",
+    col_networks: "Сети",
+    save_networks: "Сохранить сети",
 };
 
 pub fn user_texts(lang: Lang) -> &'static UserTexts {

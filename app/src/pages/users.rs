@@ -1,11 +1,12 @@
 //! The Users section of Settings, shown to the owner only: invite a person
 //! with a one-time link (shown once), list people with their role, last
-//! sign-in and open sessions; change a role; disable, sign out everywhere
-//! or delete after a confirmation. For anyone else the section is absent
+//! sign-in and open sessions; change a role or the networks they see;
+//! disable, sign out everywhere or delete after a confirmation. For anyone else the section is absent
 //! (the server refuses its calls all the same).
 
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
+use super::user_networks::{described, NetworkChoice, NetworkPick};
 use super::LoadError;
 use crate::api::settings::SettingsScreen;
 use crate::api::users::{ChangeUser, DeleteUser, EndUserSessions, InviteUser};
@@ -74,12 +75,17 @@ pub fn UsersSection(
         delete,
     } = changes;
     let role = RwSignal::new(Role::Operator.as_str().to_string());
+    let pick = NetworkPick::of(&[]);
+    // A refusal found before sending (no network checked) or by the server.
+    let unsent = RwSignal::new(None::<String>);
     let invite_error = move || {
-        invite
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
+        unsent.get().or_else(|| {
+            invite
+                .value()
+                .get()
+                .and_then(|r| r.err())
+                .map(|e| e.message(lang))
+        })
     };
     let created = move || {
         invite.value().get().and_then(|r| r.ok()).map(|c| {
@@ -87,7 +93,8 @@ pub fn UsersSection(
                 <div class="alert" role="status" id="new-user-invite">
                     <p><strong>{ut.link_once}</strong></p>
                     <p><code id="user-invite-link" class="secret">{c.link}</code></p>
-                    <p class="muted">{ut.link_expires}": "{when(&c.expires_at)}" · "{c.role.as_str()}</p>
+                    <p class="muted">{ut.link_expires}": "{when(&c.expires_at)}" · "{c.role.as_str()}
+                        " · "{if c.networks.is_empty() { ut.all_networks.to_string() } else { c.networks.len().to_string() + " " + ut.networks }}</p>
                 </div>
             }
         })
@@ -140,6 +147,7 @@ pub fn UsersSection(
                         id,
                         role: None,
                         disabled: Some(true),
+                        networks: None,
                     });
                 }
                 Ask::EndSessions => {
@@ -157,6 +165,7 @@ pub fn UsersSection(
             id,
             role: Some(role),
             disabled: None,
+            networks: None,
         });
     });
     let enable = Callback::new(move |id: UserId| {
@@ -164,23 +173,49 @@ pub fn UsersSection(
             id,
             role: None,
             disabled: Some(false),
+            networks: None,
         });
     });
-    let section = move |list: Vec<UserView>| {
+    let set_networks = Callback::new(move |(id, networks): (UserId, Vec<String>)| {
+        change.dispatch(ChangeUser {
+            id,
+            role: None,
+            disabled: None,
+            networks: Some(networks),
+        });
+    });
+    let section = move |list: Vec<UserView>, networks: Vec<(String, String)>| {
+        let choice = networks.clone();
+        let is_owner = move || role.get() == Role::Owner.as_str();
         view! {
             <section class="card" id="users">
                 <h2>{ut.title}</h2>
                 <p class="muted">{ut.intro}</p>
                 <form id="user-invite-form" on:submit=move |ev: leptos::ev::SubmitEvent| {
                     ev.prevent_default();
-                    invite.dispatch(InviteUser { role: role.get_untracked() });
+                    // The owner role sees every network whatever is checked.
+                    let networks = if is_owner() { Ok(Vec::new()) } else { pick.to_send(lang) };
+                    match networks {
+                        Ok(networks) => {
+                            unsent.set(None);
+                            invite.dispatch(InviteUser { role: role.get_untracked(), networks });
+                        }
+                        Err(message) => unsent.set(Some(message)),
+                    }
                 }>
                     <label for="invite-role">{ut.role_field}</label>
                     <select id="invite-role" name="role" prop:value=move || role.get()
                         on:change=move |ev| role.set(event_target_value(&ev))>
                         {Role::ALL.into_iter().map(|r| view! { <option value=r.as_str()>{r.as_str()}</option> }).collect_view()}
                     </select>
-                    <p class="field-error" role="alert">{invite_error}</p>
+                    <div hidden=is_owner>
+                        {if choice.is_empty() {
+                            view! { <p class="muted" id="invite-no-networks">{ut.no_networks_yet}</p> }.into_any()
+                        } else {
+                            view! { <NetworkChoice prefix="invite-networks".to_string() pick networks=choice /> }.into_any()
+                        }}
+                    </div>
+                    <p class="field-error" role="alert" id="invite-error">{invite_error}</p>
                     <div class="actions">
                         <button type="submit" class="primary" id="invite-user" disabled=move || invite.pending().get()>
                             {ut.invite}
@@ -192,7 +227,7 @@ pub fn UsersSection(
                 {if list.is_empty() {
                     view! { <p class="empty" id="users-empty">{ut.empty}</p> }.into_any()
                 } else {
-                    view! { <UserTable list ask set_role enable /> }.into_any()
+                    view! { <UserTable list networks ask set_role set_networks enable /> }.into_any()
                 }}
             </section>
         }
@@ -200,10 +235,10 @@ pub fn UsersSection(
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
-                match settings.await.map(|screen| screen.users) {
-                    Ok(Some(list)) => section(list).into_any(),
+                match settings.await.map(|screen| (screen.users, screen.networks)) {
+                    Ok((Some(list), networks)) => section(list, networks).into_any(),
                     // Not the owner: the section is not theirs to see.
-                    Ok(None) => ().into_any(),
+                    Ok((None, _)) => ().into_any(),
                     Err(e) => view! { <section class="card" id="users"><LoadError error=e /></section> }.into_any(),
                 }
             })}
@@ -226,16 +261,20 @@ pub fn UsersSection(
 #[component]
 fn UserTable(
     list: Vec<UserView>,
+    networks: Vec<(String, String)>,
     ask: Callback<(Ask, UserId)>,
     set_role: Callback<(UserId, String)>,
+    set_networks: Callback<(UserId, Vec<String>)>,
     enable: Callback<UserId>,
 ) -> impl IntoView {
-    let ut = user_texts(use_lang());
+    let lang = use_lang();
+    let ut = user_texts(lang);
     view! {
         <table class="list" id="users-table">
             <thead><tr>
                 <th scope="col">{ut.col_name}</th>
                 <th scope="col">{ut.col_role}</th>
+                <th scope="col">{ut.col_networks}</th>
                 <th scope="col">{ut.col_last_sign_in}</th>
                 <th scope="col">{ut.col_sessions}</th>
                 <th scope="col"></th>
@@ -258,6 +297,31 @@ fn UserTable(
                                 on:click=move |_| ask.run((Ask::Disable, id_disable.clone()))>{ut.disable}</button>
                         }.into_any()
                     };
+                    let seen = described(&user.networks, &networks, ut.all_networks);
+                    // The owner role sees every network: nothing to choose.
+                    let scope = if user.role == Role::Owner || networks.is_empty() {
+                        view! { <span id=format!("networks-{id}")>{seen}</span> }.into_any()
+                    } else {
+                        let pick = NetworkPick::of(&user.networks);
+                        let unsent = RwSignal::new(None::<String>);
+                        let id_save = id.clone();
+                        view! {
+                            <details class="networks-edit" id=format!("networks-{id}")>
+                                <summary>{seen}</summary>
+                                <NetworkChoice prefix=format!("networks-of-{id}") pick networks=networks.clone() />
+                                <p class="field-error" role="alert">{move || unsent.get()}</p>
+                                <button type="button" id=format!("save-networks-{id}") on:click=move |_| {
+                                    match pick.to_send(lang) {
+                                        Ok(chosen) => {
+                                            unsent.set(None);
+                                            set_networks.run((id_save.clone(), chosen));
+                                        }
+                                        Err(message) => unsent.set(Some(message)),
+                                    }
+                                }>{ut.save_networks}</button>
+                            </details>
+                        }.into_any()
+                    };
                     let sessions = match (&user.newest_session_at, user.open_sessions) {
                         (Some(newest), n) if n > 0 => format!("{n} · {}", when(newest)),
                         _ => "0".to_string(),
@@ -273,6 +337,7 @@ fn UserTable(
                                     }).collect_view()}
                                 </select>
                             </td>
+                            <td data-label=ut.col_networks>{scope}</td>
                             <td data-label=ut.col_last_sign_in>
                                 {user.last_sign_in_at.as_deref().map(when).unwrap_or_else(|| ut.never.to_string())}
                             </td>

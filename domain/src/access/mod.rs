@@ -11,4 +11,5 @@ pub mod roles;
 pub mod scope;
 pub mod secrets;
 pub mod sign_in;
+mod user_networks;
 pub mod users;

@@ -18,10 +18,13 @@ use super::principal::{Granted, Principal};
 use super::roles::{ManageUsers, Role};
 use super::scope::NetworkScope;
 use super::secrets::{new_token, token_hash};
-use crate::entities::{admin_session, api_token, user, user_invite, user_network};
+use super::user_networks;
+use crate::entities::{admin_session, api_token, user, user_invite};
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
-use protocol::users::{CreatedUserInvite, UserChange, UserInviteInput, UserView, WelcomeInput};
+use protocol::users::{
+    network_limit, CreatedUserInvite, UserChange, UserInviteInput, UserView, WelcomeInput,
+};
 use protocol::{FieldError, Id, Problem, UserId};
 use rand::RngCore;
 use sea_orm::sea_query::Expr;
@@ -82,7 +85,11 @@ impl Users {
         by: &Granted<ManageUsers>,
         input: &UserInviteInput,
     ) -> Result<CreatedUserInvite, UserError> {
-        let role = input.validate().map_err(UserError::Invalid)?;
+        let (role, networks) = input.validate().map_err(UserError::Invalid)?;
+        if !user_networks::all_exist(&self.db, &networks).await? {
+            return Err(unknown_network());
+        }
+        let networks: Vec<String> = networks.iter().map(|n| n.to_string()).collect();
         let token = new_token();
         let now = Utc::now();
         let expires_at = now + INVITE_LIFETIME;
@@ -92,7 +99,7 @@ impl Users {
             created_by: Set(by.actor()),
             created_at: Set(now),
             expires_at: Set(expires_at),
-            networks: Set("[]".into()),
+            networks: Set(serde_json::to_string(&networks).expect("strings serialise")),
             used_at: Set(None),
         }
         .insert(&self.db)
@@ -102,7 +109,11 @@ impl Users {
             &by.actor(),
             "user.invited",
             &token_hash(&token)[..12],
-            &format!("role {role}, expires {}", rfc3339(expires_at)),
+            &format!(
+                "role {role}, {}, expires {}",
+                user_networks::described(&networks),
+                rfc3339(expires_at)
+            ),
         )
         .await;
         let path = format!("{WELCOME_PATH}{token}");
@@ -113,6 +124,7 @@ impl Users {
         Ok(CreatedUserInvite {
             link,
             role,
+            networks,
             expires_at: rfc3339(expires_at),
         })
     }
@@ -149,6 +161,8 @@ impl Users {
         let Some(invite) = usable_invite(token).one(&txn).await? else {
             return Err(UserError::InviteUnusable);
         };
+        // Unreadable, the link is refused rather than taken as "every network".
+        let networks = invited_networks(&invite).ok_or(UserError::InviteUnusable)?;
         let used = user_invite::Entity::update_many()
             .col_expr(user_invite::Column::UsedAt, Expr::value(now))
             .filter(user_invite::Column::TokenHash.eq(invite.token_hash.as_str()))
@@ -190,12 +204,18 @@ impl Users {
             }
             _ => e.into(),
         })?;
+        user_networks::replace(&txn, id.as_str(), &networks).await?;
         audit::record(
             &txn,
             &format!("user:{name}"),
             "user.joined",
             id.as_str(),
-            &format!("role {}, invited by {}", invite.role, invite.created_by),
+            &format!(
+                "role {}, {}, invited by {}",
+                invite.role,
+                user_networks::described(&networks.iter().map(|n| n.as_str()).collect::<Vec<_>>()),
+                invite.created_by
+            ),
         )
         .await;
         txn.commit().await?;
@@ -269,13 +289,7 @@ impl Users {
     /// The networks person `id` sees, read at each request so that a change
     /// takes effect at their next one.
     async fn networks_of(&self, id: &str) -> Result<NetworkScope, StoreError> {
-        let rows = user_network::Entity::find()
-            .filter(user_network::Column::UserId.eq(id))
-            .all(&self.db)
-            .await?;
-        Ok(NetworkScope::of_rows(
-            rows.into_iter().map(|r| r.network_id),
-        ))
+        user_networks::of_person(&self.db, id).await
     }
 
     /// An enabled person's row.
@@ -294,17 +308,21 @@ impl Users {
             .all(&self.db)
             .await?;
         let sessions = open_sessions(&self.db, None).await?;
+        let mut networks = user_networks::of_everyone(&self.db).await?;
         Ok(rows
             .into_iter()
             .map(|row| {
                 let open = sessions.get(&row.id).copied();
-                view(row, open)
+                let networks = networks.remove(&row.id).unwrap_or_default();
+                view(row, networks, open)
             })
             .collect())
     }
 
-    /// Changes a person's role and/or disables or enables them. Disabling
-    /// ends their sessions and tokens at once.
+    /// Changes a person's role, networks, and/or disables or enables them.
+    /// Disabling ends their sessions and tokens at once; new networks apply
+    /// from their next request. The owner role sees every network, so
+    /// becoming owner lifts a limit.
     pub async fn change(
         &self,
         by: &Granted<ManageUsers>,
@@ -323,6 +341,30 @@ impl Users {
         }
         let mut active: user::ActiveModel = row.clone().into();
         let mut said = Vec::new();
+        let new_role = role.unwrap_or(role_of(&row));
+        let networks = match &change.networks {
+            Some(ids) => {
+                Some(network_limit(new_role, ids).map_err(|e| UserError::Invalid(vec![e]))?)
+            }
+            None if new_role == Role::Owner => Some(Vec::new()),
+            None => None,
+        };
+        if let Some(networks) = networks {
+            if !user_networks::all_exist(&txn, &networks).await? {
+                return Err(unknown_network());
+            }
+            let before = user_networks::ids_of(&txn, id.as_str()).await?;
+            let mut after: Vec<String> = networks.iter().map(|n| n.to_string()).collect();
+            after.sort();
+            if before != after {
+                user_networks::replace(&txn, id.as_str(), &networks).await?;
+                said.push(format!(
+                    "networks {} → {}",
+                    user_networks::described(&before),
+                    user_networks::described(&after)
+                ));
+            }
+        }
         if let Some(role) = role.filter(|r| *r != role_of(&row)) {
             active.role = Set(role.as_str().to_string());
             said.push(format!("role {} → {role}", row.role));
@@ -352,7 +394,8 @@ impl Users {
         }
         txn.commit().await?;
         let open = open_sessions(&self.db, Some(id.as_str())).await?;
-        Ok(view(row.clone(), open.get(&row.id).copied()))
+        let networks = user_networks::ids_of(&self.db, id.as_str()).await?;
+        Ok(view(row.clone(), networks, open.get(&row.id).copied()))
     }
 
     /// Ends every session of a person (they must sign in again).
@@ -374,7 +417,8 @@ impl Users {
             &format!("{} session(s)", ended.rows_affected),
         )
         .await;
-        Ok(view(row, None))
+        let networks = user_networks::ids_of(&self.db, id.as_str()).await?;
+        Ok(view(row, networks, None))
     }
 
     /// Removes a person: their sessions end and their tokens are revoked
@@ -385,6 +429,8 @@ impl Users {
         let row = find(&txn, id).await?;
         guard_last_owner(&txn, &row).await?;
         end_access(&txn, id.as_str(), Utc::now()).await?;
+        // Not left to the foreign key: SQLite enforces it only when asked.
+        user_networks::replace(&txn, id.as_str(), &[]).await?;
         user::Entity::delete_by_id(id.as_str()).exec(&txn).await?;
         audit::record(&txn, &by.actor(), "user.deleted", &row.name, &row.role).await;
         txn.commit().await?;
@@ -477,8 +523,21 @@ async fn open_sessions(
     Ok(by_user)
 }
 
-fn view(row: user::Model, open: Option<(u64, DateTime<Utc>)>) -> UserView {
+/// The networks an invitation gives, or `None` when its column is unreadable.
+fn invited_networks(invite: &user_invite::Model) -> Option<Vec<protocol::NetworkId>> {
+    let ids: Vec<String> = serde_json::from_str(&invite.networks).ok()?;
+    ids.iter()
+        .map(|id| protocol::NetworkId::parse(id).ok())
+        .collect()
+}
+
+fn unknown_network() -> UserError {
+    UserError::Invalid(vec![FieldError::new("networks", Problem::UnknownNetwork)])
+}
+
+fn view(row: user::Model, networks: Vec<String>, open: Option<(u64, DateTime<Utc>)>) -> UserView {
     UserView {
+        networks,
         role: role_of(&row),
         id: UserId::from_stored(row.id),
         name: row.name,

@@ -448,3 +448,26 @@ pub async fn create_network(base: &str, name: &str, beacons: &[&str]) -> String 
     let created: serde_json::Value = r.json().await.unwrap();
     created["id"].as_str().unwrap().to_string()
 }
+
+/// The passphrase every invited test person chooses.
+pub const PERSON_PASSWORD: &str = "a long enough passphrase";
+
+/// Takes up the invitation at `path` (`/welcome/…`) as `name` in browser
+/// `b`, through the real form; ends signed in and hydrated on the Overview.
+pub async fn accept_welcome(b: &Browsing, base: &str, path: &str, name: &str) {
+    b.page.goto(&format!("{base}{path}"), None).await.unwrap();
+    b.fill("#name", name).await;
+    b.fill("#password", PERSON_PASSWORD).await;
+    b.fill("#password_again", PERSON_PASSWORD).await;
+    b.page
+        .locator("#welcome-form button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
+    if let Err(e) = b.page.wait_for_url(&format!("{base}/"), None).await {
+        b.screenshot("welcome-stuck").await;
+        b.fail(&format!("the welcome page did not sign {name} in: {e}"))
+            .await;
+    }
+    b.hydrated().await;
+}

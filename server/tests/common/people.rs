@@ -9,12 +9,21 @@ pub const PERSON_PASSWORD: &str = "a person's long passphrase";
 
 /// Creates an invitation in `role` as the signed-in owner; its link's path.
 pub async fn invite(c: &Control, role: &str) -> String {
+    invite_to(c, role, &[]).await
+}
+
+/// Like [`invite`], for a person who will see only `networks` (none: all).
+pub async fn invite_to(c: &Control, role: &str, networks: &[String]) -> String {
     let r = c
-        .post_json("/api/v1/users/invites", json!({ "role": role }))
+        .post_json(
+            "/api/v1/users/invites",
+            json!({ "role": role, "networks": networks }),
+        )
         .await;
     assert_eq!(r.status(), 201);
     let created: Value = r.json().await.unwrap();
     assert_eq!(created["role"], role);
+    assert_eq!(created["networks"], json!(networks));
     let link = created["link"].as_str().unwrap();
     link[link.find("/welcome/").expect("a welcome link")..].to_string()
 }
@@ -42,7 +51,17 @@ pub async fn welcome(
 
 /// A person who took up an invitation in `role`: their signed-in browser.
 pub async fn join(c: &Control, role: &str, name: &str) -> reqwest::Client {
-    let path = invite(c, role).await;
+    join_limited(c, role, name, &[]).await
+}
+
+/// Like [`join`], for a person who sees only `networks` (none: all).
+pub async fn join_limited(
+    c: &Control,
+    role: &str,
+    name: &str,
+    networks: &[String],
+) -> reqwest::Client {
+    let path = invite_to(c, role, networks).await;
     let browser = browser_like_client(&c.base);
     let r = welcome(&browser, c, &path, name, PERSON_PASSWORD, PERSON_PASSWORD).await;
     assert_eq!(r.status(), 303, "joined and signed in");
