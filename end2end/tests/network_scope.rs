@@ -7,6 +7,8 @@
 
 mod common;
 
+use playwright_rs::expect;
+
 /// Whether the page's `selector` text contains `text` (no waiting).
 async fn shows(b: &common::Browsing, selector: &str, text: &str) -> bool {
     b.page
@@ -52,6 +54,11 @@ async fn a_person_limited_to_one_network_sees_only_that_one() {
         .page
         .locator(format!("#invite-networks-{alpha}"))
         .check(None)
+        .await
+        .unwrap();
+    // A new choice takes the refusal of the last one away.
+    expect(owner.page.locator("#invite-error"))
+        .to_have_text("")
         .await
         .unwrap();
     owner.screenshot("1-invite-one-network").await;

@@ -23,6 +23,16 @@ impl NetworkPick {
         }
     }
 
+    /// Empties `message` whenever the choice changes: a refusal of the
+    /// previous choice would otherwise stay under the new one.
+    pub fn clears(self, message: RwSignal<Option<String>>) {
+        Effect::new(move |_| {
+            self.all.track();
+            self.chosen.track();
+            message.set(None);
+        });
+    }
+
     /// What to send: nothing for all networks, else the IDs checked; a
     /// refusal (none checked) is the field's message.
     pub fn to_send(self, lang: protocol::Lang) -> Result<Vec<String>, String> {

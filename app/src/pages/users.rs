@@ -78,6 +78,7 @@ pub fn UsersSection(
     let pick = NetworkPick::of(&[]);
     // A refusal found before sending (no network checked) or by the server.
     let unsent = RwSignal::new(None::<String>);
+    pick.clears(unsent);
     let invite_error = move || {
         unsent.get().or_else(|| {
             invite
@@ -304,6 +305,7 @@ fn UserTable(
                     } else {
                         let pick = NetworkPick::of(&user.networks);
                         let unsent = RwSignal::new(None::<String>);
+                        pick.clears(unsent);
                         let id_save = id.clone();
                         view! {
                             <details class="networks-edit" id=format!("networks-{id}")>
