@@ -27,6 +27,8 @@ mod m20261204_000020_job_progress;
 mod m20261205_000021_users;
 mod m20261206_000022_network_scope;
 
+pub use m20261206_000022_network_scope::file_audit_under_networks;
+
 pub struct Migrator;
 
 #[async_trait::async_trait]

@@ -125,28 +125,7 @@ impl MigrationTrait for Migration {
                 .to_owned(),
         )
         .await?;
-        // Entries written before: a network's by its subject, a job's and an
-        // invite's through the row they name (gone rows stay untagged, which
-        // hides them from scoped people: the safe side).
-        let db = m.get_connection();
-        db.execute_unprepared(
-            "UPDATE audit_log SET network_id = subject \
-             WHERE action LIKE 'network.%' AND subject IN (SELECT id FROM networks)",
-        )
-        .await?;
-        db.execute_unprepared(
-            "UPDATE audit_log SET network_id = \
-               (SELECT jobs.network_id FROM jobs WHERE jobs.id = audit_log.subject) \
-             WHERE action LIKE 'job.%'",
-        )
-        .await?;
-        db.execute_unprepared(
-            "UPDATE audit_log SET network_id = \
-               (SELECT invites.network_id FROM invites WHERE invites.id = audit_log.subject) \
-             WHERE action LIKE 'invite.%'",
-        )
-        .await?;
-        Ok(())
+        file_audit_under_networks(m.get_connection()).await
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
@@ -175,4 +154,29 @@ impl MigrationTrait for Migration {
         m.drop_table(Table::drop().table(UserNetworks::Table).to_owned())
             .await
     }
+}
+
+/// Files audit entries written before this migration under the network they
+/// concern: a network's by its subject, a job's and an invite's through the
+/// row they name. Gone rows stay unfiled, which hides them from people who
+/// see only some networks: the safe side.
+pub async fn file_audit_under_networks(db: &impl ConnectionTrait) -> Result<(), DbErr> {
+    db.execute_unprepared(
+        "UPDATE audit_log SET network_id = subject \
+         WHERE action LIKE 'network.%' AND subject IN (SELECT id FROM networks)",
+    )
+    .await?;
+    db.execute_unprepared(
+        "UPDATE audit_log SET network_id = \
+           (SELECT jobs.network_id FROM jobs WHERE jobs.id = audit_log.subject) \
+         WHERE action LIKE 'job.%'",
+    )
+    .await?;
+    db.execute_unprepared(
+        "UPDATE audit_log SET network_id = \
+           (SELECT invites.network_id FROM invites WHERE invites.id = audit_log.subject) \
+         WHERE action LIKE 'invite.%'",
+    )
+    .await?;
+    Ok(())
 }
