@@ -73,6 +73,19 @@ if ((${#npm_pkgs[@]})); then
   npm install --silent --no-save --no-audit --no-fund --prefix "$KNOTROUTE_TOOLS/npm" "${existing[@]}" "${npm_pkgs[@]}" >/dev/null
 fi
 
+# The real OpenID provider the single sign-on tests run (end2end/oidc-provider),
+# installed from its lock file into the cache and linked where its script looks.
+oidc_dir="$KNOTROUTE_TOOLS/oidc-provider"
+oidc_src="$here/../end2end/oidc-provider"
+if [[ ! -d "$oidc_dir/node_modules/oidc-provider" ]] || ! cmp -s "$oidc_src/package-lock.json" "$oidc_dir/package-lock.json"; then
+  command -v npm >/dev/null || apt_install nodejs npm
+  log "installing the test OpenID provider (oidc-provider) from npm"
+  mkdir -p "$oidc_dir"
+  cp "$oidc_src/package.json" "$oidc_src/package-lock.json" "$oidc_dir/"
+  (cd "$oidc_dir" && npm ci --silent --no-audit --no-fund >/dev/null)
+fi
+ln -sfn "$oidc_dir/node_modules" "$oidc_src/node_modules"
+
 if $want_browser; then
   command -v chromium >/dev/null || { log "installing Debian's chromium"; apt_install chromium; }
   # playwright-rs looks for its driver here first; seeding it stops it from

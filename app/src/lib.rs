@@ -37,6 +37,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <script nonce=leptos::nonce::use_nonce() inner_html=screen_split::CHUNK_BATCH_JS></script>
                 <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
                 <meta name=ALLOWED_META content=use_allowed().to_words() />
+                {use_context::<SsoOffer>().map(|offer| view! { <meta name=SSO_META content=offer.0 /> })}
                 <HydrationScripts options />
                 <MetaTags />
             </head>
@@ -94,6 +95,37 @@ pub fn use_allowed() -> Allowed {
 /// Whether to show a control for `action`.
 pub fn may(action: ActionKind) -> bool {
     use_allowed().may(action)
+}
+
+/// The `<meta name>` that carries the single sign-on provider's name.
+const SSO_META: &str = "knotroute-sso";
+
+/// Single sign-on is configured: the sign-in screen offers "Sign in with
+/// <provider>". Provided per request on the server, read back from the
+/// page's `<meta>` in the browser, like [`use_allowed`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SsoOffer(pub String);
+
+pub fn use_sso_offer() -> Option<SsoOffer> {
+    use_context::<SsoOffer>().or_else(document_sso_offer)
+}
+
+fn document_sso_offer() -> Option<SsoOffer> {
+    #[cfg(not(feature = "ssr"))]
+    {
+        if let Some(name) = web_sys::window()
+            .and_then(|w| w.document())
+            .and_then(|d| {
+                d.query_selector(&format!("meta[name={SSO_META}]"))
+                    .ok()
+                    .flatten()
+            })
+            .and_then(|e| e.get_attribute("content"))
+        {
+            return Some(SsoOffer(name));
+        }
+    }
+    None
 }
 
 fn document_allowed() -> Allowed {

@@ -4,6 +4,7 @@
 use crate::access::api_tokens::ApiTokens;
 use crate::access::control_identity::ControlIdentity;
 use crate::access::sign_in::AdminSessions;
+use crate::access::sso::{Sso, SsoSettings};
 use crate::access::users::Users;
 use crate::agents::control_trust::ControlTrust;
 use crate::agents::enrollment::Enrollment;
@@ -36,6 +37,8 @@ pub struct DomainSettings<'a> {
     pub allow_private_beacons: bool,
     /// Silence after which an Agent counts as offline.
     pub agent_offline_after: chrono::Duration,
+    /// Single sign-on through an OpenID provider; `None`: passwords only.
+    pub sso: Option<SsoSettings>,
 }
 
 #[derive(Clone)]
@@ -62,6 +65,8 @@ pub struct Services {
     pub api_tokens: ApiTokens,
     /// People with accounts of their own, and their invitations.
     pub users: Users,
+    /// Single sign-on, when an OpenID provider is configured.
+    pub sso: Option<Sso>,
     /// Control's signing keys: every answer an Agent acts on is signed.
     pub identity: ControlIdentity,
     /// What Agents report about that key (their pin, refused answers).
@@ -93,7 +98,12 @@ impl Services {
         );
         let identity = ControlIdentity::new(db.clone());
         let users = Users::new(db.clone(), settings.public_url.clone());
+        let auth = AdminSessions::new(db.clone(), settings.admin_password, users.clone());
+        let sso = settings
+            .sso
+            .map(|sso| Sso::new(db.clone(), sso, auth.clone()));
         Self {
+            sso,
             control_trust: ControlTrust::new(db.clone(), identity.clone()),
             identity,
             beacons: BeaconChecks::new(
@@ -109,7 +119,7 @@ impl Services {
             diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
             invites: Invites::new(db.clone(), networks.clone(), settings.public_url),
             networks,
-            auth: AdminSessions::new(db.clone(), settings.admin_password, users.clone()),
+            auth,
             users,
             agents: AgentRequests::new(db.clone()),
             enrollment: Enrollment::new(db.clone(), settings.enroll_token),

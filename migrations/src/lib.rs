@@ -26,6 +26,7 @@ mod m20261203_000019_control_identity;
 mod m20261204_000020_job_progress;
 mod m20261205_000021_users;
 mod m20261206_000022_network_scope;
+mod m20261207_000023_single_sign_on;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -57,6 +58,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261204_000020_job_progress::Migration),
             Box::new(m20261205_000021_users::Migration),
             Box::new(m20261206_000022_network_scope::Migration),
+            Box::new(m20261207_000023_single_sign_on::Migration),
         ]
     }
 }

@@ -262,6 +262,13 @@ pub struct UserView {
     pub open_sessions: u64,
     /// When the newest of them began (RFC 3339).
     pub newest_session_at: Option<String>,
+    /// Came through single sign-on with no role to give: no access until
+    /// the owner chooses a role (which approves them).
+    #[serde(default)]
+    pub pending: bool,
+    /// Signs in through the OpenID provider, not with a password.
+    #[serde(default)]
+    pub single_sign_on: bool,
 }
 
 #[cfg(test)]

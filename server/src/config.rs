@@ -1,6 +1,8 @@
 //! Configuration: defaults → environment (`KNOTROUTE_CONTROL_…`, `*_FILE` for
 //! secrets) → flags. Start-up fails fast with one line that says what to fix.
 
+mod sso;
+
 use crate::http::forwarded::TrustedProxies;
 use clap::{Args, Parser, Subcommand};
 use std::fmt;
@@ -176,6 +178,8 @@ pub struct Settings {
         value_parser = clap::value_parser!(u32).range(1..=36_500)
     )]
     pub log_retention_days: u32,
+    #[command(flatten)]
+    pub oidc: sso::OidcSettings,
 }
 
 /// 0 (off) or 10 s to a day: a shorter round would only load the Beacons.
@@ -235,6 +239,8 @@ pub struct Config {
     pub machine_rate_limit: Option<std::num::NonZeroU32>,
     /// How long the enrollment and audit logs keep a line.
     pub log_retention: chrono::Duration,
+    /// Single sign-on through an OpenID provider; `None`: passwords only.
+    pub sso: Option<crate::domain::access::sso::SsoSettings>,
 }
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -263,6 +269,9 @@ pub enum ConfigError {
     AlertWebhook(String),
     #[error("KNOTROUTE_CONTROL_TRUSTED_PROXIES: `{0}` is not an address or CIDR range (write e.g. 10.0.0.0/8,fd00::/8,192.0.2.7)")]
     TrustedProxies(String),
+    /// A single sign-on setting, named in the message.
+    #[error("{0}")]
+    Oidc(String),
     #[error("KNOTROUTE_CONTROL_TRUSTED_PROXIES is set but KNOTROUTE_CONTROL_TRUST_PROXY is not true: set it to true to believe forwarded headers from those proxies, or unset the list")]
     TrustedProxiesWithoutTrust,
 }
@@ -286,7 +295,25 @@ fn secret(
     value: &Option<String>,
     file: &Option<PathBuf>,
 ) -> Result<Secret, ConfigError> {
-    let raw = match (value.as_deref().filter(|v| !v.is_empty()), file) {
+    let raw = secret_value(name, value, file)?;
+    // Padding with spaces must not make a short secret pass the length rule.
+    let meaningful = raw.trim();
+    if meaningful.is_empty() {
+        return Err(ConfigError::Missing(name));
+    }
+    if meaningful.chars().count() < MIN_SECRET_LEN {
+        return Err(ConfigError::TooShort(name));
+    }
+    Ok(Secret(raw))
+}
+
+/// A secret from its variable or its `_FILE` (not both); empty when neither.
+fn secret_value(
+    name: &'static str,
+    value: &Option<String>,
+    file: &Option<PathBuf>,
+) -> Result<String, ConfigError> {
+    Ok(match (value.as_deref().filter(|v| !v.is_empty()), file) {
         (Some(_), Some(_)) => return Err(ConfigError::BothValueAndFile(name)),
         (Some(v), None) => v.to_string(),
         (None, Some(path)) => std::fs::read_to_string(path)
@@ -298,16 +325,7 @@ fn secret(
             .trim_end_matches(['\n', '\r'])
             .to_string(),
         (None, None) => String::new(),
-    };
-    // Padding with spaces must not make a short secret pass the length rule.
-    let meaningful = raw.trim();
-    if meaningful.is_empty() {
-        return Err(ConfigError::Missing(name));
-    }
-    if meaningful.chars().count() < MIN_SECRET_LEN {
-        return Err(ConfigError::TooShort(name));
-    }
-    Ok(Secret(raw))
+    })
 }
 
 /// The public URL must be an http(s) URL with a host; no credentials, query
@@ -386,6 +404,7 @@ impl Settings {
             protocol::alerts::webhook_url(self.alert_webhook.as_deref().unwrap_or(""))
                 .map_err(|e| ConfigError::AlertWebhook(e.problem.message(protocol::Lang::En)))?
                 .map(Secret);
+        let sso = self.oidc.validate(public_url.as_ref())?;
         Ok(Config {
             listen: self.listen,
             admin_password,
@@ -403,6 +422,7 @@ impl Settings {
             allow_private_beacons: self.allow_private_beacons,
             machine_rate_limit: std::num::NonZeroU32::new(self.machine_rate_limit),
             log_retention: chrono::Duration::days(self.log_retention_days.into()),
+            sso,
         })
     }
 }

@@ -132,6 +132,11 @@ fn spawn_pruning(state: AppState) {
             if let Err(e) = state.auth.prune().await {
                 tracing::warn!(error = %e, "pruning sessions failed");
             }
+            if let Some(sso) = &state.sso {
+                if let Err(e) = sso.prune().await {
+                    tracing::warn!(error = %e, "pruning unfinished single sign-ons failed");
+                }
+            }
             if let Err(e) = state.agents.prune().await {
                 tracing::warn!(error = %e, "pruning seen signatures failed");
             }

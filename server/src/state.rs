@@ -16,6 +16,8 @@ pub struct AppState {
     pub services: Services,
     /// Limits how often one client address may open invite pages.
     pub invite_throttle: AddressThrottle,
+    /// Limits how often one client address may begin a single sign-on.
+    pub sso_throttle: AddressThrottle,
     /// Limits how often one client address may call the machine endpoints; `None`: off.
     pub machine_throttle: Option<AddressThrottle>,
     pub leptos: LeptosOptions,
@@ -58,11 +60,13 @@ impl AppState {
                     .map(|s| s.expose().to_string()),
                 allow_private_beacons: config.allow_private_beacons,
                 agent_offline_after: config.agent_offline_after,
+                sso: config.sso.clone(),
             },
         );
         Self {
             services,
             invite_throttle: crate::http::invite_page::invite_throttle(),
+            sso_throttle: crate::http::sso::start_throttle(),
             machine_throttle: config.machine_rate_limit.map(AddressThrottle::per_minute),
             config: Arc::new(config),
             leptos,

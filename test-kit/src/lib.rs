@@ -16,6 +16,8 @@ pub mod beacon;
 #[cfg(feature = "clients")]
 mod clients;
 mod http;
+#[cfg(feature = "clients")]
+pub mod oidc;
 pub mod sidecar;
 
 #[cfg(feature = "clients")]

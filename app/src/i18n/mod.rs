@@ -10,6 +10,7 @@ pub mod onboarding;
 pub mod overview;
 pub mod services;
 pub mod settings;
+pub mod sso;
 pub mod users;
 
 pub use protocol::validation::Lang;
@@ -317,6 +318,7 @@ mod tests {
             ("i18n/overview.rs", include_str!("overview.rs")),
             ("i18n/services.rs", include_str!("services.rs")),
             ("i18n/settings.rs", include_str!("settings.rs")),
+            ("i18n/sso.rs", include_str!("sso.rs")),
             ("pages/diagnose.rs", include_str!("../pages/diagnose.rs")),
         ];
         for (file, source) in sources {

@@ -30,6 +30,9 @@ pub struct UserTexts {
     pub no_networks_yet: &'static str,
     pub col_networks: &'static str,
     pub save_networks: &'static str,
+    pub pending: &'static str,
+    pub approve_as: &'static str,
+    pub single_sign_on: &'static str,
 }
 
 const EN: UserTexts = UserTexts {
@@ -60,6 +63,9 @@ const EN: UserTexts = UserTexts {
     no_networks_yet: "No networks yet: this person will see every network you create.",
     col_networks: "Networks",
     save_networks: "Save networks",
+    pending: "waiting for approval",
+    approve_as: "Approve as…",
+    single_sign_on: "signs in through single sign-on",
 };
 
 const RU: UserTexts = UserTexts {
@@ -90,6 +96,9 @@ const RU: UserTexts = UserTexts {
     no_networks_yet: "Сетей пока нет: этот пользователь будет видеть все сети, которые вы создадите.",
     col_networks: "Сети",
     save_networks: "Сохранить сети",
+    pending: "ждёт одобрения",
+    approve_as: "Одобрить как…",
+    single_sign_on: "входит через единый вход (SSO)",
 };
 
 pub fn user_texts(lang: Lang) -> &'static UserTexts {

@@ -1,8 +1,9 @@
 //! The sign-in screen.
 
 use crate::api::{SignIn, SIGN_IN_PATH};
+use crate::i18n::sso::sso_texts;
 use crate::i18n::texts;
-use crate::use_lang;
+use crate::{use_lang, use_sso_offer};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -24,6 +25,22 @@ fn is_local_path(n: &str) -> bool {
     chars.next() == Some('/')
         && !matches!(chars.next(), Some('/') | Some('\\'))
         && !n.chars().any(|c| c.is_control() || c == '\\')
+}
+
+/// Where a sign-in through the OpenID provider begins (the server's
+/// `domain::access::sso::START_PATH`).
+const SSO_START_PATH: &str = "/auth/oidc/start";
+
+/// `s` as one query value.
+fn urlencoded(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 #[component]
@@ -50,6 +67,24 @@ pub fn LoginPage() -> impl IntoView {
             .and_then(|r| r.err())
             .map(|e| e.message(lang))
     };
+    let st = sso_texts(lang);
+    // Why a sign-in through the provider came back here, if it did.
+    let sso_says = query
+        .read_untracked()
+        .get("sso")
+        .and_then(|why| st.why(&why));
+    let sso = use_sso_offer().map(|offer| {
+        let start = format!(
+            "{SSO_START_PATH}?next={}",
+            urlencoded(&safe_next(query.read_untracked().get("next")))
+        );
+        view! {
+            <a class="button primary sso-sign-in" id="sso-sign-in" href=start>
+                {format!("{} {}", st.sign_in_with, offer.0)}
+            </a>
+            <p class="muted sso-or">{st.or_password}</p>
+        }
+    });
     view! {
         <Title text=format!("{} · {}", t.sign_in_title, t.product) />
         <main class="login">
@@ -69,6 +104,8 @@ pub fn LoginPage() -> impl IntoView {
                 }
             >
                 <h1>{t.product}</h1>
+                {sso_says.map(|says| view! { <p class="alert" id="sso-notice" role="status">{says}</p> })}
+                {sso}
                 <p class="muted">{t.sign_in_intro}</p>
                 <label for="name">{t.user_name}</label>
                 <input
@@ -122,6 +159,14 @@ mod tests {
         assert_eq!(
             safe_next(Some("/networks?after=kn_x".into())),
             "/networks?after=kn_x"
+        );
+    }
+
+    #[test]
+    fn the_next_path_travels_to_the_provider_as_one_query_value() {
+        assert_eq!(
+            super::urlencoded("/jobs?state=failed&x=1 2"),
+            "/jobs%3Fstate%3Dfailed%26x%3D1%202"
         );
     }
 }

@@ -285,7 +285,14 @@ fn UserTable(
                     let id = user.id.clone();
                     let (id_role, id_disable, id_end, id_delete) =
                         (id.clone(), id.clone(), id.clone(), id.clone());
-                    let current = user.role.as_str();
+                    // A person waiting has a placeholder role: choosing one approves them.
+                    let current = if user.pending { "" } else { user.role.as_str() };
+                    let waiting = user.pending.then(|| view! {
+                        " "<span class="badge warn" id=format!("pending-{id}")>{ut.pending}</span>
+                    });
+                    let sso = user.single_sign_on.then(|| view! {
+                        " "<span class="badge" title=ut.single_sign_on>"SSO"</span>
+                    });
                     let on_off = if user.disabled {
                         view! {
                             <span class="badge bad">{ut.disabled}</span>" "
@@ -330,10 +337,13 @@ fn UserTable(
                     };
                     view! {
                         <tr class="user-row">
-                            <td data-label=ut.col_name>{user.name.clone()}</td>
+                            <td data-label=ut.col_name>{user.name.clone()}{sso}{waiting}</td>
                             <td data-label=ut.col_role>
                                 <select id=format!("role-{id}") aria-label=format!("{} {}", ut.change_role, user.name)
                                     on:change=move |ev| set_role.run((id_role.clone(), event_target_value(&ev)))>
+                                    {user.pending.then(|| view! {
+                                        <option value="" selected disabled>{ut.approve_as}</option>
+                                    })}
                                     {Role::ALL.into_iter().map(|r| view! {
                                         <option value=r.as_str() selected=r.as_str() == current>{r.as_str()}</option>
                                     }).collect_view()}

@@ -1,7 +1,8 @@
 //! Access to Control: admin sign-in and sessions, people and their
 //! passwords (`users`, `passwords`), personal API tokens, who may do what
-//! (`roles`, `principal`) and in which networks (`scope`), Control's own
-//! signing keys, and the secrets they are made of.
+//! (`roles`, `principal`) and in which networks (`scope`), single sign-on
+//! through an OpenID provider (`sso`), Control's own signing keys, and the
+//! secrets they are made of.
 
 pub mod api_tokens;
 pub mod control_identity;
@@ -11,5 +12,6 @@ pub mod roles;
 pub mod scope;
 pub mod secrets;
 pub mod sign_in;
+pub mod sso;
 mod user_networks;
 pub mod users;

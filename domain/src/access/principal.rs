@@ -17,9 +17,15 @@ use std::marker::PhantomData;
 enum Actor {
     /// The account of `KNOTROUTE_CONTROL_ADMIN_PASSWORD`: always works.
     Owner,
-    /// A person with an account of their own.
-    User { id: UserId, name: String },
-    /// An API token, of the owner (`user: None`) or of a person.
+    /// A person with an account of their own; `sso` is `<issuer>/<subject>`
+    /// for one who signs in through the OpenID provider.
+    User {
+        id: UserId,
+        name: String,
+        sso: Option<String>,
+    },
+    /// An API token, of the owner (`user: None`) or of a person (with the
+    /// person as the audit log names them: `user:<name>`, `sso:<…>`).
     Token {
         name: String,
         user: Option<(UserId, String)>,
@@ -66,6 +72,7 @@ impl Principal {
             actor: Actor::User {
                 id,
                 name: name.to_string(),
+                sso: None,
             },
             role,
             networks: owner_sees_all(role, networks),
@@ -85,11 +92,27 @@ impl Principal {
         Self {
             actor: Actor::Token {
                 name: name.to_string(),
-                user: Some(user),
+                user: Some((user.0, format!("user:{}", user.1))),
             },
             role: role.min(scope_role(scope)),
             networks: owner_sees_all(role, networks),
         }
+    }
+
+    /// The same principal, for a person who signs in through the OpenID
+    /// provider `issuer` as `subject`: the audit log names them
+    /// `sso:<issuer>/<subject>`, and their tokens `token:<name> (sso:…)`.
+    pub fn through_sso(mut self, issuer: &str, subject: &str) -> Self {
+        let link = format!("{issuer}/{subject}");
+        match &mut self.actor {
+            Actor::User { sso, .. } => *sso = Some(link),
+            Actor::Token {
+                user: Some((_, person)),
+                ..
+            } => *person = format!("sso:{link}"),
+            Actor::Owner | Actor::Token { user: None, .. } => {}
+        }
+        self
     }
 
     /// The person acting, directly or through their token; `None` for the
@@ -157,17 +180,23 @@ fn scope_role(scope: TokenScope) -> Role {
 }
 
 /// The audit log's spelling: `owner (break-glass)`, `user:<name>`,
-/// `token:<name> (owner)`, `token:<name> (user:<name>)`.
+/// `sso:<issuer>/<subject>`, `token:<name> (owner)`, `token:<name> (user:<name>)`,
+/// `token:<name> (sso:<issuer>/<subject>)`.
 impl fmt::Display for Principal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.actor {
             Actor::Owner => f.write_str("owner (break-glass)"),
-            Actor::User { name, .. } => write!(f, "user:{name}"),
+            Actor::User {
+                sso: Some(link), ..
+            } => write!(f, "sso:{link}"),
+            Actor::User {
+                name, sso: None, ..
+            } => write!(f, "user:{name}"),
             Actor::Token { name, user: None } => write!(f, "token:{name} (owner)"),
             Actor::Token {
                 name,
-                user: Some((_, user)),
-            } => write!(f, "token:{name} (user:{user})"),
+                user: Some((_, person)),
+            } => write!(f, "token:{name} ({person})"),
         }
     }
 }
@@ -245,16 +274,34 @@ mod tests {
             Principal::user(anna.clone(), "anna", Role::Operator, NetworkScope::all()).to_string(),
             "user:anna"
         );
+        let token = Principal::user_token(
+            "ci",
+            TokenScope::Write,
+            (anna.clone(), "anna".into()),
+            Role::Admin,
+            NetworkScope::all(),
+        );
+        assert_eq!(token.to_string(), "token:ci (user:anna)");
+        let issuer = "https://id.example/realms/knot";
         assert_eq!(
-            Principal::user_token(
-                "ci",
-                TokenScope::Write,
-                (anna, "anna".into()),
-                Role::Admin,
-                NetworkScope::all()
-            )
-            .to_string(),
-            "token:ci (user:anna)"
+            Principal::user(anna, "anna", Role::Viewer, NetworkScope::all())
+                .through_sso(issuer, "f3a9")
+                .to_string(),
+            "sso:https://id.example/realms/knot/f3a9"
+        );
+        let sso_token = token.through_sso(issuer, "f3a9").to_string();
+        assert_eq!(
+            sso_token,
+            "token:ci (sso:https://id.example/realms/knot/f3a9)"
+        );
+        assert_eq!(
+            protocol::users::audit_person(&sso_token),
+            "sso:https://id.example/realms/knot/f3a9",
+            "the audit filter files a token's entries under its person"
+        );
+        assert_eq!(
+            Principal::owner().through_sso(issuer, "x").to_string(),
+            "owner (break-glass)"
         );
     }
 

@@ -210,17 +210,7 @@ impl AdminSessions {
             }
             None => Some(self.remember_device(now).await?),
         };
-        let token = new_token();
-        let expires_at = now + SESSION_LIFETIME;
-        admin_session::ActiveModel {
-            token_hash: Set(token_hash(&token)),
-            created_at: Set(now),
-            expires_at: Set(expires_at),
-            client: Set(client.to_string()),
-            user_id: Set(user_id.clone()),
-        }
-        .insert(&self.db)
-        .await?;
+        let session = self.open(user_id.clone(), client, now, new_device).await?;
         match &user_id {
             Some(id) => {
                 self.users.signed_in(id, now).await?;
@@ -228,6 +218,41 @@ impl AdminSessions {
             }
             None => tracing::info!(client, "owner signed in with the break-glass password"),
         }
+        Ok(session)
+    }
+
+    /// Opens a session for person `id`, whose identity the OpenID provider
+    /// proved (`access::sso`): no password, so no throttle or browser mark.
+    pub(crate) async fn open_for_person(
+        &self,
+        id: &protocol::UserId,
+        client: &str,
+    ) -> Result<NewSession, AuthError> {
+        let now = Utc::now();
+        let session = self.open(Some(id.to_string()), client, now, None).await?;
+        self.users.signed_in(id.as_str(), now).await?;
+        Ok(session)
+    }
+
+    /// A new session row (only its token's hash is stored).
+    async fn open(
+        &self,
+        user_id: Option<String>,
+        client: &str,
+        now: DateTime<Utc>,
+        new_device: Option<String>,
+    ) -> Result<NewSession, AuthError> {
+        let token = new_token();
+        let expires_at = now + SESSION_LIFETIME;
+        admin_session::ActiveModel {
+            token_hash: Set(token_hash(&token)),
+            created_at: Set(now),
+            expires_at: Set(expires_at),
+            client: Set(client.to_string()),
+            user_id: Set(user_id),
+        }
+        .insert(&self.db)
+        .await?;
         Ok(NewSession {
             token,
             expires_at,

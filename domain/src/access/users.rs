@@ -194,6 +194,10 @@ impl Users {
             disabled_at: Set(None),
             created_at: Set(now),
             last_sign_in_at: Set(None),
+            oidc_issuer: Set(None),
+            oidc_subject: Set(None),
+            pending_since: Set(None),
+            role_from_sso: Set(false),
         }
         .insert(&txn)
         .await
@@ -260,12 +264,13 @@ impl Users {
         };
         let networks = self.networks_of(id).await?;
         let role = role_of(&row);
-        Ok(Some(Principal::user(
-            UserId::from_stored(row.id),
+        let principal = Principal::user(
+            UserId::from_stored(row.id.clone()),
             &row.name,
             role,
             networks,
-        )))
+        );
+        Ok(Some(through_sso(principal, &row)))
     }
 
     /// Who a token of person `id` acts as now (`Principal::user_token`).
@@ -280,10 +285,9 @@ impl Users {
         };
         let networks = self.networks_of(id).await?;
         let role = role_of(&row);
-        let person = (UserId::from_stored(row.id), row.name);
-        Ok(Some(Principal::user_token(
-            token, scope, person, role, networks,
-        )))
+        let person = (UserId::from_stored(row.id.clone()), row.name.clone());
+        let principal = Principal::user_token(token, scope, person, role, networks);
+        Ok(Some(through_sso(principal, &row)))
     }
 
     /// The networks person `id` sees, read at each request so that a change
@@ -292,10 +296,11 @@ impl Users {
         user_networks::of_person(&self.db, id).await
     }
 
-    /// An enabled person's row.
+    /// An enabled person's row; one waiting for approval is not enabled yet.
     pub(crate) async fn enabled(&self, id: &str) -> Result<Option<user::Model>, StoreError> {
         Ok(user::Entity::find_by_id(id)
             .filter(user::Column::DisabledAt.is_null())
+            .filter(user::Column::PendingSince.is_null())
             .one(&self.db)
             .await?)
     }
@@ -309,14 +314,17 @@ impl Users {
             .await?;
         let sessions = open_sessions(&self.db, None).await?;
         let mut networks = user_networks::of_everyone(&self.db).await?;
-        Ok(rows
+        let mut people: Vec<UserView> = rows
             .into_iter()
             .map(|row| {
                 let open = sessions.get(&row.id).copied();
                 let networks = networks.remove(&row.id).unwrap_or_default();
                 view(row, networks, open)
             })
-            .collect())
+            .collect();
+        // Those waiting for approval first: they are what the owner came for.
+        people.sort_by_key(|p| !p.pending);
+        Ok(people)
     }
 
     /// Changes a person's role, networks, and/or disables or enables them.
@@ -365,9 +373,22 @@ impl Users {
                 ));
             }
         }
-        if let Some(role) = role.filter(|r| *r != role_of(&row)) {
-            active.role = Set(role.as_str().to_string());
-            said.push(format!("role {} → {role}", row.role));
+        match role {
+            // Choosing a role for a person waiting is approving them.
+            Some(role) if row.pending_since.is_some() => {
+                active.role = Set(role.as_str().to_string());
+                active.pending_since = Set(None);
+                said.push(format!("approved as {role}"));
+            }
+            Some(role) if role != role_of(&row) => {
+                active.role = Set(role.as_str().to_string());
+                said.push(format!("role {} → {role}", row.role));
+            }
+            _ => {}
+        }
+        if row.role_from_sso && (role.is_some() || change.networks.is_some()) {
+            // The owner's choice now, kept when no group maps any more.
+            active.role_from_sso = Set(false);
         }
         match disabled {
             Some(true) if row.disabled_at.is_none() => {
@@ -482,7 +503,7 @@ async fn guard_last_owner(txn: &impl ConnectionTrait, row: &user::Model) -> Resu
 }
 
 /// Deletes a person's sessions and revokes their tokens.
-async fn end_access(
+pub(super) async fn end_access(
     txn: &impl ConnectionTrait,
     id: &str,
     now: DateTime<Utc>,
@@ -546,5 +567,16 @@ fn view(row: user::Model, networks: Vec<String>, open: Option<(u64, DateTime<Utc
         last_sign_in_at: row.last_sign_in_at.map(rfc3339),
         open_sessions: open.map_or(0, |(n, _)| n),
         newest_session_at: open.map(|(_, at)| rfc3339(at)),
+        pending: row.pending_since.is_some(),
+        single_sign_on: row.oidc_subject.is_some(),
+    }
+}
+
+/// A person who signs in through the OpenID provider is named by their
+/// provider account in the audit log.
+fn through_sso(principal: Principal, row: &user::Model) -> Principal {
+    match (&row.oidc_issuer, &row.oidc_subject) {
+        (Some(issuer), Some(subject)) => principal.through_sso(issuer, subject),
+        _ => principal,
     }
 }

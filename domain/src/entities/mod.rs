@@ -21,6 +21,7 @@ pub mod job_log_line;
 pub mod job_stage;
 pub mod login_failure;
 pub mod network;
+pub mod oidc_flow;
 pub mod revoked_key;
 pub mod schedule_lease;
 pub mod seen_signature;

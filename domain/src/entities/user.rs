@@ -20,6 +20,21 @@ pub struct Model {
     pub disabled_at: Option<DateTimeUtc>,
     pub created_at: DateTimeUtc,
     pub last_sign_in_at: Option<DateTimeUtc>,
+    /// The OpenID provider this person signs in through (its issuer URL),
+    /// with `oidc_subject`; both `None` for a local account.
+    #[serde(default)]
+    pub oidc_issuer: Option<String>,
+    #[serde(default)]
+    pub oidc_subject: Option<String>,
+    /// Set while a person who came through single sign-on with no role to
+    /// give waits for the owner's approval: no access until then.
+    #[serde(default)]
+    pub pending_since: Option<DateTimeUtc>,
+    /// The role came from the provider's groups (or the default role), so
+    /// the next sign-in may change or take it away; `false` once the owner
+    /// chose it.
+    #[serde(default)]
+    pub role_from_sso: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -73,6 +73,11 @@ pub async fn start_control() -> Control {
 
 /// Control with extra settings (`KNOTROUTE_CONTROL_…` variables).
 pub async fn start_control_with(settings: &[(&str, &str)]) -> Control {
+    start_control_at(free_port(), settings).await
+}
+
+/// Control on loopback port `port` (known ahead, e.g. for its public URL).
+pub async fn start_control_at(port: u16, settings: &[(&str, &str)]) -> Control {
     let bin = std::env::var("KNOTROUTE_E2E_BIN")
         .map(PathBuf::from)
         .unwrap_or_else(|_| workspace_root().join("target/release/knotroute-control"));
@@ -90,7 +95,6 @@ pub async fn start_control_with(settings: &[(&str, &str)]) -> Control {
         site.display()
     );
     let data = tempfile::tempdir().unwrap();
-    let port = free_port();
     let child = Command::new(&bin)
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())

@@ -102,8 +102,10 @@ const ONE_SEGMENT_PUBLIC: [&str; 4] = [
 /// already checked is read the same way by the router and the renderer.
 fn access_for(path: &str) -> Access {
     // /metrics checks its own bearer token.
-    const PUBLIC_PATHS: [&str; 8] = [
+    const PUBLIC_PATHS: [&str; 10] = [
         "/login",
+        crate::domain::access::sso::START_PATH,
+        crate::domain::access::sso::CALLBACK_PATH,
         "/healthz",
         "/readyz",
         "/metrics",

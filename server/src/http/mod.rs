@@ -15,6 +15,7 @@ pub mod lang;
 pub mod metrics;
 pub mod paths;
 pub mod security;
+pub mod sso;
 pub mod throttle;
 pub mod trust_browser;
 pub mod ui_backend;
@@ -89,6 +90,11 @@ pub fn router(state: AppState) -> Router {
             get(welcome_page::show).post(welcome_page::accept),
         )
         .route("/welcome/{token}/{*rest}", any(plain_not_found))
+        .route(crate::domain::access::sso::START_PATH, get(sso::start))
+        .route(
+            crate::domain::access::sso::CALLBACK_PATH,
+            get(sso::callback),
+        )
         .route(chunk_batch::ROUTE, get(chunk_batch::serve))
         .nest_service(
             "/pkg",

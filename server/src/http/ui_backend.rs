@@ -72,8 +72,15 @@ impl SessionPort for Sessions {
 pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let preloads = app::screen_split::ScreenPreloads(state.chunk_batches.preloads());
     let services = state.services.clone();
+    let sso = state
+        .sso
+        .as_ref()
+        .map(|sso| app::SsoOffer(sso.provider_name().to_string()));
     let sessions: SharedSessions = Arc::new(Sessions { state });
     move || {
+        if let Some(offer) = &sso {
+            provide_context(offer.clone());
+        }
         provide_context(sessions.clone());
         provide_context(services.clone());
         provide_context(preloads.clone());

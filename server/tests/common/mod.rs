@@ -94,6 +94,11 @@ pub struct Options {
     pub machine_rate_limit: Option<u32>,
     /// KNOTROUTE_CONTROL_SITE_ROOT: where the compiled front end is served from.
     pub site_root: Option<std::path::PathBuf>,
+    /// Serve on this listener (bound ahead, so that its address can be in
+    /// the settings, e.g. the public URL an OpenID provider returns to).
+    pub listener: Option<std::net::TcpListener>,
+    /// More command-line settings (`--oidc-issuer`, …).
+    pub extra_args: Vec<String>,
 }
 
 pub async fn start(backend: Backend) -> Control {
@@ -198,6 +203,7 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         args.push("--alert-webhook".into());
         args.push(url);
     }
+    args.extend(options.extra_args);
     // Parse from explicit arguments only, so the developer's environment cannot leak in.
     let cli = Cli::try_parse_from(args).expect("test arguments parse");
     let config = cli.settings.validate().expect("test config is valid");
@@ -206,9 +212,15 @@ pub async fn start_with(backend: Backend, options: Options) -> Control {
         .expect("connect");
     server::db::migrate(&db).await.expect("migrate");
     let state = AppState::new(config, db);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .expect("bind");
+    let listener = match options.listener {
+        Some(bound) => {
+            bound.set_nonblocking(true).expect("non-blocking listener");
+            tokio::net::TcpListener::from_std(bound).expect("listener")
+        }
+        None => tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind"),
+    };
     let addr = listener.local_addr().expect("addr");
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
         let _ = tcp.set_nodelay(true);
