@@ -45,7 +45,8 @@ pub async fn record_in(
 ) {
     let row = audit_entry::ActiveModel {
         at: Set(Utc::now()),
-        actor: Set(bounded(actor, 80)),
+        // `sso:<issuer>/<subject>` is long; the column holds 300 (migration 23).
+        actor: Set(bounded(actor, 300)),
         action: Set(bounded(action, 64)),
         subject: Set(bounded(subject, 128)),
         detail: Set(bounded(detail, 1024)),

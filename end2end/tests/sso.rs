@@ -133,8 +133,15 @@ async fn sso(width: u32, height: u32, name: &str) {
     let owner = common::open_browser(&format!("{name}-owner"), width, height, "en-US").await;
     owner.sign_in(&base).await;
     owner.goto(&format!("{base}/settings")).await;
+    // Waiting people come first.
     owner
-        .expect_text("#users-table .user-row", "waiting for approval")
+        .expect_text("#users-table .user-row >> nth=0", "carol")
+        .await;
+    owner
+        .expect_text(
+            "#users-table .user-row:has-text(\"carol\")",
+            "waiting for approval",
+        )
         .await;
     owner.screenshot("5-owner-sees-waiting").await;
     owner
@@ -164,11 +171,11 @@ async fn sso(width: u32, height: u32, name: &str) {
     let mut changed = users();
     changed["alice"]["groups"] = json!([]);
     provider.set_users(&changed).await;
-    alice.goto(&format!("{base}/login")).await;
+    // Still signed in, the sign-in screen would send her on: she begins a
+    // sign-in directly, as a bookmark to it would (the provider remembers her).
     alice
         .page
-        .locator("#sso-sign-in")
-        .click(None)
+        .goto(&format!("{base}/auth/oidc/start"), None)
         .await
         .unwrap();
     alice

@@ -397,6 +397,13 @@ on_both_databases!(
         let forged = callback.replace("state=", "state=x");
         let r = browser.get(&forged).send().await.unwrap();
         assert_eq!(sent_back_because(&r).as_deref(), Some("expired"));
+        // Another browser opening the callback link (someone sent it to a
+        // victim) is not signed in with it: the flow belongs to the browser
+        // that began it.
+        let victim = browser_like_client(&c.base);
+        let r = victim.get(&callback).send().await.unwrap();
+        assert_eq!(sent_back_because(&r).as_deref(), Some("expired"));
+        assert!(r.headers().get("set-cookie").is_none());
         let r = browser.get(&callback).send().await.unwrap();
         assert_eq!(r.status(), 200, "the real one still works");
         let r = browser.get(&callback).send().await.unwrap();

@@ -79,7 +79,8 @@ pub fn LoginPage() -> impl IntoView {
             urlencoded(&safe_next(query.read_untracked().get("next")))
         );
         view! {
-            <a class="button primary sso-sign-in" id="sso-sign-in" href=start>
+            // `rel="external"`: a full page load to the server, not a route of the app.
+            <a class="button primary sso-sign-in" id="sso-sign-in" href=start rel="external">
                 {format!("{} {}", st.sign_in_with, offer.0)}
             </a>
             <p class="muted sso-or">{st.or_password}</p>

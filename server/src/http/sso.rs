@@ -5,7 +5,8 @@
 //! person's language (`app::pages::login`).
 
 use super::auth::sign_in_cookies;
-use super::extract::{came_over_https, client_address, peer_of};
+use super::extract::{came_over_https, client_address, cookie_value, peer_of};
+use crate::domain::access::secrets::secret_matches;
 use crate::domain::access::sso::{SsoError, SsoOutcome};
 use crate::state::AppState;
 use axum::extract::{Query, Request, State};
@@ -27,6 +28,25 @@ pub fn start_throttle() -> super::throttle::AddressThrottle {
 #[derive(Deserialize)]
 pub struct StartQuery {
     next: Option<String>,
+}
+
+/// Ties a sign-in begun to the browser that began it: the callback is
+/// finished only for a browser holding the `state` it carries. Without it,
+/// someone could begin a sign-in, stop at the callback link and have
+/// another person's browser open it, signing that person in as themselves.
+/// `SameSite=Lax`: the provider's redirect back is a cross-site navigation,
+/// on which a `Strict` cookie would not travel.
+const FLOW_COOKIE: &str = "kr_oidc_flow";
+
+fn flow_cookie(state: &str, secure: bool, max_age: i64) -> String {
+    cookie::Cookie::build((FLOW_COOKIE, state.to_string()))
+        .path("/auth/oidc/")
+        .http_only(true)
+        .same_site(cookie::SameSite::Lax)
+        .secure(secure)
+        .max_age(cookie::time::Duration::seconds(max_age))
+        .build()
+        .to_string()
 }
 
 /// Why the sign-in screen was shown again (`?sso=`), as `app::pages::login` reads it.
@@ -54,7 +74,19 @@ pub async fn start(
     }
     let next = app::safe_next(query.next);
     match sso.begin(&next).await {
-        Ok(url) => Redirect::to(&url).into_response(),
+        Ok(begun) => {
+            let secure = came_over_https(request.headers(), peer, &state.config);
+            let cookie = flow_cookie(
+                &begun.state,
+                secure,
+                crate::domain::access::sso::FLOW_LIFETIME.num_seconds(),
+            );
+            let mut response = Redirect::to(&begun.url).into_response();
+            if let Ok(value) = HeaderValue::from_str(&cookie) {
+                response.headers_mut().append(header::SET_COOKIE, value);
+            }
+            response
+        }
         Err(e) => {
             tracing::warn!(error = %e, "single sign-on could not begin");
             back_to_sign_in("unavailable")
@@ -95,12 +127,20 @@ pub async fn callback(
     if code.len() > 2048 || flow_state.len() > 256 {
         return back_to_sign_in("expired");
     }
+    let began_here =
+        cookie_value(&headers, FLOW_COOKIE).is_some_and(|held| secret_matches(&held, &flow_state));
+    if !began_here {
+        tracing::info!("single sign-on: a callback reached a browser that did not begin it");
+        return back_to_sign_in("expired");
+    }
     let peer = peer_of(request.extensions());
     let client = client_address(&headers, peer, &state.config.trusted_proxies);
+    let secure = came_over_https(&headers, peer, &state.config);
     match sso.finish(&flow_state, &code, &client).await {
         Ok(SsoOutcome::SignedIn { session, next }) => {
-            let secure = came_over_https(&headers, peer, &state.config);
-            continue_to(&next, sign_in_cookies(&session, secure))
+            let mut cookies = sign_in_cookies(&session, secure);
+            cookies.push(flow_cookie("", secure, 0));
+            continue_to(&next, cookies)
         }
         Ok(SsoOutcome::Pending { name }) => {
             tracing::info!(user = name.as_str(), "single sign-on: waits for approval");

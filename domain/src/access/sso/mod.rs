@@ -101,6 +101,19 @@ impl From<sea_orm::DbErr> for SsoError {
     }
 }
 
+/// A sign-in begun: where to send the browser, and the `state` it must
+/// come back with.
+pub struct Begun {
+    pub url: String,
+    pub state: String,
+}
+
+impl std::fmt::Debug for Begun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Begun { .. }")
+    }
+}
+
 /// How a callback ended.
 #[derive(Debug)]
 pub enum SsoOutcome {
@@ -211,8 +224,10 @@ impl Sso {
     }
 
     /// Begins a sign-in: the provider's authorization URL to send the
-    /// browser to. `next` is where to go after (a checked local path).
-    pub async fn begin(&self, next: &str) -> Result<String, SsoError> {
+    /// browser to, and its `state` (the browser keeps it, so that only the
+    /// browser that began a sign-in can finish it). `next` is where to go
+    /// after (a checked local path).
+    pub async fn begin(&self, next: &str) -> Result<Begun, SsoError> {
         let client = self.client(self.metadata(false).await?)?;
         let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
         let mut request = client
@@ -237,7 +252,10 @@ impl Sso {
         }
         .insert(&self.inner.db)
         .await?;
-        Ok(url.to_string())
+        Ok(Begun {
+            url: url.to_string(),
+            state: state.secret().clone(),
+        })
     }
 
     /// Finishes a sign-in from the provider's callback: the code is
