@@ -56,14 +56,21 @@ fn sso_args(provider: &TestProvider, role_map: &str) -> Vec<String> {
 }
 
 async fn sso_control(backend: Backend, role_map: &str) -> Sso {
+    sso_control_with(backend, role_map, &[]).await
+}
+
+/// As [`sso_control`], with more settings (`--oidc-default-role`, …).
+async fn sso_control_with(backend: Backend, role_map: &str, more: &[&str]) -> Sso {
     let (l, public) = listener().await;
     let provider = TestProvider::start(&format!("{public}/auth/oidc/callback"), &users()).await;
+    let mut extra_args = sso_args(&provider, role_map);
+    extra_args.extend(more.iter().map(|s| s.to_string()));
     let control = start_with(
         backend,
         Options {
             public_url: Some(public),
             listener: Some(l),
-            extra_args: sso_args(&provider, role_map),
+            extra_args,
             ..Default::default()
         },
     )
@@ -323,6 +330,50 @@ on_both_databases!(
         assert_eq!(r.status(), 200);
         let (_, refused) = sso_sign_in(&c, &provider, "carol", "carol-pw").await;
         assert_eq!(sent_back_because(&refused).as_deref(), Some("disabled"));
+    }
+);
+
+on_both_databases!(
+    a_default_role_lets_people_in_but_never_undoes_the_owners_choice,
+    |backend| async move {
+        let Sso {
+            control: c,
+            provider,
+        } = sso_control_with(
+            backend,
+            "knotroute-admins=admin",
+            &["--oidc-default-role", "viewer"],
+        )
+        .await;
+        let (carol, answer) = sso_sign_in(&c, &provider, "carol", "carol-pw").await;
+        assert_eq!(answer.status(), 200, "the default role lets her in");
+        assert_eq!(
+            carol
+                .get(c.url("/api/v1/networks"))
+                .send()
+                .await
+                .unwrap()
+                .status(),
+            200
+        );
+        let who = person(&c, "carol").await;
+        assert_eq!(
+            (who["role"].clone(), who["pending"].clone()),
+            (json!("viewer"), json!(false))
+        );
+        // The owner makes her an operator: her next sign-in keeps that.
+        let id = who["id"].as_str().unwrap();
+        let r = c
+            .client
+            .patch(c.url(&format!("/api/v1/users/{id}")))
+            .json(&json!({"role": "operator"}))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 200);
+        let (_, again) = sso_sign_in(&c, &provider, "carol", "carol-pw").await;
+        assert_eq!(again.status(), 200);
+        assert_eq!(person(&c, "carol").await["role"], "operator");
     }
 );
 

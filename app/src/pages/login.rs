@@ -22,7 +22,9 @@ pub fn safe_next(next: Option<String>) -> String {
 /// line breaks, so `/\t/evil` would become `//evil`).
 fn is_local_path(n: &str) -> bool {
     let mut chars = n.chars();
-    chars.next() == Some('/')
+    // Kept with a sign-in through the provider, in 2048 characters at most.
+    n.len() <= 2000
+        && chars.next() == Some('/')
         && !matches!(chars.next(), Some('/') | Some('\\'))
         && !n.chars().any(|c| c.is_control() || c == '\\')
 }
@@ -157,6 +159,8 @@ mod tests {
         assert_eq!(safe_next(None), "/");
         assert_eq!(safe_next(Some("/\t/evil.example".into())), "/");
         assert_eq!(safe_next(Some("/\n/evil.example".into())), "/");
+        let long = format!("/jobs?q={}", "x".repeat(2000));
+        assert_eq!(safe_next(Some(long)), "/", "too long to keep for a sign-in");
         assert_eq!(
             safe_next(Some("/networks?after=kn_x".into())),
             "/networks?after=kn_x"

@@ -4,9 +4,11 @@
 //!
 //! A role that came from the provider (`role_from_sso`) follows the groups:
 //! when no group maps any more and there is no default role, the person is
-//! back to waiting for approval, and their sessions and tokens end. A role
-//! the owner chose (approving a waiting person, or changing a role on the
-//! Users screen) stays until the owner changes it, or until a group maps.
+//! back to waiting for approval, and their sessions and tokens end (their
+//! networks stay, for an approval with a role alone). A role the owner chose
+//! (approving a waiting person, or changing a role on the Users screen)
+//! stays until the owner changes it or a group maps; the default role never
+//! replaces it.
 
 use super::super::roles::Role;
 use super::super::user_networks;
@@ -16,6 +18,7 @@ use crate::{audit, StoreError};
 use chrono::Utc;
 use protocol::{Id, NetworkId, UserId};
 use rand::RngCore;
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     PaginatorTrait, QueryFilter, Set, TransactionTrait,
@@ -49,8 +52,10 @@ pub enum AccountState {
     Disabled,
 }
 
-/// A grant whose networks are resolved to IDs; `None` when it names a
-/// network that does not exist, or a name several networks share.
+/// A grant's networks as IDs. A name that is not exactly one network
+/// profile (none, or several sharing it) is left out with a warning; `None`
+/// when the grant named networks and none is left, so that it never turns
+/// into every network.
 async fn resolve(
     db: &impl ConnectionTrait,
     grant: &Grant,
@@ -74,14 +79,17 @@ async fn resolve(
             tracing::warn!(
                 network = reference.as_str(),
                 matches = found.len(),
-                "single sign-on: the role map names a network that is not exactly one network profile; that entry grants nothing"
+                "single sign-on: the role map names a network that is not exactly one network profile; it is left out"
             );
-            return Ok(None);
+            continue;
         };
         match NetworkId::parse(&row.id) {
             Ok(id) if !ids.contains(&id) => ids.push(id),
             _ => {}
         }
+    }
+    if ids.is_empty() && !grant.networks.is_empty() {
+        return Ok(None);
     }
     ids.sort_by(|a, b| a.as_str().cmp(b.as_str()));
     Ok(Some(ids))
@@ -151,6 +159,15 @@ pub(super) async fn sign_in_as(
     grant: Option<Grant>,
 ) -> Result<AccountState, StoreError> {
     let txn = db.begin().await?;
+    // Write first: on PostgreSQL this locks the person's row, so an owner's
+    // change made meanwhile is not overwritten; on SQLite it takes the write
+    // lock before any read (a read-then-write transaction can fail as busy).
+    user::Entity::update_many()
+        .col_expr(user::Column::Role, Expr::col(user::Column::Role).into())
+        .filter(user::Column::OidcIssuer.eq(account.issuer.as_str()))
+        .filter(user::Column::OidcSubject.eq(account.subject.as_str()))
+        .exec(&txn)
+        .await?;
     let resolved = match &grant {
         Some(g) => resolve(&txn, g).await?.map(|ids| (g, ids)),
         None => None,
@@ -250,6 +267,13 @@ async fn sync(
     let id = UserId::from_stored(row.id.clone());
     let name = row.name.clone();
     match resolved {
+        // The default role is for people nobody chose a role for: it never
+        // undoes the owner's choice.
+        Some((grant, _))
+            if grant.groups.is_empty() && !row.role_from_sso && row.pending_since.is_none() =>
+        {
+            Ok(AccountState::Active { id, name })
+        }
         Some((grant, ids)) => {
             let mut before = user_networks::ids_of(txn, id.as_str()).await?;
             before.sort();
@@ -294,7 +318,8 @@ async fn sync(
             active.pending_since = Set(Some(now));
             active.role_from_sso = Set(false);
             active.update(txn).await?;
-            user_networks::replace(txn, id.as_str(), &[]).await?;
+            // Their networks stay: approving them again with a role alone
+            // must not widen them to every network.
             super::super::users::end_access(txn, id.as_str(), now).await?;
             audit::record(
                 txn,
