@@ -61,7 +61,7 @@ fn rfc3339(t: DateTime<Utc>) -> String {
     t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
-fn role_of(row: &user::Model) -> Role {
+pub(super) fn role_of(row: &user::Model) -> Role {
     // Only `Role::as_str` values are ever written; an unreadable one gives
     // the least power rather than an error on every request.
     Role::parse("role", &row.role).unwrap_or(Role::Viewer)

@@ -4,6 +4,7 @@
 //! leads back to the sign-in screen with `?sso=<why>`, which says it in the
 //! person's language (`app::pages::login`).
 
+use super::admin::session::with_cookies;
 use super::auth::sign_in_cookies;
 use super::extract::{came_over_https, client_address, cookie_value, peer_of};
 use crate::domain::access::secrets::secret_matches;
@@ -81,11 +82,7 @@ pub async fn start(
                 secure,
                 crate::domain::access::sso::FLOW_LIFETIME.num_seconds(),
             );
-            let mut response = Redirect::to(&begun.url).into_response();
-            if let Ok(value) = HeaderValue::from_str(&cookie) {
-                response.headers_mut().append(header::SET_COOKIE, value);
-            }
-            response
+            with_cookies(Redirect::to(&begun.url).into_response(), vec![cookie])
         }
         Err(e) => {
             tracing::warn!(error = %e, "single sign-on could not begin");
@@ -178,12 +175,7 @@ fn continue_to(next: &str, cookies: Vec<String>) -> Response {
     response
         .headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    for cookie in cookies {
-        if let Ok(value) = HeaderValue::from_str(&cookie) {
-            response.headers_mut().append(header::SET_COOKIE, value);
-        }
-    }
-    response
+    with_cookies(response, cookies)
 }
 
 #[cfg(test)]

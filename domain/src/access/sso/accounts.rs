@@ -12,6 +12,7 @@
 
 use super::super::roles::Role;
 use super::super::user_networks;
+use super::super::users::role_of;
 use super::mapping::Grant;
 use crate::entities::{network, user};
 use crate::{audit, StoreError};
@@ -145,10 +146,6 @@ fn name_from(suggested: &str) -> String {
     } else {
         name
     }
-}
-
-fn role_of(row: &user::Model) -> Role {
-    Role::parse("role", &row.role).unwrap_or(Role::Viewer)
 }
 
 /// Finds or creates the person of `account` and applies `grant` (what the

@@ -21,7 +21,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(session_status, sign_in, sign_out))
 }
 
-fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
+/// `response` with each of `cookies` as a `Set-Cookie`.
+pub(crate) fn with_cookies(mut response: Response, cookies: Vec<String>) -> Response {
     for cookie in cookies {
         if let Ok(v) = HeaderValue::from_str(&cookie) {
             response.headers_mut().append(header::SET_COOKIE, v);
