@@ -55,16 +55,26 @@ pub fn granted_or_none<A: Action>() -> Result<Option<Granted<A>>, UiError> {
 /// Signing in and out, which need no verified session.
 #[async_trait]
 pub trait SessionPort: Send + Sync + 'static {
-    /// Checks the name (empty: the owner account) and password for the
-    /// requesting client; returns the `Set-Cookie` values.
+    /// Checks the name (empty: the owner account), password and, for a
+    /// person with a second factor, `code` for the requesting client.
     async fn sign_in(
         &self,
         name: String,
         password: String,
+        code: Option<String>,
         request: &http::request::Parts,
-    ) -> Result<Vec<String>, UiError>;
+    ) -> Result<SessionCookies, UiError>;
     /// Ends the request's session; returns the `Set-Cookie` value that clears it.
     async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError>;
+}
+
+/// A sign-in that opened a session.
+pub struct SessionCookies {
+    /// The `Set-Cookie` values.
+    pub cookies: Vec<String>,
+    /// Recovery codes, when this sign-in set up the second factor the owner
+    /// requires: shown once.
+    pub recovery_codes: Vec<String>,
 }
 
 pub type SharedSessions = Arc<dyn SessionPort>;

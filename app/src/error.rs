@@ -22,6 +22,14 @@ pub enum UiError {
     WrongPassword,
     #[error("too many failed sign-in attempts")]
     Throttled { retry_after_minutes: u32 },
+    /// The password was right; a code from the authenticator app is needed
+    /// too (a wrong code is `Invalid` on the `code` field).
+    #[error("a code is needed")]
+    CodeNeeded,
+    /// The password was right; the owner requires a second factor, so add
+    /// Control to an authenticator app with this and send its first code.
+    #[error("a second factor must be set up")]
+    SetUpSecondFactor(Box<protocol::second_factor::Enrollment>),
     /// Understood and turned down (e.g. enabling a revoked Agent): the
     /// catalogue entry, with its code and field, said in the reader's language.
     #[error("refused: {}", .0.code())]
@@ -58,6 +66,12 @@ impl UiError {
             UiError::Throttled {
                 retry_after_minutes,
             } => t.throttled.replace("{n}", &retry_after_minutes.to_string()),
+            UiError::CodeNeeded => crate::i18n::two_step::two_step_texts(lang)
+                .code_needed
+                .to_string(),
+            UiError::SetUpSecondFactor(_) => crate::i18n::two_step::two_step_texts(lang)
+                .set_up_needed
+                .to_string(),
             // The form that meets this offers to reload, so it says so.
             UiError::Refused(Refusal::StaleProfile) => t.stale_profile.to_string(),
             UiError::Refused(refusal) => refusal.message(lang),
@@ -111,6 +125,9 @@ pub fn ui_auth_error(e: domain::access::sign_in::AuthError) -> UiError {
         AuthError::Throttled { retry_after } => UiError::Throttled {
             retry_after_minutes: domain::failure::minutes_until(retry_after),
         },
+        AuthError::CodeNeeded => UiError::CodeNeeded,
+        AuthError::WrongCode(error) => UiError::Invalid(vec![error]),
+        AuthError::SetUpSecondFactor(enrollment) => UiError::SetUpSecondFactor(enrollment),
         AuthError::Store(e) => ui_error(e),
     }
 }

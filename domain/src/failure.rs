@@ -7,6 +7,7 @@
 use super::access::api_tokens::TokenError;
 use super::access::control_identity::IdentityError;
 use super::access::principal::NotAllowed;
+use super::access::second_factor::SecondFactorError;
 use super::access::users::UserError;
 use super::agents::install_tokens::InstallTokenError;
 use super::agents::inventory::InventoryError;
@@ -185,6 +186,20 @@ impl From<UserError> for Failure {
             UserError::InviteUnusable => Failure::Refused(Refusal::UserInviteUnusable),
             UserError::Hashing(e) => Failure::Fault(e),
             UserError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SecondFactorError> for Failure {
+    fn from(e: SecondFactorError) -> Self {
+        if let Some(refusal) = e.refusal() {
+            return Failure::Refused(refusal);
+        }
+        match e {
+            SecondFactorError::Invalid(errors) => Failure::Invalid(errors),
+            SecondFactorError::NotFound => not_found(Missing::User),
+            SecondFactorError::Store(e) => e.into(),
+            other => Failure::Fault(other.to_string()),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 use crate::access::api_tokens::ApiTokens;
 use crate::access::control_identity::ControlIdentity;
+use crate::access::second_factor::SecondFactors;
 use crate::access::sign_in::AdminSessions;
 use crate::access::sso::{Sso, SsoSettings};
 use crate::access::users::Users;
@@ -65,6 +66,8 @@ pub struct Services {
     pub api_tokens: ApiTokens,
     /// People with accounts of their own, and their invitations.
     pub users: Users,
+    /// The optional second factor of people's password sign-ins.
+    pub second_factors: SecondFactors,
     /// Single sign-on, when an OpenID provider is configured.
     pub sso: Option<Sso>,
     /// Control's signing keys: every answer an Agent acts on is signed.
@@ -98,12 +101,19 @@ impl Services {
         );
         let identity = ControlIdentity::new(db.clone());
         let users = Users::new(db.clone(), settings.public_url.clone());
-        let auth = AdminSessions::new(db.clone(), settings.admin_password, users.clone());
+        let second_factors = SecondFactors::new(db.clone(), settings.public_url.as_ref());
+        let auth = AdminSessions::new(
+            db.clone(),
+            settings.admin_password,
+            users.clone(),
+            second_factors.clone(),
+        );
         let sso = settings
             .sso
             .map(|sso| Sso::new(db.clone(), sso, auth.clone()));
         Self {
             sso,
+            second_factors,
             control_trust: ControlTrust::new(db.clone(), identity.clone()),
             identity,
             beacons: BeaconChecks::new(

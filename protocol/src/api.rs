@@ -107,6 +107,11 @@ pub struct SignIn {
     pub name: String,
     #[serde(default)]
     pub password: String,
+    /// The 6-digit code of the person's authenticator app, or a recovery
+    /// code, for a person who turned on two-step sign-in. Sent only when a
+    /// sign-in without it was answered `second_factor_needed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
 }
 
 /// `GET /api/v1/session`.

@@ -18,6 +18,7 @@ pub mod names;
 pub mod onboarding;
 pub mod progress;
 pub mod refusals;
+pub mod second_factor;
 pub mod services;
 pub mod signing;
 pub mod status;

@@ -85,6 +85,16 @@ pub enum Refusal {
     LastOwner,
     /// A welcome link that is unknown, used or expired.
     UserInviteUnusable,
+    /// A second factor belongs to a person's own password: the break-glass
+    /// owner account and people who sign in through the provider have none.
+    SecondFactorNotApplicable,
+    /// Turning on a second factor that is already on.
+    SecondFactorAlreadyOn,
+    /// Confirming, renewing or turning off a second factor that is not on
+    /// (or whose setup was not begun).
+    SecondFactorNotOn,
+    /// Turning it off while the owner requires one of everybody.
+    SecondFactorRequired,
 }
 
 impl Refusal {
@@ -108,6 +118,10 @@ impl Refusal {
             Refusal::NeedsAllNetworks => "needs_all_networks",
             Refusal::LastOwner => "last_owner",
             Refusal::UserInviteUnusable => "invite_unusable",
+            Refusal::SecondFactorNotApplicable => "second_factor_not_applicable",
+            Refusal::SecondFactorAlreadyOn => "second_factor_already_on",
+            Refusal::SecondFactorNotOn => "second_factor_not_on",
+            Refusal::SecondFactorRequired => "second_factor_required",
         }
     }
 
@@ -222,6 +236,22 @@ impl Refusal {
                 "This invitation link is unknown, was already used, or has expired.".into(),
                 "Эта ссылка-приглашение неизвестна, уже использована или истекла.".into(),
             ),
+            Refusal::SecondFactorNotApplicable => pick(
+                "A second factor protects a person's own password; this account has none.".into(),
+                "Второй фактор защищает собственный пароль пользователя; у этой учётной записи его нет.".into(),
+            ),
+            Refusal::SecondFactorAlreadyOn => pick(
+                "Two-step sign-in is already on.".into(),
+                "Двухэтапный вход уже включён.".into(),
+            ),
+            Refusal::SecondFactorNotOn => pick(
+                "Two-step sign-in is not on (or its setup was not begun).".into(),
+                "Двухэтапный вход не включён (или его настройка не начата).".into(),
+            ),
+            Refusal::SecondFactorRequired => pick(
+                "The owner requires two-step sign-in of everyone who signs in with a password; it stays on.".into(),
+                "Владелец требует двухэтапный вход от всех, кто входит по паролю; он остаётся включённым.".into(),
+            ),
         }
     }
 
@@ -271,6 +301,14 @@ impl Refusal {
             Refusal::UserInviteUnusable => pick(
                 "Ask whoever invited you for a new link.",
                 "Попросите того, кто вас пригласил, о новой ссылке.",
+            ),
+            Refusal::SecondFactorNotOn => pick(
+                "Begin again with Turn on.",
+                "Начните заново с «Включить».",
+            ),
+            Refusal::SecondFactorRequired => pick(
+                "Lost the phone? Sign in with a recovery code and set up the new phone, or ask the owner to reset your second factor.",
+                "Потеряли телефон? Войдите с кодом восстановления и настройте новый телефон или попросите владельца сбросить второй фактор.",
             ),
             _ => None,
         }
@@ -392,6 +430,10 @@ mod tests {
             Refusal::NeedsAllNetworks,
             Refusal::LastOwner,
             Refusal::UserInviteUnusable,
+            Refusal::SecondFactorNotApplicable,
+            Refusal::SecondFactorAlreadyOn,
+            Refusal::SecondFactorNotOn,
+            Refusal::SecondFactorRequired,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

@@ -269,6 +269,9 @@ pub struct UserView {
     /// Signs in through the OpenID provider, not with a password.
     #[serde(default)]
     pub single_sign_on: bool,
+    /// Has turned on two-step sign-in (an authenticator app).
+    #[serde(default)]
+    pub second_factor: bool,
 }
 
 #[cfg(test)]

@@ -133,6 +133,11 @@ pub enum Problem {
     NoNetworkChosen,
     /// A chosen network that does not exist (deleted meanwhile, or made up).
     UnknownNetwork,
+    /// Neither six digits nor a recovery code (`second_factor::Code`).
+    CodeFormat,
+    /// A well-formed code that is not the authenticator's current one, was
+    /// used already, or is no (unused) recovery code of the person.
+    WrongCode,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -217,6 +222,8 @@ impl Problem {
             Problem::OwnerSeesAll => "owner_sees_all",
             Problem::NoNetworkChosen => "no_network_chosen",
             Problem::UnknownNetwork => "unknown_network",
+            Problem::CodeFormat => "invalid_code",
+            Problem::WrongCode => "wrong_code",
         }
     }
 
@@ -338,6 +345,10 @@ impl Problem {
             (Problem::NoNetworkChosen, Ru) => "Выберите хотя бы одну сеть или все сети.".into(),
             (Problem::UnknownNetwork, En) => "One of the chosen networks does not exist (any more): choose again.".into(),
             (Problem::UnknownNetwork, Ru) => "Одной из выбранных сетей нет (больше нет): выберите заново.".into(),
+            (Problem::CodeFormat, En) => "Enter the 6 digits your authenticator app shows, or one of your recovery codes.".into(),
+            (Problem::CodeFormat, Ru) => "Введите 6 цифр из приложения-аутентификатора или один из кодов восстановления.".into(),
+            (Problem::WrongCode, En) => "This code is wrong, expired or already used.".into(),
+            (Problem::WrongCode, Ru) => "Код неверен, устарел или уже использован.".into(),
         }
     }
 
@@ -369,6 +380,8 @@ impl Problem {
             (Problem::UserName | Problem::UserNameTaken, Ru) => "С этим именем вы будете входить, например anna или a.petrova.",
             (Problem::PasswordTooShort { .. }, En) => "A passphrase of a few words is long and easy to remember.",
             (Problem::PasswordTooShort { .. }, Ru) => "Фраза из нескольких слов длинная и легко запоминается.",
+            (Problem::WrongCode, En) => "A code works once and changes every 30 seconds: wait for the next one. Check that the phone's clock is set automatically.",
+            (Problem::WrongCode, Ru) => "Код действует один раз и меняется каждые 30 секунд: дождитесь следующего. Проверьте, что часы телефона устанавливаются автоматически.",
             _ => return None,
         })
     }

@@ -5,6 +5,8 @@
 
 mod common;
 
+use common::qr::decode_qr;
+
 use protocol::onboarding::JoinLink;
 use reqwest::header::{ACCEPT_LANGUAGE, USER_AGENT};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -15,29 +17,6 @@ const ANDROID: &str =
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 Chrome/126 Mobile Safari/537.36";
 const IPHONE: &str =
     "Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 Mobile/15E148";
-
-/// Draws the SVG as a browser would and reads the QR code in it.
-fn decode_qr(svg: &str) -> String {
-    use resvg::{tiny_skia, usvg};
-    let tree = usvg::Tree::from_str(svg, &usvg::Options::default()).expect("the QR code is SVG");
-    let size = tree.size().to_int_size();
-    let mut pixmap = tiny_skia::Pixmap::new(size.width(), size.height()).unwrap();
-    resvg::render(&tree, tiny_skia::Transform::default(), &mut pixmap.as_mut());
-    let (w, h) = (pixmap.width() as usize, pixmap.height() as usize);
-    let rgba = pixmap.data();
-    let mut image = rqrr::PreparedImage::prepare_from_greyscale(w, h, |x, y| {
-        let i = (y * w + x) * 4;
-        // Transparent counts as white paper.
-        if rgba[i + 3] == 0 {
-            255
-        } else {
-            rgba[i]
-        }
-    });
-    let grids = image.detect_grids();
-    assert_eq!(grids.len(), 1, "one QR code in the image");
-    grids[0].decode().expect("the QR code decodes").1
-}
 
 /// A browser without a session: what an invited end user has.
 fn visitor() -> reqwest::Client {

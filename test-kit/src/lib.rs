@@ -12,6 +12,8 @@
 //! `standin-sidecar` programs that scripts/standin-images.sh builds into
 //! local images tagged like the real ones.
 
+#[cfg(feature = "clients")]
+pub mod authenticator;
 pub mod beacon;
 #[cfg(feature = "clients")]
 mod clients;

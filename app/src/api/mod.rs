@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod onboarding;
 pub mod overview;
 pub mod settings;
+pub mod two_step;
 pub mod users;
 
 #[cfg(feature = "ssr")]
@@ -97,7 +98,10 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
                 RefusalKind::Conflict => StatusCode::CONFLICT,
                 RefusalKind::Forbidden => StatusCode::FORBIDDEN,
             },
-            UiError::Unauthenticated | UiError::WrongPassword => StatusCode::UNAUTHORIZED,
+            UiError::Unauthenticated
+            | UiError::WrongPassword
+            | UiError::CodeNeeded
+            | UiError::SetUpSecondFactor(_) => StatusCode::UNAUTHORIZED,
             UiError::Throttled { .. } => StatusCode::TOO_MANY_REQUESTS,
             UiError::Unavailable { .. } => StatusCode::SERVICE_UNAVAILABLE,
             UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -205,22 +209,29 @@ pub async fn delete_network(id: String) -> Result<(), UiError> {
 }
 
 /// `name` is empty (or left out, as by a script or a page from before
-/// people had names) for the break-glass owner account.
+/// people had names) for the break-glass owner account. `code` is sent
+/// once the answer asked for it ([`UiError::CodeNeeded`],
+/// [`UiError::SetUpSecondFactor`]). The answer holds recovery codes when
+/// this sign-in set up the second factor (shown once), else nothing.
 #[server(prefix = "/ui", endpoint = "sign_in")]
-pub async fn sign_in(#[server(default)] name: String, password: String) -> Result<(), UiError> {
+pub async fn sign_in(
+    #[server(default)] name: String,
+    password: String,
+    #[server(default)] code: Option<String>,
+) -> Result<Vec<String>, UiError> {
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let response = expect_context::<leptos_axum::ResponseOptions>();
     match crate::backend::sessions()?
-        .sign_in(name, password, &parts)
+        .sign_in(name, password, code, &parts)
         .await
     {
-        Ok(cookies) => {
-            for cookie in cookies {
+        Ok(signed_in) => {
+            for cookie in signed_in.cookies {
                 if let Ok(value) = http::HeaderValue::from_str(&cookie) {
                     response.append_header(http::header::SET_COOKIE, value);
                 }
             }
-            Ok(())
+            Ok(signed_in.recovery_codes)
         }
         Err(e) => with_status(Err(e)),
     }

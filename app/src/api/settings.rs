@@ -31,6 +31,9 @@ pub struct SettingsScreen {
     /// whose Settings simply has no Users section (a refusal would make the
     /// whole page answer 403).
     pub users: Option<Vec<UserView>>,
+    /// The signed-in person's own two-step sign-in (and whether the owner
+    /// requires it, which the owner's Users section shows too).
+    pub second_factor: protocol::second_factor::SecondFactorStatus,
     /// Every network's ID and name, for choosing the networks a person sees;
     /// empty unless `users` is given.
     pub networks: Vec<(String, String)>,
@@ -56,6 +59,7 @@ pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
             identity: s.identity.describe().await.map_err(ui_error)?,
             users,
             networks,
+            second_factor: s.second_factors.status(&who).await.map_err(ui_error)?,
         })
     })
     .await

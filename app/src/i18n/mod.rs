@@ -11,6 +11,7 @@ pub mod overview;
 pub mod services;
 pub mod settings;
 pub mod sso;
+pub mod two_step;
 pub mod users;
 
 pub use protocol::validation::Lang;

@@ -1,8 +1,11 @@
 //! The sign-in screen.
 
 use crate::api::{SignIn, SIGN_IN_PATH};
+use crate::error::UiError;
 use crate::i18n::sso::sso_texts;
 use crate::i18n::texts;
+use crate::i18n::two_step::two_step_texts;
+use crate::pages::two_step::{EnrollmentView, RecoveryCodesView};
 use crate::{use_lang, use_sso_offer};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -53,22 +56,50 @@ pub fn LoginPage() -> impl IntoView {
     let sign_in = ServerAction::<SignIn>::new();
     let name = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
-    Effect::new(move |_| {
-        if let Some(Ok(())) = sign_in.value().get() {
-            let next = safe_next(query.read_untracked().get("next"));
-            if let Some(w) = web_sys::window() {
-                // A full load, so every page is rendered with the new session.
-                let _ = w.location().set_href(&next);
-            }
+    let code = RwSignal::new(String::new());
+    let tt = two_step_texts(lang);
+    // Once the password was right and a code is asked for, the code field
+    // stays (a wrong code is answered on it); with set-up, so does the QR.
+    let asked_for_code = RwSignal::new(false);
+    let enrollment = RwSignal::new(None);
+    // Recovery codes from a sign-in that set up the second factor: shown
+    // before going on, since they are never shown again.
+    let recovery_codes = RwSignal::new(Vec::<String>::new());
+    let go_on = move || {
+        let next = safe_next(query.read_untracked().get("next"));
+        if let Some(w) = web_sys::window() {
+            // A full load, so every page is rendered with the new session.
+            let _ = w.location().set_href(&next);
         }
+    };
+    Effect::new(move |_| match sign_in.value().get() {
+        Some(Ok(codes)) if codes.is_empty() => go_on(),
+        Some(Ok(codes)) => recovery_codes.set(codes),
+        Some(Err(UiError::CodeNeeded)) => asked_for_code.set(true),
+        Some(Err(UiError::SetUpSecondFactor(e))) => {
+            asked_for_code.set(true);
+            enrollment.set(Some(*e));
+        }
+        _ => {}
     });
     let error = move || {
         sign_in
             .value()
             .get()
             .and_then(|r| r.err())
+            .filter(|e| e.for_field("code").is_none())
             .map(|e| e.message(lang))
     };
+    let code_error = move || {
+        sign_in
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .and_then(|e| e.for_field("code").map(|f| f.message(lang)))
+    };
+    let welcome_says = (query.read_untracked().get("two_step").as_deref() == Some("setup")).then(
+        || view! { <p class="alert" id="two-step-notice" role="status">{tt.welcome_set_up}</p> },
+    );
     let st = sso_texts(lang);
     // Why a sign-in through the provider came back here, if it did.
     let sso_says = query
@@ -88,13 +119,50 @@ pub fn LoginPage() -> impl IntoView {
             <p class="muted sso-or">{st.or_password}</p>
         }
     });
+    // Built apart and type-erased: nested in the form's view, their types
+    // exceed the compiler's depth limit.
+    let codes_panel = view! {
+            <Show when=move || !recovery_codes.get().is_empty()>
+                <section class="card login-card" id="recovery-codes-after-sign-in">
+                    <RecoveryCodesView codes=recovery_codes.get() />
+                    <button type="button" class="primary" id="codes-saved" on:click=move |_| go_on()>
+                        {tt.codes_saved}
+                    </button>
+                </section>
+            </Show>
+    }
+    .into_any();
+    let code_step = view! {
+                <Show when=move || asked_for_code.get()>
+                    {move || enrollment.get().map(|e| view! { <EnrollmentView enrollment=e /> })}
+                    <label for="code">{tt.code}</label>
+                    <input
+                        id="code"
+                        name="code"
+                        autocomplete="one-time-code"
+                        autocapitalize="none"
+                        spellcheck="false"
+                        required
+                        autofocus
+                        prop:value=move || code.get()
+                        on:input=move |ev| code.set(event_target_value(&ev))
+                        aria-invalid=move || code_error().is_some().then_some("true")
+                        aria-describedby="code-hint code-error"
+                    />
+                    <p id="code-hint" class="muted">{tt.code_hint}</p>
+                    <p id="code-error" class="field-error" role="alert">{code_error}</p>
+                </Show>
+    }
+    .into_any();
     view! {
         <Title text=format!("{} · {}", t.sign_in_title, t.product) />
         <main class="login">
+            {codes_panel}
             // method/action matter only if someone submits before the page has
             // hydrated: the password then goes in a POST body to the sign-in
             // function, never into the URL of a GET.
             <form
+                hidden=move || !recovery_codes.get().is_empty()
                 class="card login-card"
                 method="post"
                 action=SIGN_IN_PATH
@@ -103,11 +171,13 @@ pub fn LoginPage() -> impl IntoView {
                     sign_in.dispatch(SignIn {
                         name: name.get_untracked(),
                         password: password.get_untracked(),
+                        code: asked_for_code.get_untracked().then(|| code.get_untracked()),
                     });
                 }
             >
                 <h1>{t.product}</h1>
                 {sso_says.map(|says| view! { <p class="alert" id="sso-notice" role="status">{says}</p> })}
+                {welcome_says}
                 {sso}
                 <p class="muted">{t.sign_in_intro}</p>
                 <label for="name">{t.user_name}</label>
@@ -138,8 +208,13 @@ pub fn LoginPage() -> impl IntoView {
                 <p id="login-error" class="field-error" role="alert">
                     {error}
                 </p>
+                {code_step}
                 <button type="submit" class="primary" disabled=move || sign_in.pending().get()>
-                    {move || if sign_in.pending().get() { t.signing_in } else { t.sign_in }}
+                    {move || match (sign_in.pending().get(), asked_for_code.get()) {
+                        (true, _) => t.signing_in,
+                        (false, true) => tt.verify,
+                        (false, false) => t.sign_in,
+                    }}
                 </button>
             </form>
         </main>

@@ -28,6 +28,7 @@ pub mod service_form;
 pub mod services;
 pub mod settings;
 pub mod sparkline;
+pub mod two_step;
 pub mod user_networks;
 pub mod users;
 

@@ -1,6 +1,7 @@
 //! Settings: where alerts go (a webhook URL, unless the environment sets
 //! it), a test alert, the latest alerts with how their delivery went,
-//! personal API tokens, and Control's identity key.
+//! the person's own two-step sign-in, people (for the owner), personal API
+//! tokens, and Control's identity key.
 
 use super::api_tokens::ApiTokensSection;
 use super::badges::alert_badge;
@@ -9,6 +10,7 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::loaded;
+use super::two_step::TwoStepSection;
 use super::users::{UserChanges, UsersSection};
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::error::UiError;
@@ -47,6 +49,7 @@ pub fn SettingsPage() -> impl IntoView {
                     },
                 )}
             </section>
+            <TwoStepSection settings />
             <UsersSection settings changes=people />
             <ApiTokensSection />
             <ControlIdentitySection settings />

@@ -1,7 +1,8 @@
 //! The Users section of Settings, shown to the owner only: invite a person
 //! with a one-time link (shown once), list people with their role, last
 //! sign-in and open sessions; change a role or the networks they see;
-//! disable, sign out everywhere or delete after a confirmation. For anyone else the section is absent
+//! disable, sign out everywhere, reset two-step sign-in or delete after a
+//! confirmation; require two-step sign-in of everyone. For anyone else the section is absent
 //! (the server refuses its calls all the same).
 
 use super::confirm::ConfirmDialog;
@@ -9,8 +10,10 @@ use super::infrastructure::when;
 use super::user_networks::{described, NetworkChoice, NetworkPick};
 use super::LoadError;
 use crate::api::settings::SettingsScreen;
+use crate::api::two_step::{RequireTwoStep, ResetTwoStep};
 use crate::api::users::{ChangeUser, DeleteUser, EndUserSessions, InviteUser};
 use crate::error::UiError;
+use crate::i18n::two_step::two_step_texts;
 use crate::i18n::users::user_texts;
 use crate::use_lang;
 use leptos::prelude::*;
@@ -23,6 +26,7 @@ enum Ask {
     Disable,
     EndSessions,
     Delete,
+    ResetTwoStep,
 }
 
 /// The actions that change the list of people. The list arrives with the
@@ -33,6 +37,8 @@ pub struct UserChanges {
     change: ServerAction<ChangeUser>,
     end: ServerAction<EndUserSessions>,
     delete: ServerAction<DeleteUser>,
+    reset: ServerAction<ResetTwoStep>,
+    require: ServerAction<RequireTwoStep>,
 }
 
 impl Default for UserChanges {
@@ -48,16 +54,20 @@ impl UserChanges {
             change: ServerAction::new(),
             end: ServerAction::new(),
             delete: ServerAction::new(),
+            reset: ServerAction::new(),
+            require: ServerAction::new(),
         }
     }
 
     /// Tracked: changes whenever one of the actions has finished.
-    pub fn version(&self) -> (usize, usize, usize) {
-        (
+    pub fn version(&self) -> [usize; 5] {
+        [
             self.change.version().get(),
             self.end.version().get(),
             self.delete.version().get(),
-        )
+            self.reset.version().get(),
+            self.require.version().get(),
+        ]
     }
 }
 
@@ -69,10 +79,13 @@ pub fn UsersSection(
     let lang = use_lang();
     let ut = user_texts(lang);
     let invite = ServerAction::<InviteUser>::new();
+    let tt = two_step_texts(lang);
     let UserChanges {
         change,
         end,
         delete,
+        reset,
+        require,
     } = changes;
     let role = RwSignal::new(Role::Operator.as_str().to_string());
     let pick = NetworkPick::of(&[]);
@@ -119,10 +132,11 @@ pub fn UsersSection(
         });
         open
     };
-    let (disable_open, end_open, delete_open) = (
+    let (disable_open, end_open, delete_open, reset_open) = (
         dialog(Ask::Disable),
         dialog(Ask::EndSessions),
         dialog(Ask::Delete),
+        dialog(Ask::ResetTwoStep),
     );
     let error_of = move |failed: Option<Result<(), UiError>>| {
         failed.and_then(|r| r.err()).map(|e| e.message(lang))
@@ -131,11 +145,14 @@ pub fn UsersSection(
         Signal::derive(move || error_of(change.value().get().map(|r| r.map(|_| ()))));
     let end_error = Signal::derive(move || error_of(end.value().get().map(|r| r.map(|_| ()))));
     let delete_error = Signal::derive(move || error_of(delete.value().get()));
+    let reset_error = Signal::derive(move || error_of(reset.value().get()));
+    let require_error = move || error_of(require.value().get());
     // A finished action closes its dialog.
     Effect::new(move |_| {
         let done = change.value().get().is_some_and(|r| r.is_ok())
             || end.value().get().is_some_and(|r| r.is_ok())
-            || delete.value().get().is_some_and(|r| r.is_ok());
+            || delete.value().get().is_some_and(|r| r.is_ok())
+            || reset.value().get().is_some_and(|r| r.is_ok());
         if done {
             target.set(None);
         }
@@ -156,6 +173,9 @@ pub fn UsersSection(
                 }
                 Ask::Delete => {
                     delete.dispatch(DeleteUser { id });
+                }
+                Ask::ResetTwoStep => {
+                    reset.dispatch(ResetTwoStep { id });
                 }
             }
         }
@@ -185,7 +205,7 @@ pub fn UsersSection(
             networks: Some(networks),
         });
     });
-    let section = move |list: Vec<UserView>, networks: Vec<(String, String)>| {
+    let section = move |list: Vec<UserView>, networks: Vec<(String, String)>, required: bool| {
         let choice = networks.clone();
         let is_owner = move || role.get() == Role::Owner.as_str();
         view! {
@@ -224,6 +244,15 @@ pub fn UsersSection(
                     </div>
                 </form>
                 {created}
+                <div class="check-row">
+                    <input type="checkbox" id="require-two-step" prop:checked=required
+                        aria-describedby="require-two-step-hint"
+                        disabled=move || require.pending().get()
+                        on:change=move |ev| { require.dispatch(RequireTwoStep { required: event_target_checked(&ev) }); } />
+                    <label for="require-two-step">{tt.require}</label>
+                </div>
+                <p class="muted" id="require-two-step-hint">{tt.require_hint}</p>
+                <p class="field-error" role="alert" id="require-two-step-error">{require_error}</p>
                 <p class="field-error" role="alert" id="user-change-error">{change_error}</p>
                 {if list.is_empty() {
                     view! { <p class="empty" id="users-empty">{ut.empty}</p> }.into_any()
@@ -236,10 +265,10 @@ pub fn UsersSection(
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
-                match settings.await.map(|screen| (screen.users, screen.networks)) {
-                    Ok((Some(list), networks)) => section(list, networks).into_any(),
+                match settings.await.map(|screen| (screen.users, screen.networks, screen.second_factor.required)) {
+                    Ok((Some(list), networks, required)) => section(list, networks, required).into_any(),
                     // Not the owner: the section is not theirs to see.
-                    Ok((None, _)) => ().into_any(),
+                    Ok((None, _, _)) => ().into_any(),
                     Err(e) => view! { <section class="card" id="users"><LoadError error=e /></section> }.into_any(),
                 }
             })}
@@ -256,6 +285,10 @@ pub fn UsersSection(
             confirm_label=ut.delete confirm_id="confirm-delete-user"
             error=delete_error pending=delete.pending()
             on_confirm=move || confirmed(Ask::Delete) />
+        <ConfirmDialog open=reset_open title=tt.reset_title explain=tt.reset_body
+            confirm_label=tt.reset confirm_id="confirm-reset-two-step"
+            error=reset_error pending=reset.pending()
+            on_confirm=move || confirmed(Ask::ResetTwoStep) />
     }
 }
 
@@ -270,6 +303,7 @@ fn UserTable(
 ) -> impl IntoView {
     let lang = use_lang();
     let ut = user_texts(lang);
+    let tt = two_step_texts(lang);
     view! {
         <table class="list" id="users-table">
             <thead><tr>
@@ -283,8 +317,15 @@ fn UserTable(
             <tbody>
                 {list.into_iter().map(|user| {
                     let id = user.id.clone();
-                    let (id_role, id_disable, id_end, id_delete) =
-                        (id.clone(), id.clone(), id.clone(), id.clone());
+                    let (id_role, id_disable, id_end, id_delete, id_reset) =
+                        (id.clone(), id.clone(), id.clone(), id.clone(), id.clone());
+                    let two_step = user.second_factor.then(|| view! {
+                        " "<span class="badge ok" id=format!("two-step-{id}")>{tt.badge}</span>
+                    });
+                    let reset_button = user.second_factor.then(|| view! {
+                        " "<button type="button" id=format!("reset-two-step-{id}")
+                            on:click=move |_| ask.run((Ask::ResetTwoStep, id_reset.clone()))>{tt.reset}</button>
+                    });
                     // A person waiting has a placeholder role: choosing one approves them.
                     let current = if user.pending { "" } else { user.role.as_str() };
                     let waiting = user.pending.then(|| view! {
@@ -337,7 +378,7 @@ fn UserTable(
                     };
                     view! {
                         <tr class="user-row">
-                            <td data-label=ut.col_name>{user.name.clone()}{sso}{waiting}</td>
+                            <td data-label=ut.col_name>{user.name.clone()}{sso}{two_step}{waiting}</td>
                             <td data-label=ut.col_role>
                                 <select id=format!("role-{id}") aria-label=format!("{} {}", ut.change_role, user.name)
                                     on:change=move |ev| set_role.run((id_role.clone(), event_target_value(&ev)))>
@@ -357,7 +398,8 @@ fn UserTable(
                             <td class="actions">
                                 {on_off}" "
                                 <button type="button" id=format!("end-sessions-{id}")
-                                    on:click=move |_| ask.run((Ask::EndSessions, id_end.clone()))>{ut.end_sessions}</button>" "
+                                    on:click=move |_| ask.run((Ask::EndSessions, id_end.clone()))>{ut.end_sessions}</button>
+                                {reset_button}" "
                                 <button type="button" class="danger" id=format!("delete-{id}")
                                     on:click=move |_| ask.run((Ask::Delete, id_delete.clone()))>{ut.delete}</button>
                             </td>

@@ -128,6 +128,16 @@ impl Principal {
         }
     }
 
+    /// The person acting in person (a session of theirs), not through a
+    /// token: what may change the person's own sign-in, such as the second
+    /// factor, which a token must never turn off.
+    pub fn person_in_session(&self) -> Option<&UserId> {
+        match &self.actor {
+            Actor::User { id, .. } => Some(id),
+            Actor::Owner | Actor::Token { .. } => None,
+        }
+    }
+
     pub fn role(&self) -> Role {
         self.role
     }

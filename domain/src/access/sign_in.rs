@@ -23,6 +23,7 @@
 //! browser its own mark, and with it its own budget.
 
 use crate::access::principal::Principal;
+use crate::access::second_factor::{Gate, SecondFactors};
 use crate::access::secrets::{new_token, secret_matches, token_hash};
 use crate::access::users::Users;
 use crate::entities::{admin_session, login_failure, signin_device};
@@ -62,6 +63,19 @@ pub enum AuthError {
     /// Too many failures from this client; it may try again after `retry_after`.
     #[error("too many failed sign-in attempts")]
     Throttled { retry_after: Duration },
+    /// The password was right and the person has a second factor: send it
+    /// again with a code (`Credentials::code`).
+    #[error("a code from the authenticator app is needed")]
+    CodeNeeded,
+    /// The password was right but the code malformed or wrong; counted like
+    /// a wrong password.
+    #[error("wrong code")]
+    WrongCode(protocol::FieldError),
+    /// The password was right, the owner requires a second factor and the
+    /// person has none: add Control to an authenticator app with this, then
+    /// send the password again with the app's first code.
+    #[error("a second factor must be set up first")]
+    SetUpSecondFactor(Box<protocol::second_factor::Enrollment>),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -74,6 +88,9 @@ pub struct NewSession {
     /// The known-browser token for the `kr_device` cookie: a new one, or the
     /// one the browser presented, whose lifetime this sign-in extended.
     pub new_device: Option<String>,
+    /// Recovery codes, when this sign-in set up the person's second factor
+    /// (shown once; only their hashes are kept).
+    pub recovery_codes: Vec<String>,
 }
 
 impl std::fmt::Debug for NewSession {
@@ -85,6 +102,7 @@ impl std::fmt::Debug for NewSession {
                 "new_device",
                 &self.new_device.as_ref().map(|_| "<redacted>"),
             )
+            .field("recovery_codes", &self.recovery_codes.len())
             .finish()
     }
 }
@@ -104,6 +122,9 @@ pub struct Credentials<'a> {
     /// A person's name; empty for the break-glass owner account.
     pub name: &'a str,
     pub password: &'a str,
+    /// The authenticator's code or a recovery code, for a person with a
+    /// second factor (`second_factor`); ignored otherwise.
+    pub code: Option<&'a str>,
 }
 
 /// A valid session found from a cookie, and who it acts as now.
@@ -118,14 +139,21 @@ pub struct AdminSessions {
     db: DatabaseConnection,
     admin_password: std::sync::Arc<str>,
     users: Users,
+    second_factors: SecondFactors,
 }
 
 impl AdminSessions {
-    pub fn new(db: DatabaseConnection, admin_password: &str, users: Users) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        admin_password: &str,
+        users: Users,
+        second_factors: SecondFactors,
+    ) -> Self {
         Self {
             db,
             admin_password: admin_password.into(),
             users,
+            second_factors,
         }
     }
 
@@ -183,15 +211,15 @@ impl AdminSessions {
             );
             return Err(AuthError::Throttled { retry_after });
         }
-        let user_id = match credentials.name.trim() {
+        let person = match credentials.name.trim() {
             "" => secret_matches(credentials.password, &self.admin_password).then_some(None),
             name => self
                 .users
                 .check_password(name, credentials.password)
                 .await?
-                .map(|user| Some(user.id)),
+                .map(Some),
         };
-        let Some(user_id) = user_id else {
+        let Some(person) = person else {
             tracing::warn!(
                 client,
                 known_browser = device.is_some(),
@@ -199,6 +227,28 @@ impl AdminSessions {
             );
             return Err(AuthError::WrongPassword);
         };
+        let mut recovery_codes = Vec::new();
+        if let Some(person) = &person {
+            match self.second_step(person, credentials.code, now).await {
+                Ok(codes) => recovery_codes = codes,
+                // A wrong code keeps the attempt's row: it counts as a failure.
+                Err(e @ AuthError::WrongCode(_)) => {
+                    tracing::warn!(
+                        client,
+                        user = person.id.as_str(),
+                        "admin sign-in failed: wrong code"
+                    );
+                    return Err(e);
+                }
+                Err(e) => {
+                    login_failure::Entity::delete_by_id(attempt.id)
+                        .exec(&self.db)
+                        .await?;
+                    return Err(e);
+                }
+            }
+        }
+        let user_id = person.map(|p| p.id);
         login_failure::Entity::delete_by_id(attempt.id)
             .exec(&self.db)
             .await?;
@@ -210,7 +260,8 @@ impl AdminSessions {
             }
             None => Some(self.remember_device(now).await?),
         };
-        let session = self.open(user_id.clone(), client, now, new_device).await?;
+        let mut session = self.open(user_id.clone(), client, now, new_device).await?;
+        session.recovery_codes = recovery_codes;
         match &user_id {
             Some(id) => {
                 self.users.signed_in(id, now).await?;
@@ -219,6 +270,54 @@ impl AdminSessions {
             None => tracing::info!(client, "owner signed in with the break-glass password"),
         }
         Ok(session)
+    }
+
+    /// The second step of person `person`'s sign-in, whose password was
+    /// right: nothing, a code, or setting up the second factor the owner
+    /// requires (whose recovery codes are returned). Wrong codes are also
+    /// counted per person, so that someone who has the password cannot try
+    /// codes from many addresses at once.
+    async fn second_step(
+        &self,
+        person: &crate::entities::user::Model,
+        code: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<String>, AuthError> {
+        let key = format!("code:{}", person.id);
+        if code.is_some() {
+            let recent = login_failure::Entity::find()
+                .filter(login_failure::Column::Client.eq(key.as_str()))
+                .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
+            if recent.clone().count(&self.db).await? >= MAX_FAILURES {
+                let oldest = recent
+                    .order_by_asc(login_failure::Column::FailedAt)
+                    .one(&self.db)
+                    .await?
+                    .map(|f| f.failed_at)
+                    .unwrap_or(now);
+                let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
+                tracing::warn!(
+                    user = person.id.as_str(),
+                    "sign-in code refused: too many wrong codes"
+                );
+                return Err(AuthError::Throttled { retry_after });
+            }
+        }
+        match self.second_factors.gate(person, code, now).await? {
+            Gate::Open { recovery_codes } => Ok(recovery_codes),
+            Gate::AskForCode => Err(AuthError::CodeNeeded),
+            Gate::SetUp(enrollment) => Err(AuthError::SetUpSecondFactor(Box::new(enrollment))),
+            Gate::Wrong(error) => {
+                login_failure::ActiveModel {
+                    client: Set(key),
+                    failed_at: Set(now),
+                    ..Default::default()
+                }
+                .insert(&self.db)
+                .await?;
+                Err(AuthError::WrongCode(error))
+            }
+        }
     }
 
     /// Opens a session for person `id`, whose identity the OpenID provider
@@ -257,6 +356,7 @@ impl AdminSessions {
             token,
             expires_at,
             new_device,
+            recovery_codes: Vec::new(),
         })
     }
 

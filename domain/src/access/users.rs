@@ -17,6 +17,7 @@ use super::passwords;
 use super::principal::{Granted, Principal};
 use super::roles::{ManageUsers, Role};
 use super::scope::NetworkScope;
+use super::second_factor;
 use super::secrets::{new_token, token_hash};
 use super::user_networks;
 use crate::entities::{admin_session, api_token, user, user_invite};
@@ -314,12 +315,15 @@ impl Users {
             .await?;
         let sessions = open_sessions(&self.db, None).await?;
         let mut networks = user_networks::of_everyone(&self.db).await?;
+        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
+        let second_factors = second_factor::enabled_among(&self.db, &ids).await?;
         let mut people: Vec<UserView> = rows
             .into_iter()
             .map(|row| {
                 let open = sessions.get(&row.id).copied();
                 let networks = networks.remove(&row.id).unwrap_or_default();
-                view(row, networks, open)
+                let two_step = second_factors.contains(&row.id);
+                view(row, networks, open, two_step)
             })
             .collect();
         // Those waiting for approval first: they are what the owner came for.
@@ -416,7 +420,13 @@ impl Users {
         txn.commit().await?;
         let open = open_sessions(&self.db, Some(id.as_str())).await?;
         let networks = user_networks::ids_of(&self.db, id.as_str()).await?;
-        Ok(view(row.clone(), networks, open.get(&row.id).copied()))
+        let two_step = has_second_factor(&self.db, &row.id).await?;
+        Ok(view(
+            row.clone(),
+            networks,
+            open.get(&row.id).copied(),
+            two_step,
+        ))
     }
 
     /// Ends every session of a person (they must sign in again).
@@ -439,7 +449,8 @@ impl Users {
         )
         .await;
         let networks = user_networks::ids_of(&self.db, id.as_str()).await?;
-        Ok(view(row, networks, None))
+        let two_step = has_second_factor(&self.db, &row.id).await?;
+        Ok(view(row, networks, None, two_step))
     }
 
     /// Removes a person: their sessions end and their tokens are revoked
@@ -450,6 +461,7 @@ impl Users {
         let row = find(&txn, id).await?;
         guard_last_owner(&txn, &row).await?;
         end_access(&txn, id.as_str(), Utc::now()).await?;
+        second_factor::forget(&txn, id.as_str()).await?;
         // Not left to the foreign key: SQLite enforces it only when asked.
         user_networks::replace(&txn, id.as_str(), &[]).await?;
         user::Entity::delete_by_id(id.as_str()).exec(&txn).await?;
@@ -457,6 +469,12 @@ impl Users {
         txn.commit().await?;
         Ok(())
     }
+}
+
+async fn has_second_factor(db: &impl ConnectionTrait, id: &str) -> Result<bool, StoreError> {
+    Ok(second_factor::enabled_among(db, &[id.to_string()])
+        .await?
+        .contains(id))
 }
 
 fn usable_invite(token: &str) -> sea_orm::Select<user_invite::Entity> {
@@ -556,8 +574,14 @@ fn unknown_network() -> UserError {
     UserError::Invalid(vec![FieldError::new("networks", Problem::UnknownNetwork)])
 }
 
-fn view(row: user::Model, networks: Vec<String>, open: Option<(u64, DateTime<Utc>)>) -> UserView {
+fn view(
+    row: user::Model,
+    networks: Vec<String>,
+    open: Option<(u64, DateTime<Utc>)>,
+    second_factor: bool,
+) -> UserView {
     UserView {
+        second_factor,
         networks,
         role: role_of(&row),
         id: UserId::from_stored(row.id),

@@ -30,3 +30,5 @@ pub mod signin_device;
 pub mod user;
 pub mod user_invite;
 pub mod user_network;
+pub mod user_recovery_code;
+pub mod user_second_factor;

@@ -6,6 +6,7 @@
 use crate::domain::access::api_tokens::TokenError;
 use crate::domain::access::control_identity::IdentityError;
 use crate::domain::access::principal::NotAllowed;
+use crate::domain::access::second_factor::SecondFactorError;
 use crate::domain::access::sign_in::AuthError;
 use crate::domain::access::users::UserError;
 use crate::domain::agents::enrollment::{EnrollError, EnrollRefusal};
@@ -272,6 +273,7 @@ answered_through_failure!(
     InviteError,
     TokenError,
     UserError,
+    SecondFactorError,
     DiagnosticsError,
     NotAllowed,
 );
@@ -299,6 +301,24 @@ impl From<AuthError> for ApiError {
                 api.retry_after_secs = Some(retry_after.num_seconds().max(1));
                 api
             }
+            AuthError::CodeNeeded => Self::new(
+                StatusCode::UNAUTHORIZED,
+                "second_factor_needed",
+                "The password is right; this person also signs in with a code.",
+            )
+            .on_field("code")
+            .hint("Send the password again with \"code\": the 6 digits the authenticator app shows, or a recovery code."),
+            AuthError::WrongCode(error) => {
+                let mut api = Self::field(&error);
+                api.status = StatusCode::UNAUTHORIZED;
+                api
+            }
+            AuthError::SetUpSecondFactor(_) => Self::new(
+                StatusCode::FORBIDDEN,
+                "second_factor_setup_needed",
+                "The owner requires two-step sign-in, and this person has not set it up yet.",
+            )
+            .hint("Sign in once in the web UI: it shows the QR code for an authenticator app and asks for its first code."),
             AuthError::Store(e) => e.into(),
         }
     }

@@ -9,7 +9,7 @@ use crate::http::extract::{came_over_https, client_address, peer_of};
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
 use crate::state::AppState;
-use app::backend::{SessionPort, SharedSessions};
+use app::backend::{SessionCookies, SessionPort, SharedSessions};
 use app::error::{ui_auth_error, UiError};
 use async_trait::async_trait;
 use leptos::prelude::*;
@@ -25,8 +25,9 @@ impl SessionPort for Sessions {
         &self,
         name: String,
         password: String,
+        code: Option<String>,
         request: &http::request::Parts,
-    ) -> Result<Vec<String>, UiError> {
+    ) -> Result<SessionCookies, UiError> {
         let peer = peer_of(&request.extensions);
         let config = &self.state.config;
         let client = client_address(&request.headers, peer, &config.trusted_proxies);
@@ -42,13 +43,17 @@ impl SessionPort for Sessions {
                 Credentials {
                     name: &name,
                     password: &password,
+                    code: code.as_deref(),
                 },
                 from,
             )
             .await
             .map_err(ui_auth_error)?;
         let secure = came_over_https(&request.headers, peer, config);
-        Ok(sign_in_cookies(&session, secure))
+        Ok(SessionCookies {
+            cookies: sign_in_cookies(&session, secure),
+            recovery_codes: session.recovery_codes.clone(),
+        })
     }
 
     async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError> {

@@ -246,6 +246,7 @@ pub async fn accept(
     let credentials = Credentials {
         name: &name,
         password: &input.password,
+        code: None,
     };
     let from = Attempt {
         client: &client,
@@ -257,6 +258,11 @@ pub async fn accept(
         // account exists, so the sign-in screen is where to go on.
         Err(AuthError::Throttled { .. }) => {
             return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, "/login")]).into_response())
+        }
+        // The owner requires a second factor: the sign-in screen sets it up.
+        Err(AuthError::SetUpSecondFactor(_)) => {
+            let to = "/login?two_step=setup";
+            return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response());
         }
         Err(e) => return Err(e.into()),
     };

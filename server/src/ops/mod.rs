@@ -79,7 +79,10 @@ pub async fn run(command: &Command, settings: &Settings) -> ExitCode {
 async fn trust_browser(conn: &sea_orm::DatabaseConnection, settings: &Settings) -> ExitCode {
     // The password is not needed to issue a link: the link alone signs no one in.
     let users = crate::domain::access::users::Users::new(conn.clone(), None);
-    let auth = crate::domain::access::sign_in::AdminSessions::new(conn.clone(), "", users);
+    let second_factors =
+        crate::domain::access::second_factor::SecondFactors::new(conn.clone(), None);
+    let auth =
+        crate::domain::access::sign_in::AdminSessions::new(conn.clone(), "", users, second_factors);
     let token = match auth.issue_browser_link().await {
         Ok(t) => t,
         Err(e) => return fail(1, e),

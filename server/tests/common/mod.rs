@@ -10,6 +10,7 @@ pub use raw_http::{raw_http, RawAnswer};
 
 pub mod people;
 pub mod private_postgres;
+pub mod qr;
 pub mod route_rules;
 
 // Each test binary compiles this module anew and names only what it uses.

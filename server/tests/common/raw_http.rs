@@ -28,12 +28,25 @@ impl RawAnswer {
 }
 
 /// Sends `request` exactly as given (it should say `Connection: close`) and
-/// reads the answer to its end.
+/// reads the answer to its end. A connection the server keeps open fails the
+/// test after a minute, naming the request, instead of hanging the run (a
+/// whole CI run once waited 20 minutes here).
 pub async fn raw_http(addr: SocketAddr, request: &[u8]) -> RawAnswer {
-    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
-    stream.write_all(request).await.unwrap();
-    let mut bytes = Vec::new();
-    stream.read_to_end(&mut bytes).await.unwrap();
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request).await.unwrap();
+        let mut bytes = Vec::new();
+        stream.read_to_end(&mut bytes).await.unwrap();
+        bytes
+    };
+    let bytes = tokio::time::timeout(std::time::Duration::from_secs(60), exchange)
+        .await
+        .unwrap_or_else(|_| {
+            panic!(
+                "no complete answer within 60 s to {:?}",
+                String::from_utf8_lossy(request)
+            )
+        });
     let text = String::from_utf8_lossy(&bytes).to_string();
     let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
     let status = head

@@ -24,7 +24,10 @@ pub fn rule(method: &str, path: &str) -> Rule {
         ("get", _)
             if !matches!(
                 path,
-                "/api/v1/tokens" | "/api/v1/users" | "/api/v1/networks/{id}/diagnostics"
+                "/api/v1/tokens"
+                    | "/api/v1/users"
+                    | "/api/v1/users/second-factor"
+                    | "/api/v1/networks/{id}/diagnostics"
             ) =>
         {
             Read
@@ -187,7 +190,16 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Act(ManageUsers),
             Json(json!({"id": ids.user, "role": "viewer"})),
         ),
-        "end_user_sessions" | "delete_user" => (Act(ManageUsers), id(ids.user.clone())),
+        "end_user_sessions" | "delete_user" | "reset_two_step" => {
+            (Act(ManageUsers), id(ids.user.clone()))
+        }
+        "require_two_step" => (Act(ManageUsers), Form("required=false".into())),
+        // Every person's own, in their session: refused by the domain (not by
+        // role) to the break-glass owner, who has no second factor.
+        "begin_two_step" => (Read, none()),
+        "confirm_two_step" | "renew_recovery_codes" | "turn_off_two_step" => {
+            (Read, Form("code=".into()))
+        }
         other => panic!(
             "the server function {other} has no rule in the role matrix: add one from the issue's role list"
         ),

@@ -36,7 +36,7 @@ pub(crate) fn with_cookies(mut response: Response, cookies: Vec<String>) -> Resp
     path = "/api/v1/session",
     tag = "session",
     request_body = SignIn,
-    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session"))
+    responses((status = 200, body = SessionStatus, description = "Signed in; Set-Cookie holds the session. A person with two-step sign-in is answered 401 `second_factor_needed` until `code` is sent too"))
 )]
 async fn sign_in(
     State(state): State<AppState>,
@@ -53,6 +53,7 @@ async fn sign_in(
     let credentials = Credentials {
         name: &body.name,
         password: &body.password,
+        code: body.code.as_deref(),
     };
     let session = state.auth.sign_in(credentials, from).await?;
     let status = SessionStatus {

@@ -1,7 +1,9 @@
 //! People in the admin API (the owner only, `ManageUsers`): `GET
 //! /api/v1/users`, `POST /api/v1/users/invites` for a one-time link (in the
 //! answer only), `PATCH /api/v1/users/{id}` to change a role or disable,
-//! `POST /api/v1/users/{id}/sessions/end` and `DELETE /api/v1/users/{id}`.
+//! `POST /api/v1/users/{id}/sessions/end` and `DELETE /api/v1/users/{id}`;
+//! `GET`/`PUT /api/v1/users/second-factor` (required of everyone or not) and
+//! `DELETE /api/v1/users/{id}/second-factor` (reset one person's).
 
 use crate::domain::access::roles::ManageUsers;
 use crate::http::error::ApiError;
@@ -10,6 +12,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
+use protocol::second_factor::SecondFactorPolicy;
 use protocol::users::{CreatedUserInvite, UserChange, UserInviteInput, UserView};
 use protocol::UserId;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -20,6 +23,8 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(invite_user))
         .routes(routes!(change_user, delete_user))
         .routes(routes!(end_user_sessions))
+        .routes(routes!(second_factor_policy, set_second_factor_policy))
+        .routes(routes!(reset_second_factor))
 }
 
 #[utoipa::path(
@@ -99,4 +104,53 @@ async fn end_user_sessions(
     ApiPath(id): ApiPath<UserId>,
 ) -> Result<Json<UserView>, ApiError> {
     Ok(Json(state.users.end_sessions(&by, &id).await?))
+}
+
+#[utoipa::path(
+    get,
+    path = "/api/v1/users/second-factor",
+    tag = "users",
+    responses((status = 200, body = SecondFactorPolicy))
+)]
+async fn second_factor_policy(
+    State(state): State<AppState>,
+    Allowed(_by): Allowed<ManageUsers>,
+) -> Result<Json<SecondFactorPolicy>, ApiError> {
+    let required = state.second_factors.required().await?;
+    Ok(Json(SecondFactorPolicy { required }))
+}
+
+#[utoipa::path(
+    put,
+    path = "/api/v1/users/second-factor",
+    tag = "users",
+    request_body = SecondFactorPolicy,
+    responses((status = 200, body = SecondFactorPolicy))
+)]
+async fn set_second_factor_policy(
+    State(state): State<AppState>,
+    Allowed(by): Allowed<ManageUsers>,
+    ApiJson(policy): ApiJson<SecondFactorPolicy>,
+) -> Result<Json<SecondFactorPolicy>, ApiError> {
+    state
+        .second_factors
+        .set_required(&by, policy.required)
+        .await?;
+    Ok(Json(policy))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/api/v1/users/{id}/second-factor",
+    tag = "users",
+    params(("id" = String, Path, description = "User ID")),
+    responses((status = 204, description = "Reset: the next sign-in needs only the password, or sets a new second factor up when one is required"))
+)]
+async fn reset_second_factor(
+    State(state): State<AppState>,
+    Allowed(by): Allowed<ManageUsers>,
+    ApiPath(id): ApiPath<UserId>,
+) -> Result<StatusCode, ApiError> {
+    state.second_factors.reset(&by, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -1,0 +1,83 @@
+//! Server functions of two-step sign-in: a person's own (Settings), and the
+//! owner's reset and requirement (the Users section). A person's own act on
+//! their session only (`Principal::person_in_session`); the domain refuses
+//! the break-glass owner, single sign-on and tokens.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use protocol::second_factor::{Enrollment, RecoveryCodes};
+use protocol::UserId;
+
+#[cfg(feature = "ssr")]
+use crate::backend::granted;
+#[cfg(feature = "ssr")]
+use crate::{
+    api::{with_reader, with_services},
+    error::ui_error,
+};
+#[cfg(feature = "ssr")]
+use domain::access::roles::ManageUsers;
+
+/// A new secret for the app, kept unconfirmed until [`confirm_two_step`].
+#[server(prefix = "/ui", endpoint = "begin_two_step")]
+pub async fn begin_two_step() -> Result<Enrollment, UiError> {
+    with_reader(|s, who| async move { s.second_factors.begin(&who).await.map_err(ui_error) }).await
+}
+
+/// Turns it on with the app's first code; the recovery codes are in the
+/// answer only.
+#[server(prefix = "/ui", endpoint = "confirm_two_step")]
+pub async fn confirm_two_step(code: String) -> Result<RecoveryCodes, UiError> {
+    with_reader(|s, who| async move {
+        s.second_factors
+            .confirm(&who, &code)
+            .await
+            .map_err(ui_error)
+    })
+    .await
+}
+
+#[server(prefix = "/ui", endpoint = "renew_recovery_codes")]
+pub async fn renew_recovery_codes(code: String) -> Result<RecoveryCodes, UiError> {
+    with_reader(|s, who| async move {
+        s.second_factors
+            .renew_recovery_codes(&who, &code)
+            .await
+            .map_err(ui_error)
+    })
+    .await
+}
+
+#[server(prefix = "/ui", endpoint = "turn_off_two_step")]
+pub async fn turn_off_two_step(code: String) -> Result<(), UiError> {
+    with_reader(|s, who| async move {
+        s.second_factors
+            .turn_off(&who, &code)
+            .await
+            .map_err(ui_error)
+    })
+    .await
+}
+
+/// The owner takes a person's second factor away (a lost phone).
+#[server(prefix = "/ui", endpoint = "reset_two_step")]
+pub async fn reset_two_step(id: UserId) -> Result<(), UiError> {
+    with_services(|s| async move {
+        let by = granted::<ManageUsers>()?;
+        s.second_factors.reset(&by, &id).await.map_err(ui_error)
+    })
+    .await
+}
+
+/// The owner requires (or stops requiring) it of every password sign-in.
+#[server(prefix = "/ui", endpoint = "require_two_step")]
+pub async fn require_two_step(required: bool) -> Result<(), UiError> {
+    with_services(|s| async move {
+        let by = granted::<ManageUsers>()?;
+        s.second_factors
+            .set_required(&by, required)
+            .await
+            .map_err(ui_error)
+    })
+    .await
+}

@@ -1,0 +1,121 @@
+//! Two-step sign-in (the optional second factor): the sign-in screen's code
+//! step, the Settings section where a person turns it on, and the owner's
+//! controls on the Users section.
+
+use protocol::Lang;
+
+pub struct TwoStepTexts {
+    // Sign-in screen.
+    pub code_needed: &'static str,
+    pub set_up_needed: &'static str,
+    pub welcome_set_up: &'static str,
+    pub code: &'static str,
+    pub code_hint: &'static str,
+    pub verify: &'static str,
+    pub codes_title: &'static str,
+    pub codes_intro: &'static str,
+    pub codes_saved: &'static str,
+    // Setting it up (both screens).
+    pub scan: &'static str,
+    pub or_type: &'static str,
+    pub open_in_app: &'static str,
+    // Settings.
+    pub title: &'static str,
+    pub intro: &'static str,
+    pub not_applicable: &'static str,
+    pub state_on: &'static str,
+    pub state_off: &'static str,
+    pub required_note: &'static str,
+    pub codes_left: &'static str,
+    pub turn_on: &'static str,
+    pub confirm: &'static str,
+    pub cancel: &'static str,
+    pub turn_off: &'static str,
+    pub new_codes: &'static str,
+    pub code_to_act: &'static str,
+    pub turned_off: &'static str,
+    // Users section (owner).
+    pub require: &'static str,
+    pub require_hint: &'static str,
+    pub badge: &'static str,
+    pub reset: &'static str,
+    pub reset_title: &'static str,
+    pub reset_body: &'static str,
+}
+
+const EN: TwoStepTexts = TwoStepTexts {
+    code_needed: "Enter the 6-digit code from your authenticator app, or one of your recovery codes.",
+    set_up_needed: "The owner of this Control requires two-step sign-in. Add Control to an authenticator app, then enter the code it shows.",
+    welcome_set_up: "Your account is ready. The owner requires two-step sign-in: sign in to set it up.",
+    code: "Code",
+    code_hint: "6 digits from the app, or a recovery code such as abcde-12345.",
+    verify: "Verify and sign in",
+    codes_title: "Your recovery codes",
+    codes_intro: "Each code signs you in once when you do not have your phone. Keep them somewhere safe, away from the phone: they are shown only now.",
+    codes_saved: "I have saved them: continue",
+    scan: "Scan this QR code with an authenticator app (for example Aegis, Google Authenticator, 1Password or Microsoft Authenticator).",
+    or_type: "Or type this key into the app:",
+    open_in_app: "Open in an authenticator app on this device",
+    title: "Two-step sign-in",
+    intro: "Besides your password, signing in asks for a code from an app on your phone, so a stolen password alone opens nothing.",
+    not_applicable: "Two-step sign-in protects a person's own password. The break-glass owner account and single sign-on (whose provider has its own) do not use it.",
+    state_on: "On: every sign-in asks for a code.",
+    state_off: "Off: signing in needs only your password.",
+    required_note: "The owner requires it of everyone who signs in with a password.",
+    codes_left: "Unused recovery codes: {n}",
+    turn_on: "Turn on",
+    confirm: "Confirm",
+    cancel: "Cancel",
+    turn_off: "Turn off",
+    new_codes: "New recovery codes",
+    code_to_act: "A current code from the app (or a recovery code)",
+    turned_off: "Two-step sign-in is off.",
+    require: "Require two-step sign-in of everyone who signs in with a password",
+    require_hint: "Who has not set it up does so at their next sign-in; open sessions stay open. The break-glass password and single sign-on are not affected.",
+    badge: "two-step",
+    reset: "Reset two-step",
+    reset_title: "Reset this person's two-step sign-in?",
+    reset_body: "Their authenticator app and recovery codes stop working. Their next sign-in needs only the password, or sets up a new app when two-step sign-in is required. Use this when they lost their phone and their recovery codes.",
+};
+
+const RU: TwoStepTexts = TwoStepTexts {
+    code_needed: "Введите 6-значный код из приложения-аутентификатора или один из кодов восстановления.",
+    set_up_needed: "Владелец этого Control требует двухэтапный вход. Добавьте Control в приложение-аутентификатор и введите код, который оно покажет.",
+    welcome_set_up: "Учётная запись готова. Владелец требует двухэтапный вход: войдите, чтобы его настроить.",
+    code: "Код",
+    code_hint: "6 цифр из приложения или код восстановления вида abcde-12345.",
+    verify: "Проверить и войти",
+    codes_title: "Ваши коды восстановления",
+    codes_intro: "Каждый код один раз впускает вас без телефона. Храните их в надёжном месте отдельно от телефона: они показываются только сейчас.",
+    codes_saved: "Я сохранил(а) их: продолжить",
+    scan: "Отсканируйте этот QR-код приложением-аутентификатором (например, Aegis, Google Authenticator, 1Password или Microsoft Authenticator).",
+    or_type: "Или введите этот ключ в приложение:",
+    open_in_app: "Открыть в приложении-аутентификаторе на этом устройстве",
+    title: "Двухэтапный вход",
+    intro: "Кроме пароля, при входе нужен код из приложения на телефоне, так что украденный пароль сам по себе ничего не открывает.",
+    not_applicable: "Двухэтапный вход защищает собственный пароль пользователя. Аварийная учётная запись владельца и единый вход (у провайдера свой второй фактор) его не используют.",
+    state_on: "Включён: при каждом входе нужен код.",
+    state_off: "Выключен: для входа достаточно пароля.",
+    required_note: "Владелец требует его от всех, кто входит по паролю.",
+    codes_left: "Неиспользованных кодов восстановления: {n}",
+    turn_on: "Включить",
+    confirm: "Подтвердить",
+    cancel: "Отмена",
+    turn_off: "Выключить",
+    new_codes: "Новые коды восстановления",
+    code_to_act: "Текущий код из приложения (или код восстановления)",
+    turned_off: "Двухэтапный вход выключен.",
+    require: "Требовать двухэтапный вход от всех, кто входит по паролю",
+    require_hint: "Кто его ещё не настроил, настроит при следующем входе; открытые сеансы остаются. Аварийный пароль и единый вход это не затрагивает.",
+    badge: "два этапа",
+    reset: "Сбросить второй фактор",
+    reset_title: "Сбросить двухэтапный вход этого пользователя?",
+    reset_body: "Его приложение-аутентификатор и коды восстановления перестанут работать. Следующий вход потребует только пароль или настройку нового приложения, если двухэтапный вход обязателен. Нужно, когда потеряны и телефон, и коды восстановления.",
+};
+
+pub fn two_step_texts(lang: Lang) -> &'static TwoStepTexts {
+    match lang {
+        Lang::En => &EN,
+        Lang::Ru => &RU,
+    }
+}
