@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 /// Routes are registered together with their descriptions
 /// (`utoipa_axum::routes!`), so a route cannot go undescribed; this list
 /// catches one that went missing, or one added by mistake.
-const API_PATHS: [&str; 40] = [
+const API_PATHS: [&str; 42] = [
     "/api/v1/agents",
     "/api/v1/agents/enroll",
     "/api/v1/agents/heartbeat",
@@ -48,7 +48,9 @@ const API_PATHS: [&str; 40] = [
     "/api/v1/tokens/{id}/revoke",
     "/api/v1/users",
     "/api/v1/users/invites",
+    "/api/v1/users/second-factor",
     "/api/v1/users/{id}",
+    "/api/v1/users/{id}/second-factor",
     "/api/v1/users/{id}/sessions/end",
 ];
 

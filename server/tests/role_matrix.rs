@@ -73,7 +73,7 @@ fn expected_allowed(caller: &Caller, method: &str, path: &str) -> bool {
         }
     }
     match rule(method, path) {
-        Rule::Read => true,
+        Rule::Read | Rule::Own => true,
         Rule::Act(action) => caller.role.allows(action),
     }
 }
@@ -198,12 +198,16 @@ on_both_databases!(
                 let body = answer.text().await.unwrap();
                 let what = format!("{path} as {}", caller.label);
                 let allowed = match rule {
-                    Rule::Read => true,
+                    Rule::Read | Rule::Own => true,
                     Rule::Act(action) => caller.role.allows(action),
                 };
                 match rule {
                     // A read answers, or does not find the made-up record.
                     Rule::Read => assert!(matches!(status, 200 | 404), "{what}: {status} {body}"),
+                    Rule::Own => assert!(
+                        status < 500 && status != 401 && status != 403,
+                        "{what} is the caller's own: {status} {body}"
+                    ),
                     Rule::Act(_) if allowed => assert!(
                         status < 500 && status != 401 && status != 403,
                         "{what} is allowed: {status} {body}"

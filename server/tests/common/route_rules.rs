@@ -14,6 +14,9 @@ pub enum Rule {
     Read,
     /// This action (`Role::allows`).
     Act(ActionKind),
+    /// Every person's own account (their second factor): every role may;
+    /// the answer depends on the account's state, never a 401 or 403.
+    Own,
 }
 
 /// The role list, route by route.
@@ -194,11 +197,11 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             (Act(ManageUsers), id(ids.user.clone()))
         }
         "require_two_step" => (Act(ManageUsers), Form("required=false".into())),
-        // Every person's own, in their session: refused by the domain (not by
-        // role) to the break-glass owner, who has no second factor.
-        "begin_two_step" => (Read, none()),
+        // Every person's own, in their session: refused by the domain (409,
+        // not by role) to the break-glass owner, who has no second factor.
+        "begin_two_step" => (Own, none()),
         "confirm_two_step" | "renew_recovery_codes" | "turn_off_two_step" => {
-            (Read, Form("code=".into()))
+            (Own, Form("code=".into()))
         }
         other => panic!(
             "the server function {other} has no rule in the role matrix: add one from the issue's role list"
