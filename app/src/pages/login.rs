@@ -202,7 +202,14 @@ pub fn LoginPage() -> impl IntoView {
                     required
                     prop:value=move || password.get()
                     on:input=move |ev| password.set(event_target_value(&ev))
-                    aria-invalid=move || error().is_some().then_some("true")
+                    // Not when the password was right and a code is what is missing.
+                    aria-invalid=move || {
+                        let asks_for_code = matches!(
+                            sign_in.value().get(),
+                            Some(Err(UiError::CodeNeeded | UiError::SetUpSecondFactor(_)))
+                        );
+                        (error().is_some() && !asks_for_code).then_some("true")
+                    }
                     aria-describedby="login-error"
                 />
                 <p id="login-error" class="field-error" role="alert">

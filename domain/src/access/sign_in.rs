@@ -190,20 +190,11 @@ impl AdminSessions {
         }
         .insert(&self.db)
         .await?;
-        let recent = login_failure::Entity::find()
-            .filter(login_failure::Column::Client.eq(key.as_str()))
-            .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
-        if recent.clone().count(&self.db).await? > MAX_FAILURES {
+        // This attempt's own row counts: more than the limit refuses it.
+        if let Some(retry_after) = self.locked_out(&key, MAX_FAILURES + 1, now).await? {
             login_failure::Entity::delete_by_id(attempt.id)
                 .exec(&self.db)
                 .await?;
-            let oldest = recent
-                .order_by_asc(login_failure::Column::FailedAt)
-                .one(&self.db)
-                .await?
-                .map(|f| f.failed_at)
-                .unwrap_or(now);
-            let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
             tracing::warn!(
                 client,
                 known_browser = device.is_some(),
@@ -285,17 +276,7 @@ impl AdminSessions {
     ) -> Result<Vec<String>, AuthError> {
         let key = format!("code:{}", person.id);
         if code.is_some() {
-            let recent = login_failure::Entity::find()
-                .filter(login_failure::Column::Client.eq(key.as_str()))
-                .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
-            if recent.clone().count(&self.db).await? >= MAX_FAILURES {
-                let oldest = recent
-                    .order_by_asc(login_failure::Column::FailedAt)
-                    .one(&self.db)
-                    .await?
-                    .map(|f| f.failed_at)
-                    .unwrap_or(now);
-                let retry_after = (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1));
+            if let Some(retry_after) = self.locked_out(&key, MAX_FAILURES, now).await? {
                 tracing::warn!(
                     user = person.id.as_str(),
                     "sign-in code refused: too many wrong codes"
@@ -318,6 +299,31 @@ impl AdminSessions {
                 Err(AuthError::WrongCode(error))
             }
         }
+    }
+
+    /// How long throttle key `key` must wait when it has `limit` or more
+    /// failures in the window: until its oldest one leaves the window.
+    async fn locked_out(
+        &self,
+        key: &str,
+        limit: u64,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Duration>, AuthError> {
+        let recent = login_failure::Entity::find()
+            .filter(login_failure::Column::Client.eq(key))
+            .filter(login_failure::Column::FailedAt.gt(now - FAILURE_WINDOW));
+        if recent.clone().count(&self.db).await? < limit {
+            return Ok(None);
+        }
+        let oldest = recent
+            .order_by_asc(login_failure::Column::FailedAt)
+            .one(&self.db)
+            .await?
+            .map(|f| f.failed_at)
+            .unwrap_or(now);
+        Ok(Some(
+            (oldest + FAILURE_WINDOW - now).max(Duration::seconds(1)),
+        ))
     }
 
     /// Opens a session for person `id`, whose identity the OpenID provider

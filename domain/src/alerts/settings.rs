@@ -132,19 +132,7 @@ impl Alerts {
         }
         let url = protocol::alerts::webhook_url(&input.webhook_url)
             .map_err(|e| AlertError::Invalid(vec![e]))?;
-        let row = setting::ActiveModel {
-            name: Set(WEBHOOK_SETTING.into()),
-            value: Set(url.clone().unwrap_or_default()),
-            updated_at: Set(Utc::now()),
-        };
-        setting::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(setting::Column::Name)
-                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
-                    .to_owned(),
-            )
-            .exec_without_returning(&self.db)
-            .await?;
+        setting::put(&self.db, WEBHOOK_SETTING, url.clone().unwrap_or_default()).await?;
         let detail = match &url {
             Some(url) => format!("alerts go to {}", protocol::alerts::redacted(url)),
             None => "alerts turned off".into(),

@@ -147,10 +147,7 @@ impl SecondFactors {
     /// Begins setting up an authenticator app for the signed-in person: a
     /// new secret, kept unconfirmed until [`Self::confirm`].
     pub async fn begin(&self, who: &Principal) -> Result<Enrollment, SecondFactorError> {
-        let person = self
-            .person(who)
-            .await?
-            .ok_or(SecondFactorError::NotApplicable)?;
+        let person = self.own(who).await?;
         if self
             .factor_of(&person.id)
             .await?
@@ -168,10 +165,7 @@ impl SecondFactors {
         who: &Principal,
         code: &str,
     ) -> Result<RecoveryCodes, SecondFactorError> {
-        let person = self
-            .person(who)
-            .await?
-            .ok_or(SecondFactorError::NotApplicable)?;
+        let person = self.own(who).await?;
         let codes = self.confirm_for(&person, code).await?;
         Ok(RecoveryCodes { codes })
     }
@@ -182,10 +176,7 @@ impl SecondFactors {
         who: &Principal,
         code: &str,
     ) -> Result<RecoveryCodes, SecondFactorError> {
-        let person = self
-            .person(who)
-            .await?
-            .ok_or(SecondFactorError::NotApplicable)?;
+        let person = self.own(who).await?;
         let factor = self.confirmed(&person.id).await?;
         let code = parse(code)?;
         if !self.accept(&factor, &code, Utc::now()).await? {
@@ -208,10 +199,7 @@ impl SecondFactors {
     /// Turns the signed-in person's second factor off, given a current code,
     /// unless the owner requires one.
     pub async fn turn_off(&self, who: &Principal, code: &str) -> Result<(), SecondFactorError> {
-        let person = self
-            .person(who)
-            .await?
-            .ok_or(SecondFactorError::NotApplicable)?;
+        let person = self.own(who).await?;
         let factor = self.confirmed(&person.id).await?;
         if self.required().await? {
             return Err(SecondFactorError::Required);
@@ -243,6 +231,13 @@ impl SecondFactors {
             .one(&self.db)
             .await?
             .filter(|row| row.password_hash.is_some() && row.oidc_subject.is_none()))
+    }
+
+    /// [`Self::person`], or the refusal for an account with no second factor.
+    async fn own(&self, who: &Principal) -> Result<user::Model, SecondFactorError> {
+        self.person(who)
+            .await?
+            .ok_or(SecondFactorError::NotApplicable)
     }
 
     async fn factor_of(&self, id: &str) -> Result<Option<user_second_factor::Model>, StoreError> {

@@ -6,10 +6,8 @@ use crate::access::principal::Granted;
 use crate::access::roles::ManageUsers;
 use crate::entities::{setting, user};
 use crate::{audit, StoreError};
-use chrono::Utc;
 use protocol::UserId;
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{EntityTrait, Set, TransactionTrait};
+use sea_orm::{EntityTrait, TransactionTrait};
 
 impl SecondFactors {
     /// Whether the owner requires a second factor of every password sign-in.
@@ -28,19 +26,7 @@ impl SecondFactors {
         by: &Granted<ManageUsers>,
         required: bool,
     ) -> Result<(), StoreError> {
-        let row = setting::ActiveModel {
-            name: Set(REQUIRED_SETTING.into()),
-            value: Set(required.to_string()),
-            updated_at: Set(Utc::now()),
-        };
-        setting::Entity::insert(row)
-            .on_conflict(
-                OnConflict::column(setting::Column::Name)
-                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
-                    .to_owned(),
-            )
-            .exec_without_returning(&self.db)
-            .await?;
+        setting::put(&self.db, REQUIRED_SETTING, required.to_string()).await?;
         let detail = if required {
             "a second factor is required of every password sign-in"
         } else {
