@@ -95,6 +95,9 @@ pub enum Refusal {
     SecondFactorNotOn,
     /// Turning it off while the owner requires one of everybody.
     SecondFactorRequired,
+    /// The owner resetting their own second factor, which needs no code: a
+    /// person's own is changed in Settings, with a code.
+    SecondFactorResetOwn,
 }
 
 impl Refusal {
@@ -122,6 +125,7 @@ impl Refusal {
             Refusal::SecondFactorAlreadyOn => "second_factor_already_on",
             Refusal::SecondFactorNotOn => "second_factor_not_on",
             Refusal::SecondFactorRequired => "second_factor_required",
+            Refusal::SecondFactorResetOwn => "second_factor_reset_own",
         }
     }
 
@@ -251,6 +255,10 @@ impl Refusal {
             Refusal::SecondFactorRequired => pick(
                 "The owner requires two-step sign-in of everyone who signs in with a password; it stays on.".into(),
                 "Владелец требует двухэтапный вход от всех, кто входит по паролю; он остаётся включённым.".into(),
+            ),
+            Refusal::SecondFactorResetOwn => pick(
+                "This is your own two-step sign-in: change it in Settings, with a code from your app or a recovery code.".into(),
+                "Это ваш собственный двухэтапный вход: измените его в настройках, с кодом из приложения или кодом восстановления.".into(),
             ),
         }
     }
@@ -434,6 +442,7 @@ mod tests {
             Refusal::SecondFactorAlreadyOn,
             Refusal::SecondFactorNotOn,
             Refusal::SecondFactorRequired,
+            Refusal::SecondFactorResetOwn,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

@@ -19,7 +19,7 @@ pub const RECOVERY_CODE_LEN: usize = 10;
 const RECOVERY_ALPHABET: &[u8] = b"0123456789abcdefghjkmnpqrstvwxyz";
 
 /// A code as typed, read: spaces and dashes people copy along are dropped.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub enum Code {
     /// Six digits from the authenticator app.
     Authenticator(String),
@@ -70,7 +70,7 @@ pub fn recovery_code(bytes: [u8; RECOVERY_CODE_LEN]) -> String {
 }
 
 /// What a person needs to add Control to an authenticator app.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Enrollment {
     /// The secret in base 32, in groups of four, for typing it in by hand.
     pub secret: String,
@@ -106,9 +106,32 @@ pub struct SecondFactorPolicy {
 
 /// A second factor just turned on, or recovery codes renewed: the codes are
 /// shown this once and never again (only their hashes are kept).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RecoveryCodes {
     pub codes: Vec<String>,
+}
+
+// By hand, so that no code or secret reaches a log through `{:?}` (an error
+// that carries an enrollment, say).
+impl std::fmt::Debug for Code {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Code::Authenticator(_) => "Code::Authenticator(<redacted>)",
+            Code::Recovery(_) => "Code::Recovery(<redacted>)",
+        })
+    }
+}
+
+impl std::fmt::Debug for Enrollment {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Enrollment(<redacted>)")
+    }
+}
+
+impl std::fmt::Debug for RecoveryCodes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "RecoveryCodes({} redacted)", self.codes.len())
+    }
 }
 
 #[cfg(test)]
@@ -147,6 +170,25 @@ mod tests {
         );
         assert_eq!(problem("abcdé-fghjk"), Problem::CodeFormat);
         assert_eq!(Code::parse("12345").unwrap_err().field, CODE_FIELD);
+    }
+
+    #[test]
+    fn nothing_secret_shows_in_debug_output() {
+        let enrollment = Enrollment {
+            secret: "JBSW Y3DP".into(),
+            otpauth_uri: "otpauth://totp/x:anna?secret=JBSWY3DP".into(),
+            qr_svg: "<svg/>".into(),
+        };
+        let codes = RecoveryCodes {
+            codes: vec!["abcde-12345".into()],
+        };
+        let printed = format!(
+            "{enrollment:?} {codes:?} {:?}",
+            Code::parse("123456").unwrap()
+        );
+        for secret in ["JBSW", "abcde", "123456"] {
+            assert!(!printed.contains(secret), "{printed}");
+        }
     }
 
     #[test]

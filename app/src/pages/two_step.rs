@@ -9,7 +9,7 @@ use crate::error::UiError;
 use crate::i18n::two_step::two_step_texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::second_factor::{Enrollment, SecondFactorStatus};
+use protocol::second_factor::{Enrollment, RecoveryCodes, SecondFactorStatus};
 
 /// What an authenticator app needs: scan, type, or open.
 #[component]
@@ -62,15 +62,17 @@ pub fn TwoStepSection(settings: Resource<Result<SettingsScreen, UiError>>) -> im
             setting_up.set(Some(e));
         }
     });
-    Effect::new(move |_| {
-        let handed_out = confirm.value().get().or_else(|| renew.value().get());
+    // Codes handed out (turned on, or renewed), each action watched on its own.
+    let show_codes = move |handed_out: Option<Result<RecoveryCodes, UiError>>| {
         if let Some(Ok(codes)) = handed_out {
             setting_up.set(None);
             code.set(String::new());
             shown_codes.set(codes.codes);
             settings.refetch();
         }
-    });
+    };
+    Effect::new(move |_| show_codes(confirm.value().get()));
+    Effect::new(move |_| show_codes(renew.value().get()));
     Effect::new(move |_| {
         if let Some(Ok(())) = turn_off.value().get() {
             code.set(String::new());

@@ -275,8 +275,31 @@ impl AdminSessions {
         now: DateTime<Utc>,
     ) -> Result<Vec<String>, AuthError> {
         let key = format!("code:{}", person.id);
-        if code.is_some() {
-            if let Some(retry_after) = self.locked_out(&key, MAX_FAILURES, now).await? {
+        // As for addresses, the attempt is written before the count, so
+        // guesses sent in parallel from many addresses all see each other.
+        let attempt = match code {
+            Some(_) => Some(
+                login_failure::ActiveModel {
+                    client: Set(key.clone()),
+                    failed_at: Set(now),
+                    ..Default::default()
+                }
+                .insert(&self.db)
+                .await?,
+            ),
+            None => None,
+        };
+        let forget_attempt = || async {
+            if let Some(attempt) = &attempt {
+                login_failure::Entity::delete_by_id(attempt.id)
+                    .exec(&self.db)
+                    .await?;
+            }
+            Ok::<_, AuthError>(())
+        };
+        if attempt.is_some() {
+            if let Some(retry_after) = self.locked_out(&key, MAX_FAILURES + 1, now).await? {
+                forget_attempt().await?;
                 tracing::warn!(
                     user = person.id.as_str(),
                     "sign-in code refused: too many wrong codes"
@@ -284,20 +307,16 @@ impl AdminSessions {
                 return Err(AuthError::Throttled { retry_after });
             }
         }
-        match self.second_factors.gate(person, code, now).await? {
+        let gate = self.second_factors.gate(person, code, now).await?;
+        // Only a wrong code keeps its row: it counts as a failure.
+        if !matches!(gate, Gate::Wrong(_)) {
+            forget_attempt().await?;
+        }
+        match gate {
             Gate::Open { recovery_codes } => Ok(recovery_codes),
             Gate::AskForCode => Err(AuthError::CodeNeeded),
             Gate::SetUp(enrollment) => Err(AuthError::SetUpSecondFactor(Box::new(enrollment))),
-            Gate::Wrong(error) => {
-                login_failure::ActiveModel {
-                    client: Set(key),
-                    failed_at: Set(now),
-                    ..Default::default()
-                }
-                .insert(&self.db)
-                .await?;
-                Err(AuthError::WrongCode(error))
-            }
+            Gate::Wrong(error) => Err(AuthError::WrongCode(error)),
         }
     }
 

@@ -3,7 +3,7 @@
 
 use sea_orm::entity::prelude::*;
 
-#[derive(Clone, PartialEq, Eq, DeriveEntityModel)]
+#[derive(Clone, PartialEq, Eq, DeriveEntityModel, serde::Serialize, serde::Deserialize)]
 #[sea_orm(table_name = "user_second_factors")]
 pub struct Model {
     #[sea_orm(primary_key, auto_increment = false)]

@@ -87,6 +87,10 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::setting::Entity>(false),
         table::<e::user::Entity>(false),
         table::<e::user_network::Entity>(false),
+        // People's second factors: without them a restored Control would
+        // let their passwords alone in.
+        table::<e::user_second_factor::Entity>(false),
+        table::<e::user_recovery_code::Entity>(false),
         table::<e::api_token::Entity>(false),
         table::<e::revoked_key::Entity>(false),
         // Control's identity: a restore onto a new server keeps it, so the

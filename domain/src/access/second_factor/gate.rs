@@ -26,6 +26,14 @@ pub(crate) enum Gate {
 }
 
 impl SecondFactors {
+    /// Setting up, unless it was turned on meanwhile: then a code is asked.
+    async fn set_up(&self, person: &user::Model) -> Result<Gate, StoreError> {
+        Ok(match self.setup_secret(person).await? {
+            Some(enrollment) => Gate::SetUp(enrollment),
+            None => Gate::AskForCode,
+        })
+    }
+
     /// What person `person`'s password sign-in needs besides the password,
     /// which was right. `code` is what the sign-in form sent, if anything.
     pub(crate) async fn gate(
@@ -70,13 +78,13 @@ impl SecondFactors {
             });
         }
         let Some(raw) = code else {
-            return Ok(Gate::SetUp(self.new_secret(person).await?));
+            return self.set_up(person).await;
         };
         match self.confirm_for(person, raw).await {
             Ok(recovery_codes) => Ok(Gate::Open { recovery_codes }),
             Err(SecondFactorError::Invalid(mut errors)) => Ok(Gate::Wrong(errors.remove(0))),
             // The setup was never begun (or was reset meanwhile): begin it.
-            Err(SecondFactorError::NotOn) => Ok(Gate::SetUp(self.new_secret(person).await?)),
+            Err(SecondFactorError::NotOn) => self.set_up(person).await,
             Err(SecondFactorError::Store(e)) => Err(e),
             Err(other) => Err(StoreError(sea_orm::DbErr::Custom(other.to_string()))),
         }

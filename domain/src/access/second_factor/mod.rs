@@ -50,6 +50,8 @@ use std::sync::Arc;
 const REQUIRED_SETTING: &str = "second_factor_required";
 /// Secret bytes: 160 bits, what RFC 4226 recommends.
 const SECRET_BYTES: usize = 20;
+/// How long a secret being set up is shown again rather than replaced.
+const SETUP_KEPT: chrono::Duration = chrono::Duration::minutes(15);
 
 #[derive(Debug, thiserror::Error)]
 pub enum SecondFactorError {
@@ -64,6 +66,8 @@ pub enum SecondFactorError {
     NotOn,
     #[error("the owner requires a second factor")]
     Required,
+    #[error("one's own second factor is not reset without a code")]
+    ResetOwn,
     #[error("no such user")]
     NotFound,
     #[error(transparent)]
@@ -78,6 +82,7 @@ impl SecondFactorError {
             SecondFactorError::AlreadyOn => Refusal::SecondFactorAlreadyOn,
             SecondFactorError::NotOn => Refusal::SecondFactorNotOn,
             SecondFactorError::Required => Refusal::SecondFactorRequired,
+            SecondFactorError::ResetOwn => Refusal::SecondFactorResetOwn,
             _ => return None,
         })
     }
@@ -155,7 +160,9 @@ impl SecondFactors {
         {
             return Err(SecondFactorError::AlreadyOn);
         }
-        Ok(self.new_secret(&person).await?)
+        self.setup_secret(&person)
+            .await?
+            .ok_or(SecondFactorError::AlreadyOn)
     }
 
     /// Turns the second factor on with the app's first code; the recovery
@@ -253,20 +260,33 @@ impl SecondFactors {
             .ok_or(SecondFactorError::NotOn)
     }
 
-    /// A fresh secret for `person`, replacing an unconfirmed one (never a
-    /// confirmed one: callers check), as the app is shown it.
-    async fn new_secret(&self, person: &user::Model) -> Result<Enrollment, StoreError> {
+    /// The secret `person` is setting up, as the app is shown it: the one
+    /// begun in the last [`SETUP_KEPT`], so that a second tab, a repeated
+    /// sign-in or a script does not change the QR code just scanned; else a
+    /// new one. `None` once the person's second factor is on: a confirmed
+    /// secret is never replaced, also not by a request that read the row
+    /// before a confirmation committed (the upsert is conditional).
+    async fn setup_secret(&self, person: &user::Model) -> Result<Option<Enrollment>, StoreError> {
+        let now = Utc::now();
+        if let Some(factor) = self.factor_of(&person.id).await? {
+            if factor.confirmed_at.is_some() {
+                return Ok(None);
+            }
+            if factor.created_at > now - SETUP_KEPT {
+                return Ok(Some(self.enrollment(&factor.secret, &person.name)));
+            }
+        }
         let mut bytes = [0u8; SECRET_BYTES];
         rand::rngs::OsRng.fill_bytes(&mut bytes);
         let secret = BASE32_NOPAD.encode(&bytes);
         let row = user_second_factor::ActiveModel {
             user_id: Set(person.id.clone()),
             secret: Set(secret.clone()),
-            created_at: Set(Utc::now()),
+            created_at: Set(now),
             confirmed_at: Set(None),
             last_step: Set(None),
         };
-        user_second_factor::Entity::insert(row)
+        let written = user_second_factor::Entity::insert(row)
             .on_conflict(
                 OnConflict::column(user_second_factor::Column::UserId)
                     .update_columns([
@@ -274,11 +294,23 @@ impl SecondFactors {
                         user_second_factor::Column::CreatedAt,
                         user_second_factor::Column::LastStep,
                     ])
+                    .action_and_where(
+                        Expr::col((
+                            user_second_factor::Entity,
+                            user_second_factor::Column::ConfirmedAt,
+                        ))
+                        .is_null(),
+                    )
                     .to_owned(),
             )
             .exec_without_returning(&self.db)
             .await?;
-        let totp = self.totp(&secret, &person.name);
+        Ok((written == 1).then(|| self.enrollment(&secret, &person.name)))
+    }
+
+    /// What the app needs for `secret`: the QR code, the key, the link.
+    fn enrollment(&self, secret: &str, name: &str) -> Enrollment {
+        let totp = self.totp(secret, name);
         let otpauth_uri = totp.to_url().expect("issuer and name hold no colon");
         let grouped = secret
             .as_bytes()
@@ -287,11 +319,11 @@ impl SecondFactors {
             .collect::<Vec<_>>()
             .join(" ");
         let label = format!("QR code: add {} to an authenticator app", self.issuer);
-        Ok(Enrollment {
+        Enrollment {
             secret: grouped,
             qr_svg: crate::onboarding::guide::qr_svg(&otpauth_uri, &label).unwrap_or_default(),
             otpauth_uri,
-        })
+        }
     }
 
     /// Confirms `person`'s unconfirmed secret with the app's first code.
@@ -359,6 +391,8 @@ impl SecondFactors {
                 user_second_factor::Entity::update_many()
                     .col_expr(user_second_factor::Column::LastStep, Expr::value(step))
                     .filter(user_second_factor::Column::UserId.eq(factor.user_id.as_str()))
+                    .filter(user_second_factor::Column::Secret.eq(factor.secret.as_str()))
+                    .filter(user_second_factor::Column::ConfirmedAt.is_not_null())
                     .filter(
                         user_second_factor::Column::LastStep
                             .is_null()

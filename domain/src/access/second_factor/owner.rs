@@ -51,6 +51,10 @@ impl SecondFactors {
         by: &Granted<ManageUsers>,
         id: &UserId,
     ) -> Result<(), SecondFactorError> {
+        // Without a code, one's own would be a way around it.
+        if by.user_id() == Some(id) {
+            return Err(SecondFactorError::ResetOwn);
+        }
         let person = user::Entity::find_by_id(id.as_str())
             .one(&self.db)
             .await?
