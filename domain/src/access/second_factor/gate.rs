@@ -2,12 +2,12 @@
 //! the password was right): nothing, a code, or setting up the second factor
 //! the owner requires.
 
-use super::{actor_of, SecondFactorError, SecondFactors};
+use super::{actor_of, wrong_code_field, SecondFactorError, SecondFactors};
 use crate::entities::user;
 use crate::{audit, StoreError};
 use chrono::{DateTime, Utc};
 use protocol::second_factor::{Code, Enrollment};
-use protocol::{FieldError, Problem};
+use protocol::FieldError;
 
 /// What a password sign-in needs besides the password
 /// ([`SecondFactors::gate`]).
@@ -53,10 +53,7 @@ impl SecondFactors {
                 Err(e) => return Ok(Gate::Wrong(e)),
             };
             if !self.accept(&factor, &code, now).await? {
-                return Ok(Gate::Wrong(FieldError::new(
-                    protocol::second_factor::CODE_FIELD,
-                    Problem::WrongCode,
-                )));
+                return Ok(Gate::Wrong(wrong_code_field()));
             }
             if matches!(code, Code::Recovery(_)) {
                 audit::record(

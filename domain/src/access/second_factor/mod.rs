@@ -94,11 +94,13 @@ impl From<sea_orm::DbErr> for SecondFactorError {
     }
 }
 
+/// The `code` field's refusal of a well-formed code that is not accepted.
+fn wrong_code_field() -> FieldError {
+    FieldError::new(protocol::second_factor::CODE_FIELD, Problem::WrongCode)
+}
+
 fn wrong_code() -> SecondFactorError {
-    SecondFactorError::Invalid(vec![FieldError::new(
-        protocol::second_factor::CODE_FIELD,
-        Problem::WrongCode,
-    )])
+    SecondFactorError::Invalid(vec![wrong_code_field()])
 }
 
 fn parse(raw: &str) -> Result<Code, SecondFactorError> {
@@ -153,13 +155,7 @@ impl SecondFactors {
     /// new secret, kept unconfirmed until [`Self::confirm`].
     pub async fn begin(&self, who: &Principal) -> Result<Enrollment, SecondFactorError> {
         let person = self.own(who).await?;
-        if self
-            .factor_of(&person.id)
-            .await?
-            .is_some_and(|f| f.confirmed_at.is_some())
-        {
-            return Err(SecondFactorError::AlreadyOn);
-        }
+        // `None`: it is on already.
         self.setup_secret(&person)
             .await?
             .ok_or(SecondFactorError::AlreadyOn)
@@ -185,10 +181,7 @@ impl SecondFactors {
     ) -> Result<RecoveryCodes, SecondFactorError> {
         let person = self.own(who).await?;
         let factor = self.confirmed(&person.id).await?;
-        let code = parse(code)?;
-        if !self.accept(&factor, &code, Utc::now()).await? {
-            return Err(wrong_code());
-        }
+        self.prove(&factor, code).await?;
         let txn = self.db.begin().await?;
         let codes = new_recovery_codes(&txn, &person.id, Utc::now()).await?;
         audit::record(
@@ -211,10 +204,7 @@ impl SecondFactors {
         if self.required().await? {
             return Err(SecondFactorError::Required);
         }
-        let code = parse(code)?;
-        if !self.accept(&factor, &code, Utc::now()).await? {
-            return Err(wrong_code());
-        }
+        self.prove(&factor, code).await?;
         let txn = self.db.begin().await?;
         forget(&txn, &person.id).await?;
         audit::record(
@@ -227,6 +217,21 @@ impl SecondFactors {
         .await;
         txn.commit().await?;
         Ok(())
+    }
+
+    /// Accepts `code` (typed) as a current code of `factor`, used up, or
+    /// refuses it on the `code` field.
+    async fn prove(
+        &self,
+        factor: &user_second_factor::Model,
+        code: &str,
+    ) -> Result<(), SecondFactorError> {
+        let code = parse(code)?;
+        if self.accept(factor, &code, Utc::now()).await? {
+            Ok(())
+        } else {
+            Err(wrong_code())
+        }
     }
 
     /// The person `who` is in a session, when they sign in with a password.
