@@ -178,6 +178,7 @@ lazy_screen!(
     pages::networks::NewNetworkPage
 );
 lazy_screen!(NetworkScreen, network_screen, pages::networks::NetworkPage);
+lazy_screen!(SetupScreen, setup_screen, pages::setup::SetupPage);
 lazy_screen!(
     InfrastructureScreen,
     infrastructure_screen,
@@ -198,6 +199,7 @@ lazy_screen!(
 lazy_screen!(JobsScreen, jobs_screen, pages::jobs::JobsPage);
 lazy_screen!(JobScreen, job_screen, pages::job::JobPage);
 lazy_screen!(AuditScreen, audit_screen, pages::audit::AuditPage);
+lazy_screen!(PolicyScreen, policy_screen, pages::policy::PolicyPage);
 lazy_screen!(
     SettingsScreen,
     settings_screen,
@@ -221,6 +223,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks") view={Lazy::<NetworksScreen>::new()} />
                 <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
+                <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} />
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} />
                 <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
@@ -230,6 +233,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
                 <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />
+                <Route path=path!("/policy") view={Lazy::<PolicyScreen>::new()} />
             </Routes>
         </Router>
     }

@@ -18,6 +18,8 @@ use super::beacons::diagnostics::DiagnosticsError;
 use super::jobs::queue::JobError;
 use super::networks::NetworkError;
 use super::onboarding::invites::InviteError;
+use super::policy::PolicyError;
+use super::setup::SetupError;
 use super::StoreError;
 use crate::entities::agent::Retirement;
 use protocol::refusals::{Missing, Refusal};
@@ -209,6 +211,28 @@ impl From<DiagnosticsError> for Failure {
         match e {
             DiagnosticsError::Network(e) => e.into(),
             DiagnosticsError::Inventory(e) => e.into(),
+            DiagnosticsError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<SetupError> for Failure {
+    fn from(e: SetupError) -> Self {
+        match e {
+            SetupError::Invalid(errors) => Failure::Invalid(errors),
+            SetupError::Network(e) => e.into(),
+            SetupError::Inventory(e) => e.into(),
+            SetupError::NotSkippable => Failure::Refused(Refusal::StepNotSkippable),
+            SetupError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<PolicyError> for Failure {
+    fn from(e: PolicyError) -> Self {
+        match e {
+            PolicyError::Invalid(errors) => Failure::Invalid(errors),
+            PolicyError::Store(e) => e.into(),
         }
     }
 }

@@ -18,11 +18,18 @@ pub mod metrics;
 pub mod networks;
 pub mod onboarding;
 pub mod overview;
+pub mod policy;
 pub mod services;
+pub mod setup;
 pub mod text;
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, DbErr, Statement};
+
+/// A time as the API and the screens show it: RFC 3339, UTC, whole seconds.
+pub fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
 
 /// Whether a write failed because a unique key already holds that value.
 pub fn is_unique_violation(e: &DbErr) -> bool {

@@ -4,8 +4,9 @@ use crate::access::principal::Granted;
 use crate::access::roles::EditNetworks;
 use crate::access::scope::NetworkScope;
 use crate::entities::network;
+use crate::rfc3339;
 use crate::{audit, is_unique_violation, split_page, StoreError};
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::Utc;
 use protocol::api::{NetworkInput, NetworkProfile, ValidNetwork};
 use protocol::validation::{FieldError, Problem};
 use protocol::NetworkId;
@@ -53,10 +54,6 @@ pub struct Networks {
 }
 
 pub const PAGE_MAX: u64 = 500;
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
-}
 
 /// Rows are written only through this service; a row edited by hand into an
 /// invalid ID is skipped (and logged) rather than breaking the whole list.

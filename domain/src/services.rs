@@ -23,6 +23,8 @@ use crate::metrics::Metrics;
 use crate::networks::Networks;
 use crate::onboarding::invites::Invites;
 use crate::overview::Overview;
+use crate::policy::OperationsPolicies;
+use crate::setup::SetupChecklists;
 use sea_orm::DatabaseConnection;
 
 /// The settings the domain's rules depend on (the rest of the
@@ -62,6 +64,10 @@ pub struct Services {
     pub live: ChangeFeed,
     pub metrics: Metrics,
     pub diagnostics: Diagnostics,
+    /// Each network's setup checklist (issue 25).
+    pub setup: SetupChecklists,
+    /// The operations policy (issue 25).
+    pub policy: OperationsPolicies,
     pub alerts: Alerts,
     pub api_tokens: ApiTokens,
     /// People with accounts of their own, and their invitations.
@@ -123,10 +129,16 @@ impl Services {
                 alerts.clone(),
                 policy,
             ),
-            alerts,
             api_tokens: ApiTokens::new(db.clone(), users.clone()),
             metrics,
-            diagnostics: Diagnostics::new(networks.clone(), inventory.clone(), policy),
+            diagnostics: Diagnostics::new(db.clone(), networks.clone(), inventory.clone(), policy),
+            setup: SetupChecklists::new(
+                db.clone(),
+                networks.clone(),
+                inventory.clone(),
+                settings.public_url.as_ref(),
+            ),
+            policy: OperationsPolicies::new(db.clone(), alerts.clone()),
             invites: Invites::new(db.clone(), networks.clone(), settings.public_url),
             networks,
             auth,
@@ -140,6 +152,7 @@ impl Services {
             reconciler,
             overview: Overview::new(db.clone(), offline_after),
             live: ChangeFeed::new(db.clone(), offline_after),
+            alerts,
             db,
         }
     }

@@ -44,6 +44,15 @@ pub(crate) fn bounded_list(items: &[String], count: usize, each: usize) -> Vec<S
         .collect()
 }
 
+/// One of two sentences, by the reader's language: for texts Control words
+/// on the server (the setup checklist, the operations policy).
+pub fn say(lang: protocol::Lang, en: impl Into<String>, ru: impl Into<String>) -> String {
+    match lang {
+        protocol::Lang::En => en.into(),
+        protocol::Lang::Ru => ru.into(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::bounded;

@@ -98,6 +98,9 @@ pub enum Refusal {
     /// The owner resetting their own second factor, which needs no code: a
     /// person's own is changed in Settings, with a code.
     SecondFactorResetOwn,
+    /// The network profile itself is the checklist's first step: it cannot
+    /// be skipped.
+    StepNotSkippable,
 }
 
 impl Refusal {
@@ -126,6 +129,7 @@ impl Refusal {
             Refusal::SecondFactorNotOn => "second_factor_not_on",
             Refusal::SecondFactorRequired => "second_factor_required",
             Refusal::SecondFactorResetOwn => "second_factor_reset_own",
+            Refusal::StepNotSkippable => "step_not_skippable",
         }
     }
 
@@ -149,6 +153,7 @@ impl Refusal {
             Refusal::StaleProfile => Some("version"),
             Refusal::BeaconNotInProfile => Some("url"),
             Refusal::WebhookSetByEnvironment => Some("webhook_url"),
+            Refusal::StepNotSkippable => Some("step"),
             _ => None,
         }
     }
@@ -259,6 +264,10 @@ impl Refusal {
             Refusal::SecondFactorResetOwn => pick(
                 "This is your own two-step sign-in: change it in Settings, with a code from your app or a recovery code.".into(),
                 "Это ваш собственный двухэтапный вход: измените его в настройках, с кодом из приложения или кодом восстановления.".into(),
+            ),
+            Refusal::StepNotSkippable => pick(
+                "The network profile is the first step of its own checklist: it cannot be skipped.".into(),
+                "Профиль сети — первый шаг собственного списка: его нельзя пропустить.".into(),
             ),
         }
     }
@@ -443,6 +452,7 @@ mod tests {
             Refusal::SecondFactorNotOn,
             Refusal::SecondFactorRequired,
             Refusal::SecondFactorResetOwn,
+            Refusal::StepNotSkippable,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

@@ -117,6 +117,8 @@ pub enum Problem {
     InvalidScheme,
     /// Not one of the roles (`users::Role`).
     UnknownRole,
+    /// Not one of the setup checklist's steps (`setup::SetupStep`).
+    UnknownStep,
     /// A person's sign-in name outside its rule (`users::user_name`).
     UserName,
     /// Another person already has this name.
@@ -215,6 +217,7 @@ impl Problem {
             Problem::InvalidTag => "invalid_tag",
             Problem::InvalidScheme => "invalid_scheme",
             Problem::UnknownRole => "unknown_role",
+            Problem::UnknownStep => "unknown_step",
             Problem::UserName => "invalid_user_name",
             Problem::UserNameTaken => "user_name_taken",
             Problem::PasswordTooShort { .. } => "password_too_short",
@@ -331,6 +334,8 @@ impl Problem {
             (Problem::InvalidScheme, Ru) => "Выберите http или https.".into(),
             (Problem::UnknownRole, En) => "Choose owner, admin, operator or viewer.".into(),
             (Problem::UnknownRole, Ru) => "Выберите owner, admin, operator или viewer.".into(),
+            (Problem::UnknownStep, En) => "Name a step of the checklist, e.g. monitoring or second_beacon.".into(),
+            (Problem::UnknownStep, Ru) => "Укажите шаг списка, например monitoring или second_beacon.".into(),
             (Problem::UserName, En) => "Use 1–64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.".into(),
             (Problem::UserName, Ru) => "Используйте 1–64 строчные латинские буквы, цифры, '.', '_' или '-', начиная с буквы или цифры.".into(),
             (Problem::UserNameTaken, En) => "Someone already has this name.".into(),

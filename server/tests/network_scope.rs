@@ -530,6 +530,7 @@ on_both_databases!(
                         json!({"network_id": bravo.network, "url": "https://edge-b.example.net"})
                     }
                     "/api/v1/invites" => json!({"network_id": bravo.network}),
+                    "/api/v1/networks/{id}/setup" => json!({"step": "monitoring", "skipped": true}),
                     _ => json!({"name": "walk"}),
                 };
                 let sent = format!(

@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod onboarding;
 pub mod overview;
 pub mod settings;
+pub mod setup;
 pub mod two_step;
 pub mod users;
 
@@ -117,7 +118,7 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
 }
 
 #[cfg(feature = "ssr")]
-fn parse_id(id: &str) -> Result<NetworkId, UiError> {
+pub(crate) fn parse_id(id: &str) -> Result<NetworkId, UiError> {
     // A malformed ID in a URL cannot name any profile.
     NetworkId::parse(id).map_err(|_| UiError::NotFound)
 }

@@ -22,10 +22,14 @@ pub struct OverviewLists {
     pub attention_total: usize,
     /// Newest first.
     pub recent_jobs: Vec<JobView>,
+    /// The setup checklists of the first networks, by name, in one line each.
+    pub setup: Vec<protocol::setup::SetupSummary>,
 }
 
 #[server(prefix = "/ui", endpoint = "overview_lists")]
 pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
+    let lang = use_context::<crate::i18n::Lang>().unwrap_or_default();
+    let transport = crate::api::setup::transport();
     with_reader(|s, who| async move {
         let (attention, attention_total) = s
             .inventory
@@ -41,10 +45,16 @@ pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
             .list_views(who.networks(), &filter)
             .await
             .map_err(ui_error)?;
+        let setup = s
+            .setup
+            .summaries(who.networks(), transport, lang)
+            .await
+            .map_err(ui_error)?;
         Ok(OverviewLists {
             attention,
             attention_total,
             recent_jobs,
+            setup,
         })
     })
     .await

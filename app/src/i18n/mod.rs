@@ -10,6 +10,7 @@ pub mod onboarding;
 pub mod overview;
 pub mod services;
 pub mod settings;
+pub mod setup;
 pub mod sso;
 pub mod two_step;
 pub mod users;

@@ -120,6 +120,10 @@ pub fn NetworkPage() -> impl IntoView {
                     view! {
                         <h1>{n.name.clone()}</h1>
                         <p>
+                            <a id="setup-checklist" href=format!("/networks/{id}/setup")>
+                                {crate::i18n::setup::setup_texts(lang).link}
+                            </a>
+                            " · "
                             <a id="onboard-users" href=format!("/onboarding?network={id}")>
                                 {crate::i18n::onboarding::onboarding_texts(lang).onboard_users}
                             </a>

@@ -160,7 +160,9 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
             .collect_view();
         view! { <ul class="recent-jobs" id="recent-jobs">{rows}</ul> }.into_any()
     };
+    let setup = setup_summaries(details.setup, lang);
     view! {
+        {setup}
         <div class="overview-lists">
             <section aria-labelledby="attention-title">
                 <h2 id="attention-title">{ot.attention_title}</h2>
@@ -173,4 +175,45 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
             </section>
         </div>
     }
+}
+
+/// Each network's setup checklist in one line, or how to begin.
+fn setup_summaries(
+    summaries: Vec<protocol::setup::SetupSummary>,
+    lang: crate::i18n::Lang,
+) -> AnyView {
+    let st = crate::i18n::setup::setup_texts(lang);
+    let body = if summaries.is_empty() {
+        view! {
+            <p class="empty" id="setup-empty">
+                {st.overview_empty}" "<a href="/networks/new">{st.overview_new}</a>
+            </p>
+        }
+        .into_any()
+    } else {
+        let rows = summaries
+            .into_iter()
+            .map(|s| {
+                let progress = st
+                    .progress
+                    .replace("{done}", &s.done.to_string())
+                    .replace("{total}", &s.total.to_string());
+                view! {
+                    <li class="setup-summary" data-network=s.network_id.clone()>
+                        <a href=format!("/networks/{}/setup", s.network_id)>{s.network_name}</a>
+                        " · "{progress}
+                        {s.next.map(|n| view! { <br /><span class="muted">{st.next}" "{n}</span> })}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! { <ul class="setup-summaries" id="setup-summaries">{rows}</ul> }.into_any()
+    };
+    view! {
+        <section aria-labelledby="setup-title" class="card" id="setup-overview">
+            <h2 id="setup-title">{st.overview_title}</h2>
+            {body}
+        </section>
+    }
+    .into_any()
 }

@@ -39,6 +39,9 @@ pub fn SettingsPage() -> impl IntoView {
         <Title text=format!("{} · {}", st.title, t.product) />
         <Frame>
             <h1>{st.title}</h1>
+            <p>
+                <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
+            </p>
             <section class="card" id="alerts">
                 <h2>{st.alerts_title}</h2>
                 <p class="muted">{st.alerts_intro}</p>

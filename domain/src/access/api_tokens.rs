@@ -9,8 +9,9 @@ use crate::access::roles::ManageOwnApiTokens;
 use crate::access::secrets::{new_token, token_hash};
 use crate::access::users::Users;
 use crate::entities::api_token;
+use crate::rfc3339;
 use crate::{audit, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{Duration, Utc};
 use protocol::tokens::{CreatedToken, TokenInput, TokenScope, TokenView};
 use protocol::FieldError;
 use protocol::{ApiTokenId, Id};
@@ -42,10 +43,6 @@ pub enum TokenError {
 pub struct ApiTokens {
     db: DatabaseConnection,
     users: Users,
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 fn view(row: api_token::Model) -> TokenView {

@@ -7,6 +7,7 @@
 
 use crate::audit;
 use crate::entities::control_key;
+use crate::rfc3339;
 use crate::StoreError;
 use chrono::{DateTime, Utc};
 use protocol::control_identity::{
@@ -63,10 +64,6 @@ struct SigningSet {
 pub struct ControlIdentity {
     db: DatabaseConnection,
     cache: Arc<Mutex<Option<Arc<SigningSet>>>>,
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
 fn view(row: &control_key::Model) -> KeyView {

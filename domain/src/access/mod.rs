@@ -15,5 +15,5 @@ pub mod second_factor;
 pub mod secrets;
 pub mod sign_in;
 pub mod sso;
-mod user_networks;
+pub(crate) mod user_networks;
 pub mod users;

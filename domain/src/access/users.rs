@@ -21,8 +21,9 @@ use super::second_factor;
 use super::secrets::{new_token, token_hash};
 use super::user_networks;
 use crate::entities::{admin_session, api_token, user, user_invite};
+use crate::rfc3339;
 use crate::{audit, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use protocol::users::{
     network_limit, CreatedUserInvite, UserChange, UserInviteInput, UserView, WelcomeInput,
 };
@@ -56,10 +57,6 @@ pub enum UserError {
     Hashing(String),
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 pub(super) fn role_of(row: &user::Model) -> Role {

@@ -7,8 +7,9 @@ use crate::access::roles::ManageInstallTokens;
 use crate::access::scope::NetworkScope;
 use crate::access::secrets::{new_token, token_hash};
 use crate::entities::install_token;
+use crate::rfc3339;
 use crate::{audit, split_page, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use protocol::api::{CreatedInstallToken, InstallTokenView, NewInstallToken};
 use protocol::FieldError;
 use protocol::InstallTokenState;
@@ -45,10 +46,6 @@ pub fn state(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenStat
     } else {
         InstallTokenState::Active
     }
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 pub fn view(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenView {

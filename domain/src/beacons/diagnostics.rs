@@ -10,7 +10,9 @@ use crate::access::roles::CheckBeacons;
 use crate::agents::inventory::{AgentInventory, InventoryError};
 use crate::beacons::checks::{self, probe, AddressPolicy, Unreachable, CHECK_TIMEOUT};
 use crate::beacons::diagnostics_text::{describe, Found};
+use crate::entities::beacon_diagnosis;
 use crate::networks::{NetworkError, Networks};
+use crate::setup::Relay;
 use chrono::{SecondsFormat, Utc};
 use protocol::api::AgentView;
 use protocol::beacons::CheckClass;
@@ -18,6 +20,8 @@ use protocol::diagnostics::{Diagnosis, DiagnosticLine, Layer, Severity, Step};
 use protocol::jobs::JobPayload;
 use protocol::services::address_pending;
 use protocol::{Lang, NetworkId};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{DatabaseConnection, EntityTrait, Set};
 use std::net::{IpAddr, SocketAddr};
 
 /// The relay transport port (PROTOCOL.md), when the relay host is not known better.
@@ -31,10 +35,13 @@ pub enum DiagnosticsError {
     Network(#[from] NetworkError),
     #[error(transparent)]
     Inventory(#[from] InventoryError),
+    #[error(transparent)]
+    Store(#[from] crate::StoreError),
 }
 
 #[derive(Clone)]
 pub struct Diagnostics {
+    db: DatabaseConnection,
     networks: Networks,
     inventory: AgentInventory,
     policy: AddressPolicy,
@@ -72,8 +79,14 @@ impl<'a> Lines<'a> {
 }
 
 impl Diagnostics {
-    pub fn new(networks: Networks, inventory: AgentInventory, policy: AddressPolicy) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        networks: Networks,
+        inventory: AgentInventory,
+        policy: AddressPolicy,
+    ) -> Self {
         Self {
+            db,
             networks,
             inventory,
             policy,
@@ -81,6 +94,8 @@ impl Diagnostics {
     }
 
     /// A diagnosis is not audited; `by` says which networks may be diagnosed.
+    /// What it found of each Beacon beyond a health check (its addresses,
+    /// its relay) is kept for the setup checklist (`beacon_diagnoses`).
     pub async fn diagnose(
         &self,
         by: &Granted<CheckBeacons>,
@@ -105,12 +120,14 @@ impl Diagnostics {
             let relay = managed_relay(&agents, url);
             async move {
                 let mut lines = Vec::new();
+                let mut found = Finding::default();
                 // Each step has its own time limit; this bounds their sum, so
                 // one unresponsive Beacon cannot hold the whole answer up.
                 let finished = tokio::time::timeout(
                     BEACON_DEADLINE,
                     diagnose_beacon(
                         &mut Lines::beacon(&mut lines, url, lang),
+                        &mut found,
                         url,
                         relay,
                         policy,
@@ -127,11 +144,16 @@ impl Diagnostics {
                         Found::GaveUp { secs },
                     );
                 }
-                lines
+                (url, lines, found)
             }
         }))
         .await;
-        out.extend(beacon_lines.into_iter().flatten());
+        let mut findings = Vec::new();
+        for (url, lines, found) in beacon_lines {
+            out.extend(lines);
+            findings.push((url, found));
+        }
+        keep_findings(&self.db, id.as_str(), findings).await?;
         diagnose_agents(&mut out, id.as_str(), &agents, lang);
         Ok(Diagnosis {
             network_id: id.to_string(),
@@ -165,8 +187,57 @@ fn managed_relay(agents: &[AgentView], url: &str) -> Option<String> {
         })
 }
 
+/// What a diagnosis learnt of one Beacon that a health check does not.
+#[derive(Default)]
+struct Finding {
+    addresses: Vec<String>,
+    relay: Option<Relay>,
+}
+
+/// Replaces each Beacon's kept finding with this diagnosis's.
+async fn keep_findings(
+    db: &DatabaseConnection,
+    network_id: &str,
+    findings: Vec<(&String, Finding)>,
+) -> Result<(), crate::StoreError> {
+    let now = Utc::now();
+    for (url, found) in findings {
+        let relay = found.relay.unwrap_or(Relay::Untested);
+        let (relay, relay_detail) = relay.stored();
+        let row = beacon_diagnosis::ActiveModel {
+            network_id: Set(network_id.to_string()),
+            url: Set(url.clone()),
+            checked_at: Set(now),
+            addresses: Set(serde_json::to_string(&found.addresses).expect("strings serialise")),
+            relay: Set(relay.to_string()),
+            relay_detail: Set(crate::text::bounded(
+                relay_detail,
+                crate::text::limits::WARNING,
+            )),
+        };
+        beacon_diagnosis::Entity::insert(row)
+            .on_conflict(
+                OnConflict::columns([
+                    beacon_diagnosis::Column::NetworkId,
+                    beacon_diagnosis::Column::Url,
+                ])
+                .update_columns([
+                    beacon_diagnosis::Column::CheckedAt,
+                    beacon_diagnosis::Column::Addresses,
+                    beacon_diagnosis::Column::Relay,
+                    beacon_diagnosis::Column::RelayDetail,
+                ])
+                .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
+    }
+    Ok(())
+}
+
 async fn diagnose_beacon(
     lines: &mut Lines<'_>,
+    found: &mut Finding,
     url: &str,
     relay: Option<String>,
     policy: AddressPolicy,
@@ -182,8 +253,11 @@ async fn diagnose_beacon(
         Ok(addresses) => addresses,
         Err(found) => return lines.push(Step::Dns, Severity::Error, found),
     };
+    found.addresses = addresses.iter().map(|a| a.ip().to_string()).collect();
+    found.addresses.sort();
+    found.addresses.dedup();
     if host.parse::<IpAddr>().is_err() {
-        let listed = addresses.iter().map(|a| a.ip().to_string()).collect();
+        let listed = found.addresses.clone();
         lines.push(
             Step::Dns,
             Severity::Ok,
@@ -244,6 +318,10 @@ async fn diagnose_beacon(
             .map_err(|detail| (relay_host.clone(), detail)),
         Err(_) => Err((relay_host.clone(), "the name does not resolve".to_string())),
     };
+    found.relay = Some(match &target {
+        Ok(reached) => Relay::Open(reached.to_string()),
+        Err((_, detail)) => Relay::Closed(detail.clone()),
+    });
     match target {
         Ok(reached) => lines.push(
             Step::Relay,

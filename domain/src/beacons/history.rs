@@ -4,8 +4,9 @@
 //! All three are written in one transaction per check.
 
 use crate::entities::{beacon_check, beacon_check_hour, beacon_status};
+use crate::rfc3339;
 use crate::StoreError;
-use chrono::{DateTime, Duration, DurationRound, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, DurationRound, Utc};
 use protocol::beacons::{BeaconCheckView, CheckClass, LatencyHour};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
@@ -151,10 +152,6 @@ impl StoredCheck<'_> {
             detail: self.detail,
         }
     }
-}
-
-fn rfc3339(at: DateTime<Utc>) -> String {
-    at.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// A URL's latest check and its last failure.

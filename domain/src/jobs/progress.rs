@@ -7,8 +7,9 @@
 use crate::access::scope::NetworkScope;
 use crate::entities::{job, job_log_line, job_stage};
 use crate::jobs::queue::JobError;
+use crate::rfc3339;
 use crate::{database_now, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use protocol::progress::{
     bounded_line, cut_marker, JobLogPage, JobProgress, LogLine, ProgressAnswer, StageStatus,
     StageUpdate, StageView, JOB_LOG_HEAD_BYTES, JOB_LOG_MAX_BYTES, LINES_PER_MESSAGE,
@@ -112,10 +113,6 @@ fn check(progress: &JobProgress) -> Result<Vec<CheckedStage<'_>>, FieldError> {
         });
     }
     Ok(checked)
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 pub fn stage_view(row: &job_stage::Model, now: DateTime<Utc>) -> StageView {

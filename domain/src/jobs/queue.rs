@@ -10,8 +10,9 @@ use crate::entities::{agent, component, job};
 use crate::jobs::progress::{JobJournal, PROGRESS_LEASE};
 use crate::jobs::wakeup::JobWakeup;
 use crate::jobs::{deployed_beacons, reconcile};
+use crate::rfc3339;
 use crate::{audit, database_now, split_page, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use protocol::agent::{JobOffer, JobResult};
 use protocol::api::JobView;
 use protocol::jobs::JobPayload;
@@ -96,10 +97,6 @@ impl Asked {
             records_intent: false,
         }
     }
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 pub fn view(row: &job::Model) -> JobView {

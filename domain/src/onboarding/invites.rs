@@ -8,8 +8,9 @@ use crate::access::scope::NetworkScope;
 use crate::access::secrets::{new_token, secret_matches, token_hash};
 use crate::entities::{invite, network};
 use crate::networks::{NetworkError, Networks};
+use crate::rfc3339;
 use crate::{audit, split_page, StoreError};
-use chrono::{DateTime, Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, Utc};
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite};
 use protocol::{FieldError, NetworkId, Problem};
@@ -91,10 +92,6 @@ pub fn state(row: &invite::Model, now: DateTime<Utc>) -> InviteState {
     } else {
         InviteState::Active
     }
-}
-
-fn rfc3339(t: DateTime<Utc>) -> String {
-    t.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 fn view(row: &invite::Model, network_name: &str, now: DateTime<Utc>) -> InviteView {

@@ -34,6 +34,7 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
         ("networks", "/networks".to_string()),
         ("new-network", "/networks/new".to_string()),
         ("network", format!("/networks/{network}")),
+        ("setup", format!("/networks/{network}/setup")),
         ("infrastructure", "/infrastructure".to_string()),
         ("beacons", "/infrastructure/beacons".to_string()),
         ("agent", format!("/infrastructure/agents/{}", agent.id())),
@@ -43,6 +44,7 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
         ("job", format!("/jobs/{job}")),
         ("audit", "/audit".to_string()),
         ("settings", "/settings".to_string()),
+        ("policy", "/policy".to_string()),
     ]
     .into_iter()
     .map(|(name, path)| Screen { name, path })

@@ -23,6 +23,8 @@ pub use crate::domain::failure::{
 use crate::domain::jobs::queue::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::onboarding::invites::InviteError;
+use crate::domain::policy::PolicyError;
+use crate::domain::setup::SetupError;
 use crate::domain::StoreError;
 use axum::extract::rejection::JsonRejection;
 use axum::http::{header, HeaderValue, StatusCode};
@@ -275,6 +277,8 @@ answered_through_failure!(
     UserError,
     SecondFactorError,
     DiagnosticsError,
+    SetupError,
+    PolicyError,
     NotAllowed,
 );
 

@@ -194,6 +194,19 @@ pub fn came_over_https(headers: &HeaderMap, peer: Option<SocketAddr>, config: &C
         || Forwarded::of(headers, peer, &config.trusted_proxies).https
 }
 
+/// How a request reached Control, as the setup checklist asks: only what a
+/// trusted proxy said (`came_over_https` also trusts an https public URL,
+/// which is the claim the checklist checks).
+pub fn request_transport(
+    headers: &HeaderMap,
+    peer: Option<SocketAddr>,
+    config: &Config,
+) -> crate::domain::setup::RequestTransport {
+    crate::domain::setup::RequestTransport {
+        proxy_said_https: Forwarded::of(headers, peer, &config.trusted_proxies).https,
+    }
+}
+
 /// The capability to take action `A`, for the principal the auth gate put on
 /// the request (`auth::require_admin`): 401 without one, 403 when its role
 /// does not allow `A`. An admin handler that changes something takes this,

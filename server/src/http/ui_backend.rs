@@ -5,7 +5,7 @@
 
 use crate::domain::access::sign_in::{Attempt, Credentials};
 use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
-use crate::http::extract::{came_over_https, client_address, peer_of};
+use crate::http::extract::{came_over_https, client_address, peer_of, request_transport};
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
 use crate::state::AppState;
@@ -81,6 +81,7 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
         .sso
         .as_ref()
         .map(|sso| app::SsoOffer(sso.provider_name().to_string()));
+    let config = state.config.clone();
     let sessions: SharedSessions = Arc::new(Sessions { state });
     move || {
         if let Some(offer) = &sso {
@@ -91,6 +92,11 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
         provide_context(preloads.clone());
         if let Some(parts) = use_context::<http::request::Parts>() {
             provide_context(request_lang(&parts.headers));
+            provide_context(request_transport(
+                &parts.headers,
+                peer_of(&parts.extensions),
+                &config,
+            ));
             // Only the session gate inserts this, and only after it verified
             // the request's session (see app::backend::services).
             if let Some(principal) = parts

@@ -82,9 +82,11 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::beacon_check::Entity>(true),
         table::<e::beacon_status::Entity>(false),
         table::<e::beacon_check_hour::Entity>(false),
+        table::<e::beacon_diagnosis::Entity>(false),
         table::<e::alert_state::Entity>(false),
         table::<e::alert::Entity>(true),
         table::<e::setting::Entity>(false),
+        table::<e::setup_skip::Entity>(false),
         table::<e::user::Entity>(false),
         table::<e::user_network::Entity>(false),
         // People's second factors: without them a restored Control would

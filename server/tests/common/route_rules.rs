@@ -31,6 +31,8 @@ pub fn rule(method: &str, path: &str) -> Rule {
                     | "/api/v1/users"
                     | "/api/v1/users/second-factor"
                     | "/api/v1/networks/{id}/diagnostics"
+                    | "/api/v1/policy"
+                    | "/api/v1/policy/markdown"
             ) =>
         {
             Read
@@ -41,6 +43,8 @@ pub fn rule(method: &str, path: &str) -> Rule {
             "/api/v1/networks" | "/api/v1/networks/{id}" | "/api/v1/beacons",
         ) => Act(EditNetworks),
         ("post", "/api/v1/beacons/check") => Act(CheckBeacons),
+        ("put", "/api/v1/networks/{id}/setup") => Act(EditNetworks),
+        ("get" | "put", "/api/v1/policy" | "/api/v1/policy/markdown") => Act(ChangeSettings),
         ("post", "/api/v1/jobs" | "/api/v1/jobs/{id}/cancel" | "/api/v1/jobs/{id}/retry") => {
             Act(RunJobs)
         }
@@ -137,7 +141,16 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
         "get_agent" => (Read, id(ids.agent.clone())),
         "get_job" => (Read, id(ids.job.clone())),
         "job_log" => (Read, Form(format!("id={}&after=0", ids.job.clone()))),
-        "get_network" => (Read, id(ids.network.clone())),
+        "get_network" | "setup_checklist" => (Read, id(ids.network.clone())),
+        "skip_setup_step" => (
+            Act(EditNetworks),
+            Form(format!("id={}&step=monitoring&skipped=true", ids.network)),
+        ),
+        "policy" => (Act(ChangeSettings), none()),
+        "save_policy" => (
+            Act(ChangeSettings),
+            Json(json!({"input": {"relays": "", "revocation": ""}})),
+        ),
         "list_jobs" => (Read, Json(json!({"query": {}}))),
         "load_onboarding_guide" => (
             Read,

@@ -13,6 +13,7 @@ pub mod onboarding;
 pub mod openapi;
 pub mod session;
 pub mod settings;
+pub mod setup;
 pub mod tokens;
 pub mod users;
 
@@ -37,6 +38,7 @@ pub fn described_routes() -> OpenApiRouter<AppState> {
         .merge(onboarding::routes())
         .merge(diagnostics::routes())
         .merge(settings::routes())
+        .merge(setup::routes())
         .merge(tokens::routes())
         .merge(users::routes())
         .merge(audit::routes())

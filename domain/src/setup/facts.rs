@@ -1,0 +1,298 @@
+//! What Control has seen of one network, read once per checklist: the rows
+//! the steps are worked out from (`steps`), with nothing decided yet.
+
+use super::{RequestTransport, SetupError};
+use crate::access::scope::NetworkScope;
+use crate::agents::inventory::AgentInventory;
+use crate::entities::{beacon_diagnosis, beacon_status, invite, setup_skip};
+use crate::onboarding::invites;
+use chrono::{DateTime, Utc};
+use protocol::api::{AgentView, NetworkProfile};
+use protocol::beacons::CheckClass;
+use protocol::jobs::JobPayload;
+use protocol::services::{address_pending, AddressPending};
+use protocol::setup::SetupStep;
+use protocol::InviteState;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use std::collections::HashMap;
+
+pub(crate) struct Facts {
+    pub network_id: String,
+    pub network_name: String,
+    pub beacons: Vec<BeaconFacts>,
+    /// Managed Beacons of this network (each runs a relay), by name.
+    pub managed_relays: Vec<String>,
+    /// Sidecars deployed with an advertised relay address, by name.
+    pub sidecar_relays: Vec<String>,
+    pub control: ControlFacts,
+    pub agents: AgentFacts,
+    pub services: Vec<ServiceFacts>,
+    pub invites: InviteFacts,
+    pub policy_filled_in: bool,
+    pub skips: HashMap<SetupStep, (String, DateTime<Utc>)>,
+}
+
+pub(crate) struct BeaconFacts {
+    pub url: String,
+    pub https: bool,
+    /// Deployed by Control through an Agent.
+    pub managed: bool,
+    pub check: Option<LastCheck>,
+    pub diagnosis: Option<Diagnosed>,
+}
+
+pub(crate) struct LastCheck {
+    pub class: CheckClass,
+    pub detail: String,
+    pub latency_ms: Option<i32>,
+}
+
+impl LastCheck {
+    pub fn ok(&self) -> bool {
+        self.class == CheckClass::Ok
+    }
+}
+
+pub(crate) struct Diagnosed {
+    pub addresses: Vec<String>,
+    pub relay: Relay,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Relay {
+    /// Accepted a connection at this address.
+    Open(String),
+    /// Did not; why.
+    Closed(String),
+    /// The diagnosis stopped before the relay step.
+    Untested,
+}
+
+impl Relay {
+    pub(crate) fn stored(&self) -> (&'static str, &str) {
+        match self {
+            Relay::Open(address) => ("open", address),
+            Relay::Closed(detail) => ("closed", detail),
+            Relay::Untested => ("untested", ""),
+        }
+    }
+
+    fn from_stored(relay: &str, detail: String) -> Self {
+        match relay {
+            "open" => Relay::Open(detail),
+            "closed" => Relay::Closed(detail),
+            _ => Relay::Untested,
+        }
+    }
+}
+
+pub(crate) struct ControlFacts {
+    pub public_url: Option<String>,
+    pub transport: RequestTransport,
+}
+
+impl ControlFacts {
+    pub fn public_https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|u| u.starts_with("https://"))
+    }
+}
+
+#[derive(Default)]
+pub(crate) struct AgentFacts {
+    /// Connected, with Docker, running something of this network.
+    pub docker_here: Vec<String>,
+    /// Connected, without Docker, running something of this network.
+    pub without_docker_here: Vec<String>,
+    /// Connected, with Docker, running nothing of this network.
+    pub docker_elsewhere: Vec<String>,
+}
+
+pub(crate) struct ServiceFacts {
+    pub name: String,
+    /// The `.knot` address; empty until announced.
+    pub address: String,
+    pub pending: Option<AddressPending>,
+}
+
+#[derive(Default)]
+pub(crate) struct InviteFacts {
+    pub total: u32,
+    pub usable: u32,
+    pub opened: u32,
+    pub opens: i64,
+}
+
+/// What every network's checklist reads alike: read once for the Overview's
+/// several networks.
+pub(crate) struct Shared {
+    /// Every Agent `scope` sees.
+    pub agents: Vec<AgentView>,
+    pub policy_filled_in: bool,
+}
+
+impl Shared {
+    pub async fn read(
+        db: &DatabaseConnection,
+        inventory: &AgentInventory,
+        scope: &NetworkScope,
+    ) -> Result<Self, SetupError> {
+        Ok(Shared {
+            agents: inventory.list(scope).await?,
+            policy_filled_in: crate::policy::written(db).await?.filled_in(),
+        })
+    }
+}
+
+/// Everything the checklist of `profile` needs, as `scope` sees it.
+pub(crate) async fn gather(
+    db: &DatabaseConnection,
+    inventory: &AgentInventory,
+    scope: &NetworkScope,
+    profile: NetworkProfile,
+    control: ControlFacts,
+    shared: &Shared,
+) -> Result<Facts, SetupError> {
+    let id = profile.id.to_string();
+    let now = crate::database_now(db).await;
+    let mut checks: HashMap<String, beacon_status::Model> = beacon_status::Entity::find()
+        .filter(beacon_status::Column::NetworkId.eq(id.as_str()))
+        .all(db)
+        .await
+        .map_err(crate::StoreError)?
+        .into_iter()
+        .map(|row| (row.url.clone(), row))
+        .collect();
+    let mut diagnoses: HashMap<String, beacon_diagnosis::Model> = beacon_diagnosis::Entity::find()
+        .filter(beacon_diagnosis::Column::NetworkId.eq(id.as_str()))
+        .all(db)
+        .await
+        .map_err(crate::StoreError)?
+        .into_iter()
+        .map(|row| (row.url.clone(), row))
+        .collect();
+    let here = inventory.in_network(scope, &id).await?;
+
+    let mut managed_urls = Vec::new();
+    let mut managed_relays = Vec::new();
+    let mut sidecar_relays = Vec::new();
+    let mut services = Vec::new();
+    for agent in &here {
+        for c in agent
+            .components
+            .iter()
+            .filter(|c| c.network_id.as_deref() == Some(id.as_str()))
+        {
+            let payload = c
+                .spec
+                .as_ref()
+                .and_then(|spec| JobPayload::parse(&format!("deploy_{}", c.kind), spec).ok());
+            match (c.kind.as_str(), payload) {
+                ("beacon", Some(JobPayload::DeployBeacon(b))) if c.desired => {
+                    managed_urls.push(b.beacon_url);
+                    managed_relays.push(c.display_name().to_string());
+                }
+                ("sidecar", payload) => {
+                    if let Some(JobPayload::DeploySidecar(s)) = payload {
+                        if c.desired && s.advertise.is_some() {
+                            sidecar_relays.push(c.display_name().to_string());
+                        }
+                    }
+                    if c.desired || c.status.is_reported() {
+                        services.push(ServiceFacts {
+                            name: c.display_name().to_string(),
+                            address: c.service.clone(),
+                            pending: address_pending(agent, c),
+                        });
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    let beacons = profile
+        .beacons
+        .iter()
+        .map(|url| BeaconFacts {
+            url: url.clone(),
+            https: url.starts_with("https://"),
+            managed: managed_urls.contains(url),
+            check: checks.remove(url).map(|row| LastCheck {
+                class: CheckClass::parse(&row.class).unwrap_or(CheckClass::Connect),
+                detail: row.detail,
+                latency_ms: row.latency_ms,
+            }),
+            diagnosis: diagnoses.remove(url).map(|row| Diagnosed {
+                addresses: serde_json::from_str(&row.addresses).unwrap_or_default(),
+                relay: Relay::from_stored(&row.relay, row.relay_detail),
+            }),
+        })
+        .collect();
+
+    Ok(Facts {
+        network_id: id.clone(),
+        network_name: profile.name,
+        beacons,
+        managed_relays,
+        sidecar_relays,
+        control,
+        agents: agent_facts(&here, &shared.agents),
+        services,
+        invites: invite_facts(db, &id, now).await?,
+        policy_filled_in: shared.policy_filled_in,
+        skips: setup_skip::Entity::find()
+            .filter(setup_skip::Column::NetworkId.eq(id.as_str()))
+            .all(db)
+            .await
+            .map_err(crate::StoreError)?
+            .into_iter()
+            .filter_map(|row| {
+                Some((
+                    SetupStep::from_slug(&row.step)?,
+                    (row.skipped_by, row.skipped_at),
+                ))
+            })
+            .collect(),
+    })
+}
+
+fn agent_facts(here: &[AgentView], everyone: &[AgentView]) -> AgentFacts {
+    let mut facts = AgentFacts::default();
+    for agent in everyone.iter().filter(|a| a.status.is_connected()) {
+        let runs_here = here.iter().any(|h| h.id == agent.id);
+        let list = match (runs_here, agent.docker_available) {
+            (true, true) => &mut facts.docker_here,
+            (true, false) => &mut facts.without_docker_here,
+            (false, true) => &mut facts.docker_elsewhere,
+            (false, false) => continue,
+        };
+        list.push(agent.name.clone());
+    }
+    facts
+}
+
+async fn invite_facts(
+    db: &DatabaseConnection,
+    network_id: &str,
+    now: DateTime<Utc>,
+) -> Result<InviteFacts, SetupError> {
+    let rows = invite::Entity::find()
+        .filter(invite::Column::NetworkId.eq(network_id))
+        .all(db)
+        .await
+        .map_err(crate::StoreError)?;
+    let mut facts = InviteFacts::default();
+    for row in &rows {
+        facts.total += 1;
+        if invites::state(row, now) == InviteState::Active {
+            facts.usable += 1;
+        }
+        if row.opens > 0 {
+            facts.opened += 1;
+            facts.opens += i64::from(row.opens);
+        }
+    }
+    Ok(facts)
+}

@@ -1,0 +1,269 @@
+//! Every state of every step, from facts made by hand (the integration
+//! tests in server/tests/setup_checklist.rs reach them through the database).
+
+use super::facts::*;
+use super::steps::assess;
+use super::RequestTransport;
+use protocol::beacons::CheckClass;
+use protocol::setup::{SetupStep, StepState};
+use protocol::Lang;
+use std::collections::HashMap;
+
+fn fresh() -> Facts {
+    Facts {
+        network_id: "kn_test".into(),
+        network_name: "Home".into(),
+        beacons: Vec::new(),
+        managed_relays: Vec::new(),
+        sidecar_relays: Vec::new(),
+        control: ControlFacts {
+            public_url: None,
+            transport: RequestTransport::default(),
+        },
+        agents: AgentFacts::default(),
+        services: Vec::new(),
+        invites: InviteFacts::default(),
+        policy_filled_in: false,
+        skips: HashMap::new(),
+    }
+}
+
+fn beacon(
+    url: &str,
+    class: Option<CheckClass>,
+    diagnosis: Option<(&[&str], Relay)>,
+) -> BeaconFacts {
+    BeaconFacts {
+        url: url.into(),
+        https: url.starts_with("https://"),
+        managed: false,
+        check: class.map(|class| LastCheck {
+            class,
+            detail: "detail".into(),
+            latency_ms: Some(12),
+        }),
+        diagnosis: diagnosis.map(|(addresses, relay)| Diagnosed {
+            addresses: addresses.iter().map(|a| a.to_string()).collect(),
+            relay,
+        }),
+    }
+}
+
+fn state(facts: &Facts, step: SetupStep) -> (StepState, String, Option<String>) {
+    let s = assess(facts, Lang::En)
+        .into_iter()
+        .find(|s| s.step == step)
+        .unwrap();
+    (s.state, s.detail, s.warning)
+}
+
+const OK: Option<CheckClass> = Some(CheckClass::Ok);
+
+#[test]
+fn a_fresh_network_has_its_profile_and_little_else() {
+    let facts = fresh();
+    let steps = assess(&facts, Lang::En);
+    assert_eq!(steps.len(), 10);
+    let states: Vec<StepState> = steps.iter().map(|s| s.state).collect();
+    use StepState::*;
+    assert_eq!(
+        states,
+        [Done, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, CantTell, NotYet]
+    );
+    assert!(steps[0].detail.contains("kn_test"));
+    assert!(steps
+        .iter()
+        .all(|s| !s.why.is_empty() && s.fix_href.starts_with('/')));
+}
+
+#[test]
+fn the_first_beacon_needs_a_check_https_and_an_open_relay() {
+    let mut f = fresh();
+    f.beacons = vec![beacon("https://b.example", None, None)];
+    assert_eq!(state(&f, SetupStep::FirstBeacon).0, StepState::CantTell);
+    f.beacons = vec![beacon("https://b.example", Some(CheckClass::Tls), None)];
+    let (s, detail, _) = state(&f, SetupStep::FirstBeacon);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("tls"), "{detail}");
+    f.beacons = vec![beacon("http://b.example:8080", OK, None)];
+    let (s, detail, _) = state(&f, SetupStep::FirstBeacon);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("plain HTTP"), "{detail}");
+    f.beacons = vec![beacon("https://b.example", OK, None)];
+    let (s, detail, _) = state(&f, SetupStep::FirstBeacon);
+    assert_eq!(s, StepState::CantTell);
+    assert!(detail.contains("Diagnose"), "{detail}");
+    f.beacons = vec![beacon(
+        "https://b.example",
+        OK,
+        Some((&["192.0.2.1"], Relay::Closed("refused".into()))),
+    )];
+    let (s, detail, _) = state(&f, SetupStep::FirstBeacon);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("7447"), "{detail}");
+    f.beacons = vec![beacon(
+        "https://b.example",
+        OK,
+        Some((&["192.0.2.1"], Relay::Open("192.0.2.1:7447".into()))),
+    )];
+    let (s, detail, _) = state(&f, SetupStep::FirstBeacon);
+    assert_eq!(s, StepState::Done);
+    assert!(detail.contains("192.0.2.1:7447"), "{detail}");
+}
+
+#[test]
+fn a_second_beacon_counts_only_on_another_host() {
+    let open = || Relay::Open("x:7447".into());
+    let mut f = fresh();
+    f.beacons = vec![beacon("https://a.example", OK, None)];
+    assert_eq!(state(&f, SetupStep::SecondBeacon).0, StepState::NotYet);
+    f.beacons
+        .push(beacon("https://b.example", Some(CheckClass::Dns), None));
+    let (s, detail, _) = state(&f, SetupStep::SecondBeacon);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("1 of 2"), "{detail}");
+    f.beacons[1] = beacon("https://b.example", OK, None);
+    assert_eq!(state(&f, SetupStep::SecondBeacon).0, StepState::CantTell);
+    // One host: not yet, with the single-point-of-failure advice.
+    f.beacons = vec![
+        beacon("https://a.example", OK, Some((&["192.0.2.1"], open()))),
+        beacon("https://b.example:8443", OK, Some((&["192.0.2.1"], open()))),
+    ];
+    let (s, _, warning) = state(&f, SetupStep::SecondBeacon);
+    assert_eq!(s, StepState::NotYet);
+    assert!(warning.unwrap().contains("single point of failure"));
+    f.beacons[1] = beacon("https://b.example", OK, Some((&["198.51.100.7"], open())));
+    let (s, _, warning) = state(&f, SetupStep::SecondBeacon);
+    assert_eq!((s, warning), (StepState::Done, None));
+}
+
+#[test]
+fn relays_are_counted_from_managed_beacons_open_relays_and_advertised_sidecars() {
+    let mut f = fresh();
+    let (s, _, warning) = state(&f, SetupStep::Relays);
+    assert_eq!(s, StepState::NotYet);
+    assert!(warning.unwrap().contains("route diversity"));
+    f.managed_relays = vec!["edge".into()];
+    f.beacons = vec![beacon("https://a.example", OK, None)];
+    assert_eq!(state(&f, SetupStep::Relays).0, StepState::CantTell);
+    f.beacons = vec![beacon(
+        "https://a.example",
+        OK,
+        Some((&["192.0.2.1"], Relay::Closed("refused".into()))),
+    )];
+    let (s, detail, _) = state(&f, SetupStep::Relays);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("Only one"), "{detail}");
+    f.sidecar_relays = vec!["web".into()];
+    let (s, detail, warning) = state(&f, SetupStep::Relays);
+    assert_eq!((s, warning), (StepState::Done, None));
+    assert!(detail.contains("edge, web"), "{detail}");
+}
+
+#[test]
+fn control_is_behind_https_when_its_address_and_the_request_say_so() {
+    let mut f = fresh();
+    assert_eq!(state(&f, SetupStep::ControlHttps).0, StepState::NotYet);
+    f.control.public_url = Some("http://control.example".into());
+    assert_eq!(state(&f, SetupStep::ControlHttps).0, StepState::NotYet);
+    f.control.public_url = Some("https://control.example".into());
+    assert_eq!(state(&f, SetupStep::ControlHttps).0, StepState::CantTell);
+    f.control.transport.proxy_said_https = true;
+    assert_eq!(state(&f, SetupStep::ControlHttps).0, StepState::Done);
+}
+
+#[test]
+fn agents_must_be_online_with_docker_and_serve_this_network() {
+    let mut f = fresh();
+    f.agents.without_docker_here = vec!["laptop".into()];
+    let (s, detail, _) = state(&f, SetupStep::Agents);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("KNOTROUTE_AGENT_DOCKER"), "{detail}");
+    f.agents.docker_elsewhere = vec!["spare".into()];
+    let (s, detail, _) = state(&f, SetupStep::Agents);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("spare"), "{detail}");
+    f.agents.docker_here = vec!["edge".into()];
+    let (s, detail, _) = state(&f, SetupStep::Agents);
+    assert_eq!(s, StepState::Done);
+    assert!(
+        detail.contains("edge") && detail.contains("laptop"),
+        "{detail}"
+    );
+}
+
+#[test]
+fn a_published_service_cannot_be_called_backed_up_yet() {
+    let mut f = fresh();
+    f.services = vec![ServiceFacts {
+        name: "web".into(),
+        address: String::new(),
+        pending: Some(protocol::services::AddressPending::NotStarted),
+    }];
+    let (s, detail, _) = state(&f, SetupStep::FirstService);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("not started"), "{detail}");
+    f.services[0].address = "web-abc.knot".into();
+    let (s, detail, _) = state(&f, SetupStep::FirstService);
+    assert_eq!(s, StepState::CantTell);
+    assert!(detail.contains("web-abc.knot"), "{detail}");
+}
+
+#[test]
+fn onboarding_is_done_once_an_invite_was_opened() {
+    let mut f = fresh();
+    f.invites = InviteFacts {
+        total: 1,
+        usable: 1,
+        opened: 0,
+        opens: 0,
+    };
+    let (s, detail, _) = state(&f, SetupStep::Onboarding);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("none opened"), "{detail}");
+    f.invites.opened = 1;
+    f.invites.opens = 3;
+    assert_eq!(state(&f, SetupStep::Onboarding).0, StepState::Done);
+}
+
+#[test]
+fn a_skipped_step_stays_skipped_until_it_is_done_and_the_profile_cannot_be_skipped() {
+    let mut f = fresh();
+    let at = chrono::Utc::now();
+    for step in [
+        SetupStep::NetworkId,
+        SetupStep::Monitoring,
+        SetupStep::Policy,
+    ] {
+        f.skips.insert(step, ("admin".into(), at));
+    }
+    let steps = assess(&f, Lang::En);
+    assert_eq!(steps[0].state, StepState::Done);
+    assert_eq!(steps[0].skipped_by, None);
+    assert_eq!(steps[8].state, StepState::Skipped);
+    assert_eq!(steps[8].skipped_by.as_deref(), Some("admin"));
+    assert!(
+        steps[8].detail.contains("monitor"),
+        "says what it would otherwise"
+    );
+    f.policy_filled_in = true;
+    let steps = assess(&f, Lang::En);
+    assert_eq!(steps[9].state, StepState::Done);
+    assert_eq!(steps[9].skipped_by, None);
+}
+
+#[test]
+fn every_sentence_exists_in_russian_too() {
+    let mut f = fresh();
+    f.beacons = vec![beacon("https://a.example", OK, None)];
+    for (en, ru) in assess(&f, Lang::En).iter().zip(assess(&f, Lang::Ru).iter()) {
+        for text in [&ru.title, &ru.why, &ru.detail, &ru.fix_label] {
+            assert!(
+                text.chars().any(|c| ('а'..='я').contains(&c)),
+                "{:?}: {text}",
+                ru.step
+            );
+        }
+        assert_ne!(en.why, ru.why);
+    }
+}

@@ -1,0 +1,148 @@
+//! The setup checklist in a real browser, on a desktop in English and on a
+//! phone in Russian: a fresh network with an Agent and an opened invite
+//! shows those steps green; the admin follows the checklist's link to the
+//! operations policy, writes it from the template, comes back to find that
+//! step green, skips the monitoring step by choice and takes it back; the
+//! Overview summarises the checklist.
+
+mod common;
+
+use serde_json::json;
+
+async fn expect_state(b: &common::Browsing, step: &str, state: &str) {
+    b.wait_visible(&format!("#step-{step}[data-state=\"{state}\"]"))
+        .await;
+}
+
+async fn setup_checklist(width: u32, height: u32, name: &str) {
+    let (locale, words) = if width < 600 {
+        (
+            "ru-RU",
+            [
+                "Список настройки",
+                "Готово",
+                "Сохранено",
+                "Пропущен по выбору",
+            ],
+        )
+    } else {
+        (
+            "en-US",
+            ["Setup checklist", "Done", "Saved", "Skipped by choice"],
+        )
+    };
+    let [title, done, saved, skipped] = words;
+    let control = common::start_control().await;
+    let base = control.base.clone();
+    let network = common::create_network(&base, "Home", &["https://beacon.example.net"]).await;
+    // An Agent with Docker running a sidecar of this network.
+    let agent = common::SimAgent::with_docker(&control, 43).await;
+    let api = common::admin_client(&base).await;
+    let r = api
+        .post_json(
+            "/api/v1/jobs",
+            json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
+                "name": "web", "network_id": network, "target": "app:8080",
+                "docker_network": "apps", "beacons": ["https://beacon.example.net"]}}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let r = agent
+        .post(
+            "/api/v1/agents/heartbeat",
+            json!({"name": "edge-1", "docker_available": true, "components": []}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    // An invite a phone opened.
+    let r = api
+        .post_json("/api/v1/invites", json!({"network_id": network}))
+        .await;
+    let invite: serde_json::Value = r.json().await.unwrap();
+    let url = invite["url"].as_str().unwrap();
+    let r = reqwest::Client::new()
+        .get(format!("{base}{}", &url[url.find("/join/").unwrap()..]))
+        .header("user-agent", "Mozilla/5.0 (Linux; Android 14) Mobile")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+
+    let b = common::open_browser(name, width, height, locale).await;
+    b.sign_in(&base).await;
+    b.goto(&format!("{base}/networks/{network}")).await;
+    b.page
+        .locator("#setup-checklist")
+        .click(None)
+        .await
+        .unwrap();
+    b.expect_text("h1", title).await;
+    expect_state(&b, "network_id", "done").await;
+    expect_state(&b, "agents", "done").await;
+    expect_state(&b, "onboarding", "done").await;
+    expect_state(&b, "policy", "not_yet").await;
+    expect_state(&b, "monitoring", "cant_tell").await;
+    b.expect_text("#step-agents", done).await;
+    b.expect_text("#step-agents", "edge-1").await;
+    b.wait_visible("#bootstrap li").await;
+    b.screenshot("1-checklist").await;
+
+    // The policy step's link leads to the policy; written from the template.
+    b.page
+        .locator("#step-policy .step-actions a")
+        .click(None)
+        .await
+        .unwrap();
+    b.page
+        .wait_for_url(&format!("{base}/policy"), None)
+        .await
+        .unwrap();
+    b.wait_visible("#policy-form").await;
+    b.page
+        .locator("#policy-template")
+        .click(None)
+        .await
+        .unwrap();
+    let relays = b
+        .page
+        .evaluate_value("document.querySelector('#policy-relays').value")
+        .await
+        .unwrap();
+    assert!(
+        relays.contains("7447"),
+        "the template is filled in: {relays}"
+    );
+    b.page.locator("#policy-save").click(None).await.unwrap();
+    b.expect_text("#policy-saved", saved).await;
+    b.expect_text("#policy-changed", "break-glass").await;
+    b.screenshot("2-policy").await;
+
+    // Back on the checklist: the policy is done; monitoring skipped by choice.
+    b.goto(&format!("{base}/networks/{network}/setup")).await;
+    expect_state(&b, "policy", "done").await;
+    b.page
+        .locator("#skip-monitoring")
+        .click(None)
+        .await
+        .unwrap();
+    expect_state(&b, "monitoring", "skipped").await;
+    b.expect_text("#step-monitoring", skipped).await;
+    b.screenshot("3-skipped").await;
+    b.page
+        .locator("#skip-monitoring")
+        .click(None)
+        .await
+        .unwrap();
+    expect_state(&b, "monitoring", "cant_tell").await;
+
+    // The Overview summarises it and links to it.
+    b.goto(&format!("{base}/")).await;
+    b.wait_visible(&format!(
+        "#setup-summaries a[href=\"/networks/{network}/setup\"]"
+    ))
+    .await;
+    b.screenshot("4-overview").await;
+    b.close().await;
+}
+
+on_desktop_and_phone!(setup_checklist, "setup-checklist");
