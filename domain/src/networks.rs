@@ -320,6 +320,15 @@ impl Networks {
         if result.rows_affected == 0 {
             return Err(NetworkError::NotFound);
         }
+        // Its checklist's rows go with it.
+        crate::entities::setup_skip::Entity::delete_many()
+            .filter(crate::entities::setup_skip::Column::NetworkId.eq(id.as_str()))
+            .exec(&self.db)
+            .await?;
+        crate::entities::beacon_diagnosis::Entity::delete_many()
+            .filter(crate::entities::beacon_diagnosis::Column::NetworkId.eq(id.as_str()))
+            .exec(&self.db)
+            .await?;
         tracing::info!(network_id = %id, "network profile deleted");
         let id = id.as_str();
         audit::record_in(&self.db, Some(id), &by.actor(), "network.deleted", id, "").await;

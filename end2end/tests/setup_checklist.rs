@@ -84,7 +84,8 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
     expect_state(&b, "monitoring", "cant_tell").await;
     b.expect_text("#step-agents", done).await;
     b.expect_text("#step-agents", "edge-1").await;
-    b.wait_visible("#bootstrap li").await;
+    b.wait_visible("#bootstrap li[data-knowledge]:last-child")
+        .await;
     b.screenshot("1-checklist").await;
 
     // The policy step's link leads to the policy; written from the template.

@@ -6,6 +6,8 @@
 //!   accepted a connection. One row per profile and Beacon URL, replaced by
 //!   each diagnosis.
 //! - `setup_skips`: the steps an admin chose to leave out, per profile.
+//! - `invite_opens`: the platforms (as the invite page told them from the
+//!   browser) an invite was opened on, one row per invite and platform.
 //!
 //! The operations policy is a row of `settings`.
 
@@ -23,6 +25,14 @@ enum BeaconDiagnoses {
     Addresses,
     Relay,
     RelayDetail,
+}
+
+#[derive(DeriveIden)]
+enum InviteOpens {
+    Table,
+    InviteId,
+    Platform,
+    FirstAt,
 }
 
 #[derive(DeriveIden)]
@@ -91,10 +101,34 @@ impl MigrationTrait for Migration {
                 )
                 .to_owned(),
         )
+        .await?;
+        m.create_table(
+            Table::create()
+                .table(InviteOpens::Table)
+                .col(
+                    ColumnDef::new(InviteOpens::InviteId)
+                        .string_len(64)
+                        .not_null(),
+                )
+                .col(
+                    ColumnDef::new(InviteOpens::Platform)
+                        .string_len(16)
+                        .not_null(),
+                )
+                .col(at(InviteOpens::FirstAt))
+                .primary_key(
+                    Index::create()
+                        .col(InviteOpens::InviteId)
+                        .col(InviteOpens::Platform),
+                )
+                .to_owned(),
+        )
         .await
     }
 
     async fn down(&self, m: &SchemaManager) -> Result<(), DbErr> {
+        m.drop_table(Table::drop().table(InviteOpens::Table).to_owned())
+            .await?;
         m.drop_table(Table::drop().table(SetupSkips::Table).to_owned())
             .await?;
         m.drop_table(Table::drop().table(BeaconDiagnoses::Table).to_owned())

@@ -200,7 +200,7 @@ impl SetupChecklist {
             next: self
                 .steps
                 .iter()
-                .find(|s| s.state == StepState::NotYet)
+                .find(|s| matches!(s.state, StepState::NotYet | StepState::CantTell))
                 .map(|s| s.title.clone()),
         }
     }
@@ -215,7 +215,7 @@ pub struct SetupSummary {
     pub done: u32,
     pub skipped: u32,
     pub total: u32,
-    /// The first step not yet done, by its title.
+    /// The first step neither done nor skipped, by its title.
     pub next: Option<String>,
 }
 

@@ -176,7 +176,10 @@ on_both_databases!(
             .await
             .unwrap();
         assert_eq!(r.status(), 200);
-        assert_eq!(step(&checklist(&c, &id).await, "onboarding").0, "done");
+        let (state, detail) = step(&checklist(&c, &id).await, "onboarding");
+        assert_eq!(state, "done");
+        assert!(detail.contains("on: Android."), "{detail}");
+        assert!(detail.contains("Windows, Linux"), "not yet there: {detail}");
 
         // The policy written down.
         let r = put(

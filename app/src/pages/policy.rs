@@ -76,15 +76,10 @@ fn Policy(policy: OperationsPolicy) -> impl IntoView {
         </section>
     }
     .into_any();
-    let changed = policy
-        .updated_at
-        .clone()
-        .zip(policy.updated_by.clone())
-        .map(|(at, by)| st.policy_changed.replace("{at}", &at).replace("{by}", &by));
+    let changed = changed_line(&policy, lang);
     view! {
         {known}
-        <PolicyForm written=policy.written template=policy.template />
-        <p class="muted" id="policy-changed">{changed}</p>
+        <PolicyForm written=policy.written template=policy.template changed />
         <p>
             <a href=format!("/api/v1/policy/markdown?lang={}", lang.code()) id="policy-markdown" rel="external" download="operations-policy.md">
                 {st.policy_markdown}
@@ -93,8 +88,20 @@ fn Policy(policy: OperationsPolicy) -> impl IntoView {
     }
 }
 
+/// "Last changed … by …", once saved.
+fn changed_line(policy: &OperationsPolicy, lang: crate::i18n::Lang) -> Option<String> {
+    let st = setup_texts(lang);
+    let (at, by) = policy.updated_at.as_ref().zip(policy.updated_by.as_ref())?;
+    Some(st.policy_changed.replace("{at}", at).replace("{by}", by))
+}
+
 #[component]
-fn PolicyForm(written: PolicyInput, template: PolicyInput) -> impl IntoView {
+fn PolicyForm(
+    written: PolicyInput,
+    template: PolicyInput,
+    /// As loaded; a save shows its own.
+    changed: Option<String>,
+) -> impl IntoView {
     let lang = use_lang();
     let st = setup_texts(lang);
     let relays = RwSignal::new(written.relays);
@@ -177,6 +184,13 @@ fn PolicyForm(written: PolicyInput, template: PolicyInput) -> impl IntoView {
                 {move || if save.pending().get() { st.policy_saving } else { st.policy_save }}
             </button>
             <span role="status" id="policy-saved">{move || saved().then_some(st.policy_saved)}</span>
+            <p class="muted" id="policy-changed">
+                {move || {
+                    save.value()
+                        .with(|v| v.as_ref().and_then(|r| r.as_ref().ok()).and_then(|p| changed_line(p, lang)))
+                        .or_else(|| changed.clone())
+                }}
+            </p>
         </form>
     }
 }

@@ -17,6 +17,7 @@ pub mod control_key;
 pub mod enrollment_log;
 pub mod install_token;
 pub mod invite;
+pub mod invite_open;
 pub mod job;
 pub mod job_log_line;
 pub mod job_stage;

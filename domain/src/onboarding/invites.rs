@@ -6,7 +6,7 @@ use crate::access::principal::Granted;
 use crate::access::roles::ManageInvites;
 use crate::access::scope::NetworkScope;
 use crate::access::secrets::{new_token, secret_matches, token_hash};
-use crate::entities::{invite, network};
+use crate::entities::{invite, invite_open, network};
 use crate::networks::{NetworkError, Networks};
 use crate::rfc3339;
 use crate::{audit, split_page, StoreError};
@@ -16,7 +16,7 @@ use protocol::onboarding::{CreatedInvite, InviteView, NewInvite};
 use protocol::{FieldError, NetworkId, Problem};
 use protocol::{Id, InviteId};
 use rand::RngCore;
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, EntityTrait, QueryFilter,
     QueryOrder, QuerySelect, Set,
@@ -70,6 +70,9 @@ pub struct OpenedInvite {
 pub struct Visit<'a> {
     /// The browser's counted mark (cookie), if it sent one.
     pub mark: Option<&'a str>,
+    /// The platform the page told from the browser, if it could: a counted
+    /// open records it, for the setup checklist.
+    pub platform: Option<protocol::onboarding::Platform>,
 }
 
 /// What a preview of an invite (a chat app's robot drawing the link, a HEAD
@@ -319,6 +322,24 @@ impl Invites {
                 return Err(OpenError::Refused(InviteRefusal::UsedUp));
             }
             counted_mark = Some(row.visitor_key.clone());
+            if let Some(platform) = visit.platform {
+                let opened_on = invite_open::ActiveModel {
+                    invite_id: Set(row.id.clone()),
+                    platform: Set(platform.slug().to_string()),
+                    first_at: Set(now),
+                };
+                invite_open::Entity::insert(opened_on)
+                    .on_conflict(
+                        OnConflict::columns([
+                            invite_open::Column::InviteId,
+                            invite_open::Column::Platform,
+                        ])
+                        .do_nothing()
+                        .to_owned(),
+                    )
+                    .exec_without_returning(&self.db)
+                    .await?;
+            }
         }
         Ok(OpenedInvite {
             invite: row,

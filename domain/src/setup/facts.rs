@@ -4,7 +4,7 @@
 use super::{RequestTransport, SetupError};
 use crate::access::scope::NetworkScope;
 use crate::agents::inventory::AgentInventory;
-use crate::entities::{beacon_diagnosis, beacon_status, invite, setup_skip};
+use crate::entities::{beacon_diagnosis, beacon_status, invite, invite_open, setup_skip};
 use crate::onboarding::invites;
 use chrono::{DateTime, Utc};
 use protocol::api::{AgentView, NetworkProfile};
@@ -122,6 +122,8 @@ pub(crate) struct InviteFacts {
     pub usable: u32,
     pub opened: u32,
     pub opens: i64,
+    /// The platforms they were opened on (`Platform::slug`), sorted.
+    pub platforms: Vec<String>,
 }
 
 /// What every network's checklist reads alike: read once for the Overview's
@@ -294,5 +296,17 @@ async fn invite_facts(
             facts.opens += i64::from(row.opens);
         }
     }
+    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let mut platforms: Vec<String> = invite_open::Entity::find()
+        .filter(invite_open::Column::InviteId.is_in(ids))
+        .all(db)
+        .await
+        .map_err(crate::StoreError)?
+        .into_iter()
+        .map(|o| o.platform)
+        .collect();
+    platforms.sort();
+    platforms.dedup();
+    facts.platforms = platforms;
     Ok(facts)
 }

@@ -444,23 +444,45 @@ fn first_service(facts: &Facts, lang: Lang) -> Outcome {
     }
 }
 
+/// A platform as the checklist names it.
+fn platform_name(slug: &str, lang: Lang) -> String {
+    match slug {
+        "windows" => "Windows".into(),
+        "android" => "Android".into(),
+        "ios" => "iOS".into(),
+        "linux" => "Linux".into(),
+        "docker" => "Docker".into(),
+        "raw" => say(lang, "the raw profile", "сырой профиль"),
+        other => other.into(),
+    }
+}
+
 fn onboarding(facts: &Facts, lang: Lang) -> Outcome {
     let i = &facts.invites;
-    let platforms = say(
-        lang,
-        "Each invite page gives the visitor's steps for Windows, Android or Linux, and the raw profile.",
-        "Каждая страница приглашения показывает шаги для Windows, Android или Linux и сырой профиль.",
-    );
     if i.opened > 0 {
         let (n, opens) = (i.opened, i.opens);
-        return outcome(
-            StepState::Done,
-            say(
-                lang,
-                format!("{n} invites were opened, {opens} times in all. {platforms}"),
-                format!("Открыто приглашений: {n}, всего открытий: {opens}. {platforms}"),
-            ),
+        let on: Vec<String> = i.platforms.iter().map(|p| platform_name(p, lang)).collect();
+        let on = on.join(", ");
+        let missing: Vec<String> = ["windows", "android", "linux"]
+            .into_iter()
+            .filter(|p| !i.platforms.iter().any(|seen| seen == p))
+            .map(|p| platform_name(p, lang))
+            .collect();
+        let mut detail = say(
+            lang,
+            format!("{n} invites were opened, {opens} times in all, on: {on}."),
+            format!("Открыто приглашений: {n}, всего открытий: {opens}; платформы: {on}."),
         );
+        if !missing.is_empty() {
+            let missing = missing.join(", ");
+            detail.push(' ');
+            detail.push_str(&say(
+                lang,
+                format!("Not opened on {missing} yet; each invite page gives that platform's steps too."),
+                format!("Ещё не открывали на: {missing}; страница приглашения показывает шаги и для них."),
+            ));
+        }
+        return outcome(StepState::Done, detail);
     }
     outcome(
         StepState::NotYet,
@@ -474,8 +496,8 @@ fn onboarding(facts: &Facts, lang: Lang) -> Outcome {
         } else {
             say(
                 lang,
-                "No usable invite: create one on the Onboarding screen.",
-                "Нет действующего приглашения: создайте его в разделе «Подключение».",
+                "No usable invite: create one on the Onboarding screen. Its page gives the steps for Windows, Android or Linux, and the raw profile.",
+                "Нет действующего приглашения: создайте его в разделе «Подключение». Его страница показывает шаги для Windows, Android или Linux и сырой профиль.",
             )
         },
     )

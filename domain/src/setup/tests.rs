@@ -217,13 +217,18 @@ fn onboarding_is_done_once_an_invite_was_opened() {
         usable: 1,
         opened: 0,
         opens: 0,
+        platforms: Vec::new(),
     };
     let (s, detail, _) = state(&f, SetupStep::Onboarding);
     assert_eq!(s, StepState::NotYet);
     assert!(detail.contains("none opened"), "{detail}");
     f.invites.opened = 1;
     f.invites.opens = 3;
-    assert_eq!(state(&f, SetupStep::Onboarding).0, StepState::Done);
+    f.invites.platforms = vec!["android".into(), "windows".into()];
+    let (s, detail, _) = state(&f, SetupStep::Onboarding);
+    assert_eq!(s, StepState::Done);
+    assert!(detail.contains("on: Android, Windows"), "{detail}");
+    assert!(detail.contains("Not opened on Linux"), "{detail}");
 }
 
 #[test]

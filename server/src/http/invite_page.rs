@@ -163,6 +163,7 @@ pub async fn show(
     } else {
         let visit = Visit {
             mark: mark.as_deref(),
+            platform: Platform::detect(user_agent),
         };
         let opened = state.invites.open(&token, visit).await;
         opened.map(|o| Shown::Page(Box::new(o)))
