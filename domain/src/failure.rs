@@ -211,7 +211,6 @@ impl From<DiagnosticsError> for Failure {
         match e {
             DiagnosticsError::Network(e) => e.into(),
             DiagnosticsError::Inventory(e) => e.into(),
-            DiagnosticsError::Store(e) => e.into(),
         }
     }
 }

@@ -20,7 +20,7 @@ use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOr
 use std::collections::BTreeMap;
 
 const SETTING: &str = "operations_policy";
-/// People listed at most (the rest are counted).
+/// People listed at most; the access sentence counts everyone.
 const PEOPLE_SHOWN: u64 = 200;
 
 #[derive(Debug, thiserror::Error)]
@@ -58,14 +58,20 @@ async fn stored(
         }))
 }
 
+impl Stored {
+    fn written(&self) -> PolicyInput {
+        PolicyInput {
+            relays: self.relays.clone(),
+            revocation: self.revocation.clone(),
+        }
+    }
+}
+
 /// What the admin wrote (empty parts until then): the checklist's step 10.
 pub(crate) async fn written(db: &DatabaseConnection) -> Result<PolicyInput, StoreError> {
     Ok(stored(db)
         .await?
-        .map(|(s, _)| PolicyInput {
-            relays: s.relays,
-            revocation: s.revocation,
-        })
+        .map(|(s, _)| s.written())
         .unwrap_or_default())
 }
 
@@ -90,15 +96,9 @@ impl OperationsPolicies {
         let db = &self.db;
         let people = people(db).await?;
         let saved = stored(db).await?;
-        let written = saved
-            .as_ref()
-            .map(|(s, _)| PolicyInput {
-                relays: s.relays.clone(),
-                revocation: s.revocation.clone(),
-            })
-            .unwrap_or_default();
+        let written = saved.as_ref().map(|(s, _)| s.written()).unwrap_or_default();
         Ok(OperationsPolicy {
-            access: access(&people, lang),
+            access: access(&roles_of_everyone(db).await?, lang),
             people,
             backups: KnownPart {
                 text: say(
@@ -157,11 +157,25 @@ async fn people(db: &DatabaseConnection) -> Result<Vec<PolicyPerson>, StoreError
         .collect())
 }
 
-fn access(people: &[PolicyPerson], lang: Lang) -> KnownPart {
+/// How many enabled people hold each role (however many there are).
+async fn roles_of_everyone(db: &DatabaseConnection) -> Result<BTreeMap<Role, usize>, StoreError> {
+    let roles: Vec<String> = user::Entity::find()
+        .select_only()
+        .column(user::Column::Role)
+        .filter(user::Column::PendingSince.is_null())
+        .filter(user::Column::DisabledAt.is_null())
+        .into_tuple()
+        .all(db)
+        .await?;
     let mut by_role: BTreeMap<Role, usize> = BTreeMap::new();
-    for p in people.iter().filter(|p| !p.disabled) {
-        *by_role.entry(p.role).or_default() += 1;
+    for role in roles {
+        let role = Role::parse("role", &role).unwrap_or(Role::Viewer);
+        *by_role.entry(role).or_default() += 1;
     }
+    Ok(by_role)
+}
+
+fn access(by_role: &BTreeMap<Role, usize>, lang: Lang) -> KnownPart {
     let counts: Vec<String> = by_role
         .iter()
         .rev()
@@ -170,8 +184,8 @@ fn access(people: &[PolicyPerson], lang: Lang) -> KnownPart {
     let text = if counts.is_empty() {
         say(
             lang,
-            "Only the owner account (the admin password) has access; nobody else has an account.",
-            "Доступ есть только у учётной записи владельца (пароль администратора); других учётных записей нет.",
+            "Only the owner account (the admin password) has access; nobody else has an enabled account.",
+            "Доступ есть только у учётной записи владельца (пароль администратора); других включённых учётных записей нет.",
         )
     } else {
         let counts = counts.join(", ");
@@ -296,7 +310,7 @@ pub fn markdown(policy: &OperationsPolicy, lang: Lang) -> String {
         let networks = if p.networks.is_empty() {
             h("all networks", "все сети")
         } else {
-            p.networks.join(", ")
+            escape(&p.networks.join(", "))
         };
         let disabled = if p.disabled {
             h(" (disabled)", " (отключён)")

@@ -130,7 +130,8 @@ pub struct ChecklistStep {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Knowledge {
-    /// Control has seen it hold.
+    /// Control has seen it hold. (Nothing proves one yet: that needs the
+    /// end-to-end probe and verified backups, not built.)
     Proven,
     /// Control can see it and has not yet.
     NotYet,
@@ -197,10 +198,11 @@ impl SetupChecklist {
             done: count(StepState::Done),
             skipped: count(StepState::Skipped),
             total: self.steps.len() as u32,
-            next: self
-                .steps
-                .iter()
-                .find(|s| matches!(s.state, StepState::NotYet | StepState::CantTell))
+            // What the admin can do something about first; then what
+            // Control cannot see.
+            next: [StepState::NotYet, StepState::CantTell]
+                .into_iter()
+                .find_map(|state| self.steps.iter().find(|s| s.state == state))
                 .map(|s| s.title.clone()),
         }
     }
@@ -215,7 +217,7 @@ pub struct SetupSummary {
     pub done: u32,
     pub skipped: u32,
     pub total: u32,
-    /// The first step neither done nor skipped, by its title.
+    /// The first step not yet done (else the first Control cannot see), by its title.
     pub next: Option<String>,
 }
 

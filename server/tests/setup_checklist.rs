@@ -136,12 +136,16 @@ on_both_databases!(
             "beacons": [first], "advertise": "203.0.113.9:7447"}}),
         )
         .await;
+        let (state, detail) = step(&checklist(&c, &id).await, "relays");
+        assert_ne!(state, "done", "queued, not running: {detail}");
         let r = agent
             .post(
                 "/api/v1/agents/heartbeat",
                 json!({"name": "edge-host", "docker_available": true, "docker_version": "28.2.2",
                     "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
                     "status": "running", "service": "web-abc.knot",
+                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}},
+                    {"id": "beacon-edge", "kind": "beacon", "name": "edge", "status": "running",
                     "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]}),
             )
             .await;

@@ -10,9 +10,8 @@ use crate::access::roles::CheckBeacons;
 use crate::agents::inventory::{AgentInventory, InventoryError};
 use crate::beacons::checks::{self, probe, AddressPolicy, Unreachable, CHECK_TIMEOUT};
 use crate::beacons::diagnostics_text::{describe, Found};
-use crate::entities::beacon_diagnosis;
+use crate::entities::beacon_diagnosis::{self, Relay};
 use crate::networks::{NetworkError, Networks};
-use crate::setup::Relay;
 use chrono::{SecondsFormat, Utc};
 use protocol::api::AgentView;
 use protocol::beacons::CheckClass;
@@ -35,8 +34,6 @@ pub enum DiagnosticsError {
     Network(#[from] NetworkError),
     #[error(transparent)]
     Inventory(#[from] InventoryError),
-    #[error(transparent)]
-    Store(#[from] crate::StoreError),
 }
 
 #[derive(Clone)]
@@ -153,7 +150,11 @@ impl Diagnostics {
             out.extend(lines);
             findings.push((url, found));
         }
-        keep_findings(&self.db, id.as_str(), findings).await?;
+        // What it found is kept for the setup checklist; failing to keep it
+        // must not take the diagnosis itself from the admin.
+        if let Err(e) = keep_findings(&self.db, id.as_str(), findings).await {
+            tracing::warn!(error = %e, network_id = %id, "keeping the diagnosis's findings failed");
+        }
         diagnose_agents(&mut out, id.as_str(), &agents, lang);
         Ok(Diagnosis {
             network_id: id.to_string(),

@@ -25,3 +25,34 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+/// What a diagnosis found of a Beacon's relay port, as `relay` and
+/// `relay_detail` store it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Relay {
+    /// Accepted a connection at this address.
+    Open(String),
+    /// Did not; why.
+    Closed(String),
+    /// The diagnosis stopped before the relay step.
+    Untested,
+}
+
+impl Relay {
+    /// (`relay`, `relay_detail`).
+    pub fn stored(&self) -> (&'static str, &str) {
+        match self {
+            Relay::Open(address) => ("open", address),
+            Relay::Closed(detail) => ("closed", detail),
+            Relay::Untested => ("untested", ""),
+        }
+    }
+
+    pub fn from_stored(relay: &str, detail: String) -> Self {
+        match relay {
+            "open" => Relay::Open(detail),
+            "closed" => Relay::Closed(detail),
+            _ => Relay::Untested,
+        }
+    }
+}

@@ -328,7 +328,7 @@ impl Invites {
                     platform: Set(platform.slug().to_string()),
                     first_at: Set(now),
                 };
-                invite_open::Entity::insert(opened_on)
+                let recorded = invite_open::Entity::insert(opened_on)
                     .on_conflict(
                         OnConflict::columns([
                             invite_open::Column::InviteId,
@@ -338,7 +338,12 @@ impl Invites {
                         .to_owned(),
                     )
                     .exec_without_returning(&self.db)
-                    .await?;
+                    .await;
+                // Only information for the checklist: the open is counted,
+                // and failing here must not cost the visitor their open.
+                if let Err(e) = recorded {
+                    tracing::warn!(error = %e, "recording an invite's platform failed");
+                }
             }
         }
         Ok(OpenedInvite {

@@ -4,6 +4,7 @@
 use super::{RequestTransport, SetupError};
 use crate::access::scope::NetworkScope;
 use crate::agents::inventory::AgentInventory;
+pub(crate) use crate::entities::beacon_diagnosis::Relay;
 use crate::entities::{beacon_diagnosis, beacon_status, invite, invite_open, setup_skip};
 use crate::onboarding::invites;
 use chrono::{DateTime, Utc};
@@ -13,6 +14,7 @@ use protocol::jobs::JobPayload;
 use protocol::services::{address_pending, AddressPending};
 use protocol::setup::SetupStep;
 use protocol::InviteState;
+use sea_orm::sea_query::Query;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use std::collections::HashMap;
 
@@ -20,9 +22,10 @@ pub(crate) struct Facts {
     pub network_id: String,
     pub network_name: String,
     pub beacons: Vec<BeaconFacts>,
-    /// Managed Beacons of this network (each runs a relay), by name.
-    pub managed_relays: Vec<String>,
-    /// Sidecars deployed with an advertised relay address, by name.
+    /// Managed Beacons of this network whose container runs (each runs a
+    /// relay): name and Beacon URL.
+    pub managed_relays: Vec<(String, String)>,
+    /// Running sidecars deployed with an advertised relay address, by name.
     pub sidecar_relays: Vec<String>,
     pub control: ControlFacts,
     pub agents: AgentFacts,
@@ -53,37 +56,13 @@ impl LastCheck {
     }
 }
 
+/// How long what a diagnosis found stands in for the network's state: a
+/// relay that answered last month says little about today.
+const FINDINGS_KEPT: chrono::Duration = chrono::Duration::days(7);
+
 pub(crate) struct Diagnosed {
     pub addresses: Vec<String>,
     pub relay: Relay,
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) enum Relay {
-    /// Accepted a connection at this address.
-    Open(String),
-    /// Did not; why.
-    Closed(String),
-    /// The diagnosis stopped before the relay step.
-    Untested,
-}
-
-impl Relay {
-    pub(crate) fn stored(&self) -> (&'static str, &str) {
-        match self {
-            Relay::Open(address) => ("open", address),
-            Relay::Closed(detail) => ("closed", detail),
-            Relay::Untested => ("untested", ""),
-        }
-    }
-
-    fn from_stored(relay: &str, detail: String) -> Self {
-        match relay {
-            "open" => Relay::Open(detail),
-            "closed" => Relay::Closed(detail),
-            _ => Relay::Untested,
-        }
-    }
 }
 
 pub(crate) struct ControlFacts {
@@ -118,7 +97,6 @@ pub(crate) struct ServiceFacts {
 
 #[derive(Default)]
 pub(crate) struct InviteFacts {
-    pub total: u32,
     pub usable: u32,
     pub opened: u32,
     pub opens: i64,
@@ -192,12 +170,15 @@ pub(crate) async fn gather(
                 .and_then(|spec| JobPayload::parse(&format!("deploy_{}", c.kind), spec).ok());
             match (c.kind.as_str(), payload) {
                 ("beacon", Some(JobPayload::DeployBeacon(b))) if c.desired => {
+                    // A relay counts once its container runs, not when asked for.
+                    if c.status.is_running() {
+                        managed_relays.push((c.display_name().to_string(), b.beacon_url.clone()));
+                    }
                     managed_urls.push(b.beacon_url);
-                    managed_relays.push(c.display_name().to_string());
                 }
                 ("sidecar", payload) => {
                     if let Some(JobPayload::DeploySidecar(s)) = payload {
-                        if c.desired && s.advertise.is_some() {
+                        if c.desired && s.advertise.is_some() && c.status.is_running() {
                             sidecar_relays.push(c.display_name().to_string());
                         }
                     }
@@ -226,10 +207,13 @@ pub(crate) async fn gather(
                 detail: row.detail,
                 latency_ms: row.latency_ms,
             }),
-            diagnosis: diagnoses.remove(url).map(|row| Diagnosed {
-                addresses: serde_json::from_str(&row.addresses).unwrap_or_default(),
-                relay: Relay::from_stored(&row.relay, row.relay_detail),
-            }),
+            diagnosis: diagnoses
+                .remove(url)
+                .filter(|row| now - row.checked_at <= FINDINGS_KEPT)
+                .map(|row| Diagnosed {
+                    addresses: serde_json::from_str(&row.addresses).unwrap_or_default(),
+                    relay: Relay::from_stored(&row.relay, row.relay_detail),
+                }),
         })
         .collect();
 
@@ -287,7 +271,6 @@ async fn invite_facts(
         .map_err(crate::StoreError)?;
     let mut facts = InviteFacts::default();
     for row in &rows {
-        facts.total += 1;
         if invites::state(row, now) == InviteState::Active {
             facts.usable += 1;
         }
@@ -296,9 +279,13 @@ async fn invite_facts(
             facts.opens += i64::from(row.opens);
         }
     }
-    let ids: Vec<&str> = rows.iter().map(|r| r.id.as_str()).collect();
+    let of_network = Query::select()
+        .column(invite::Column::Id)
+        .from(invite::Entity)
+        .and_where(invite::Column::NetworkId.eq(network_id))
+        .to_owned();
     let mut platforms: Vec<String> = invite_open::Entity::find()
-        .filter(invite_open::Column::InviteId.is_in(ids))
+        .filter(invite_open::Column::InviteId.in_subquery(of_network))
         .all(db)
         .await
         .map_err(crate::StoreError)?

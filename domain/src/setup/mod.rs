@@ -3,12 +3,11 @@
 //! (`facts`, then `steps`), and the guide's "bootstrap complete" criteria
 //! (`bootstrap`). Nothing is stored but the steps an admin chose to skip.
 
+mod beacon_steps;
 mod bootstrap;
 mod facts;
 mod steps;
 mod text;
-
-pub(crate) use facts::Relay;
 
 use crate::access::principal::Granted;
 use crate::access::roles::EditNetworks;
@@ -135,7 +134,7 @@ impl SetupChecklists {
     }
 
     /// Skips a step of network `id` by choice, or takes it back (`skipped`
-    /// false). Audited; doing either twice changes nothing.
+    /// false). Audited when it changes something; doing either twice does not.
     pub async fn skip(
         &self,
         by: &Granted<EditNetworks>,
@@ -150,7 +149,7 @@ impl SetupChecklists {
         // Found in the actor's scope, or not at all.
         let profile = self.networks.get(by.scope(), id).await?;
         let actor = by.actor();
-        if skipped {
+        let changed = if skipped {
             let row = setup_skip::ActiveModel {
                 network_id: Set(id.to_string()),
                 step: Set(step.slug().to_string()),
@@ -165,14 +164,18 @@ impl SetupChecklists {
                 )
                 .exec_without_returning(&self.db)
                 .await
-                .map_err(StoreError)?;
+                .map_err(StoreError)?
         } else {
             setup_skip::Entity::delete_many()
                 .filter(setup_skip::Column::NetworkId.eq(id.as_str()))
                 .filter(setup_skip::Column::Step.eq(step.slug()))
                 .exec(&self.db)
                 .await
-                .map_err(StoreError)?;
+                .map_err(StoreError)?
+                .rows_affected
+        };
+        if changed == 0 {
+            return Ok(());
         }
         let action = if skipped {
             "setup.step_skipped"

@@ -1,8 +1,10 @@
 //! Each step of the checklist worked out from the facts: its state and the
-//! sentence that says why, in the reader's language. No I/O, so every state
-//! is pinned by a unit test below as well as by the integration tests.
+//! sentence that says why, in the reader's language (the Beacon and relay
+//! steps are in `beacon_steps`). No I/O, so every state is pinned by the
+//! unit tests in `setup/tests.rs` as well as by the integration tests.
 
-use super::facts::{BeaconFacts, Facts, Relay};
+use super::beacon_steps;
+use super::facts::Facts;
 use crate::text::say;
 use protocol::setup::{ChecklistStep, SetupStep, StepState};
 use protocol::Lang;
@@ -14,7 +16,7 @@ pub(crate) struct Outcome {
     pub warning: Option<String>,
 }
 
-fn outcome(state: StepState, detail: String) -> Outcome {
+pub(crate) fn outcome(state: StepState, detail: String) -> Outcome {
     Outcome {
         state,
         detail,
@@ -30,9 +32,9 @@ pub(crate) fn assess(facts: &Facts, lang: Lang) -> Vec<ChecklistStep> {
         .map(|step| {
             let mut found = match step {
                 SetupStep::NetworkId => network_id(facts, lang),
-                SetupStep::FirstBeacon => first_beacon(facts, lang),
-                SetupStep::SecondBeacon => second_beacon(facts, lang),
-                SetupStep::Relays => relays(facts, lang),
+                SetupStep::FirstBeacon => beacon_steps::first_beacon(facts, lang),
+                SetupStep::SecondBeacon => beacon_steps::second_beacon(facts, lang),
+                SetupStep::Relays => beacon_steps::relays(facts, lang),
                 SetupStep::ControlHttps => control_https(facts, lang),
                 SetupStep::Agents => agents(facts, lang),
                 SetupStep::FirstService => first_service(facts, lang),
@@ -81,233 +83,6 @@ fn network_id(facts: &Facts, lang: Lang) -> Outcome {
             ),
         ),
     )
-}
-
-fn healthy(b: &BeaconFacts) -> bool {
-    b.check.as_ref().is_some_and(|c| c.ok())
-}
-
-fn first_beacon(facts: &Facts, lang: Lang) -> Outcome {
-    if facts.beacons.is_empty() {
-        return outcome(
-            StepState::NotYet,
-            say(
-                lang,
-                "The profile lists no Beacon URL: add one, or deploy a Beacon with an Agent.",
-                "В профиле нет ни одного адреса Beacon: добавьте его или разверните Beacon через Agent.",
-            ),
-        );
-    }
-    let ready = |b: &&BeaconFacts| healthy(b) && b.https;
-    if let Some(b) = facts.beacons.iter().find(|b| {
-        ready(b) && matches!(b.diagnosis.as_ref().map(|d| &d.relay), Some(Relay::Open(_)))
-    }) {
-        let relay = match b.diagnosis.as_ref().map(|d| &d.relay) {
-            Some(Relay::Open(address)) => address.clone(),
-            _ => String::new(),
-        };
-        let ms = b.check.as_ref().and_then(|c| c.latency_ms).unwrap_or(0);
-        return outcome(
-            StepState::Done,
-            say(
-                lang,
-                format!("{} answers over HTTPS ({ms} ms), and its relay accepted a connection at {relay}.", b.url),
-                format!("{} отвечает по HTTPS ({ms} мс), а его relay принял соединение на {relay}.", b.url),
-            ),
-        );
-    }
-    if let Some(b) = facts.beacons.iter().find(ready) {
-        return match b.diagnosis.as_ref().map(|d| &d.relay) {
-            Some(Relay::Closed(why)) => outcome(
-                StepState::NotYet,
-                say(
-                    lang,
-                    format!("{} answers over HTTPS, but its relay did not accept a connection ({why}): open TCP 7447 to it.", b.url),
-                    format!("{} отвечает по HTTPS, но его relay не принял соединение ({why}): откройте к нему TCP 7447.", b.url),
-                ),
-            ),
-            _ => outcome(
-                StepState::CantTell,
-                say(
-                    lang,
-                    format!("{} answers over HTTPS, but its relay port has not been tested: run Diagnose on the network page.", b.url),
-                    format!("{} отвечает по HTTPS, но порт его relay ещё не проверялся: запустите диагностику на странице сети.", b.url),
-                ),
-            ),
-        };
-    }
-    if let Some(b) = facts.beacons.iter().find(|b| healthy(b)) {
-        return outcome(
-            StepState::NotYet,
-            say(
-                lang,
-                format!("{} answers, but over plain HTTP: put its port 8080 behind an HTTPS proxy and list the https:// URL.", b.url),
-                format!("{} отвечает, но по обычному HTTP: поставьте его порт 8080 за HTTPS-прокси и укажите адрес https://.", b.url),
-            ),
-        );
-    }
-    match facts.beacons.iter().find(|b| b.check.is_some()) {
-        Some(b) => {
-            let check = b.check.as_ref().expect("found with a check");
-            outcome(
-                StepState::NotYet,
-                say(
-                    lang,
-                    format!(
-                        "The last check of {} failed ({}): {}",
-                        b.url,
-                        check.class.as_str(),
-                        check.detail
-                    ),
-                    format!(
-                        "Последняя проверка {} не прошла ({}): {}",
-                        b.url,
-                        check.class.as_str(),
-                        check.detail
-                    ),
-                ),
-            )
-        }
-        None => outcome(
-            StepState::CantTell,
-            say(
-                lang,
-                "No Beacon of this profile has been checked yet: check them on the Beacons tab.",
-                "Ни один Beacon этого профиля ещё не проверялся: проверьте их на вкладке Beacons.",
-            ),
-        ),
-    }
-}
-
-fn second_beacon(facts: &Facts, lang: Lang) -> Outcome {
-    let healthy: Vec<&BeaconFacts> = facts.beacons.iter().filter(|b| healthy(b)).collect();
-    if facts.beacons.len() < 2 {
-        return outcome(
-            StepState::NotYet,
-            say(
-                lang,
-                "The profile has fewer than two Beacons: add a second one on another host or provider.",
-                "В профиле меньше двух Beacon: добавьте второй на другом хосте или у другого провайдера.",
-            ),
-        );
-    }
-    if healthy.len() < 2 {
-        let (n, m) = (healthy.len(), facts.beacons.len());
-        return outcome(
-            StepState::NotYet,
-            say(
-                lang,
-                format!("{n} of {m} Beacons answered their last check: two must answer."),
-                format!(
-                    "На последнюю проверку ответили {n} из {m} Beacon: нужно, чтобы ответили два."
-                ),
-            ),
-        );
-    }
-    let resolved: Vec<(&str, &Vec<String>)> = healthy
-        .iter()
-        .filter_map(|b| {
-            b.diagnosis
-                .as_ref()
-                .filter(|d| !d.addresses.is_empty())
-                .map(|d| (b.url.as_str(), &d.addresses))
-        })
-        .collect();
-    // Two Beacons on two hosts: some pair shares no address.
-    let apart = resolved.iter().enumerate().find_map(|(i, (a, a_addr))| {
-        resolved[i + 1..]
-            .iter()
-            .find(|(_, b_addr)| !a_addr.iter().any(|x| b_addr.contains(x)))
-            .map(|(b, _)| (*a, *b))
-    });
-    if let Some((a, b)) = apart {
-        return outcome(
-            StepState::Done,
-            say(
-                lang,
-                format!("{a} and {b} answer and resolve to different addresses."),
-                format!("{a} и {b} отвечают и указывают на разные адреса."),
-            ),
-        );
-    }
-    if resolved.len() >= 2 {
-        let shared = resolved[0].1.join(", ");
-        let mut found = outcome(
-            StepState::NotYet,
-            say(
-                lang,
-                format!("The Beacons that answer all resolve to one host ({shared})."),
-                format!("Все отвечающие Beacon указывают на один хост ({shared})."),
-            ),
-        );
-        found.warning = Some(super::text::single_host(lang).to_string());
-        return found;
-    }
-    outcome(
-        StepState::CantTell,
-        say(
-            lang,
-            "Two Beacons answer, but Control has not compared their addresses: run Diagnose on the network page.",
-            "Два Beacon отвечают, но Control ещё не сравнил их адреса: запустите диагностику на странице сети.",
-        ),
-    )
-}
-
-fn relays(facts: &Facts, lang: Lang) -> Outcome {
-    let mut known: Vec<String> = facts.managed_relays.clone();
-    let mut untested = 0;
-    for b in facts.beacons.iter().filter(|b| !b.managed) {
-        match b.diagnosis.as_ref().map(|d| &d.relay) {
-            Some(Relay::Open(_)) => known.push(b.url.clone()),
-            Some(Relay::Closed(_)) => {}
-            _ => untested += 1,
-        }
-    }
-    known.extend(facts.sidecar_relays.iter().cloned());
-    let n = known.len();
-    let list = known.join(", ");
-    if n >= 2 {
-        return outcome(
-            StepState::Done,
-            say(
-                lang,
-                format!("{n} always-on relays: {list}."),
-                format!("Постоянных relay: {n} ({list})."),
-            ),
-        );
-    }
-    if untested > 0 {
-        return outcome(
-            StepState::CantTell,
-            say(
-                lang,
-                format!("{n} relays known; the relay ports of {untested} Beacons run by hand have not been tested: run Diagnose on the network page."),
-                format!("Известно relay: {n}; порты relay у {untested} Beacon, запущенных вручную, не проверялись: запустите диагностику на странице сети."),
-            ),
-        );
-    }
-    let mut found = outcome(
-        StepState::NotYet,
-        if n == 1 {
-            say(
-                lang,
-                format!("Only one always-on relay ({list}): add another Beacon, or a sidecar with an advertised address."),
-                format!("Постоянный relay только один ({list}): добавьте ещё Beacon или sidecar с объявленным адресом."),
-            )
-        } else {
-            say(
-                lang,
-                "No always-on relay yet: deploy a Beacon (it runs a relay on TCP 7447).",
-                "Постоянных relay пока нет: разверните Beacon (он запускает relay на TCP 7447).",
-            )
-        },
-    );
-    found.warning = Some(say(
-        lang,
-        "Fewer than two stable relays mean little route diversity: when one goes, nodes that cannot see each other directly lose their way.",
-        "Меньше двух стабильных relay — мало разнообразия маршрутов: если один пропадёт, узлы, не видящие друг друга напрямую, потеряют связь.",
-    ));
-    found
 }
 
 fn control_https(facts: &Facts, lang: Lang) -> Outcome {
@@ -420,18 +195,16 @@ fn first_service(facts: &Facts, lang: Lang) -> Outcome {
     }
     match facts.services.first() {
         Some(s) => {
-            let why = s
-                .pending
-                .map(|p| p.explained(lang).to_string())
-                .unwrap_or_default();
-            outcome(
-                StepState::NotYet,
-                say(
-                    lang,
-                    format!("{} has no .knot address yet: {why}", s.name),
-                    format!("У {} ещё нет адреса .knot: {why}", s.name),
-                ),
-            )
+            let mut detail = say(
+                lang,
+                format!("{} has no .knot address yet.", s.name),
+                format!("У {} ещё нет адреса .knot.", s.name),
+            );
+            if let Some(pending) = s.pending {
+                detail.push(' ');
+                detail.push_str(&capitalised(pending.explained(lang)));
+            }
+            outcome(StepState::NotYet, detail)
         }
         None => outcome(
             StepState::NotYet,
@@ -441,6 +214,15 @@ fn first_service(facts: &Facts, lang: Lang) -> Outcome {
                 "В этой сети ещё не опубликован ни один сервис: опубликуйте его через sidecar в разделе «Сервисы».",
             ),
         ),
+    }
+}
+
+/// `text` with its first letter in upper case (a clause made a sentence).
+fn capitalised(text: &str) -> String {
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(first) => first.to_uppercase().chain(chars).collect(),
+        None => String::new(),
     }
 }
 
@@ -468,10 +250,15 @@ fn onboarding(facts: &Facts, lang: Lang) -> Outcome {
             .filter(|p| !i.platforms.iter().any(|seen| seen == p))
             .map(|p| platform_name(p, lang))
             .collect();
+        let on = if on.is_empty() {
+            say(lang, "platforms not recognised", "нераспознанные платформы")
+        } else {
+            on
+        };
         let mut detail = say(
             lang,
-            format!("{n} invites were opened, {opens} times in all, on: {on}."),
-            format!("Открыто приглашений: {n}, всего открытий: {opens}; платформы: {on}."),
+            format!("Invites opened: {n}; opens in all: {opens}; on: {on}."),
+            format!("Открыто приглашений: {n}; всего открытий: {opens}; платформы: {on}."),
         );
         if !missing.is_empty() {
             let missing = missing.join(", ");
@@ -490,7 +277,7 @@ fn onboarding(facts: &Facts, lang: Lang) -> Outcome {
             let n = i.usable;
             say(
                 lang,
-                format!("{n} invites wait, none opened yet: send one to a first user."),
+                format!("Invites waiting: {n}; none opened yet. Send one to a first user."),
                 format!("Ждут приглашения ({n}), но ни одно ещё не открыто: отправьте одно первому пользователю."),
             )
         } else {
@@ -508,8 +295,8 @@ fn monitoring(lang: Lang) -> Outcome {
         StepState::CantTell,
         say(
             lang,
-            "Control cannot see a monitor outside it yet. Run one from another failure domain that opens a test .knot service every few minutes, then mark this step as skipped by choice.",
-            "Control пока не видит внешний мониторинг. Запустите его из другого домена отказа — пусть он открывает тестовый сервис .knot раз в несколько минут, — затем отметьте шаг как пропущенный по выбору.",
+            "Control cannot see a monitor outside it yet. Run one from another failure domain that opens a test .knot service every few minutes and alerts you; Control then still cannot tell, so take this step off the list with Skip by choice.",
+            "Control пока не видит внешний мониторинг. Запустите его из другого домена отказа — пусть он раз в несколько минут открывает тестовый сервис .knot и оповещает вас; Control и тогда этого не увидит, поэтому уберите шаг из списка кнопкой «Пропустить по выбору».",
         ),
     )
 }

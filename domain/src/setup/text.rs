@@ -82,7 +82,7 @@ pub(crate) fn fix(step: SetupStep, id: &str, lang: Lang) -> (String, &'static st
             format!("/onboarding?network={id}"),
             pick("Onboarding", "Подключение"),
         ),
-        Monitoring => ("/settings".to_string(), pick("Alerts", "Оповещения")),
+        Monitoring => ("/settings#alerts".to_string(), pick("Alerts", "Оповещения")),
         Policy => (
             "/policy".to_string(),
             pick("Operations policy", "Политика эксплуатации"),
