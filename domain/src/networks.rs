@@ -15,7 +15,7 @@ use rand::RngCore;
 use sea_orm::sea_query::{Condition, Expr};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use std::time::Duration;
 
@@ -314,21 +314,23 @@ impl Networks {
         id: &NetworkId,
     ) -> Result<(), NetworkError> {
         in_scope(by.scope(), id)?;
+        // The profile and its checklist's rows go together, or not at all.
+        let txn = self.db.begin().await?;
         let result = network::Entity::delete_by_id(id.as_str())
-            .exec(&self.db)
+            .exec(&txn)
             .await?;
         if result.rows_affected == 0 {
             return Err(NetworkError::NotFound);
         }
-        // Its checklist's rows go with it.
         crate::entities::setup_skip::Entity::delete_many()
             .filter(crate::entities::setup_skip::Column::NetworkId.eq(id.as_str()))
-            .exec(&self.db)
+            .exec(&txn)
             .await?;
         crate::entities::beacon_diagnosis::Entity::delete_many()
             .filter(crate::entities::beacon_diagnosis::Column::NetworkId.eq(id.as_str()))
-            .exec(&self.db)
+            .exec(&txn)
             .await?;
+        txn.commit().await?;
         tracing::info!(network_id = %id, "network profile deleted");
         let id = id.as_str();
         audit::record_in(&self.db, Some(id), &by.actor(), "network.deleted", id, "").await;

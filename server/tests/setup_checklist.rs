@@ -264,6 +264,22 @@ on_both_databases!(
             "{page}"
         );
         assert!(page.contains(&format!("/networks/{id}/setup")));
+        assert!(!page.contains("setup-more"), "one network: all summarised");
+        // Past five networks the Overview says how many more there are.
+        for n in 0..5 {
+            c.created_network(json!({"name": format!("Z{n}")})).await;
+        }
+        let page = c.page_in("/", "en").await;
+        assert!(
+            page.contains("setup-more") && page.contains("1 more networks"),
+            "{page}"
+        );
+
+        // Deleting the network takes its checklist with it.
+        let r = c.delete(&format!("/api/v1/networks/{id}")).await;
+        assert_eq!(r.status(), 204);
+        let r = c.get(&format!("/api/v1/networks/{id}/setup")).await;
+        assert_eq!(r.status(), 404);
     }
 );
 

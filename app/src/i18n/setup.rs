@@ -23,6 +23,8 @@ pub struct SetupTexts {
     pub overview_title: &'static str,
     pub overview_empty: &'static str,
     pub overview_new: &'static str,
+    /// "{n} more networks: open each from the list".
+    pub overview_more: &'static str,
     // The operations policy.
     pub policy_title: &'static str,
     pub policy_intro: &'static str,
@@ -63,6 +65,7 @@ const EN: SetupTexts = SetupTexts {
     overview_title: "Network setup",
     overview_empty: "No network yet: create one and its setup checklist appears here.",
     overview_new: "Create a network",
+    overview_more: "{n} more networks: open each one's checklist from its page",
     policy_title: "Operations policy",
     policy_intro: "What whoever runs this network needs written down. Control fills in what it knows; you write the rest.",
     policy_known: "What Control knows",
@@ -101,6 +104,7 @@ const RU: SetupTexts = SetupTexts {
     overview_title: "Настройка сетей",
     overview_empty: "Сетей пока нет: создайте сеть, и здесь появится её список настройки.",
     overview_new: "Добавить сеть",
+    overview_more: "Ещё сетей: {n}; список настройки каждой — на её странице",
     policy_title: "Политика эксплуатации",
     policy_intro: "То, что должен знать тот, кто ведёт эту сеть. Control заполняет то, что знает сам; остальное запишите вы.",
     policy_known: "Что знает Control",

@@ -87,14 +87,14 @@ pub fn OverviewPage() -> impl IntoView {
             )}
             {loaded(
                 move || async move { Ok::<_, UiError>((details.await?, counts.await?)) },
-                move |(d, c)| view! { <Details details=d agents_total=c.agents_total /> }.into_any(),
+                move |(d, c)| view! { <Details details=d agents_total=c.agents_total networks=c.networks /> }.into_any(),
             )}
         </Frame>
     }
 }
 
 #[component]
-fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
+fn Details(details: OverviewLists, agents_total: u64, networks: u64) -> impl IntoView {
     let lang = use_lang();
     let ot = overview_texts(lang);
     let jt = jobs_texts(lang);
@@ -160,7 +160,7 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
             .collect_view();
         view! { <ul class="recent-jobs" id="recent-jobs">{rows}</ul> }.into_any()
     };
-    let setup = setup_summaries(details.setup, lang);
+    let setup = setup_summaries(details.setup, networks, lang);
     view! {
         {setup}
         <div class="overview-lists">
@@ -177,9 +177,11 @@ fn Details(details: OverviewLists, agents_total: u64) -> impl IntoView {
     }
 }
 
-/// Each network's setup checklist in one line, or how to begin.
+/// Each network's setup checklist in one line (the first few of
+/// `networks`), or how to begin.
 fn setup_summaries(
     summaries: Vec<protocol::setup::SetupSummary>,
+    networks: u64,
     lang: crate::i18n::Lang,
 ) -> AnyView {
     let st = crate::i18n::setup::setup_texts(lang);
@@ -191,6 +193,7 @@ fn setup_summaries(
         }
         .into_any()
     } else {
+        let shown = summaries.len() as u64;
         let rows = summaries
             .into_iter()
             .map(|s| {
@@ -207,7 +210,14 @@ fn setup_summaries(
                 }
             })
             .collect_view();
-        view! { <ul class="setup-summaries" id="setup-summaries">{rows}</ul> }.into_any()
+        let more = networks.saturating_sub(shown);
+        view! {
+            <ul class="setup-summaries" id="setup-summaries">{rows}</ul>
+            {(more > 0).then(|| view! {
+                <p><a href="/networks" id="setup-more">{st.overview_more.replace("{n}", &more.to_string())}</a></p>
+            })}
+        }
+        .into_any()
     };
     view! {
         <section aria-labelledby="setup-title" class="card" id="setup-overview">
