@@ -487,7 +487,17 @@ on_both_databases!(
             );
             tokio::time::sleep(Duration::from_millis(300)).await;
         };
-        assert_eq!(pinned_key(offline_data.path()).await, Some(new.clone()));
+        // The Agent writes its identity (with the pin) once Control has
+        // answered the enrollment, a moment after Control records the move.
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while pinned_key(offline_data.path()).await.as_deref() != Some(new.as_str()) {
+            assert!(
+                Instant::now() < deadline,
+                "the new identity never pinned the new key: {:?}",
+                pinned_key(offline_data.path()).await
+            );
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
         wait_for(&control, &moved_to, "online", |v| v["status"] == "online").await;
         assert_eq!(
             restart_web(&control, &moved_to).await["status"],
