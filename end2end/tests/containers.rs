@@ -523,3 +523,33 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
     b.close().await;
     lp.agent.take();
 }
+
+/// A run killed before its cleanup leaves containers the next run's Agent
+/// would report; only those named after a test process that is gone are swept.
+#[test]
+fn only_what_a_dead_test_run_left_is_swept() {
+    use common::leftovers::{is_leftover_project, left_by_dead_run, suffix_pid};
+    assert_eq!(suffix_pid("kr-sidecar-shop23741s"), Some(23741));
+    assert_eq!(suffix_pid("krc6039p"), Some(6039));
+    assert_eq!(suffix_pid("kr-beacon-edge812"), Some(812));
+    assert_eq!(suffix_pid("kr-sidecar-web"), None);
+    assert_eq!(suffix_pid(""), None);
+    let running = std::process::id();
+    assert!(!left_by_dead_run(&format!("krc{running}s")));
+    assert!(!is_leftover_project(
+        &format!("kra{running}p"),
+        "knotroute-agent:local"
+    ));
+    // An operator's own deployment (not on the stand-in images) is never swept.
+    assert!(!is_leftover_project(
+        "kr-sidecar-web2",
+        "ghcr.io/localzet/knotroute-sidecar:latest"
+    ));
+    assert!(!is_leftover_project("krcache", "redis:7"));
+    // No process has a pid past pid_max (at most 2^22).
+    assert!(is_leftover_project(
+        "kr-sidecar-shop4000000000s",
+        "ghcr.io/localzet/knotroute-sidecar:standin"
+    ));
+    assert!(is_leftover_project("krc4000000000p", "postgres:17"));
+}

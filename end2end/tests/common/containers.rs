@@ -179,6 +179,7 @@ impl Loop {
             return None;
         }
         require_images();
+        super::leftovers::sweep();
         let suffix = format!(
             "{}{}",
             std::process::id(),
@@ -440,7 +441,7 @@ impl Drop for Loop {
     }
 }
 
-fn docker_quiet_output(args: &[&str]) -> String {
+pub fn docker_quiet_output(args: &[&str]) -> String {
     let out = output(Command::new("docker").args(args));
     String::from_utf8_lossy(&out.stdout).into_owned()
 }

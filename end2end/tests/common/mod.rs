@@ -5,6 +5,7 @@
 #![allow(dead_code)]
 
 pub mod containers;
+pub mod leftovers;
 pub mod phone;
 
 use playwright_rs::{
