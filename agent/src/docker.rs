@@ -44,6 +44,12 @@ pub enum DockerError {
     Cancelled { command: String },
 }
 
+/// Which end of [`Docker::docker_with_file`]'s command a file is.
+pub enum FileSide {
+    Input(std::fs::File),
+    Output(std::fs::File),
+}
+
 /// Pulls can be slow; everything else answers in seconds.
 pub const PULL_TIMEOUT: Duration = Duration::from_secs(300);
 pub const UP_TIMEOUT: Duration = Duration::from_secs(180);
@@ -210,6 +216,59 @@ impl Docker {
     /// `docker args…`.
     pub async fn docker(&self, args: &[&str], limit: Duration) -> Result<Output, DockerError> {
         Self::exec(&self.program, args, limit, None).await
+    }
+
+    /// `docker args…` with a file as its standard input or output: an
+    /// archive for `docker cp`, binary and never shown. Only stderr is
+    /// captured (`text`); a job's journal gets just the command line.
+    pub async fn docker_with_file(
+        &self,
+        args: &[&str],
+        file: FileSide,
+        limit: Duration,
+        journal: &Journal,
+    ) -> Result<Output, DockerError> {
+        let command = std::iter::once(self.program.as_str())
+            .chain(args.iter().copied())
+            .collect::<Vec<_>>()
+            .join(" ");
+        let (stdin, stdout) = match file {
+            FileSide::Input(f) => (Stdio::from(f), Stdio::null()),
+            FileSide::Output(f) => (Stdio::null(), Stdio::from(f)),
+        };
+        let child = tokio::process::Command::new(&self.program)
+            .args(args)
+            .stdin(stdin)
+            .stdout(stdout)
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| DockerError::NotStarted {
+                program: self.program.clone(),
+                why: e.to_string(),
+            })?;
+        journal.command(&command);
+        let finished = tokio::select! {
+            done = tokio::time::timeout(limit, child.wait_with_output()) => match done {
+                Ok(done) => done,
+                Err(_) => return Err(DockerError::TimedOut { command, secs: limit.as_secs() }),
+            },
+            _ = journal.cancelled() => return Err(DockerError::Cancelled { command }),
+        };
+        let out = finished.map_err(|e| DockerError::NotStarted {
+            program: self.program.clone(),
+            why: e.to_string(),
+        })?;
+        journal.exit_code(out.status.code());
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        Ok(Output {
+            command,
+            success: out.status.success(),
+            code: out.status.code(),
+            text: stderr.clone(),
+            stdout: String::new(),
+            stderr,
+        })
     }
 
     /// `docker args…` as a job's stage: its lines go to `journal` as printed.

@@ -11,7 +11,7 @@ use crate::control_pin::{AnswerHeaders, ControlPin};
 use crate::identity::{self, Identity, IdentityError};
 use crate::progress::{self, Journal, Support};
 use crate::redact::Secrets;
-use crate::workload::Workloads;
+use crate::workload::{Done, Workloads};
 use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
 use protocol::control_identity::{AnswerRefusal, AnswerScope};
 use protocol::jobs::JobPayload;
@@ -216,7 +216,7 @@ pub async fn handle_job(
     workloads: &Workloads,
     job: &JobOffer,
     journal: &Journal,
-) -> (JobOutcome, String) {
+) -> (JobOutcome, Done) {
     journal.begin("validate");
     let payload = match JobPayload::parse(&job.kind, &job.payload) {
         Ok(payload) => payload,
@@ -224,19 +224,25 @@ pub async fn handle_job(
             let why = format!("invalid job payload: {field}");
             journal.line(&why);
             journal.end(StageStatus::Failed);
-            return (JobOutcome::Failed, why);
+            return (
+                JobOutcome::Failed,
+                Done {
+                    text: why,
+                    backup: None,
+                },
+            );
         }
     };
-    let (outcome, text, last_stage) = match workloads.run(&payload, journal).await {
-        Ok(text) => (JobOutcome::Succeeded, text, StageStatus::Succeeded),
+    let (outcome, done, last_stage) = match workloads.run(&payload, journal).await {
+        Ok(done) => (JobOutcome::Succeeded, done, StageStatus::Succeeded),
         // Only Control asks for a stop, so only then is a stop `cancelled`.
-        Err(text) if journal.is_cancelled() => {
-            (JobOutcome::Cancelled, text, StageStatus::Cancelled)
+        Err(done) if journal.is_cancelled() => {
+            (JobOutcome::Cancelled, done, StageStatus::Cancelled)
         }
-        Err(text) => (JobOutcome::Failed, text, StageStatus::Failed),
+        Err(done) => (JobOutcome::Failed, done, StageStatus::Failed),
     };
     journal.end(last_stage);
-    (outcome, text)
+    (outcome, done)
 }
 
 /// Runs a job within its deadline while its progress is reported beside it.
@@ -244,7 +250,7 @@ async fn run_reported(
     workloads: &Workloads,
     talk: &Talk<'_>,
     job: &JobOffer,
-) -> (JobOutcome, String) {
+) -> (JobOutcome, Done) {
     let journal = Journal::new(workloads.secrets().clone());
     let (done, finished) = tokio::sync::oneshot::channel::<()>();
     let deadline = if talk.support.is_known() {
@@ -263,7 +269,13 @@ async fn run_reported(
                     );
                     journal.line(&why);
                     journal.end(StageStatus::Failed);
-                    (JobOutcome::Failed, why)
+                    (
+                        JobOutcome::Failed,
+                        Done {
+                            text: why,
+                            backup: None,
+                        },
+                    )
                 }
             };
         let _ = done.send(());
@@ -463,10 +475,13 @@ async fn job_result(
         tracing::warn!("Control handed out a job without an id; ignoring it");
         return None;
     };
-    let (outcome, result, kind) = match serde_json::from_value::<JobOffer>(offer.clone()) {
+    let (outcome, done, kind) = match serde_json::from_value::<JobOffer>(offer.clone()) {
         Err(e) => (
             JobOutcome::Failed,
-            format!("unreadable job: {e}"),
+            Done {
+                text: format!("unreadable job: {e}"),
+                backup: None,
+            },
             String::new(),
         ),
         Ok(job) if job.agent_id != identity.agent_id => {
@@ -477,8 +492,8 @@ async fn job_result(
             return None;
         }
         Ok(job) => {
-            let (outcome, result) = run_reported(workloads, talk, &job).await;
-            (outcome, result, job.kind)
+            let (outcome, done) = run_reported(workloads, talk, &job).await;
+            (outcome, done, job.kind)
         }
     };
     let status = match outcome {
@@ -487,7 +502,12 @@ async fn job_result(
         JobOutcome::Cancelled => "cancelled",
     };
     tracing::info!(job_id = id, kind = %kind, outcome = status, "job done");
-    Some(serde_json::json!({"job_id": id, "status": status, "result": result}))
+    let mut body = serde_json::json!({"job_id": id, "status": status, "result": done.text});
+    // Ours: a backup job's report, which a version-1 Control ignores.
+    if let Some(backup) = done.backup {
+        body["backup"] = serde_json::to_value(backup).expect("a report serialises");
+    }
+    Some(body)
 }
 
 /// Sends a job result until Control takes it (a repeat is harmless there);

@@ -12,6 +12,7 @@ use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
 use crate::progress::Journal;
 use crate::redact::Secrets;
 use protocol::agent::ComponentReport;
+use protocol::backups::BackupReport;
 use protocol::jobs::JobPayload;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -23,6 +24,7 @@ const LOG_TAIL: &str = "40";
 /// Lines searched for the sidecar's `.knot` announcement.
 const ANNOUNCE_TAIL: &str = "500";
 
+mod backup;
 mod pull;
 mod verify;
 
@@ -36,10 +38,25 @@ pub struct DockerReport {
     pub components: Vec<ComponentReport>,
 }
 
+/// What a job leaves behind: its result text, and a backup job's report.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Done {
+    pub text: String,
+    pub backup: Option<BackupReport>,
+}
+
+impl Done {
+    fn text(text: String) -> Self {
+        Self { text, backup: None }
+    }
+}
+
 pub struct Workloads {
     docker: Docker,
     enabled: bool,
     stacks: PathBuf,
+    /// `<data>/backups`: identity archives, one directory per sidecar.
+    backups: PathBuf,
     image_tag: String,
     pull: PullPolicy,
     settle: Duration,
@@ -117,6 +134,7 @@ impl Workloads {
             docker: Docker::default(),
             enabled: config.docker,
             stacks: config.data.join("stacks"),
+            backups: config.data.join("backups"),
             image_tag: config.image_tag(),
             pull: config.pull,
             settle: config.settle,
@@ -267,13 +285,14 @@ impl Workloads {
     }
 
     /// Runs a validated job, stage by stage into `journal`; `Ok` and `Err`
-    /// both carry the result text.
-    pub async fn run(&self, job: &JobPayload, journal: &Journal) -> Result<String, String> {
+    /// both carry the result text (and a backup job's report).
+    pub async fn run(&self, job: &JobPayload, journal: &Journal) -> Result<Done, Done> {
         if !self.enabled {
             journal.line(DOCKER_DISABLED);
-            return Err(DOCKER_DISABLED.into());
+            return Err(Done::text(DOCKER_DISABLED.into()));
         }
         let mut transcript = Transcript::new(journal);
+        let mut backup = None;
         let outcome = match job {
             JobPayload::DeployBeacon(beacon) => {
                 let file = self.published(compose::beacon(beacon, &self.image_tag));
@@ -291,14 +310,33 @@ impl Workloads {
             JobPayload::RemoveComponent { component_id } => {
                 self.remove(component_id, &mut transcript).await
             }
+            JobPayload::BackupVolume(job) => {
+                self.backup(job, &mut transcript)
+                    .await
+                    .map(|(text, report)| {
+                        backup = Some(report);
+                        text
+                    })
+            }
+            JobPayload::VerifyBackup(job) => {
+                self.verify_backup(job, &mut transcript)
+                    .await
+                    .map(|(text, report)| {
+                        backup = Some(report);
+                        text
+                    })
+            }
         };
         let mut text = |summary: String| {
             transcript.note(summary);
             self.secrets.clean(&transcript.text.join("\n"))
         };
         match outcome {
-            Ok(summary) => Ok(text(summary)),
-            Err(why) => Err(text(why)),
+            Ok(summary) => Ok(Done {
+                text: text(summary),
+                backup,
+            }),
+            Err(why) => Err(Done::text(text(why))),
         }
     }
 

@@ -8,6 +8,7 @@ pub mod address_policy;
 pub mod agents;
 pub mod alerts;
 pub mod audit;
+pub mod backups;
 pub mod beacons;
 pub mod entities;
 pub mod failure;

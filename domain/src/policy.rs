@@ -100,14 +100,7 @@ impl OperationsPolicies {
         Ok(OperationsPolicy {
             access: access(&roles_of_everyone(db).await?, lang),
             people,
-            backups: KnownPart {
-                text: say(
-                    lang,
-                    "Service identities are backed up on their own hosts, never in Control. Control does not run backup jobs yet: write down here where each host keeps its copies of sidecar /data volumes.",
-                    "Идентичности сервисов копируются на их же хостах и никогда не попадают в Control. Control пока не запускает резервное копирование: запишите здесь, где каждый хост хранит копии томов /data sidecar.",
-                ),
-                warning: None,
-            },
+            backups: backups(db, lang).await?,
             release_channel: release_channel(db, lang).await?,
             alerts: alerts(self.alerts.webhook().await?, lang),
             filled_in: written.filled_in(),
@@ -378,6 +371,57 @@ fn escape(text: &str) -> String {
         out.push(c);
     }
     out
+}
+
+/// Where identity backups are, from what the Agents reported: host and
+/// directory, never the archives themselves.
+async fn backups(db: &DatabaseConnection, lang: Lang) -> Result<KnownPart, StoreError> {
+    let places = crate::backups::directories(db).await?;
+    if places.is_empty() {
+        return Ok(KnownPart {
+            text: say(
+                lang,
+                "Service identities are backed up on their own hosts, never in Control. No Agent has reported a backup yet.",
+                "Идентичности сервисов копируются на их же хостах и никогда не попадают в Control. Ни один Agent ещё не сообщил о резервной копии.",
+            ),
+            warning: Some(say(
+                lang,
+                "No service is backed up: back up each published service on the Services screen.",
+                "Ни один сервис не скопирован: сделайте резервную копию каждого опубликованного сервиса в разделе «Сервисы».",
+            )),
+        });
+    }
+    let ids: Vec<&str> = places.iter().map(|(agent, _)| agent.as_str()).collect();
+    let names: std::collections::HashMap<String, String> = crate::entities::agent::Entity::find()
+        .filter(crate::entities::agent::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|a| (a.id, a.name))
+        .collect();
+    let lines: Vec<String> = places
+        .iter()
+        .map(|(agent, dir)| {
+            format!(
+                "{}: {dir}",
+                names.get(agent).map_or(agent.as_str(), String::as_str)
+            )
+        })
+        .collect();
+    Ok(KnownPart {
+        text: say(
+            lang,
+            format!(
+                "On each service's own host, never in Control (Agent: directory): {}.",
+                lines.join("; ")
+            ),
+            format!(
+                "На хосте каждого сервиса, никогда не в Control (Agent: каталог): {}.",
+                lines.join("; ")
+            ),
+        ),
+        warning: None,
+    })
 }
 
 #[cfg(test)]

@@ -5,7 +5,8 @@
 //! then its .knot address; removing it asks first. Desktop and phone sizes.
 //! A name Compose would refuse is explained at its field; a service
 //! published with a catalog title is listed by it, and "Change" redeploys a
-//! new title under the same name.
+//! new title under the same name. Its identity backup is taken and
+//! verified from the list ("no backup", then "not verified", "verified").
 
 mod common;
 
@@ -18,6 +19,18 @@ fn sidecar(service: &str) -> Value {
         "container": "kr-sidecar-web-knotroute-1", "image": "ghcr.io/localzet/knotroute-sidecar:1.0.0",
         "status": "running", "version": "1.0.0", "address": "", "service": service,
         "target": "app:8080", "labels": {"io.knotroute.managed": "true"}}])
+}
+
+/// The job a click queued, once the Agent can claim it.
+async fn queued_by_the_page(agent: &common::SimAgent, wait: Duration) -> Value {
+    let deadline = std::time::Instant::now() + wait;
+    loop {
+        if let Some(job) = agent.claim().await {
+            return job;
+        }
+        assert!(std::time::Instant::now() < deadline, "no job was queued");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
 }
 
 #[tokio::test]
@@ -96,6 +109,49 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .await;
     b.screenshot("2-published").await;
 
+    // Its identity backup: none yet; "Back up" queues one for the Agent,
+    // whose report shows; "Verify" proves it.
+    b.expect_text(
+        ".service-row[data-service='web'] .service-backup",
+        "no backup",
+    )
+    .await;
+    let address = "shtoxk2kzjmu6gcfel27xaspuhao6qeo5yvfk4suga225izx4vj6rqpc.knot";
+    let mut report = json!({"component_id": "sidecar-web", "archive": "20261204T120000Z.tar",
+        "directory": "/data/backups/sidecar-web", "size_bytes": 10240,
+        "sha256": "ab".repeat(32), "taken_at": "2026-12-04T12:00:00Z", "address": address,
+        "verified": false, "kept": 1});
+    for (button, kind, verified, shown) in [
+        (".backup-service", "backup_volume", false, "not verified"),
+        (".verify-backup", "verify_backup", true, "verified"),
+    ] {
+        b.hydrated().await;
+        page.locator(format!(".service-row[data-service='web'] {button}"))
+            .click(None)
+            .await
+            .unwrap();
+        let job = queued_by_the_page(&agent, wait).await;
+        assert_eq!(job["kind"], kind);
+        assert_eq!(job["payload"]["component_id"], "sidecar-web");
+        report["verified"] = json!(verified);
+        let r = agent
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": job["id"], "status": "succeeded", "result": "ok", "backup": report}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        b.goto(&format!("{}/services", control.base)).await;
+        b.expect_text(".service-row[data-service='web'] .service-backup", shown)
+            .await;
+    }
+    b.expect_text(
+        ".service-row[data-service='web'] .backup-detail",
+        "20261204T120000Z.tar",
+    )
+    .await;
+    b.screenshot("2b-backed-up").await;
+
     // Removing asks first, then queues the removal for the Agent.
     b.hydrated().await;
     page.locator(".service-row[data-service='web'] .remove-service")
@@ -107,18 +163,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .click(None)
         .await
         .unwrap();
-    let deadline = std::time::Instant::now() + wait;
-    let removal = loop {
-        let r = agent.post("/api/v1/agents/jobs/next", json!({})).await;
-        if r.status() == 200 {
-            break r.json::<Value>().await.unwrap();
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "no removal was queued"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    };
+    let removal = queued_by_the_page(&agent, wait).await;
     assert_eq!(removal["kind"], "remove_component");
     assert_eq!(removal["payload"]["component_id"], "sidecar-web");
 

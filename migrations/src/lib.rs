@@ -29,6 +29,7 @@ mod m20261206_000022_network_scope;
 mod m20261207_000023_single_sign_on;
 mod m20261208_000024_second_factor;
 mod m20261209_000025_setup_checklist;
+mod m20261210_000026_identity_backups;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -63,6 +64,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000023_single_sign_on::Migration),
             Box::new(m20261208_000024_second_factor::Migration),
             Box::new(m20261209_000025_setup_checklist::Migration),
+            Box::new(m20261210_000026_identity_backups::Migration),
         ]
     }
 }

@@ -185,6 +185,10 @@ pub struct JobResult {
     pub status: JobOutcome,
     #[serde(default)]
     pub result: String,
+    /// Ours: what a `backup_volume` or `verify_backup` job found (never the
+    /// archive's content). A version-1 Control ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backup: Option<crate::backups::BackupReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
 }

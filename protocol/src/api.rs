@@ -336,7 +336,8 @@ impl JobView {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct NewJob {
     pub agent_id: String,
-    /// `deploy_sidecar`, `deploy_beacon`, `restart_component` or `remove_component`.
+    /// `deploy_sidecar`, `deploy_beacon`, `restart_component`, `remove_component`,
+    /// or (ours) `backup_volume` and `verify_backup`.
     pub kind: String,
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = crate::jobs::PayloadSchema))]

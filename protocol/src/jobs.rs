@@ -2,6 +2,7 @@
 //! the rules Control applies before queueing and the Agent again before it
 //! touches the disk.
 
+use crate::backups::{BackupVolume, VerifyBackup};
 use crate::catalog::Catalog;
 use crate::ids::NetworkId;
 use crate::validation::{beacon_urls, FieldError, Problem};
@@ -158,6 +159,8 @@ pub enum PayloadSchema {
     DeploySidecar(DeploySidecar),
     DeployBeacon(DeployBeacon),
     Component(ComponentRef),
+    BackupVolume(BackupVolume),
+    VerifyBackup(VerifyBackup),
 }
 
 /// A validated job payload, normalised (slugs lowercased, URLs in canonical form).
@@ -165,8 +168,16 @@ pub enum PayloadSchema {
 pub enum JobPayload {
     DeployBeacon(DeployBeacon),
     DeploySidecar(DeploySidecar),
-    RestartComponent { component_id: String },
-    RemoveComponent { component_id: String },
+    RestartComponent {
+        component_id: String,
+    },
+    RemoveComponent {
+        component_id: String,
+    },
+    /// Ours (`backups`): archive a sidecar's identity on its host.
+    BackupVolume(BackupVolume),
+    /// Ours (`backups`): prove an archive restores to the same address.
+    VerifyBackup(VerifyBackup),
 }
 
 fn text<'a>(payload: &'a Value, field: &str) -> Result<&'a str, FieldError> {
@@ -253,6 +264,8 @@ impl JobPayload {
             "remove_component" => Ok(JobPayload::RemoveComponent {
                 component_id: component_id(text(payload, "component_id")?)?,
             }),
+            "backup_volume" => BackupVolume::parse(payload).map(JobPayload::BackupVolume),
+            "verify_backup" => VerifyBackup::parse(payload).map(JobPayload::VerifyBackup),
             _ => Err(FieldError::new("kind", Problem::UnknownJobKind)),
         }
     }
@@ -278,6 +291,8 @@ impl JobPayload {
             JobPayload::DeploySidecar(_) => "deploy_sidecar",
             JobPayload::RestartComponent { .. } => "restart_component",
             JobPayload::RemoveComponent { .. } => "remove_component",
+            JobPayload::BackupVolume(_) => "backup_volume",
+            JobPayload::VerifyBackup(_) => "verify_backup",
         }
     }
 
@@ -286,7 +301,10 @@ impl JobPayload {
         match self {
             JobPayload::DeployBeacon(b) => Some(&b.network_id),
             JobPayload::DeploySidecar(s) => Some(&s.network_id),
-            JobPayload::RestartComponent { .. } | JobPayload::RemoveComponent { .. } => None,
+            JobPayload::RestartComponent { .. }
+            | JobPayload::RemoveComponent { .. }
+            | JobPayload::BackupVolume(_)
+            | JobPayload::VerifyBackup(_) => None,
         }
     }
 
@@ -297,6 +315,8 @@ impl JobPayload {
             JobPayload::DeploySidecar(s) => format!("sidecar-{}", s.name),
             JobPayload::RestartComponent { component_id }
             | JobPayload::RemoveComponent { component_id } => component_id.clone(),
+            JobPayload::BackupVolume(b) => b.component_id.clone(),
+            JobPayload::VerifyBackup(v) => v.component_id.clone(),
         }
     }
 
@@ -309,6 +329,8 @@ impl JobPayload {
             | JobPayload::RemoveComponent { component_id } => {
                 Ok(serde_json::json!({ "component_id": component_id }))
             }
+            JobPayload::BackupVolume(b) => serde_json::to_value(b),
+            JobPayload::VerifyBackup(v) => serde_json::to_value(v),
         }
         .expect("payload types serialise")
     }

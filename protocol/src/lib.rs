@@ -7,6 +7,7 @@ pub mod actions;
 pub mod agent;
 pub mod alerts;
 pub mod api;
+pub mod backups;
 pub mod beacons;
 pub mod catalog;
 pub mod control_identity;

@@ -69,6 +69,9 @@ pub struct PublishedService {
     pub sidecar: ComponentView,
     /// What the admin asked for, when Control deployed it.
     pub spec: Option<DeploySidecar>,
+    /// Its identity backups on the Agent's host, once one was taken.
+    #[serde(default)]
+    pub backup: Option<crate::backups::BackupState>,
 }
 
 impl PublishedService {
@@ -84,6 +87,7 @@ impl PublishedService {
                 .as_ref()
                 .and_then(|s| serde_json::from_value(s.clone()).ok()),
             sidecar: sidecar.clone(),
+            backup: None,
         }
     }
 

@@ -130,8 +130,8 @@ pub struct ChecklistStep {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Knowledge {
-    /// Control has seen it hold. (Nothing proves one yet: that needs the
-    /// end-to-end probe and verified backups, not built.)
+    /// Control has seen it hold (a verified backup; the end-to-end probe,
+    /// not built yet, would prove more).
     Proven,
     /// Control can see it and has not yet.
     NotYet,

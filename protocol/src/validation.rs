@@ -119,6 +119,10 @@ pub enum Problem {
     UnknownRole,
     /// Not one of the setup checklist's steps (`setup::SetupStep`).
     UnknownStep,
+    /// A backup job for something other than a sidecar (`backups`).
+    BackupSidecarOnly,
+    /// Not an archive name an Agent gives its backups (`backups::archive_name`).
+    InvalidArchive,
     /// A person's sign-in name outside its rule (`users::user_name`).
     UserName,
     /// Another person already has this name.
@@ -218,6 +222,8 @@ impl Problem {
             Problem::InvalidScheme => "invalid_scheme",
             Problem::UnknownRole => "unknown_role",
             Problem::UnknownStep => "unknown_step",
+            Problem::BackupSidecarOnly => "backup_sidecar_only",
+            Problem::InvalidArchive => "invalid_archive",
             Problem::UserName => "invalid_user_name",
             Problem::UserNameTaken => "user_name_taken",
             Problem::PasswordTooShort { .. } => "password_too_short",
@@ -336,6 +342,10 @@ impl Problem {
             (Problem::UnknownRole, Ru) => "Выберите owner, admin, operator или viewer.".into(),
             (Problem::UnknownStep, En) => "Name a step of the checklist, e.g. monitoring or second_beacon.".into(),
             (Problem::UnknownStep, Ru) => "Укажите шаг списка, например monitoring или second_beacon.".into(),
+            (Problem::BackupSidecarOnly, En) => "Only a sidecar's identity is backed up: expected sidecar-<name>.".into(),
+            (Problem::BackupSidecarOnly, Ru) => "Резервная копия делается только для идентичности sidecar: ожидается sidecar-<имя>.".into(),
+            (Problem::InvalidArchive, En) => "Expected an archive name as the backup list shows it, e.g. 20261204T120000Z.tar.".into(),
+            (Problem::InvalidArchive, Ru) => "Ожидается имя архива из списка копий, например 20261204T120000Z.tar.".into(),
             (Problem::UserName, En) => "Use 1–64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.".into(),
             (Problem::UserName, Ru) => "Используйте 1–64 строчные латинские буквы, цифры, '.', '_' или '-', начиная с буквы или цифры.".into(),
             (Problem::UserNameTaken, En) => "Someone already has this name.".into(),

@@ -54,6 +54,7 @@ async fn main() -> ExitCode {
         Err(e) => tracing::warn!(error = %e, "Control identity key not readable yet"),
     }
     spawn_pruning(state.clone());
+    spawn_backup_schedule(&state);
     state.alerts.clone().spawn_delivery();
     state
         .alerts
@@ -102,6 +103,28 @@ async fn main() -> ExitCode {
             ExitCode::from(1)
         }
     }
+}
+
+/// Daily identity backups and their verification, looked for every ten
+/// minutes (`domain::backups::schedule`).
+fn spawn_backup_schedule(state: &AppState) {
+    let schedule = server::domain::backups::schedule::BackupSchedule::new(
+        state.db.clone(),
+        state.jobs.clone(),
+    );
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(Duration::from_secs(600));
+        loop {
+            tick.tick().await;
+            match schedule.queue_due(chrono::Utc::now()).await {
+                Ok(queued) if queued.is_empty() => {}
+                Ok(queued) => {
+                    tracing::info!(jobs = queued.len(), "scheduled identity backup jobs queued")
+                }
+                Err(e) => tracing::warn!(error = %e, "looking for due identity backups failed"),
+            }
+        }
+    });
 }
 
 /// Expired sessions, old failed sign-ins, old request signatures and log

@@ -3,6 +3,8 @@
 //! integration tests.
 #![allow(dead_code)] // each test file uses its own part
 
+pub mod docker;
+
 use clap::Parser;
 use serde_json::{json, Value};
 use std::net::SocketAddr;
@@ -166,6 +168,11 @@ async fn serve_wrapped(
 }
 
 impl Control {
+    /// Its data directory (the SQLite database lives there).
+    pub fn data_dir(&self) -> &std::path::Path {
+        self._data.path()
+    }
+
     /// A second connection to this Control's database, as an operator's
     /// command (`knotroute-control identity rotate`) would open.
     pub async fn database(&self) -> sea_orm::DatabaseConnection {

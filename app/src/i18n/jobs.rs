@@ -14,6 +14,10 @@ pub struct JobsTexts {
     pub kind_deploy_sidecar: &'static str,
     pub kind_restart_component: &'static str,
     pub kind_remove_component: &'static str,
+    pub kind_backup_volume: &'static str,
+    pub kind_verify_backup: &'static str,
+    /// A kind this Control does not know (a newer Agent's, say).
+    pub kind_other: &'static str,
     pub field_slug: &'static str,
     pub field_network: &'static str,
     pub select_network: &'static str,
@@ -78,6 +82,9 @@ const EN: JobsTexts = JobsTexts {
     kind_deploy_sidecar: "Deploy a sidecar (publish a service)",
     kind_restart_component: "Restart a component",
     kind_remove_component: "Remove a component",
+    kind_backup_volume: "Back up a service's identity",
+    kind_verify_backup: "Verify an identity backup",
+    kind_other: "Another kind of job",
     field_slug: "Name (1–63: lowercase letters, digits, - and _, starting with a letter or digit)",
     field_network: "Network profile",
     select_network: "Choose a network",
@@ -141,6 +148,9 @@ const RU: JobsTexts = JobsTexts {
     kind_deploy_sidecar: "Развернуть sidecar (опубликовать сервис)",
     kind_restart_component: "Перезапустить компонент",
     kind_remove_component: "Удалить компонент",
+    kind_backup_volume: "Резервная копия идентичности сервиса",
+    kind_verify_backup: "Проверка резервной копии",
+    kind_other: "Другая задача",
     field_slug: "Имя (1–63: строчная латиница, цифры, - и _, начиная с буквы или цифры)",
     field_network: "Профиль сети",
     select_network: "Выберите сеть",
@@ -218,7 +228,10 @@ impl JobsTexts {
             "deploy_beacon" => self.kind_deploy_beacon,
             "deploy_sidecar" => self.kind_deploy_sidecar,
             "restart_component" => self.kind_restart_component,
-            _ => self.kind_remove_component,
+            "remove_component" => self.kind_remove_component,
+            "backup_volume" => self.kind_backup_volume,
+            "verify_backup" => self.kind_verify_backup,
+            _ => self.kind_other,
         }
     }
 }

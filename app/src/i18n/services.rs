@@ -51,6 +51,14 @@ pub struct ServiceTexts {
     pub field_category: &'static str,
     pub field_scheme: &'static str,
     pub scheme_any: &'static str,
+    pub col_backup: &'static str,
+    pub no_backup: &'static str,
+    pub not_verified: &'static str,
+    pub verified: &'static str,
+    pub verify_failed: &'static str,
+    pub back_up: &'static str,
+    pub verify: &'static str,
+    pub backup_kept: &'static str,
 }
 
 const EN: ServiceTexts = ServiceTexts {
@@ -101,6 +109,14 @@ const EN: ServiceTexts = ServiceTexts {
     field_category: "Category (up to 40 characters)",
     field_scheme: "Opened with",
     scheme_any: "Let the app choose",
+    col_backup: "Identity backup",
+    no_backup: "no backup",
+    not_verified: "not verified",
+    verified: "verified",
+    verify_failed: "verification failed",
+    back_up: "Back up",
+    verify: "Verify",
+    backup_kept: "kept on its host in",
 };
 
 const RU: ServiceTexts = ServiceTexts {
@@ -151,6 +167,14 @@ const RU: ServiceTexts = ServiceTexts {
     field_category: "Категория (до 40 символов)",
     field_scheme: "Открывать по",
     scheme_any: "На выбор приложения",
+    col_backup: "Резервная копия",
+    no_backup: "нет копии",
+    not_verified: "не проверена",
+    verified: "проверена",
+    verify_failed: "проверка не прошла",
+    back_up: "Скопировать",
+    verify: "Проверить",
+    backup_kept: "хранится на его хосте в",
 };
 
 pub fn service_texts(lang: Lang) -> &'static ServiceTexts {

@@ -14,7 +14,7 @@ use crate::api::infra::list_services_page;
 use crate::api::jobs::CreateJob;
 use crate::api::list_networks;
 use crate::error::UiError;
-use crate::i18n::services::service_texts;
+use crate::i18n::services::{service_texts, ServiceTexts};
 use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -86,6 +86,7 @@ pub fn ServicesPage() -> impl IntoView {
                                     <th scope="col">{st.col_agent}</th>
                                     <th scope="col">{st.col_network}</th>
                                     <th scope="col">{st.col_target}</th>
+                                    <th scope="col">{st.col_backup}</th>
                                     <th scope="col"></th>
                                 </tr></thead>
                                 <tbody>{rows}</tbody>
@@ -167,6 +168,12 @@ fn ServiceRow(
     let (agent_id, component_id) = (service.agent.id.to_string(), service.sidecar.id.clone());
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let can_change = service.spec.is_some() && usable;
+    let backup = backup_cell(&service, st);
+    // Only a sidecar with an address can be backed up and checked against it.
+    let backs_up = usable && pending.is_none();
+    let verifiable = backs_up && service.backup.is_some();
+    let (agent3, component3) = (agent_id.clone(), component_id.clone());
+    let (agent4, component4) = (agent_id.clone(), component_id.clone());
     let for_edit = service.clone();
     // The catalog title when there is one, with the name it is deployed under.
     let titled = service.sidecar.catalog.title.is_some();
@@ -184,10 +191,23 @@ fn ServiceRow(
             </td>
             <td data-label=st.col_network>{network}</td>
             <td data-label=st.col_target><code>{target}</code></td>
+            <td data-label=st.col_backup class="service-backup">{backup}</td>
             <td class="actions">
                 {can_change.then(|| view! {
                     <a class="button change-service" href="#publish-service"
                         on:click=move |_| draft.load(&for_edit)>{st.edit}</a>
+                })}
+                {backs_up.then(|| view! {
+                    <button type="button" class="backup-service" on:click=move |_| {
+                        draft.submitted.set(false);
+                        create.dispatch(job(&agent3, "backup_volume", json!({"component_id": component3})));
+                    }>{st.back_up}</button>
+                })}
+                {verifiable.then(|| view! {
+                    <button type="button" class="verify-backup" on:click=move |_| {
+                        draft.submitted.set(false);
+                        create.dispatch(job(&agent4, "verify_backup", json!({"component_id": component4})));
+                    }>{st.verify}</button>
                 })}
                 {usable.then(|| view! {
                     <button type="button" class="restart-service" on:click=move |_| confirm_restart.set(true)>{st.restart}</button>
@@ -210,4 +230,26 @@ fn ServiceRow(
                 confirm_remove.set(false);
             } />
     }
+}
+
+/// The sidecar's identity backup: none, taken but unproved, failed or verified.
+fn backup_cell(service: &PublishedService, st: &'static ServiceTexts) -> AnyView {
+    let Some(b) = service.backup.clone() else {
+        return view! { <span class="badge warn">{st.no_backup}</span> }.into_any();
+    };
+    let (class, label) = if !b.verify_error.is_empty() {
+        ("badge bad", st.verify_failed)
+    } else if b.is_verified() {
+        ("badge ok", st.verified)
+    } else {
+        ("badge warn", st.not_verified)
+    };
+    let title = format!("{} {}", st.backup_kept, b.directory);
+    let when = b.verified_at.clone().unwrap_or(b.newest_taken_at.clone());
+    view! {
+        <span class=class>{label}</span>" "
+        <span class="muted backup-detail" title=title>{b.newest_archive.clone()}" · "<time>{when}</time></span>
+        {(!b.verify_error.is_empty()).then(|| view! { <div class="field-error backup-error">{b.verify_error.clone()}</div> })}
+    }
+    .into_any()
 }

@@ -308,12 +308,19 @@ impl AgentInventory {
             .into_iter()
             .map(|v| (v.id.to_string(), v))
             .collect();
+        let keys: Vec<(String, String)> = sidecars
+            .iter()
+            .map(|row| (row.agent_id.clone(), row.component_id.clone()))
+            .collect();
+        let mut backups = crate::backups::states_of(&self.db, &keys).await?;
         let services = sidecars
             .iter()
             .filter_map(|row| {
                 let agent = views.get(&row.agent_id)?;
                 let sidecar = agent.components.iter().find(|c| c.id == row.component_id)?;
-                Some(PublishedService::of(agent, sidecar))
+                let mut service = PublishedService::of(agent, sidecar);
+                service.backup = backups.remove(&(row.agent_id.clone(), row.component_id.clone()));
+                Some(service)
             })
             .collect();
         Ok((services, next))

@@ -15,6 +15,7 @@ pub mod beacon_status;
 pub mod component;
 pub mod control_key;
 pub mod enrollment_log;
+pub mod identity_backup;
 pub mod install_token;
 pub mod invite;
 pub mod invite_open;

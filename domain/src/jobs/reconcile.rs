@@ -101,7 +101,9 @@ pub async fn record_intent(
                 .await?;
             return Ok(());
         }
-        JobPayload::RestartComponent { .. } => return Ok(()),
+        JobPayload::RestartComponent { .. }
+        | JobPayload::BackupVolume(_)
+        | JobPayload::VerifyBackup(_) => return Ok(()),
     };
     let [title, description, tags, category, scheme] = component::catalog_columns(catalog);
     let row = component::ActiveModel {
@@ -268,6 +270,9 @@ impl Reconciler {
             if let Some(row) = job::Entity::find()
                 .filter(job::Column::AgentId.eq(agent_id))
                 .filter(job::Column::ComponentId.eq(c.component_id.as_str()))
+                // A backup reads the component and changes nothing of it: its
+                // failure is no failed deployment to retry.
+                .filter(job::Column::Kind.is_not_in(protocol::backups::JOB_KINDS))
                 .order_by_desc(job::Column::CreatedAt)
                 .one(&self.db)
                 .await?

@@ -1,7 +1,8 @@
 //! The guide's "bootstrap complete" criteria, each marked by what Control can
 //! know of it. Control sees Beacons, Agents and sidecars, never a client: a
 //! criterion about clients stays unknown until a test from outside (the
-//! end-to-end probe, not built yet) can prove it.
+//! end-to-end probe, not built yet) can prove it. A verified backup is the
+//! one criterion Control proves itself.
 
 use super::facts::Facts;
 use crate::text::say;
@@ -14,14 +15,7 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
         .map(|criterion| {
             let (knowledge, detail) = match criterion {
                 Criterion::ServiceResolves => service_announced(facts, lang),
-                Criterion::BackupVerified => (
-                    Knowledge::Unknown,
-                    say(
-                        lang,
-                        "Control does not back up or verify service identities yet: restore a copy of a sidecar's /data into a scratch volume by hand and compare the .knot address.",
-                        "Control пока не делает и не проверяет резервные копии идентичностей: восстановите копию /data sidecar во временный том вручную и сравните адрес .knot.",
-                    ),
-                ),
+                Criterion::BackupVerified => backup_verified(facts, lang),
                 Criterion::IdentitySurvivesRestart => (
                     Knowledge::Unknown,
                     say(
@@ -89,5 +83,31 @@ fn title(criterion: Criterion, lang: Lang) -> &'static str {
         (ClientReconnects, Lang::Ru) => "Клиент переподключается сам",
         (BackupVerified, Lang::En) => "A backup was verified",
         (BackupVerified, Lang::Ru) => "Резервная копия проверена",
+    }
+}
+
+/// Proven when a restore of some service's backup gave its address again.
+fn backup_verified(facts: &Facts, lang: Lang) -> (Knowledge, String) {
+    let verified = facts.services.iter().find_map(|s| {
+        let b = s.backup.as_ref().filter(|b| b.is_verified())?;
+        Some((s, b))
+    });
+    match verified {
+        Some((s, b)) => (
+            Knowledge::Proven,
+            say(
+                lang,
+                format!("{}'s backup {} restored into a scratch volume announced {} again.", s.name, b.verified_archive.as_deref().unwrap_or_default(), s.address),
+                format!("Копия {} сервиса {}, восстановленная во временный том, снова объявила {}.", b.verified_archive.as_deref().unwrap_or_default(), s.name, s.address),
+            ),
+        ),
+        None => (
+            Knowledge::NotYet,
+            say(
+                lang,
+                "No backup has been verified yet: back up a service and verify it on the Services screen.",
+                "Ни одна копия ещё не проверена: сделайте резервную копию сервиса и проверьте её в разделе «Сервисы».",
+            ),
+        ),
     }
 }

@@ -93,6 +93,8 @@ pub(crate) struct ServiceFacts {
     /// The `.knot` address; empty until announced.
     pub address: String,
     pub pending: Option<AddressPending>,
+    /// Its identity backups, once one was reported.
+    pub backup: Option<protocol::backups::BackupState>,
 }
 
 #[derive(Default)]
@@ -153,6 +155,12 @@ pub(crate) async fn gather(
         .map(|row| (row.url.clone(), row))
         .collect();
     let here = inventory.in_network(scope, &id).await?;
+    let mut backups = crate::backups::states(
+        db,
+        sea_orm::Condition::all()
+            .add(crate::entities::identity_backup::Column::NetworkId.eq(id.as_str())),
+    )
+    .await?;
 
     let mut managed_urls = Vec::new();
     let mut managed_relays = Vec::new();
@@ -187,6 +195,7 @@ pub(crate) async fn gather(
                             name: c.display_name().to_string(),
                             address: c.service.clone(),
                             pending: address_pending(agent, c),
+                            backup: backups.remove(&(agent.id.to_string(), c.id.clone())),
                         });
                     }
                 }

@@ -183,13 +183,44 @@ fn agents(facts: &Facts, lang: Lang) -> Outcome {
 }
 
 fn first_service(facts: &Facts, lang: Lang) -> Outcome {
-    if let Some(s) = facts.services.iter().find(|s| !s.address.is_empty()) {
+    let published = || facts.services.iter().filter(|s| !s.address.is_empty());
+    if let Some((s, b)) =
+        published().find_map(|s| Some((s, s.backup.as_ref().filter(|b| b.is_verified())?)))
+    {
+        let archive = b.verified_archive.as_deref().unwrap_or_default();
+        let at = b.verified_at.as_deref().unwrap_or_default();
         return outcome(
-            StepState::CantTell,
+            StepState::Done,
             say(
                 lang,
-                format!("{} is published as {}. Control does not back up service identities yet: copy its sidecar's /data volume on its host now, and keep the copy there.", s.name, s.address),
-                format!("{} опубликован как {}. Control пока не делает резервных копий идентичностей: скопируйте том /data его sidecar на его хосте сейчас и храните копию там же.", s.name, s.address),
+                format!("{} is published as {}; its identity backup {archive} was restored and verified at {at}. {} archive(s) are kept in {} on its host.", s.name, s.address, b.archives, b.directory),
+                format!("{} опубликован как {}; его резервная копия идентичности {archive} восстановлена и проверена {at}. Копий на его хосте: {}, в {}.", s.name, s.address, b.archives, b.directory),
+            ),
+        );
+    }
+    if let Some((s, b)) = published().find_map(|s| Some((s, s.backup.as_ref()?))) {
+        let mut detail = say(
+            lang,
+            format!("{} is published as {} and backed up ({}, {}), but no restore has proved a backup yet: verify it on the Services screen.", s.name, s.address, b.newest_archive, b.newest_taken_at),
+            format!("{} опубликован как {} и скопирован ({}, {}), но ни одно восстановление ещё не подтвердило копию: проверьте её в разделе «Сервисы».", s.name, s.address, b.newest_archive, b.newest_taken_at),
+        );
+        if !b.verify_error.is_empty() {
+            detail.push(' ');
+            detail.push_str(&say(
+                lang,
+                format!("The last verification failed: {}", b.verify_error),
+                format!("Последняя проверка не прошла: {}", b.verify_error),
+            ));
+        }
+        return outcome(StepState::NotYet, detail);
+    }
+    if let Some(s) = published().next() {
+        return outcome(
+            StepState::NotYet,
+            say(
+                lang,
+                format!("{} is published as {}, but its identity is not backed up: back it up on the Services screen now. The copy stays on its host.", s.name, s.address),
+                format!("{} опубликован как {}, но его идентичность не скопирована: сделайте резервную копию в разделе «Сервисы» сейчас. Копия остаётся на его хосте.", s.name, s.address),
             ),
         );
     }

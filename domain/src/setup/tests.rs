@@ -210,20 +210,59 @@ fn agents_must_be_online_with_docker_and_serve_this_network() {
 }
 
 #[test]
-fn a_published_service_cannot_be_called_backed_up_yet() {
+fn the_first_service_is_done_once_a_backup_of_it_was_verified() {
     let mut f = fresh();
     f.services = vec![ServiceFacts {
         name: "web".into(),
         address: String::new(),
         pending: Some(protocol::services::AddressPending::NotStarted),
+        backup: None,
     }];
     let (s, detail, _) = state(&f, SetupStep::FirstService);
     assert_eq!(s, StepState::NotYet);
     assert!(detail.contains("not started"), "{detail}");
     f.services[0].address = "web-abc.knot".into();
     let (s, detail, _) = state(&f, SetupStep::FirstService);
-    assert_eq!(s, StepState::CantTell);
-    assert!(detail.contains("web-abc.knot"), "{detail}");
+    assert_eq!(s, StepState::NotYet);
+    assert!(
+        detail.contains("web-abc.knot") && detail.contains("not backed up"),
+        "{detail}"
+    );
+    let mut backup = protocol::backups::BackupState {
+        archives: 2,
+        directory: "/data/backups/sidecar-web".into(),
+        newest_archive: "20261204T120000Z.tar".into(),
+        newest_taken_at: "2026-12-04T12:00:00Z".into(),
+        verify_error: "20261204T120000Z.tar is damaged".into(),
+        ..Default::default()
+    };
+    f.services[0].backup = Some(backup.clone());
+    let (s, detail, _) = state(&f, SetupStep::FirstService);
+    assert_eq!(
+        s,
+        StepState::NotYet,
+        "a backup nobody restored is not enough"
+    );
+    assert!(detail.contains("is damaged"), "{detail}");
+    let criterion = |f: &super::facts::Facts| {
+        super::bootstrap::criteria(f, Lang::En)
+            .into_iter()
+            .find(|c| c.criterion == protocol::setup::Criterion::BackupVerified)
+            .unwrap()
+    };
+    assert_eq!(criterion(&f).knowledge, protocol::setup::Knowledge::NotYet);
+    backup.verified_archive = Some("20261203T120000Z.tar".into());
+    backup.verified_at = Some("2026-12-04T12:05:00Z".into());
+    f.services[0].backup = Some(backup);
+    let (s, detail, _) = state(&f, SetupStep::FirstService);
+    assert_eq!(s, StepState::Done);
+    assert!(
+        detail.contains("20261203T120000Z.tar") && detail.contains("/data/backups/sidecar-web"),
+        "{detail}"
+    );
+    let proven = criterion(&f);
+    assert_eq!(proven.knowledge, protocol::setup::Knowledge::Proven);
+    assert!(proven.detail.contains("web-abc.knot"), "{}", proven.detail);
 }
 
 #[test]

@@ -366,7 +366,9 @@ fn desired_specs(jobs: &[(String, OldJob)]) -> HashMap<(String, String), Option<
             JobPayload::RemoveComponent { .. } => {
                 latest.insert(key, None);
             }
-            JobPayload::RestartComponent { .. } => {}
+            JobPayload::RestartComponent { .. }
+            | JobPayload::BackupVolume(_)
+            | JobPayload::VerifyBackup(_) => {}
         }
     }
     latest

@@ -75,6 +75,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::install_token::Entity>(false),
         table::<e::invite::Entity>(false),
         table::<e::invite_open::Entity>(false),
+        table::<e::identity_backup::Entity>(false),
         table::<e::job::Entity>(false),
         table::<e::job_stage::Entity>(false),
         table::<e::job_log_line::Entity>(false),

@@ -482,3 +482,18 @@ pub fn refused(out: &std::process::Output) -> String {
     );
     String::from_utf8(out.stderr.clone()).unwrap()
 }
+
+/// (state, detail) of the step `slug` in a setup checklist (`GET
+/// /api/v1/networks/{id}/setup`).
+pub fn setup_step(checklist: &serde_json::Value, slug: &str) -> (String, String) {
+    let s = checklist["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == slug)
+        .unwrap_or_else(|| panic!("no step {slug}: {checklist}"));
+    (
+        s["state"].as_str().unwrap().to_string(),
+        s["detail"].as_str().unwrap().to_string(),
+    )
+}

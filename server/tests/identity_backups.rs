@@ -1,0 +1,403 @@
+//! Identity backups as Control records them, on both databases: a simulated
+//! Agent takes `backup_volume` and `verify_backup` jobs and answers with the
+//! report our Agent sends (agent/tests/identity_backups.rs runs the real one
+//! against Docker). The checklist's first-service step, the "backup
+//! verified" criterion and the operations policy follow what was reported;
+//! archives the Agent pruned are forgotten; a failed verification is shown;
+//! a report that does not describe the job's archive is not stored.
+
+mod common;
+
+use serde_json::{json, Value};
+
+const SHA: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
+
+/// A signed-in Control with a network, and an Agent whose sidecar `web`
+/// runs in it with its address announced.
+async fn published(
+    backend: common::Backend,
+    seed: u8,
+) -> (common::Control, String, common::SimAgent) {
+    let c = common::signed_in(backend).await;
+    let id = c
+        .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
+        .await;
+    let agent = common::SimAgent::with_docker(&c, seed).await;
+    let r = agent
+        .post(
+            "/api/v1/agents/heartbeat",
+            json!({"name": "shop-host", "docker_available": true,
+                "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+                "status": "running", "service": ADDRESS,
+                "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    (c, id, agent)
+}
+
+async fn checklist(c: &common::Control, network: &str) -> Value {
+    c.get_json(&format!("/api/v1/networks/{network}/setup"))
+        .await
+}
+
+fn report(archive: &str, verified: bool, kept: u32) -> Value {
+    json!({"component_id": "sidecar-web", "archive": archive,
+        "directory": "/var/lib/knotroute-agent/backups/sidecar-web", "size_bytes": 10240,
+        "sha256": SHA, "taken_at": "2026-12-04T12:00:00Z", "address": ADDRESS,
+        "verified": verified, "kept": kept})
+}
+
+/// Queues `kind` for the sidecar, has the Agent claim it and answer.
+async fn run(
+    c: &common::Control,
+    agent: &common::SimAgent,
+    kind: &str,
+    payload: Value,
+    status: &str,
+    backup: Option<Value>,
+) -> Value {
+    let job = c
+        .queued_job(json!({"agent_id": agent.id(), "kind": kind, "payload": payload}))
+        .await;
+    let claimed = agent.claim().await.expect("the job is handed out");
+    assert_eq!(claimed["id"], job["id"]);
+    let mut body = json!({"job_id": job["id"], "status": status,
+        "result": format!("{kind} done\nthe last line says why")});
+    if let Some(backup) = backup {
+        body["backup"] = backup;
+    }
+    let r = agent.post("/api/v1/agents/jobs/result", body).await;
+    assert_eq!(r.status(), 200);
+    c.get_json(&format!("/api/v1/jobs/{}", job["id"].as_str().unwrap()))
+        .await
+}
+
+on_both_databases!(
+    backups_reported_by_an_agent_carry_the_first_service_to_done,
+    |backend| async move {
+        let (c, id, agent) = published(backend, 61).await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("not backed up"), "{detail}");
+
+        // Only sidecars, and only archive names an Agent makes.
+        let refused = c
+            .post_json(
+                "/api/v1/jobs",
+                json!({"agent_id": agent.id(), "kind": "backup_volume",
+                    "payload": {"component_id": "beacon-edge"}}),
+            )
+            .await;
+        assert_eq!(refused.status(), 400);
+        let error: Value = refused.json().await.unwrap();
+        assert_eq!(
+            (error["field"].as_str(), error["code"].as_str()),
+            (Some("component_id"), Some("backup_sidecar_only")),
+            "{error}"
+        );
+        for (payload, field) in [
+            (json!({"component_id": "sidecar-web", "keep": 0}), "keep"),
+            (json!({"component_id": "sidecar-web", "keep": 101}), "keep"),
+        ] {
+            let r = c
+                .post_json(
+                    "/api/v1/jobs",
+                    json!({"agent_id": agent.id(), "kind": "backup_volume", "payload": payload}),
+                )
+                .await;
+            assert_eq!(r.status(), 400);
+            assert_eq!(r.json::<Value>().await.unwrap()["field"], field);
+        }
+        for archive in [
+            "../../agent-identity.json",
+            "/etc/passwd",
+            "x.tar",
+            "20261204T120000Z.tar/..",
+        ] {
+            let r = c
+                .post_json(
+                    "/api/v1/jobs",
+                    json!({"agent_id": agent.id(), "kind": "verify_backup",
+                        "payload": {"component_id": "sidecar-web", "archive": archive}}),
+                )
+                .await;
+            assert_eq!(r.status(), 400, "{archive}");
+            assert_eq!(
+                r.json::<Value>().await.unwrap()["field"],
+                "archive",
+                "{archive}"
+            );
+        }
+
+        // A report that is not about this job's archive is not stored.
+        let mut other = report("20261204T110000Z.tar", false, 1);
+        other["component_id"] = json!("sidecar-other");
+        let job = run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(other),
+        )
+        .await;
+        assert_eq!(job["status"], "succeeded", "the job itself stands");
+        let mut hostile = report("../../x.tar", false, 1);
+        hostile["sha256"] = json!("not a hash");
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(hostile),
+        )
+        .await;
+        assert_eq!(
+            common::setup_step(&checklist(&c, &id).await, "first_service").0,
+            "not_yet"
+        );
+        assert!(
+            common::setup_step(&checklist(&c, &id).await, "first_service")
+                .1
+                .contains("not backed up")
+        );
+
+        // Taken: backed up, not yet proved.
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 2}),
+            "succeeded",
+            Some(report("20261204T120000Z.tar", false, 1)),
+        )
+        .await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert_eq!(state, "not_yet");
+        assert!(
+            detail.contains("20261204T120000Z.tar") && detail.contains("no restore"),
+            "{detail}"
+        );
+        let policy: Value = c.get_json("/api/v1/policy").await;
+        assert!(
+            policy["backups"]["text"]
+                .as_str()
+                .unwrap()
+                .contains("shop-host: /var/lib/knotroute-agent/backups/sidecar-web"),
+            "{policy}"
+        );
+        assert!(policy["backups"]["warning"].is_null(), "{policy}");
+
+        // A failed verification is shown with its reason.
+        run(
+            &c,
+            &agent,
+            "verify_backup",
+            json!({"component_id": "sidecar-web"}),
+            "failed",
+            None,
+        )
+        .await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("the last line says why"), "{detail}");
+
+        // Verified: done, and the bootstrap criterion is proven.
+        run(
+            &c,
+            &agent,
+            "verify_backup",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(report("20261204T120000Z.tar", true, 1)),
+        )
+        .await;
+        let list = checklist(&c, &id).await;
+        let (state, detail) = common::setup_step(&list, "first_service");
+        assert_eq!(state, "done", "{detail}");
+        assert!(
+            detail.contains(ADDRESS) && detail.contains("1 archive"),
+            "{detail}"
+        );
+        let proven = list["bootstrap"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|b| b["criterion"] == "backup_verified")
+            .unwrap()
+            .clone();
+        assert_eq!(proven["knowledge"], "proven", "{proven}");
+
+        // Two newer archives with keep 2: the first is forgotten as the Agent
+        // deleted it, so nothing verified is left until one is verified again.
+        let mut second = report("20261205T120000Z.tar", false, 2);
+        second["taken_at"] = json!("2026-12-05T12:00:00Z");
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 2}),
+            "succeeded",
+            Some(second),
+        )
+        .await;
+        assert_eq!(
+            common::setup_step(&checklist(&c, &id).await, "first_service").0,
+            "done",
+            "the verified one is still kept"
+        );
+        let mut third = report("20261206T120000Z.tar", false, 2);
+        third["taken_at"] = json!("2026-12-06T12:00:00Z");
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 2}),
+            "succeeded",
+            Some(third),
+        )
+        .await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert_eq!(
+            state, "not_yet",
+            "the verified archive was pruned: {detail}"
+        );
+        assert!(
+            detail.contains("20261206T120000Z.tar"),
+            "the newest is named: {detail}"
+        );
+
+        let audit: Value = c.get_json("/api/v1/audit").await;
+        assert!(
+            audit.to_string().contains("backup_volume sidecar-web"),
+            "{audit}"
+        );
+    }
+);
+
+on_both_databases!(
+    once_a_sidecar_is_backed_up_control_backs_it_up_daily_and_verifies_each_copy,
+    |backend| async move {
+        use server::domain::backups::schedule::BackupSchedule;
+        let (c, _network, agent) = published(backend, 62).await;
+        let schedule = BackupSchedule::new(c.state.db.clone(), c.state.jobs.clone());
+        let now = chrono::Utc::now();
+        assert!(
+            schedule.queue_due(now).await.unwrap().is_empty(),
+            "nothing before the first backup"
+        );
+
+        // The first backup, asked for by hand now, keeping 3, and verified.
+        let stamp = |t: chrono::DateTime<chrono::Utc>| t.format("%Y%m%dT%H%M%SZ").to_string();
+        let mut first = report(&format!("{}.tar", stamp(now)), false, 1);
+        first["taken_at"] = json!(server::domain::rfc3339(now));
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 3}),
+            "succeeded",
+            Some(first.clone()),
+        )
+        .await;
+        first["verified"] = json!(true);
+        run(
+            &c,
+            &agent,
+            "verify_backup",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(first),
+        )
+        .await;
+        assert!(
+            schedule.queue_due(now).await.unwrap().is_empty(),
+            "not due within the day"
+        );
+
+        // A day later, a new backup is due, keeping what was asked.
+        let tomorrow = now + chrono::Duration::hours(25);
+        let queued = schedule.queue_due(tomorrow).await.unwrap();
+        assert_eq!(queued.len(), 1, "{queued:?}");
+        assert_eq!(queued[0].kind, "backup_volume");
+        let payload: Value = serde_json::from_str(&queued[0].payload).unwrap();
+        assert_eq!(payload, json!({"component_id": "sidecar-web", "keep": 3}));
+        assert!(
+            schedule.queue_due(tomorrow).await.unwrap().is_empty(),
+            "not twice"
+        );
+        let claimed = agent.claim().await.unwrap();
+        let mut fresh = report(&format!("{}.tar", stamp(tomorrow)), false, 2);
+        fresh["taken_at"] = json!(server::domain::rfc3339(tomorrow));
+        let r = agent
+            .post("/api/v1/agents/jobs/result",
+                json!({"job_id": claimed["id"], "status": "succeeded", "result": "ok", "backup": fresh}))
+            .await;
+        assert_eq!(r.status(), 200);
+        let job: Value = c
+            .get_json(&format!("/api/v1/jobs/{}", claimed["id"].as_str().unwrap()))
+            .await;
+        assert_eq!(job["status"], "succeeded");
+
+        // The new archive is verified next, by name; then nothing is due.
+        let queued = schedule.queue_due(tomorrow).await.unwrap();
+        assert_eq!(queued.len(), 1, "{queued:?}");
+        assert_eq!(queued[0].kind, "verify_backup");
+        let payload: Value = serde_json::from_str(&queued[0].payload).unwrap();
+        assert_eq!(payload["archive"], format!("{}.tar", stamp(tomorrow)));
+        let claimed = agent.claim().await.unwrap();
+        fresh["verified"] = json!(true);
+        agent
+            .post("/api/v1/agents/jobs/result",
+                json!({"job_id": claimed["id"], "status": "succeeded", "result": "ok", "backup": fresh}))
+            .await;
+        assert!(
+            schedule.queue_due(tomorrow).await.unwrap().is_empty(),
+            "all done for the day"
+        );
+
+        // A day on, the scheduled backup fails: it is not tried again within
+        // the day (the job is dated as when it was queued), nor at all for a
+        // disabled Agent.
+        let day_after = tomorrow + chrono::Duration::hours(25);
+        let queued = schedule.queue_due(day_after).await.unwrap();
+        assert_eq!(queued.len(), 1, "due again: {queued:?}");
+        let claimed = agent.claim().await.unwrap();
+        agent
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": claimed["id"], "status": "failed", "result": "the disk is full"}),
+            )
+            .await;
+        {
+            use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+            use server::entities::job;
+            job::Entity::update_many()
+                .col_expr(job::Column::CreatedAt, day_after.into())
+                .filter(job::Column::Id.eq(claimed["id"].as_str().unwrap()))
+                .exec(&c.state.db)
+                .await
+                .unwrap();
+        }
+        assert!(
+            schedule
+                .queue_due(day_after + chrono::Duration::hours(1))
+                .await
+                .unwrap()
+                .is_empty(),
+            "a failed backup waits a day"
+        );
+        let r = c
+            .post_empty(&format!("/api/v1/agents/{}/disable", agent.id()))
+            .await;
+        assert_eq!(r.status(), 200);
+        let later = day_after + chrono::Duration::hours(25);
+        assert!(
+            schedule.queue_due(later).await.unwrap().is_empty(),
+            "not for a disabled Agent"
+        );
+    }
+);
