@@ -178,13 +178,11 @@ async fn a_sidecars_identity_is_backed_up_on_its_host_and_a_restore_proves_it() 
     assert_eq!(job["status"], "succeeded", "{job}");
     let result = job["result"].as_str().unwrap();
     assert!(result.contains(&format!("announces {address}")), "{result}");
-    let scratch = docker(&["volume", "ls", "-q", "--filter", "name=kr-verify-"]);
-    assert!(scratch.trim().is_empty(), "scratch volume left: {scratch}");
-    let scratch = docker(&["ps", "-aq", "--filter", "name=kr-verify-"]);
-    assert!(
-        scratch.trim().is_empty(),
-        "scratch container left: {scratch}"
-    );
+    let scratch = format!("name=kr-verify-{sidecar_id}-");
+    let left = docker(&["volume", "ls", "-q", "--filter", &scratch]);
+    assert!(left.trim().is_empty(), "scratch volume left: {left}");
+    let left = docker(&["ps", "-aq", "--filter", &scratch]);
+    assert!(left.trim().is_empty(), "scratch container left: {left}");
     let first = step(&control, &network, "first_service").await;
     assert_eq!(first["state"], "done", "{first}");
     let checklist = control

@@ -377,7 +377,21 @@ fn escape(text: &str) -> String {
 /// directory, never the archives themselves.
 async fn backups(db: &DatabaseConnection, lang: Lang) -> Result<KnownPart, StoreError> {
     let places = crate::backups::directories(db).await?;
-    if places.is_empty() {
+    let ids: Vec<&str> = places.iter().map(|(agent, _)| agent.as_str()).collect();
+    // A revoked, moved or deleted Agent's host is no longer one of ours.
+    let names: std::collections::HashMap<String, String> = agent::Entity::find()
+        .filter(agent::Column::Id.is_in(ids))
+        .all(db)
+        .await?
+        .into_iter()
+        .filter(|a| !a.retired.is_retired())
+        .map(|a| (a.id, a.name))
+        .collect();
+    let lines: Vec<String> = places
+        .iter()
+        .filter_map(|(agent, dir)| Some(format!("{}: {dir}", names.get(agent)?)))
+        .collect();
+    if lines.is_empty() {
         return Ok(KnownPart {
             text: say(
                 lang,
@@ -391,23 +405,6 @@ async fn backups(db: &DatabaseConnection, lang: Lang) -> Result<KnownPart, Store
             )),
         });
     }
-    let ids: Vec<&str> = places.iter().map(|(agent, _)| agent.as_str()).collect();
-    let names: std::collections::HashMap<String, String> = crate::entities::agent::Entity::find()
-        .filter(crate::entities::agent::Column::Id.is_in(ids))
-        .all(db)
-        .await?
-        .into_iter()
-        .map(|a| (a.id, a.name))
-        .collect();
-    let lines: Vec<String> = places
-        .iter()
-        .map(|(agent, dir)| {
-            format!(
-                "{}: {dir}",
-                names.get(agent).map_or(agent.as_str(), String::as_str)
-            )
-        })
-        .collect();
     Ok(KnownPart {
         text: say(
             lang,

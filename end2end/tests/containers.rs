@@ -551,5 +551,12 @@ fn only_what_a_dead_test_run_left_is_swept() {
         "kr-sidecar-shop4000000000s",
         "ghcr.io/localzet/knotroute-sidecar:standin"
     ));
-    assert!(is_leftover_project("krc4000000000p", "postgres:17"));
+    assert!(is_leftover_project(
+        "krc4000000000p",
+        "knotroute-control:local"
+    ));
+    assert!(
+        !is_leftover_project("krc4000000000p", "postgres:17"),
+        "a project is swept for its Control container, not for any image"
+    );
 }

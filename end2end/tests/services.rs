@@ -121,17 +121,44 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         "directory": "/data/backups/sidecar-web", "size_bytes": 10240,
         "sha256": "ab".repeat(32), "taken_at": "2026-12-04T12:00:00Z", "address": address,
         "verified": false, "kept": 1});
-    for (button, kind, verified, shown) in [
-        (".backup-service", "backup_volume", false, "not verified"),
-        (".verify-backup", "verify_backup", true, "verified"),
+    // "Back up" asks how many to keep and how often; a bad number is
+    // refused in the dialog, by the rule the server applies.
+    b.hydrated().await;
+    page.locator(".service-row[data-service='web'] .backup-service")
+        .click(None)
+        .await
+        .unwrap();
+    b.fill(".modal .backup-keep", "0").await;
+    page.locator("#confirm-backup").click(None).await.unwrap();
+    b.expect_text(".modal .field-error", "from 1 to 100").await;
+    b.fill(".modal .backup-keep", "3").await;
+    b.select(".modal .backup-every", "week").await;
+    b.screenshot("2a-backup-dialog").await;
+    page.locator("#confirm-backup").click(None).await.unwrap();
+    let job = queued_by_the_page(&agent, wait).await;
+    assert_eq!(job["kind"], "backup_volume");
+    assert_eq!(
+        job["payload"],
+        json!({"component_id": "sidecar-web", "keep": 3, "every": "week"})
+    );
+    b.expect_text(".service-row[data-service='web'] .backup-queued", "Queued")
+        .await;
+    for (job, verified, badge, shown) in [
+        (job, false, ".badge.warn", "not verified"),
+        (Value::Null, true, ".badge.ok", "verified"),
     ] {
-        b.hydrated().await;
-        page.locator(format!(".service-row[data-service='web'] {button}"))
-            .click(None)
-            .await
-            .unwrap();
-        let job = queued_by_the_page(&agent, wait).await;
-        assert_eq!(job["kind"], kind);
+        let job = if job.is_null() {
+            b.hydrated().await;
+            page.locator(".service-row[data-service='web'] .verify-backup")
+                .click(None)
+                .await
+                .unwrap();
+            let job = queued_by_the_page(&agent, wait).await;
+            assert_eq!(job["kind"], "verify_backup");
+            job
+        } else {
+            job
+        };
         assert_eq!(job["payload"]["component_id"], "sidecar-web");
         report["verified"] = json!(verified);
         let r = agent
@@ -142,9 +169,19 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
             .await;
         assert_eq!(r.status(), 200);
         b.goto(&format!("{}/services", control.base)).await;
-        b.expect_text(".service-row[data-service='web'] .service-backup", shown)
-            .await;
+        expect(page.locator(format!(
+            ".service-row[data-service='web'] .service-backup {badge}"
+        )))
+        .with_timeout(wait)
+        .to_have_text(shown)
+        .await
+        .unwrap();
     }
+    b.expect_text(
+        ".service-row[data-service='web'] .backup-plan",
+        "every week, keeps 3",
+    )
+    .await;
     b.expect_text(
         ".service-row[data-service='web'] .backup-detail",
         "20261204T120000Z.tar",

@@ -1,7 +1,10 @@
 //! Identity backups (issue 25): what Agents reported about the archives of
 //! their sidecars' `/data` volumes, one row per Agent, sidecar and archive.
 //! Only the description: the archives, and the private identities in them,
-//! stay on the Agents' hosts.
+//! stay on the Agents' hosts. `keep` and `every` are the plan the backup job
+//! that took the archive asked for, which the schedule follows;
+//! `recorded_at` is Control's clock when it first heard of the archive
+//! (`taken_at` is the Agent's).
 
 use sea_orm_migration::prelude::*;
 
@@ -22,6 +25,9 @@ enum IdentityBackups {
     Address,
     VerifiedAt,
     VerifyError,
+    Keep,
+    Every,
+    RecordedAt,
 }
 
 #[async_trait::async_trait]
@@ -50,6 +56,13 @@ impl MigrationTrait for Migration {
                         .null(),
                 )
                 .col(ColumnDef::new(B::VerifyError).text().not_null())
+                .col(ColumnDef::new(B::Keep).integer().not_null())
+                .col(ColumnDef::new(B::Every).string_len(8).not_null())
+                .col(
+                    ColumnDef::new(B::RecordedAt)
+                        .timestamp_with_time_zone()
+                        .not_null(),
+                )
                 .primary_key(
                     Index::create()
                         .col(B::AgentId)

@@ -17,6 +17,44 @@ pub const JOB_KINDS: [&str; 2] = ["backup_volume", "verify_backup"];
 pub const KEEP_DEFAULT: u32 = 7;
 pub const KEEP_MAX: u32 = 100;
 
+/// How often Control backs a sidecar up after this backup (the plan is
+/// what the last `backup_volume` job asked for; an Agent ignores it).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum BackupEvery {
+    #[default]
+    Day,
+    Week,
+    /// Only when asked.
+    Never,
+}
+
+impl BackupEvery {
+    pub const ALL: [BackupEvery; 3] = [BackupEvery::Day, BackupEvery::Week, BackupEvery::Never];
+
+    pub fn slug(self) -> &'static str {
+        match self {
+            BackupEvery::Day => "day",
+            BackupEvery::Week => "week",
+            BackupEvery::Never => "never",
+        }
+    }
+
+    pub fn from_slug(slug: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|e| e.slug() == slug)
+    }
+
+    /// The time between two scheduled backups, if any.
+    pub fn hours(self) -> Option<i64> {
+        match self {
+            BackupEvery::Day => Some(24),
+            BackupEvery::Week => Some(24 * 7),
+            BackupEvery::Never => None,
+        }
+    }
+}
+
 /// `backup_volume`: archive the sidecar's `/data`, then keep the newest `keep`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -25,6 +63,10 @@ pub struct BackupVolume {
     pub component_id: String,
     /// How many archives stay on the host, newest first (1–100, default 7).
     pub keep: u32,
+    /// Ours, for Control: how often to back it up from now on (`day`,
+    /// `week` or `never`; default `day`).
+    #[serde(default)]
+    pub every: BackupEvery,
 }
 
 /// `verify_backup`: restore an archive into a scratch volume and check that
@@ -63,6 +105,9 @@ pub struct BackupReport {
     /// Archives on the host for this sidecar after the job.
     #[serde(default)]
     pub kept: u32,
+    /// Their names: Control forgets every other archive of this sidecar.
+    #[serde(default)]
+    pub kept_archives: Vec<String>,
 }
 
 /// A sidecar's backups as Control knows them, for the Services screen and
@@ -82,12 +127,26 @@ pub struct BackupState {
     pub verified_archive: Option<String>,
     #[serde(default)]
     pub verified_at: Option<String>,
+    /// The address the verified archive's identity announced.
+    #[serde(default)]
+    pub verified_address: Option<String>,
     /// Why the newest archive's last verification failed; empty otherwise.
     #[serde(default)]
     pub verify_error: String,
+    /// The plan the newest archive was taken with: archives kept, how often.
+    #[serde(default)]
+    pub keep: u32,
+    #[serde(default)]
+    pub every: BackupEvery,
 }
 
 impl BackupState {
+    /// A kept archive was restored and gave `address` again: the proof the
+    /// checklist asks for.
+    pub fn proves(&self, address: &str) -> bool {
+        !address.is_empty() && self.verified_address.as_deref() == Some(address)
+    }
+
     pub fn is_verified(&self) -> bool {
         self.verified_at.is_some()
     }
@@ -131,6 +190,16 @@ pub fn archive_name(input: &str) -> Result<String, FieldError> {
     }
 }
 
+/// Sorts archive names by when they were taken: `…Z.tar` before `…Z-2.tar`
+/// before `…Z-10.tar` (as text, `-10` would come before `-2`).
+pub fn archive_order(name: &str) -> (String, u32) {
+    let stem = name.trim_end_matches(".tar");
+    match stem.split_once('-') {
+        Some((stamp, n)) => (stamp.to_string(), n.parse().unwrap_or(0)),
+        None => (stem.to_string(), 1),
+    }
+}
+
 impl BackupVolume {
     pub fn parse(payload: &Value) -> Result<Self, FieldError> {
         let keep = match payload.get("keep") {
@@ -149,9 +218,16 @@ impl BackupVolume {
                     )
                 })?,
         };
+        let every = match payload.get("every") {
+            None | Some(Value::Null) => BackupEvery::default(),
+            Some(Value::String(s)) => BackupEvery::from_slug(s.trim())
+                .ok_or_else(|| FieldError::new("every", Problem::BackupEvery))?,
+            Some(_) => return Err(FieldError::new("every", Problem::BackupEvery)),
+        };
         Ok(Self {
             component_id: sidecar(payload)?,
             keep,
+            every,
         })
     }
 }
@@ -198,6 +274,26 @@ mod tests {
                 "{hostile:?}"
             );
         }
+    }
+
+    #[test]
+    fn archives_of_one_second_sort_by_their_counter() {
+        let mut names = vec![
+            "20261202T000000Z-10.tar",
+            "20261203T000000Z.tar",
+            "20261202T000000Z-2.tar",
+            "20261202T000000Z.tar",
+        ];
+        names.sort_by_key(|n| archive_order(n));
+        assert_eq!(
+            names,
+            [
+                "20261202T000000Z.tar",
+                "20261202T000000Z-2.tar",
+                "20261202T000000Z-10.tar",
+                "20261203T000000Z.tar"
+            ]
+        );
     }
 
     #[test]

@@ -123,6 +123,8 @@ pub enum Problem {
     BackupSidecarOnly,
     /// Not an archive name an Agent gives its backups (`backups::archive_name`).
     InvalidArchive,
+    /// Not one of `day`, `week`, `never` (`backups::BackupEvery`).
+    BackupEvery,
     /// A person's sign-in name outside its rule (`users::user_name`).
     UserName,
     /// Another person already has this name.
@@ -224,6 +226,7 @@ impl Problem {
             Problem::UnknownStep => "unknown_step",
             Problem::BackupSidecarOnly => "backup_sidecar_only",
             Problem::InvalidArchive => "invalid_archive",
+            Problem::BackupEvery => "invalid_backup_schedule",
             Problem::UserName => "invalid_user_name",
             Problem::UserNameTaken => "user_name_taken",
             Problem::PasswordTooShort { .. } => "password_too_short",
@@ -345,6 +348,8 @@ impl Problem {
             (Problem::BackupSidecarOnly, En) => "Only a sidecar's identity is backed up: expected sidecar-<name>.".into(),
             (Problem::BackupSidecarOnly, Ru) => "Резервная копия делается только для идентичности sidecar: ожидается sidecar-<имя>.".into(),
             (Problem::InvalidArchive, En) => "Expected an archive name as the backup list shows it, e.g. 20261204T120000Z.tar.".into(),
+            (Problem::BackupEvery, En) => "Choose day, week or never.".into(),
+            (Problem::BackupEvery, Ru) => "Выберите day, week или never.".into(),
             (Problem::InvalidArchive, Ru) => "Ожидается имя архива из списка копий, например 20261204T120000Z.tar.".into(),
             (Problem::UserName, En) => "Use 1–64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.".into(),
             (Problem::UserName, Ru) => "Используйте 1–64 строчные латинские буквы, цифры, '.', '_' или '-', начиная с буквы или цифры.".into(),

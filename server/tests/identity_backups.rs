@@ -74,6 +74,29 @@ async fn run(
         .await
 }
 
+/// A `backup_volume` keeping 2 whose Agent reports `archive`, taken at
+/// `taken_at`, and the archives it keeps.
+async fn backed_up(
+    c: &common::Control,
+    agent: &common::SimAgent,
+    archive: &str,
+    taken_at: &str,
+    kept: [&str; 2],
+) {
+    let mut taken = report(archive, false, 2);
+    taken["taken_at"] = json!(taken_at);
+    taken["kept_archives"] = json!(kept);
+    run(
+        c,
+        agent,
+        "backup_volume",
+        json!({"component_id": "sidecar-web", "keep": 2}),
+        "succeeded",
+        Some(taken),
+    )
+    .await;
+}
+
 on_both_databases!(
     backups_reported_by_an_agent_carry_the_first_service_to_done,
     |backend| async move {
@@ -155,6 +178,18 @@ on_both_databases!(
             Some(hostile),
         )
         .await;
+        // A name with spaces around it (which PostgreSQL's column would not
+        // hold): dropped, and the job still finishes.
+        let job = run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(report(" 20261204T110000Z.tar ", false, 1)),
+        )
+        .await;
+        assert_eq!(job["status"], "succeeded", "{job}");
         assert_eq!(
             common::setup_step(&checklist(&c, &id).await, "first_service").0,
             "not_yet"
@@ -190,6 +225,47 @@ on_both_databases!(
             "{policy}"
         );
         assert!(policy["backups"]["warning"].is_null(), "{policy}");
+
+        // A verification may only vouch for the archive it was asked about.
+        run(
+            &c,
+            &agent,
+            "verify_backup",
+            json!({"component_id": "sidecar-web", "archive": "20261204T120000Z.tar"}),
+            "succeeded",
+            Some(report("20261201T000000Z.tar", true, 1)),
+        )
+        .await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert_eq!(state, "not_yet", "{detail}");
+        assert!(detail.contains("no restore"), "{detail}");
+
+        // A cancelled verification says nothing of the archive.
+        let job = c
+            .queued_job(json!({"agent_id": agent.id(), "kind": "verify_backup",
+                "payload": {"component_id": "sidecar-web"}}))
+            .await;
+        agent.claim_reporting().await.expect("handed out");
+        let r = c
+            .post_empty(&format!(
+                "/api/v1/jobs/{}/cancel",
+                job["id"].as_str().unwrap()
+            ))
+            .await;
+        assert!(r.status().is_success(), "{}", r.status());
+        let r = agent
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": job["id"], "status": "cancelled", "result": "restore\nstopped as asked"}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let shown: Value = c
+            .get_json(&format!("/api/v1/jobs/{}", job["id"].as_str().unwrap()))
+            .await;
+        assert_eq!(shown["status"], "cancelled", "{shown}");
+        let (_, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert!(!detail.contains("stopped as asked"), "{detail}");
 
         // A failed verification is shown with its reason.
         run(
@@ -233,15 +309,12 @@ on_both_databases!(
 
         // Two newer archives with keep 2: the first is forgotten as the Agent
         // deleted it, so nothing verified is left until one is verified again.
-        let mut second = report("20261205T120000Z.tar", false, 2);
-        second["taken_at"] = json!("2026-12-05T12:00:00Z");
-        run(
+        backed_up(
             &c,
             &agent,
-            "backup_volume",
-            json!({"component_id": "sidecar-web", "keep": 2}),
-            "succeeded",
-            Some(second),
+            "20261205T120000Z.tar",
+            "2026-12-05T12:00:00Z",
+            ["20261204T120000Z.tar", "20261205T120000Z.tar"],
         )
         .await;
         assert_eq!(
@@ -249,15 +322,12 @@ on_both_databases!(
             "done",
             "the verified one is still kept"
         );
-        let mut third = report("20261206T120000Z.tar", false, 2);
-        third["taken_at"] = json!("2026-12-06T12:00:00Z");
-        run(
+        backed_up(
             &c,
             &agent,
-            "backup_volume",
-            json!({"component_id": "sidecar-web", "keep": 2}),
-            "succeeded",
-            Some(third),
+            "20261206T120000Z.tar",
+            "2026-12-06T12:00:00Z",
+            ["20261205T120000Z.tar", "20261206T120000Z.tar"],
         )
         .await;
         let (state, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
@@ -270,6 +340,23 @@ on_both_databases!(
             "the newest is named: {detail}"
         );
 
+        // Archives of one second (a double click): the Agent's order, where
+        // -10 comes after -2, not text order.
+        for (archive, kept) in [
+            (
+                "20261206T120000Z-2.tar",
+                ["20261206T120000Z.tar", "20261206T120000Z-2.tar"],
+            ),
+            (
+                "20261206T120000Z-10.tar",
+                ["20261206T120000Z-2.tar", "20261206T120000Z-10.tar"],
+            ),
+        ] {
+            backed_up(&c, &agent, archive, "2026-12-06T12:00:00Z", kept).await;
+        }
+        let (_, detail) = common::setup_step(&checklist(&c, &id).await, "first_service");
+        assert!(detail.contains("20261206T120000Z-10.tar"), "{detail}");
+
         let audit: Value = c.get_json("/api/v1/audit").await;
         assert!(
             audit.to_string().contains("backup_volume sidecar-web"),
@@ -278,22 +365,56 @@ on_both_databases!(
     }
 );
 
+/// As if `hours` had gone by: what Control recorded of backups and jobs
+/// moves that far into the past (the schedule reads Control's own times).
+async fn age(c: &common::Control, hours: i64) {
+    use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+    use server::entities::{identity_backup, job};
+    let by = chrono::Duration::hours(hours);
+    for row in identity_backup::Entity::find()
+        .all(&c.state.db)
+        .await
+        .unwrap()
+    {
+        let at = row.recorded_at - by;
+        let mut row = row.into_active_model();
+        row.recorded_at = Set(at);
+        row.update(&c.state.db).await.unwrap();
+    }
+    for row in job::Entity::find().all(&c.state.db).await.unwrap() {
+        let at = row.created_at - by;
+        let mut row = row.into_active_model();
+        row.created_at = Set(at);
+        row.update(&c.state.db).await.unwrap();
+    }
+}
+
+/// The Agent takes the job the schedule queued and answers it.
+async fn answer(agent: &common::SimAgent, status: &str, backup: Option<Value>) -> Value {
+    let claimed = agent
+        .claim()
+        .await
+        .expect("the scheduled job is handed out");
+    let mut body = json!({"job_id": claimed["id"], "status": status, "result": "the disk is full"});
+    if let Some(backup) = backup {
+        body["backup"] = backup;
+    }
+    let r = agent.post("/api/v1/agents/jobs/result", body).await;
+    assert_eq!(r.status(), 200);
+    claimed
+}
+
 on_both_databases!(
-    once_a_sidecar_is_backed_up_control_backs_it_up_daily_and_verifies_each_copy,
+    once_a_sidecar_is_backed_up_control_repeats_it_as_planned_and_verifies_each_copy,
     |backend| async move {
         use server::domain::backups::schedule::BackupSchedule;
         let (c, _network, agent) = published(backend, 62).await;
         let schedule = BackupSchedule::new(c.state.db.clone(), c.state.jobs.clone());
-        let now = chrono::Utc::now();
-        assert!(
-            schedule.queue_due(now).await.unwrap().is_empty(),
-            "nothing before the first backup"
-        );
+        let due = || async { schedule.queue_due(chrono::Utc::now()).await.unwrap() };
+        assert!(due().await.is_empty(), "nothing before the first backup");
 
-        // The first backup, asked for by hand now, keeping 3, and verified.
-        let stamp = |t: chrono::DateTime<chrono::Utc>| t.format("%Y%m%dT%H%M%SZ").to_string();
-        let mut first = report(&format!("{}.tar", stamp(now)), false, 1);
-        first["taken_at"] = json!(server::domain::rfc3339(now));
+        // The first backup, asked for by hand, keeping 3, and verified.
+        let mut first = report("20261204T120000Z.tar", false, 1);
         run(
             &c,
             &agent,
@@ -313,91 +434,80 @@ on_both_databases!(
             Some(first),
         )
         .await;
-        assert!(
-            schedule.queue_due(now).await.unwrap().is_empty(),
-            "not due within the day"
-        );
+        assert!(due().await.is_empty(), "not due within the day");
 
-        // A day later, a new backup is due, keeping what was asked.
-        let tomorrow = now + chrono::Duration::hours(25);
-        let queued = schedule.queue_due(tomorrow).await.unwrap();
+        // A day later, a new backup is due, with the same plan, once.
+        age(&c, 25).await;
+        let queued = due().await;
         assert_eq!(queued.len(), 1, "{queued:?}");
         assert_eq!(queued[0].kind, "backup_volume");
         let payload: Value = serde_json::from_str(&queued[0].payload).unwrap();
-        assert_eq!(payload, json!({"component_id": "sidecar-web", "keep": 3}));
-        assert!(
-            schedule.queue_due(tomorrow).await.unwrap().is_empty(),
-            "not twice"
+        assert_eq!(
+            payload,
+            json!({"component_id": "sidecar-web", "keep": 3, "every": "day"})
         );
-        let claimed = agent.claim().await.unwrap();
-        let mut fresh = report(&format!("{}.tar", stamp(tomorrow)), false, 2);
-        fresh["taken_at"] = json!(server::domain::rfc3339(tomorrow));
-        let r = agent
-            .post("/api/v1/agents/jobs/result",
-                json!({"job_id": claimed["id"], "status": "succeeded", "result": "ok", "backup": fresh}))
-            .await;
-        assert_eq!(r.status(), 200);
-        let job: Value = c
-            .get_json(&format!("/api/v1/jobs/{}", claimed["id"].as_str().unwrap()))
-            .await;
-        assert_eq!(job["status"], "succeeded");
+        assert!(due().await.is_empty(), "not twice");
+        answer(
+            &agent,
+            "succeeded",
+            Some(report("20261205T120000Z.tar", false, 2)),
+        )
+        .await;
 
         // The new archive is verified next, by name; then nothing is due.
-        let queued = schedule.queue_due(tomorrow).await.unwrap();
+        let queued = due().await;
         assert_eq!(queued.len(), 1, "{queued:?}");
         assert_eq!(queued[0].kind, "verify_backup");
         let payload: Value = serde_json::from_str(&queued[0].payload).unwrap();
-        assert_eq!(payload["archive"], format!("{}.tar", stamp(tomorrow)));
-        let claimed = agent.claim().await.unwrap();
-        fresh["verified"] = json!(true);
-        agent
-            .post("/api/v1/agents/jobs/result",
-                json!({"job_id": claimed["id"], "status": "succeeded", "result": "ok", "backup": fresh}))
-            .await;
-        assert!(
-            schedule.queue_due(tomorrow).await.unwrap().is_empty(),
-            "all done for the day"
-        );
+        assert_eq!(payload["archive"], "20261205T120000Z.tar");
+        answer(
+            &agent,
+            "succeeded",
+            Some(report("20261205T120000Z.tar", true, 2)),
+        )
+        .await;
+        assert!(due().await.is_empty(), "all done for the day");
 
-        // A day on, the scheduled backup fails: it is not tried again within
-        // the day (the job is dated as when it was queued), nor at all for a
-        // disabled Agent.
-        let day_after = tomorrow + chrono::Duration::hours(25);
-        let queued = schedule.queue_due(day_after).await.unwrap();
-        assert_eq!(queued.len(), 1, "due again: {queued:?}");
-        let claimed = agent.claim().await.unwrap();
-        agent
-            .post(
-                "/api/v1/agents/jobs/result",
-                json!({"job_id": claimed["id"], "status": "failed", "result": "the disk is full"}),
-            )
-            .await;
-        {
-            use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
-            use server::entities::job;
-            job::Entity::update_many()
-                .col_expr(job::Column::CreatedAt, day_after.into())
-                .filter(job::Column::Id.eq(claimed["id"].as_str().unwrap()))
-                .exec(&c.state.db)
-                .await
-                .unwrap();
-        }
-        assert!(
-            schedule
-                .queue_due(day_after + chrono::Duration::hours(1))
-                .await
-                .unwrap()
-                .is_empty(),
-            "a failed backup waits a day"
-        );
+        // Weekly from the next backup on: not due after a day, due after a week.
+        run(
+            &c,
+            &agent,
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 3, "every": "week"}),
+            "succeeded",
+            Some(report("20261206T120000Z.tar", false, 3)),
+        )
+        .await;
+        run(
+            &c,
+            &agent,
+            "verify_backup",
+            json!({"component_id": "sidecar-web"}),
+            "succeeded",
+            Some(report("20261206T120000Z.tar", true, 3)),
+        )
+        .await;
+        age(&c, 25).await;
+        assert!(due().await.is_empty(), "weekly: not after a day");
+        age(&c, 24 * 6).await;
+        let queued = due().await;
+        assert_eq!(queued.len(), 1, "weekly: due after a week");
+        let payload: Value = serde_json::from_str(&queued[0].payload).unwrap();
+        assert_eq!(payload["every"], "week");
+
+        // It fails: tried again a day later, not at every tick.
+        answer(&agent, "failed", None).await;
+        assert!(due().await.is_empty(), "a failed backup waits a day");
+        age(&c, 25).await;
+        assert_eq!(due().await.len(), 1, "and is tried again after it");
+        answer(&agent, "failed", None).await;
+
+        // Not for a disabled Agent, however late.
         let r = c
             .post_empty(&format!("/api/v1/agents/{}/disable", agent.id()))
             .await;
         assert_eq!(r.status(), 200);
-        let later = day_after + chrono::Duration::hours(25);
-        assert!(
-            schedule.queue_due(later).await.unwrap().is_empty(),
-            "not for a disabled Agent"
-        );
+        age(&c, 25).await;
+        assert!(due().await.is_empty(), "not for a disabled Agent");
     }
 );

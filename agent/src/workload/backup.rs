@@ -11,7 +11,7 @@
 use super::{Transcript, Workloads};
 use crate::docker::{FileSide, QUICK_TIMEOUT, UP_TIMEOUT};
 use crate::inventory::{self, Inspected};
-use protocol::backups::{archive_name, BackupReport, BackupVolume, VerifyBackup};
+use protocol::backups::{archive_name, archive_order, BackupReport, BackupVolume, VerifyBackup};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use std::io::Read;
@@ -59,6 +59,7 @@ impl Workloads {
         })?;
         let dir = self.backup_dir(id);
         private_dir(&dir)?;
+        remove_partials(&dir);
         let taken = chrono::Utc::now();
         let name = free_archive_name(&dir, taken);
         transcript.stage("archive")?;
@@ -110,11 +111,12 @@ impl Workloads {
         let report = describe(&dir, &manifest, false, kept);
         Ok((
             format!(
-                "backed up {id}'s /data to {}: {} bytes, SHA-256 {}, identity of {}; {kept} archive(s) kept",
+                "backed up {id}'s /data to {}: {} bytes, SHA-256 {}, identity of {}; {} archive(s) kept",
                 archive.display(),
                 report.size_bytes,
                 report.sha256,
-                report.address
+                report.address,
+                report.kept
             ),
             report,
         ))
@@ -155,8 +157,10 @@ impl Workloads {
             ));
         }
         transcript.note(format!("{name}: SHA-256 {sha256} as when taken"));
-        let found = self.restored_address(&manifest, &dir, transcript).await?;
-        let kept = archives(&dir)?.len() as u32;
+        let found = self
+            .restored_address(&manifest, &dir, &name, transcript)
+            .await?;
+        let kept = archives(&dir)?;
         if found != manifest.address {
             return Err(format!(
                 "{name} restores to {found}, not {}: the identity in it is not the one backed up; take a new backup",
@@ -171,19 +175,26 @@ impl Workloads {
     }
 
     /// Starts the sidecar's image, offline, on a scratch volume holding the
-    /// archive, and returns the address it announces. Both go afterwards,
-    /// whatever happened.
+    /// archive `name`, and returns the address it announces. Both go
+    /// afterwards, whatever happened ([`ScratchGuard`]).
     async fn restored_address(
         &self,
         manifest: &Manifest,
         dir: &Path,
+        name: &str,
         transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
         transcript.stage("restore")?;
+        self.remove_scratch_left_by_earlier_runs(&manifest.component_id)
+            .await;
         let mut random = [0u8; 6];
         rand::RngCore::fill_bytes(&mut rand::rngs::OsRng, &mut random);
         let suffix: String = random.iter().map(|b| format!("{b:02x}")).collect();
-        let scratch = format!("kr-verify-{}-{suffix}", manifest.component_id);
+        let scratch = format!("{}{suffix}", scratch_prefix(&manifest.component_id));
+        // Whatever ends this job (an error, a cancel, the job's deadline
+        // dropping it), the scratch container and volume, which hold a copy
+        // of the identity, go.
+        let _guard = ScratchGuard(scratch.clone());
         let volume = format!("{scratch}:/data");
         let mut create = vec![
             "create",
@@ -198,47 +209,57 @@ impl Workloads {
             create.extend(["-e", setting.as_str()]);
         }
         create.push(manifest.image.as_str());
-        let outcome = async {
-            let created = self.docker_checked(&create, transcript).await?;
-            let container = created.stdout.trim().to_string();
-            let archive = std::fs::File::open(dir.join(&manifest.archive))
-                .map_err(|e| format!("cannot read {}: {e}", manifest.archive))?;
-            let target = format!("{container}:/");
-            let restored = self
-                .docker
-                .docker_with_file(
-                    &["cp", "-", &target],
-                    FileSide::Input(archive),
-                    UP_TIMEOUT,
-                    transcript.journal,
-                )
-                .await
-                .map_err(|e| e.to_string())?;
-            transcript.add(&restored);
-            if !restored.success {
-                return Err(format!(
-                    "`{}` failed: {}",
-                    restored.command,
-                    restored.text.trim()
-                ));
-            }
-            transcript.stage("announce")?;
-            self.docker_checked(&["start", &container], transcript)
-                .await?;
-            self.announcement(&container).await
+        let created = self.docker_checked(&create, transcript).await?;
+        let container = created.stdout.trim().to_string();
+        let archive =
+            std::fs::File::open(dir.join(name)).map_err(|e| format!("cannot read {name}: {e}"))?;
+        let target = format!("{container}:/");
+        let restored = self
+            .docker
+            .docker_with_file(
+                &["cp", "-", &target],
+                FileSide::Input(archive),
+                UP_TIMEOUT,
+                transcript.journal,
+            )
+            .await
+            .map_err(|e| e.to_string())?;
+        transcript.add(&restored);
+        if !restored.success {
+            return Err(format!(
+                "`{}` failed: {}",
+                restored.command,
+                restored.text.trim()
+            ));
         }
-        .await;
-        transcript.stage("clean up")?;
-        // Quietly: a container that was never created is not a second error.
-        let _ = self
-            .docker
-            .docker(&["rm", "-f", "-v", &scratch], QUICK_TIMEOUT)
-            .await;
-        let _ = self
-            .docker
-            .docker(&["volume", "rm", "-f", &scratch], QUICK_TIMEOUT)
-            .await;
-        outcome
+        transcript.stage("announce")?;
+        self.docker_checked(&["start", &container], transcript)
+            .await?;
+        self.announcement(&container, transcript.journal).await
+    }
+
+    /// Scratch containers and volumes of this sidecar that a killed Agent
+    /// left (its guard never ran).
+    async fn remove_scratch_left_by_earlier_runs(&self, component_id: &str) {
+        let name = format!("name={}", scratch_prefix(component_id));
+        for (list, remove) in [
+            (vec!["ps", "-aq", "--filter", &name], vec!["rm", "-f", "-v"]),
+            (
+                vec!["volume", "ls", "-q", "--filter", &name],
+                vec!["volume", "rm", "-f"],
+            ),
+        ] {
+            let Ok(found) = self.docker.docker(&list, QUICK_TIMEOUT).await else {
+                continue;
+            };
+            let ids: Vec<&str> = found.stdout.split_whitespace().collect();
+            if !ids.is_empty() {
+                let _ = self
+                    .docker
+                    .docker(&[remove, ids].concat(), QUICK_TIMEOUT)
+                    .await;
+            }
+        }
     }
 
     async fn docker_checked(
@@ -259,9 +280,14 @@ impl Workloads {
         }
     }
 
-    async fn announcement(&self, container: &str) -> Result<String, String> {
+    async fn announcement(
+        &self,
+        container: &str,
+        journal: &crate::progress::Journal,
+    ) -> Result<String, String> {
         let deadline = Instant::now() + ANNOUNCE_WAIT;
         loop {
+            journal.go_on()?;
             if let Ok(logs) = self
                 .docker
                 .docker(
@@ -285,8 +311,8 @@ impl Workloads {
     }
 }
 
-/// What Control is told of an archive.
-fn describe(dir: &Path, m: &Manifest, verified: bool, kept: u32) -> BackupReport {
+/// What Control is told of an archive, and of the archives still kept.
+fn describe(dir: &Path, m: &Manifest, verified: bool, kept: Vec<String>) -> BackupReport {
     BackupReport {
         component_id: m.component_id.clone(),
         archive: m.archive.clone(),
@@ -296,7 +322,44 @@ fn describe(dir: &Path, m: &Manifest, verified: bool, kept: u32) -> BackupReport
         taken_at: m.taken_at.clone(),
         address: m.address.clone(),
         verified,
-        kept,
+        kept: kept.len() as u32,
+        kept_archives: kept,
+    }
+}
+
+/// Scratch containers and volumes of a sidecar's verifications are named so.
+fn scratch_prefix(component_id: &str) -> String {
+    format!("kr-verify-{component_id}-")
+}
+
+/// Removes a scratch container and volume when dropped, on every path out of
+/// a verification (blocking, briefly: it must also run when the job's
+/// future is dropped mid-way).
+struct ScratchGuard(String);
+
+impl Drop for ScratchGuard {
+    fn drop(&mut self) {
+        for args in [
+            vec!["rm", "-f", "-v", self.0.as_str()],
+            vec!["volume", "rm", "-f", self.0.as_str()],
+        ] {
+            let _ = std::process::Command::new("docker")
+                .args(&args)
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+        }
+    }
+}
+
+/// Archives a stopped backup left half-written (they hold the identity too).
+fn remove_partials(dir: &Path) {
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            if entry.file_name().to_string_lossy().ends_with(".partial") {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
     }
 }
 
@@ -349,21 +412,13 @@ fn archives(dir: &Path) -> Result<Vec<String>, String> {
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
         .filter(|name| archive_name(name).is_ok())
         .collect();
-    names.sort_by_key(|name| sort_key(name));
+    names.sort_by_key(|name| archive_order(name));
     Ok(names)
 }
 
-/// `…Z.tar` before `…Z-2.tar` before `…Z-10.tar`.
-fn sort_key(name: &str) -> (String, u32) {
-    let stem = name.trim_end_matches(".tar");
-    match stem.split_once('-') {
-        Some((stamp, n)) => (stamp.to_string(), n.parse().unwrap_or(0)),
-        None => (stem.to_string(), 1),
-    }
-}
-
-/// Deletes all but the newest `keep` archives and their manifests.
-fn prune(dir: &Path, keep: u32) -> Result<u32, String> {
+/// Deletes all but the newest `keep` archives and their manifests; the
+/// archives kept.
+fn prune(dir: &Path, keep: u32) -> Result<Vec<String>, String> {
     let all = archives(dir)?;
     let surplus = all.len().saturating_sub(keep as usize);
     for old in &all[..surplus] {
@@ -376,7 +431,7 @@ fn prune(dir: &Path, keep: u32) -> Result<u32, String> {
             }
         }
     }
-    Ok((all.len() - surplus) as u32)
+    Ok(all[surplus..].to_vec())
 }
 
 /// Size and lowercase hex SHA-256 of a file.
@@ -418,8 +473,14 @@ mod tests {
             std::fs::write(manifest_path(dir.path(), name), b"{}").unwrap();
         }
         std::fs::write(dir.path().join("notes.txt"), b"not ours").unwrap();
+        std::fs::write(dir.path().join("20261204T000000Z.tar.partial"), b"x").unwrap();
+        remove_partials(dir.path());
+        assert!(!dir.path().join("20261204T000000Z.tar.partial").exists());
         assert_eq!(archives(dir.path()).unwrap(), names.to_vec(), "by time");
-        assert_eq!(prune(dir.path(), 2).unwrap(), 2);
+        assert_eq!(
+            prune(dir.path(), 2).unwrap(),
+            vec!["20261202T000000Z-10.tar", "20261203T000000Z.tar"]
+        );
         assert_eq!(
             archives(dir.path()).unwrap(),
             vec!["20261202T000000Z-10.tar", "20261203T000000Z.tar"]

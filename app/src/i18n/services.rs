@@ -59,6 +59,14 @@ pub struct ServiceTexts {
     pub back_up: &'static str,
     pub verify: &'static str,
     pub backup_kept: &'static str,
+    pub backup_explain: &'static str,
+    pub backup_queued: &'static str,
+    pub field_keep: &'static str,
+    pub field_every: &'static str,
+    pub every_day: &'static str,
+    pub every_week: &'static str,
+    pub every_never: &'static str,
+    pub keeps: &'static str,
 }
 
 const EN: ServiceTexts = ServiceTexts {
@@ -117,6 +125,14 @@ const EN: ServiceTexts = ServiceTexts {
     back_up: "Back up",
     verify: "Verify",
     backup_kept: "kept on its host in",
+    backup_explain: "The Agent archives the sidecar's /data volume, which holds the private identity behind its .knot address, on its own host; the archive never leaves it. Control learns only its name, size, SHA-256 and the address it holds. Verify restores it into a scratch volume and checks the address.",
+    backup_queued: "Queued for its Agent: the result shows here and under Jobs.",
+    field_keep: "Archives to keep on the host (1–100)",
+    field_every: "Back it up again",
+    every_day: "every day",
+    every_week: "every week",
+    every_never: "only when asked",
+    keeps: "keeps",
 };
 
 const RU: ServiceTexts = ServiceTexts {
@@ -172,9 +188,17 @@ const RU: ServiceTexts = ServiceTexts {
     not_verified: "не проверена",
     verified: "проверена",
     verify_failed: "проверка не прошла",
-    back_up: "Скопировать",
+    back_up: "Создать резервную копию",
     verify: "Проверить",
     backup_kept: "хранится на его хосте в",
+    backup_explain: "Agent архивирует том /data sidecar, где лежит закрытая идентичность его адреса .knot, на своём же хосте; архив его не покидает. Control узнаёт только имя, размер, SHA-256 и адрес в архиве. «Проверить» восстанавливает копию во временный том и сверяет адрес.",
+    backup_queued: "Задача поставлена для его Agent: результат появится здесь и в разделе «Задачи».",
+    field_keep: "Сколько копий хранить на хосте (1–100)",
+    field_every: "Повторять копирование",
+    every_day: "каждый день",
+    every_week: "каждую неделю",
+    every_never: "только по запросу",
+    keeps: "хранить",
 };
 
 pub fn service_texts(lang: Lang) -> &'static ServiceTexts {

@@ -1,5 +1,6 @@
 //! A confirmation dialog for destructive actions: says what will happen,
-//! focuses Cancel, and Escape backs out.
+//! focuses Cancel, and Escape backs out. With fields (`children`) it asks
+//! for them first, and its confirm button is not styled as a danger.
 
 use crate::i18n::texts;
 use crate::use_lang;
@@ -21,7 +22,15 @@ pub fn ConfirmDialog(
     error: Signal<Option<String>>,
     #[prop(into)] pending: Signal<bool>,
     on_confirm: impl Fn() + Send + Sync + 'static,
+    /// Fields asked for before confirming (the dialog is then no warning).
+    #[prop(optional)]
+    children: Option<ChildrenFn>,
 ) -> impl IntoView {
+    let confirm_class = if children.is_some() {
+        "primary"
+    } else {
+        "danger"
+    };
     let t = texts(use_lang());
     let cancel_ref = NodeRef::<html::Button>::new();
     // Live updates wait while the dialog is open, so the screen under it is
@@ -71,6 +80,7 @@ pub fn ConfirmDialog(
                 >
                     <h2 id="confirm-title">{title}</h2>
                     <p id="confirm-explain">{explain}</p>
+                    {children.clone().map(|fields| fields())}
                     <p class="field-error" role="alert">{move || error.get()}</p>
                     <div class="actions">
                         <button type="button" node_ref=cancel_ref on:click=move |_| open.set(false)>
@@ -78,7 +88,7 @@ pub fn ConfirmDialog(
                         </button>
                         <button
                             type="button"
-                            class="danger"
+                            class=confirm_class
                             id=confirm_id.unwrap_or("confirm-action")
                             disabled=move || pending.get()
                             on:click={

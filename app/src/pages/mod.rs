@@ -25,6 +25,7 @@ pub mod onboarding;
 pub mod overview;
 pub mod policy;
 pub mod revoked_keys;
+pub mod service_backup;
 pub mod service_form;
 pub mod services;
 pub mod settings;

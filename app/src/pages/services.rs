@@ -9,12 +9,13 @@ use super::form_errors::FormErrors;
 use super::layout::Frame;
 use super::loaded;
 use super::on_demand::OnDemand;
+use super::service_backup::{backup_cell, BackupActions};
 use super::service_form::{Draft, PublishForm};
 use crate::api::infra::list_services_page;
 use crate::api::jobs::CreateJob;
 use crate::api::list_networks;
 use crate::error::UiError;
-use crate::i18n::services::{service_texts, ServiceTexts};
+use crate::i18n::services::service_texts;
 use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -169,11 +170,13 @@ fn ServiceRow(
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let can_change = service.spec.is_some() && usable;
     let backup = backup_cell(&service, st);
-    // Only a sidecar with an address can be backed up and checked against it.
-    let backs_up = usable && pending.is_none();
-    let verifiable = backs_up && service.backup.is_some();
-    let (agent3, component3) = (agent_id.clone(), component_id.clone());
-    let (agent4, component4) = (agent_id.clone(), component_id.clone());
+    // Only a sidecar with an address can be backed up and checked against
+    // it, by an Agent that takes Docker jobs.
+    let backs_up = usable
+        && pending.is_none()
+        && service.agent.docker_available
+        && service.agent.status != protocol::AgentStatus::Disabled;
+    let for_backup = service.clone();
     let for_edit = service.clone();
     // The catalog title when there is one, with the name it is deployed under.
     let titled = service.sidecar.catalog.title.is_some();
@@ -197,18 +200,7 @@ fn ServiceRow(
                     <a class="button change-service" href="#publish-service"
                         on:click=move |_| draft.load(&for_edit)>{st.edit}</a>
                 })}
-                {backs_up.then(|| view! {
-                    <button type="button" class="backup-service" on:click=move |_| {
-                        draft.submitted.set(false);
-                        create.dispatch(job(&agent3, "backup_volume", json!({"component_id": component3})));
-                    }>{st.back_up}</button>
-                })}
-                {verifiable.then(|| view! {
-                    <button type="button" class="verify-backup" on:click=move |_| {
-                        draft.submitted.set(false);
-                        create.dispatch(job(&agent4, "verify_backup", json!({"component_id": component4})));
-                    }>{st.verify}</button>
-                })}
+                {backs_up.then(|| view! { <BackupActions service=for_backup create draft /> })}
                 {usable.then(|| view! {
                     <button type="button" class="restart-service" on:click=move |_| confirm_restart.set(true)>{st.restart}</button>
                     <button type="button" class="danger remove-service" on:click=move |_| confirm_remove.set(true)>{st.remove}</button>
@@ -230,26 +222,4 @@ fn ServiceRow(
                 confirm_remove.set(false);
             } />
     }
-}
-
-/// The sidecar's identity backup: none, taken but unproved, failed or verified.
-fn backup_cell(service: &PublishedService, st: &'static ServiceTexts) -> AnyView {
-    let Some(b) = service.backup.clone() else {
-        return view! { <span class="badge warn">{st.no_backup}</span> }.into_any();
-    };
-    let (class, label) = if !b.verify_error.is_empty() {
-        ("badge bad", st.verify_failed)
-    } else if b.is_verified() {
-        ("badge ok", st.verified)
-    } else {
-        ("badge warn", st.not_verified)
-    };
-    let title = format!("{} {}", st.backup_kept, b.directory);
-    let when = b.verified_at.clone().unwrap_or(b.newest_taken_at.clone());
-    view! {
-        <span class=class>{label}</span>" "
-        <span class="muted backup-detail" title=title>{b.newest_archive.clone()}" · "<time>{when}</time></span>
-        {(!b.verify_error.is_empty()).then(|| view! { <div class="field-error backup-error">{b.verify_error.clone()}</div> })}
-    }
-    .into_any()
 }

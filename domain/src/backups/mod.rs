@@ -1,27 +1,41 @@
 //! Identity backups as Agents report them (`protocol::backups`). Control
 //! stores only what describes an archive; the archive, and the identity in
 //! it, stay on the Agent's host. A finished `backup_volume` job adds its
-//! archive and forgets those the Agent pruned; a `verify_backup` job marks
-//! its archive verified, or records why it was not.
+//! archive and forgets those the Agent no longer keeps; a `verify_backup` job
+//! marks its archive verified, or records why it was not.
 
 pub mod schedule;
 
 use crate::entities::{identity_backup, job};
 use crate::StoreError;
 use chrono::{DateTime, Utc};
-use protocol::backups::{archive_name, BackupReport, BackupState};
-use sea_orm::sea_query::OnConflict;
-use sea_orm::{ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use protocol::backups::{
+    archive_name, archive_order, BackupEvery, BackupReport, BackupState, BackupVolume,
+    VerifyBackup, KEEP_DEFAULT,
+};
+use protocol::JobStatus;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, Set,
+};
+use std::cmp::Reverse;
 use std::collections::HashMap;
 
 /// The longest verification failure kept (its first line, bounded).
 const ERROR_MAX: usize = 500;
 const DIRECTORY_MAX: usize = 1024;
 
-/// A report worth storing: for this job's sidecar, and shaped as an Agent
-/// makes it. Anything else is logged and dropped, never stored.
+/// A report worth storing: about this job's sidecar and, for a verify, the
+/// archive it named; shaped exactly as an Agent makes it. Anything else is
+/// logged and dropped, never stored.
 fn accepted(job: &job::Model, report: &BackupReport) -> Option<DateTime<Utc>> {
     let for_this_job = job.component_id.as_deref() == Some(report.component_id.as_str());
+    let asked_archive = (job.kind == "verify_backup")
+        .then(|| serde_json::from_str::<serde_json::Value>(&job.payload).ok())
+        .flatten()
+        .and_then(|p| VerifyBackup::parse(&p).ok())
+        .and_then(|v| v.archive);
+    let archive_ok = archive_name(&report.archive).is_ok_and(|name| name == report.archive)
+        && asked_archive.is_none_or(|asked| asked == report.archive);
     let sha_ok = report.sha256.len() == 64
         && report
             .sha256
@@ -32,18 +46,13 @@ fn accepted(job: &job::Model, report: &BackupReport) -> Option<DateTime<Utc>> {
         && !report.address.chars().any(char::is_control);
     let directory_ok =
         report.directory.len() <= DIRECTORY_MAX && !report.directory.chars().any(char::is_control);
+    let fits = i64::try_from(report.size_bytes).is_ok();
     let taken = DateTime::parse_from_rfc3339(&report.taken_at)
         .ok()
         .map(|t| t.with_timezone(&Utc));
-    let fits = i64::try_from(report.size_bytes).is_ok();
-    (for_this_job
-        && sha_ok
-        && address_ok
-        && directory_ok
-        && fits
-        && archive_name(&report.archive).is_ok())
-    .then_some(taken)
-    .flatten()
+    (for_this_job && archive_ok && sha_ok && address_ok && directory_ok && fits)
+        .then_some(taken)
+        .flatten()
 }
 
 /// Records what a finished backup job found, in the transaction that
@@ -51,7 +60,7 @@ fn accepted(job: &job::Model, report: &BackupReport) -> Option<DateTime<Utc>> {
 pub(crate) async fn record_result(
     txn: &impl ConnectionTrait,
     job: &job::Model,
-    succeeded: bool,
+    outcome: JobStatus,
     report: Option<&BackupReport>,
     text: &str,
     now: DateTime<Utc>,
@@ -59,26 +68,35 @@ pub(crate) async fn record_result(
     let Some(component_id) = job.component_id.as_deref() else {
         return Ok(());
     };
-    match (job.kind.as_str(), succeeded, report) {
-        ("backup_volume" | "verify_backup", true, Some(report)) => {
+    match (job.kind.as_str(), outcome, report) {
+        ("backup_volume" | "verify_backup", JobStatus::Succeeded, Some(report)) => {
             let Some(taken_at) = accepted(job, report) else {
                 tracing::warn!(job_id = %job.id, "a backup report that does not describe this job's archive; not stored");
                 return Ok(());
             };
+            let plan = (job.kind == "backup_volume")
+                .then(|| serde_json::from_str::<serde_json::Value>(&job.payload).ok())
+                .flatten()
+                .and_then(|p| BackupVolume::parse(&p).ok());
             let verified = job.kind == "verify_backup" && report.verified;
-            store(txn, job, report, taken_at, verified.then_some(now)).await?;
+            store(txn, job, report, taken_at, verified, plan, now).await?;
             if job.kind == "backup_volume" {
-                forget_pruned(txn, &job.agent_id, component_id, report.kept).await?;
+                forget_pruned(txn, &job.agent_id, component_id, report).await?;
             }
         }
-        ("verify_backup", false, _) => {
+        // Only a verification that ran and failed says the archive is bad (a
+        // cancelled one says nothing of it).
+        ("verify_backup", JobStatus::Failed, _) => {
             let archive = serde_json::from_str::<serde_json::Value>(&job.payload)
                 .ok()
-                .and_then(|p| p["archive"].as_str().map(String::from));
+                .and_then(|p| VerifyBackup::parse(&p).ok())
+                .and_then(|v| v.archive);
             let target = match archive {
                 Some(name) => Some(name),
-                None => newest(txn, &job.agent_id, component_id)
+                None => of_sidecar(txn, &job.agent_id, component_id)
                     .await?
+                    .into_iter()
+                    .next()
                     .map(|row| row.archive),
             };
             if let Some(archive) = target {
@@ -108,13 +126,43 @@ pub(crate) async fn record_result(
     Ok(())
 }
 
+/// Inserts or updates the archive's row. A verification marks it verified;
+/// a report of other content under the same name unverifies it; the plan is
+/// the backup job's (a verify keeps it).
 async fn store(
     txn: &impl ConnectionTrait,
     job: &job::Model,
     report: &BackupReport,
     taken_at: DateTime<Utc>,
-    verified_at: Option<DateTime<Utc>>,
+    verified: bool,
+    plan: Option<BackupVolume>,
+    now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
+    let existing = identity_backup::Entity::find_by_id((
+        job.agent_id.clone(),
+        report.component_id.clone(),
+        report.archive.clone(),
+    ))
+    .one(txn)
+    .await?;
+    let same_content = existing
+        .as_ref()
+        .is_some_and(|row| row.sha256 == report.sha256);
+    let verified_at = if verified {
+        Some(now)
+    } else if same_content {
+        existing.as_ref().and_then(|row| row.verified_at)
+    } else {
+        None
+    };
+    let (keep, every) = match (&plan, &existing) {
+        (Some(plan), _) => (plan.keep as i32, plan.every.slug().to_string()),
+        (None, Some(row)) => (row.keep, row.every.clone()),
+        (None, None) => (
+            KEEP_DEFAULT as i32,
+            BackupEvery::default().slug().to_string(),
+        ),
+    };
     let row = identity_backup::ActiveModel {
         agent_id: Set(job.agent_id.clone()),
         component_id: Set(report.component_id.clone()),
@@ -127,48 +175,38 @@ async fn store(
         address: Set(report.address.clone()),
         verified_at: Set(verified_at),
         verify_error: Set(String::new()),
+        keep: Set(keep),
+        every: Set(every),
+        recorded_at: Set(existing.as_ref().map_or(now, |row| row.recorded_at)),
     };
-    let mut update = vec![
-        identity_backup::Column::NetworkId,
-        identity_backup::Column::Directory,
-        identity_backup::Column::SizeBytes,
-        identity_backup::Column::Sha256,
-        identity_backup::Column::TakenAt,
-        identity_backup::Column::Address,
-        identity_backup::Column::VerifyError,
-    ];
-    // A new report of the same archive does not unverify it.
-    if verified_at.is_some() {
-        update.push(identity_backup::Column::VerifiedAt);
+    if existing.is_some() {
+        row.update(txn).await?;
+    } else {
+        row.insert(txn).await?;
     }
-    identity_backup::Entity::insert(row)
-        .on_conflict(
-            OnConflict::columns([
-                identity_backup::Column::AgentId,
-                identity_backup::Column::ComponentId,
-                identity_backup::Column::Archive,
-            ])
-            .update_columns(update)
-            .to_owned(),
-        )
-        .exec_without_returning(txn)
-        .await?;
     Ok(())
 }
 
-/// Forgets the archives past the newest `kept`, as the Agent deleted them.
+/// Forgets the archives the Agent no longer keeps: those not among the
+/// names it reported (or, from a report without them, past the newest `kept`).
 async fn forget_pruned(
     txn: &impl ConnectionTrait,
     agent_id: &str,
     component_id: &str,
-    kept: u32,
+    report: &BackupReport,
 ) -> Result<(), StoreError> {
     let rows = of_sidecar(txn, agent_id, component_id).await?;
-    let gone: Vec<String> = rows
-        .into_iter()
-        .skip(kept.max(1) as usize)
-        .map(|row| row.archive)
-        .collect();
+    let gone: Vec<String> = if report.kept_archives.is_empty() {
+        rows.into_iter()
+            .skip(report.kept.max(1) as usize)
+            .map(|row| row.archive)
+            .collect()
+    } else {
+        rows.into_iter()
+            .map(|row| row.archive)
+            .filter(|archive| !report.kept_archives.contains(archive))
+            .collect()
+    };
     if !gone.is_empty() {
         identity_backup::Entity::delete_many()
             .filter(identity_backup::Column::AgentId.eq(agent_id))
@@ -180,30 +218,67 @@ async fn forget_pruned(
     Ok(())
 }
 
+/// Newest first, as the Agent orders them (`archive_order`).
+fn newest_first(rows: &mut [identity_backup::Model]) {
+    rows.sort_by_key(|row| Reverse((row.taken_at, archive_order(&row.archive))));
+}
+
 /// A sidecar's archives, newest first.
 async fn of_sidecar(
     db: &impl ConnectionTrait,
     agent_id: &str,
     component_id: &str,
 ) -> Result<Vec<identity_backup::Model>, StoreError> {
-    Ok(identity_backup::Entity::find()
+    let mut rows = identity_backup::Entity::find()
         .filter(identity_backup::Column::AgentId.eq(agent_id))
         .filter(identity_backup::Column::ComponentId.eq(component_id))
-        .order_by_desc(identity_backup::Column::TakenAt)
-        .order_by_desc(identity_backup::Column::Archive)
         .all(db)
-        .await?)
+        .await?;
+    newest_first(&mut rows);
+    Ok(rows)
 }
 
-async fn newest(
+/// Each sidecar's archives, newest first, by (Agent ID, component ID), among
+/// the rows `condition` selects.
+pub(crate) async fn rows_by_sidecar(
     db: &impl ConnectionTrait,
-    agent_id: &str,
-    component_id: &str,
-) -> Result<Option<identity_backup::Model>, StoreError> {
-    Ok(of_sidecar(db, agent_id, component_id)
+    condition: Condition,
+) -> Result<HashMap<(String, String), Vec<identity_backup::Model>>, StoreError> {
+    let mut by_sidecar: HashMap<(String, String), Vec<identity_backup::Model>> = HashMap::new();
+    for row in identity_backup::Entity::find()
+        .filter(condition)
+        .all(db)
         .await?
-        .into_iter()
-        .next())
+    {
+        by_sidecar
+            .entry((row.agent_id.clone(), row.component_id.clone()))
+            .or_default()
+            .push(row);
+    }
+    for rows in by_sidecar.values_mut() {
+        newest_first(rows);
+    }
+    Ok(by_sidecar)
+}
+
+/// What the Services screen and the checklist show of one sidecar's archives
+/// (newest first): the newest, its plan and any failure of its verification,
+/// and the newest verified one.
+fn state_of(rows: &[identity_backup::Model]) -> Option<BackupState> {
+    let newest = rows.first()?;
+    let verified = rows.iter().find(|row| row.verified_at.is_some());
+    Some(BackupState {
+        archives: rows.len() as u32,
+        directory: newest.directory.clone(),
+        newest_archive: newest.archive.clone(),
+        newest_taken_at: crate::rfc3339(newest.taken_at),
+        verified_archive: verified.map(|row| row.archive.clone()),
+        verified_at: verified.and_then(|row| row.verified_at).map(crate::rfc3339),
+        verified_address: verified.map(|row| row.address.clone()),
+        verify_error: newest.verify_error.clone(),
+        keep: u32::try_from(newest.keep).unwrap_or(KEEP_DEFAULT),
+        every: BackupEvery::from_slug(&newest.every).unwrap_or_default(),
+    })
 }
 
 /// Each sidecar's backups, by (Agent ID, component ID), among the rows
@@ -212,31 +287,11 @@ pub async fn states(
     db: &impl ConnectionTrait,
     condition: Condition,
 ) -> Result<HashMap<(String, String), BackupState>, StoreError> {
-    let rows = identity_backup::Entity::find()
-        .filter(condition)
-        .order_by_desc(identity_backup::Column::TakenAt)
-        .order_by_desc(identity_backup::Column::Archive)
-        .all(db)
-        .await?;
-    let mut states: HashMap<(String, String), BackupState> = HashMap::new();
-    for row in rows {
-        let key = (row.agent_id.clone(), row.component_id.clone());
-        let state = states.entry(key).or_insert_with(|| BackupState {
-            directory: row.directory.clone(),
-            newest_archive: row.archive.clone(),
-            newest_taken_at: crate::rfc3339(row.taken_at),
-            verify_error: row.verify_error.clone(),
-            ..BackupState::default()
-        });
-        state.archives += 1;
-        if state.verified_at.is_none() {
-            if let Some(at) = row.verified_at {
-                state.verified_archive = Some(row.archive.clone());
-                state.verified_at = Some(crate::rfc3339(at));
-            }
-        }
-    }
-    Ok(states)
+    Ok(rows_by_sidecar(db, condition)
+        .await?
+        .into_iter()
+        .filter_map(|(key, rows)| Some((key, state_of(&rows)?)))
+        .collect())
 }
 
 /// Those of the given sidecars (`(Agent ID, component ID)`).
@@ -258,15 +313,13 @@ pub async fn states_of(
 /// The directories Agents keep backups in, with the Agent's ID, for the
 /// operations policy.
 pub async fn directories(db: &impl ConnectionTrait) -> Result<Vec<(String, String)>, StoreError> {
-    let rows = identity_backup::Entity::find()
-        .order_by_asc(identity_backup::Column::AgentId)
-        .order_by_asc(identity_backup::Column::Directory)
+    let mut seen: Vec<(String, String)> = identity_backup::Entity::find()
         .all(db)
-        .await?;
-    let mut seen: Vec<(String, String)> = rows
+        .await?
         .into_iter()
         .map(|row| (row.agent_id, row.directory))
         .collect();
+    seen.sort();
     seen.dedup();
     Ok(seen)
 }

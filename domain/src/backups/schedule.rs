@@ -1,25 +1,25 @@
-//! Daily identity backups. Once a sidecar has a backup, Control queues a new
-//! `backup_volume` when its newest archive is a day old, keeping as many as
-//! the last backup job asked for, and a `verify_backup` for each new archive
-//! nobody has verified yet, so that a verified copy is never more than a day
-//! behind. A job that fails is not retried before the next day (its failure
-//! goes to the alert webhook like any failed job).
+//! Scheduled identity backups. Once a sidecar has a backup, Control queues a
+//! new `backup_volume` when its newest archive is as old as the plan says
+//! (a day unless the backup job that took it asked for a week, or for none),
+//! keeping as many as that job asked for, and a `verify_backup` for each new archive
+//! nobody has verified yet, so that a verified copy is never more than one
+//! period behind. A job that fails is not retried before the next day (its
+//! failure goes to the alert webhook like any failed job).
 //!
 //! Two replicas ticking at the same moment could both queue a backup: one
 //! archive more, which pruning takes care of.
 
-use crate::entities::{agent, component, identity_backup, job};
+use crate::entities::{agent, component, job};
 use crate::jobs::queue::{Asked, JobQueue};
 use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
-use protocol::backups::{BackupVolume, VerifyBackup, JOB_KINDS, KEEP_DEFAULT};
+use protocol::backups::{BackupEvery, BackupVolume, VerifyBackup, JOB_KINDS, KEEP_DEFAULT};
 use protocol::jobs::JobPayload;
 use protocol::JobStatus;
-use sea_orm::{ColumnTrait, Condition, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder};
-use std::collections::HashMap;
+use sea_orm::{ColumnTrait, Condition, DatabaseConnection, EntityTrait, QueryFilter};
 
-/// How old the newest archive may get before the next backup is queued.
-pub const EVERY: Duration = Duration::hours(24);
+/// How long a failed scheduled backup waits before it is tried again.
+pub const RETRY_AFTER: Duration = Duration::hours(24);
 
 #[derive(Clone)]
 pub struct BackupSchedule {
@@ -34,40 +34,40 @@ impl BackupSchedule {
 
     /// Queues the backups and verifications due at `now`; returns the jobs.
     pub async fn queue_due(&self, now: DateTime<Utc>) -> Result<Vec<job::Model>, StoreError> {
-        let rows = identity_backup::Entity::find()
-            .order_by_desc(identity_backup::Column::TakenAt)
-            .order_by_desc(identity_backup::Column::Archive)
-            .all(&self.db)
-            .await?;
-        let mut newest: HashMap<(String, String), identity_backup::Model> = HashMap::new();
-        for row in rows {
-            newest
-                .entry((row.agent_id.clone(), row.component_id.clone()))
-                .or_insert(row);
-        }
+        let newest = super::rows_by_sidecar(&self.db, Condition::all())
+            .await?
+            .into_iter()
+            .filter_map(|(key, rows)| Some((key, rows.into_iter().next()?)));
         let mut queued = Vec::new();
         for ((agent_id, component_id), archive) in newest {
             if !self.still_backed_up_there(&agent_id, &component_id).await? {
                 continue;
             }
+            // Control's own clock throughout: the Agent's may be off.
             let tried = self
-                .jobs_since(&agent_id, &component_id, archive.taken_at)
+                .jobs_since(&agent_id, &component_id, archive.recorded_at)
                 .await?;
             if tried.iter().any(|j| j.status.is_active()) {
                 continue;
             }
-            let payload = if now - archive.taken_at >= EVERY {
+            let plan = BackupVolume {
+                component_id: component_id.clone(),
+                keep: u32::try_from(archive.keep).unwrap_or(KEEP_DEFAULT),
+                every: BackupEvery::from_slug(&archive.every).unwrap_or_default(),
+            };
+            let due = plan
+                .every
+                .hours()
+                .is_some_and(|hours| now - archive.recorded_at >= Duration::hours(hours));
+            let payload = if due {
                 // One that failed since is tried again a day later, not every tick.
                 if tried
                     .iter()
-                    .any(|j| j.kind == "backup_volume" && now - j.created_at < EVERY)
+                    .any(|j| j.kind == "backup_volume" && now - j.created_at < RETRY_AFTER)
                 {
                     continue;
                 }
-                JobPayload::BackupVolume(BackupVolume {
-                    component_id: component_id.clone(),
-                    keep: self.keep_asked(&agent_id, &component_id).await?,
-                })
+                JobPayload::BackupVolume(plan)
             } else if archive.verified_at.is_none()
                 && archive.verify_error.is_empty()
                 && !tried.iter().any(|j| j.kind == "verify_backup")
@@ -114,7 +114,7 @@ impl BackupSchedule {
     }
 
     /// Backup jobs for the sidecar still in flight, or created since `since`
-    /// (the newest archive was taken).
+    /// (Control heard of the newest archive).
     async fn jobs_since(
         &self,
         agent_id: &str,
@@ -133,20 +133,5 @@ impl BackupSchedule {
             )
             .all(&self.db)
             .await?)
-    }
-
-    /// How many archives the last backup job asked to keep.
-    async fn keep_asked(&self, agent_id: &str, component_id: &str) -> Result<u32, StoreError> {
-        let last = job::Entity::find()
-            .filter(job::Column::AgentId.eq(agent_id))
-            .filter(job::Column::ComponentId.eq(component_id))
-            .filter(job::Column::Kind.eq("backup_volume"))
-            .order_by_desc(job::Column::CreatedAt)
-            .one(&self.db)
-            .await?;
-        Ok(last
-            .and_then(|j| serde_json::from_str::<serde_json::Value>(&j.payload).ok())
-            .and_then(|p| BackupVolume::parse(&p).ok())
-            .map_or(KEEP_DEFAULT, |b| b.keep))
     }
 }

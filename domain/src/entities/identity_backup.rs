@@ -22,6 +22,12 @@ pub struct Model {
     pub verified_at: Option<DateTimeUtc>,
     /// Why the last verification failed; empty when it did not.
     pub verify_error: String,
+    /// The plan of the backup job that took it: archives kept, and how
+    /// often (`protocol::backups::BackupEvery::slug`).
+    pub keep: i32,
+    pub every: String,
+    /// Control's clock when it first heard of the archive.
+    pub recorded_at: DateTimeUtc,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

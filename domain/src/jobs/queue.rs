@@ -462,15 +462,8 @@ impl JobQueue {
         reconcile::record_outcome(&txn, &finished, outcome == JobStatus::Succeeded, &text, now)
             .await?;
         JobJournal::close_stages(&txn, &row.id, outcome, now).await?;
-        crate::backups::record_result(
-            &txn,
-            &finished,
-            outcome == JobStatus::Succeeded,
-            result.backup.as_ref(),
-            &text,
-            now,
-        )
-        .await?;
+        crate::backups::record_result(&txn, &finished, outcome, result.backup.as_ref(), &text, now)
+            .await?;
         let joined = if outcome == JobStatus::Succeeded {
             deployed_beacons::join_profile(&txn, &finished).await?
         } else {

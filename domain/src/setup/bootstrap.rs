@@ -89,7 +89,7 @@ fn title(criterion: Criterion, lang: Lang) -> &'static str {
 /// Proven when a restore of some service's backup gave its address again.
 fn backup_verified(facts: &Facts, lang: Lang) -> (Knowledge, String) {
     let verified = facts.services.iter().find_map(|s| {
-        let b = s.backup.as_ref().filter(|b| b.is_verified())?;
+        let b = s.backup.as_ref().filter(|b| b.proves(&s.address))?;
         Some((s, b))
     });
     match verified {

@@ -185,7 +185,7 @@ fn agents(facts: &Facts, lang: Lang) -> Outcome {
 fn first_service(facts: &Facts, lang: Lang) -> Outcome {
     let published = || facts.services.iter().filter(|s| !s.address.is_empty());
     if let Some((s, b)) =
-        published().find_map(|s| Some((s, s.backup.as_ref().filter(|b| b.is_verified())?)))
+        published().find_map(|s| Some((s, s.backup.as_ref().filter(|b| b.proves(&s.address))?)))
     {
         let archive = b.verified_archive.as_deref().unwrap_or_default();
         let at = b.verified_at.as_deref().unwrap_or_default();
@@ -204,6 +204,14 @@ fn first_service(facts: &Facts, lang: Lang) -> Outcome {
             format!("{} is published as {} and backed up ({}, {}), but no restore has proved a backup yet: verify it on the Services screen.", s.name, s.address, b.newest_archive, b.newest_taken_at),
             format!("{} опубликован как {} и скопирован ({}, {}), но ни одно восстановление ещё не подтвердило копию: проверьте её в разделе «Сервисы».", s.name, s.address, b.newest_archive, b.newest_taken_at),
         );
+        if let Some(other) = b.verified_address.as_deref().filter(|a| *a != s.address) {
+            detail.push(' ');
+            detail.push_str(&say(
+                lang,
+                format!("The verified copy holds {other}, another address: back up the identity the service has now."),
+                format!("Проверенная копия содержит {other}, другой адрес: скопируйте нынешнюю идентичность сервиса."),
+            ));
+        }
         if !b.verify_error.is_empty() {
             detail.push(' ');
             detail.push_str(&say(

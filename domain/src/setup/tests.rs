@@ -253,6 +253,16 @@ fn the_first_service_is_done_once_a_backup_of_it_was_verified() {
     assert_eq!(criterion(&f).knowledge, protocol::setup::Knowledge::NotYet);
     backup.verified_archive = Some("20261203T120000Z.tar".into());
     backup.verified_at = Some("2026-12-04T12:05:00Z".into());
+    backup.verified_address = Some("old-identity.knot".into());
+    f.services[0].backup = Some(backup.clone());
+    let (s, detail, _) = state(&f, SetupStep::FirstService);
+    assert_eq!(
+        s,
+        StepState::NotYet,
+        "a copy of another identity proves nothing"
+    );
+    assert!(detail.contains("old-identity.knot"), "{detail}");
+    backup.verified_address = Some("web-abc.knot".into());
     f.services[0].backup = Some(backup);
     let (s, detail, _) = state(&f, SetupStep::FirstService);
     assert_eq!(s, StepState::Done);

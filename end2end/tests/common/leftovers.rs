@@ -6,8 +6,8 @@
 //!
 //! Only what carries a test's name, `<prefix><pid>[s|p]`, is removed, and only
 //! when no test process with that pid still runs: a second run at the same
-//! time keeps its own, and an operator's real components (never on the
-//! `standin` images, never named `krc…`/`kra…`) are not touched.
+//! time keeps its own, and an operator's real projects (never on the
+//! `standin` images or the locally built `:local` ones) are not touched.
 
 use super::containers::{docker_quiet, docker_quiet_output, STANDIN_TAG};
 use std::collections::BTreeSet;
@@ -54,15 +54,17 @@ pub fn sweep() {
     }
 }
 
-/// Control's and the Agent's projects (`krc…`, `kra…`), and what the Agent
-/// deployed from the stand-in images (`kr-<component ID>`).
+/// Control's and the Agent's projects (`krc…`, `kra…`, running the images
+/// scripts/images.sh builds), and what the Agent deployed from the stand-in
+/// images (`kr-<component ID>`).
 pub fn is_leftover_project(project: &str, image: &str) -> bool {
-    let ours = project
+    let control_or_agent = project
         .strip_prefix("krc")
         .or_else(|| project.strip_prefix("kra"))
         .is_some_and(|rest| rest.starts_with(|c: char| c.is_ascii_digit()))
-        || (project.starts_with("kr-") && image.ends_with(&format!(":{STANDIN_TAG}")));
-    ours && left_by_dead_run(project)
+        && ["knotroute-control:local", "knotroute-agent:local"].contains(&image);
+    let deployed = project.starts_with("kr-") && image.ends_with(&format!(":{STANDIN_TAG}"));
+    (control_or_agent || deployed) && left_by_dead_run(project)
 }
 
 /// Whether `name` ends in a test's suffix whose process no longer runs.
