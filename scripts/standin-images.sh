@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Builds the STAND-IN Beacon and sidecar images locally, for tests: the real
+# Builds the STAND-IN Beacon, sidecar and node images locally, for tests: the real
 # KnotRoute images come from a registry that tests cannot reach. Each image is
 # a scratch rootfs holding one program of the `test-kit` crate
-# (standin-beacon / standin-sidecar) and the shared libraries `ldd` lists,
-# tagged under the name the Agent deploys:
+# (standin-beacon / standin-sidecar / standin-node) and the shared libraries
+# `ldd` lists, tagged under the name the Agent deploys:
 #   ghcr.io/localzet/knotroute-beacon:<tag>   ghcr.io/localzet/knotroute-sidecar:<tag>
+#   ghcr.io/localzet/knotroute:<tag> (the node the end-to-end probe runs)
 # and labelled io.knotroute.standin=true, so nobody mistakes them for the
 # real ones. An image is rebuilt only when its content changed: the hash of the
 # binary, its libraries and this recipe is kept as the label
@@ -13,7 +14,7 @@
 # Usage: scripts/standin-images.sh <tag>
 #   STANDIN_BIN_DIR=<dir>  use standin-beacon/standin-sidecar from <dir>
 #                          instead of building them with cargo (debug profile).
-# Prints the two image names on stdout.
+# Prints the three image names on stdout.
 set -euo pipefail
 tag="${1:?usage: scripts/standin-images.sh <tag>}"
 if [[ ! "$tag" =~ ^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$ ]]; then
@@ -36,9 +37,14 @@ fi
 exec 9>"${TMPDIR:-/tmp}/knotroute-standin-images.lock"
 flock 9
 
-for kind in beacon sidecar; do
+for kind in beacon sidecar node; do
   binary="$bin_dir/standin-$kind"
-  image="ghcr.io/localzet/knotroute-$kind:$tag"
+  # The node is the plain `knotroute` image, as the registry names it.
+  if [[ "$kind" == node ]]; then
+    image="ghcr.io/localzet/knotroute:$tag"
+  else
+    image="ghcr.io/localzet/knotroute-$kind:$tag"
+  fi
   [[ -x "$binary" ]] || { log "$binary is missing"; exit 1; }
   mapfile -t libs < <(ldd "$binary" | grep -o '/[^ ]*' | sort -u)
   hash="$({ sha256sum "$binary" "${libs[@]}" | cut -d' ' -f1; echo "recipe $recipe"; } | sha256sum | cut -d' ' -f1)"

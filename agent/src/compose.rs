@@ -4,6 +4,7 @@
 //! and every `$` is escaped, so no value is filled in by Compose either.
 
 use protocol::jobs::{DeployBeacon, DeploySidecar, BEACON_IMAGE, SIDECAR_IMAGE};
+use protocol::probes::{ProbeService, NODE_IMAGE};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -30,6 +31,10 @@ pub struct Service {
     pub volumes: Vec<String>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub networks: Vec<String>,
+    /// `container:<id>`: the probe's node shares the Agent container's
+    /// network, so its proxy is on the Agent's own loopback.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub network_mode: Option<String>,
 }
 
 #[derive(Debug, Serialize, PartialEq, Default)]
@@ -101,6 +106,7 @@ pub fn beacon(job: &DeployBeacon, image_tag: &str) -> ComposeFile {
             ],
             volumes: vec![format!("{DATA_VOLUME}:/data")],
             networks: Vec::new(),
+            network_mode: None,
         },
         BTreeMap::new(),
     )
@@ -145,8 +151,61 @@ pub fn sidecar(job: &DeploySidecar, image_tag: &str) -> ComposeFile {
             ports,
             volumes: vec![format!("{DATA_VOLUME}:/data")],
             networks: vec![job.docker_network.clone()],
+            network_mode: None,
         },
         BTreeMap::from([(job.docker_network.clone(), Network { external: true })]),
+    )
+}
+
+/// Where the probe's node puts its HTTP proxy.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NodeNetwork {
+    /// The Agent runs on the host: the proxy is published on the host's
+    /// loopback, on a port Docker chooses.
+    HostLoopback,
+    /// The Agent runs in container `id`: the node joins its network, and the
+    /// proxy listens on that loopback only, on `port` (several networks'
+    /// nodes may share it).
+    Container { id: String, port: u16 },
+}
+
+/// The end-to-end probe's node (`protocol::probes`): the `knotroute` image,
+/// its HTTP proxy reachable by the Agent alone, its identity in a volume.
+/// Not labelled managed: it is the Agent's own tool, not a component.
+pub fn probe_node(job: &ProbeService, image_tag: &str, network: &NodeNetwork) -> ComposeFile {
+    let proxy = protocol::probes::NODE_PROXY_PORT;
+    let (listen, ports, network_mode) = match network {
+        NodeNetwork::HostLoopback => (
+            format!("0.0.0.0:{proxy}"),
+            vec![format!("127.0.0.1::{proxy}")],
+            None,
+        ),
+        NodeNetwork::Container { id, port } => (
+            format!("127.0.0.1:{port}"),
+            Vec::new(),
+            Some(format!("container:{id}")),
+        ),
+    };
+    stack(
+        Service {
+            image: format!("{NODE_IMAGE}:{image_tag}"),
+            restart: "unless-stopped".into(),
+            labels: BTreeMap::from([
+                ("io.knotroute.probe".into(), "true".into()),
+                ("io.knotroute.network-id".into(), job.network_id.to_string()),
+            ]),
+            environment: BTreeMap::from([
+                ("KNOTROUTE_CONFIG_FROM_ENV".into(), "true".into()),
+                ("KNOTROUTE_NETWORK_ID".into(), job.network_id.to_string()),
+                ("KNOTROUTE_BEACONS".into(), job.beacons.join(",")),
+                ("KNOTROUTE_HTTP_PROXY_LISTEN".into(), listen),
+            ]),
+            ports,
+            volumes: vec![format!("{DATA_VOLUME}:/data")],
+            networks: Vec::new(),
+            network_mode,
+        },
+        BTreeMap::new(),
     )
 }
 

@@ -224,13 +224,7 @@ pub async fn handle_job(
             let why = format!("invalid job payload: {field}");
             journal.line(&why);
             journal.end(StageStatus::Failed);
-            return (
-                JobOutcome::Failed,
-                Done {
-                    text: why,
-                    backup: None,
-                },
-            );
+            return (JobOutcome::Failed, Done::text(why));
         }
     };
     let (outcome, done, last_stage) = match workloads.run(&payload, journal).await {
@@ -269,13 +263,7 @@ async fn run_reported(
                     );
                     journal.line(&why);
                     journal.end(StageStatus::Failed);
-                    (
-                        JobOutcome::Failed,
-                        Done {
-                            text: why,
-                            backup: None,
-                        },
-                    )
+                    (JobOutcome::Failed, Done::text(why))
                 }
             };
         let _ = done.send(());
@@ -478,10 +466,7 @@ async fn job_result(
     let (outcome, done, kind) = match serde_json::from_value::<JobOffer>(offer.clone()) {
         Err(e) => (
             JobOutcome::Failed,
-            Done {
-                text: format!("unreadable job: {e}"),
-                backup: None,
-            },
+            Done::text(format!("unreadable job: {e}")),
             String::new(),
         ),
         Ok(job) if job.agent_id != identity.agent_id => {
@@ -506,6 +491,10 @@ async fn job_result(
     // Ours: a backup job's report, which a version-1 Control ignores.
     if let Some(backup) = done.backup {
         body["backup"] = serde_json::to_value(backup).expect("a report serialises");
+    }
+    // Ours: a probe job's report, likewise.
+    if let Some(probe) = done.probe {
+        body["probe"] = serde_json::to_value(probe).expect("a report serialises");
     }
     Some(body)
 }

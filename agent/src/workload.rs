@@ -14,6 +14,7 @@ use crate::redact::Secrets;
 use protocol::agent::ComponentReport;
 use protocol::backups::BackupReport;
 use protocol::jobs::JobPayload;
+use protocol::probes::ProbeReport;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -25,6 +26,7 @@ const LOG_TAIL: &str = "40";
 const ANNOUNCE_TAIL: &str = "500";
 
 mod backup;
+mod probe;
 mod pull;
 mod verify;
 
@@ -38,16 +40,21 @@ pub struct DockerReport {
     pub components: Vec<ComponentReport>,
 }
 
-/// What a job leaves behind: its result text, and a backup job's report.
+/// What a job leaves behind: its result text, and a backup or probe job's report.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Done {
     pub text: String,
     pub backup: Option<BackupReport>,
+    pub probe: Option<ProbeReport>,
 }
 
 impl Done {
-    fn text(text: String) -> Self {
-        Self { text, backup: None }
+    /// Only a result text: what every job but a backup or a probe leaves.
+    pub fn text(text: String) -> Self {
+        Self {
+            text,
+            ..Self::default()
+        }
     }
 }
 
@@ -293,6 +300,7 @@ impl Workloads {
         }
         let mut transcript = Transcript::new(journal);
         let mut backup = None;
+        let mut probe = None;
         let outcome = match job {
             JobPayload::DeployBeacon(beacon) => {
                 let file = self.published(compose::beacon(beacon, &self.image_tag));
@@ -326,6 +334,12 @@ impl Workloads {
                         text
                     })
             }
+            // A failed probe is a finding too: its report goes either way.
+            JobPayload::ProbeService(job) => {
+                let (outcome, report) = self.probe(job, &mut transcript).await;
+                probe = report;
+                outcome
+            }
         };
         let mut text = |summary: String| {
             transcript.note(summary);
@@ -335,9 +349,31 @@ impl Workloads {
             Ok(summary) => Ok(Done {
                 text: text(summary),
                 backup,
+                probe,
             }),
-            Err(why) => Err(Done::text(text(why))),
+            Err(why) => Err(Done {
+                text: text(why),
+                backup: None,
+                probe,
+            }),
         }
+    }
+
+    /// `compose up` as this Agent runs it: detached, under the pull policy.
+    fn up_args(&self, cli: ComposeCli) -> Vec<&'static str> {
+        let mut up = vec!["up", "-d", "--remove-orphans"];
+        // The v1 CLI has no --pull; it pulls only missing images by itself.
+        if cli == ComposeCli::Plugin {
+            up.extend([
+                "--pull",
+                if self.pull == PullPolicy::Never {
+                    "never"
+                } else {
+                    "missing"
+                },
+            ]);
+        }
+        up
     }
 
     async fn require_compose(&self) -> Result<ComposeCli, String> {
@@ -371,18 +407,7 @@ impl Workloads {
             transcript.stage("pull")?;
             self.pull(project, file, transcript).await?;
         }
-        let mut up = vec!["up", "-d", "--remove-orphans"];
-        // The v1 CLI has no --pull; it pulls only missing images by itself.
-        if cli == ComposeCli::Plugin {
-            up.extend([
-                "--pull",
-                if self.pull == PullPolicy::Never {
-                    "never"
-                } else {
-                    "missing"
-                },
-            ]);
-        }
+        let up = self.up_args(cli);
         transcript.stage("up")?;
         let started = self
             .docker

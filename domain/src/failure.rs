@@ -19,6 +19,7 @@ use super::jobs::queue::JobError;
 use super::networks::NetworkError;
 use super::onboarding::invites::InviteError;
 use super::policy::PolicyError;
+use super::probes::ProbeError;
 use super::setup::SetupError;
 use super::StoreError;
 use crate::entities::agent::Retirement;
@@ -223,6 +224,17 @@ impl From<SetupError> for Failure {
             SetupError::Inventory(e) => e.into(),
             SetupError::NotSkippable => Failure::Refused(Refusal::StepNotSkippable),
             SetupError::Store(e) => e.into(),
+        }
+    }
+}
+
+impl From<ProbeError> for Failure {
+    fn from(e: ProbeError) -> Self {
+        match e {
+            ProbeError::Invalid(errors) => Failure::Invalid(errors),
+            ProbeError::Network(e) => e.into(),
+            ProbeError::Inventory(e) => e.into(),
+            ProbeError::Store(e) => e.into(),
         }
     }
 }

@@ -20,6 +20,7 @@ pub mod networks;
 pub mod onboarding;
 pub mod overview;
 pub mod policy;
+pub mod probes;
 pub mod services;
 pub mod setup;
 pub mod text;

@@ -356,7 +356,7 @@ const ATTEMPTS: u32 = 40;
 /// The Beacon URLs a row stores. The list is only written through this
 /// module; a row edited by hand into something unreadable shows (and is
 /// edited) as empty, with a warning.
-fn stored_beacons(row: &network::Model) -> Vec<String> {
+pub(crate) fn stored_beacons(row: &network::Model) -> Vec<String> {
     serde_json::from_str(&row.beacons).unwrap_or_else(|_| {
         tracing::warn!(network_id = %row.id, "stored Beacon list unreadable; treated as empty");
         Vec::new()

@@ -322,6 +322,100 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
     let _: Value = lp.get("/api/v1/audit").await;
 }
 
+/// The end-to-end probe with the real Agent: it starts the (stand-in) node
+/// container in its own network and opens the sidecar's address through
+/// the node's HTTP proxy, across the stand-in Beacon's relay to the target
+/// container. A one-host network, so the checklist warns that the probe
+/// runs on the service's host. With the Beacon frozen, the probe stops at
+/// the overlay.
+async fn probe_through_a_node(lp: &Loop, agent_id: &str, d: &Deployed) {
+    let service = d.sidecar_id.trim_start_matches("sidecar-").to_string();
+    let path = format!("/api/v1/networks/{}/probe", lp.network_id);
+    let probe = || async {
+        let (status, saved) = lp
+            .put(&path, json!({"service": service, "agent_id": agent_id}))
+            .await;
+        assert_eq!(status, 200, "{saved}");
+        let jobs = lp.get("/api/v1/jobs?kind=probe_service").await;
+        let list = jobs["items"]
+            .as_array()
+            .or(jobs.as_array())
+            .cloned()
+            .unwrap_or_default();
+        let job_id = list[0]["id"]
+            .as_str()
+            .expect("the probe is queued at once")
+            .to_string();
+        lp.finished_job(&job_id, Duration::from_secs(180)).await
+    };
+    let started = Instant::now();
+    let job = probe().await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    eprintln!(
+        "[bench] first probe (node start included) in {:?}",
+        started.elapsed()
+    );
+    assert!(
+        job["result"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("http://{}/", d.address)),
+        "{job}"
+    );
+    let view = lp.get(&path).await;
+    assert_eq!(view["runs"][0]["ok"], true, "{view}");
+    let checklist = lp
+        .get(&format!("/api/v1/networks/{}/setup", lp.network_id))
+        .await;
+    let monitoring = checklist["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["step"] == "monitoring")
+        .unwrap();
+    assert_eq!(monitoring["state"], "done", "{monitoring}");
+    assert!(
+        monitoring["warning"]
+            .as_str()
+            .unwrap_or("")
+            .contains("own host"),
+        "{monitoring}"
+    );
+    let http = checklist["bootstrap"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterion"] == "http_over_overlay")
+        .unwrap();
+    assert_eq!(http["knowledge"], "proven", "{http}");
+
+    // The Beacon frozen (paused, which reconciliation leaves alone): the
+    // node finds no relay, so the probe stops at the overlay.
+    let beacon = lp.deployed(&d.beacon_id);
+    docker(&["pause", &beacon]);
+    let job = probe().await;
+    docker(&["unpause", &beacon]);
+    assert_eq!(job["status"], "failed", "{job}");
+    let view = lp.get(&path).await;
+    assert_eq!(
+        (
+            view["runs"][0]["ok"].as_bool(),
+            view["runs"][0]["stage"].as_str()
+        ),
+        (Some(false), Some("overlay")),
+        "{view}"
+    );
+    docker(&[
+        "compose",
+        "-p",
+        &format!("kr-probe-{service}"),
+        "down",
+        "-v",
+        "-t",
+        "2",
+    ]);
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn control_on_postgresql_from_its_image_deploys_through_an_agent_container() {
     let Some(mut lp) = Loop::start(Db::Postgres).await else {
@@ -331,6 +425,7 @@ async fn control_on_postgresql_from_its_image_deploys_through_an_agent_container
     assert_eq!(lp.control.health("postgres"), "healthy");
     let agent_id = lp.start_agent().await;
     let d = deploy_both(&lp, &agent_id).await;
+    probe_through_a_node(&lp, &agent_id, &d).await;
     // Control restarted on the same database: everything is still there.
     lp.control.run(&["restart", "-t", "5", "control"]);
     lp.wait_ready(Duration::from_secs(60)).await;

@@ -2,12 +2,17 @@
 //! phone in Russian: a fresh network with an Agent and an opened invite
 //! shows those steps green; the admin follows the checklist's link to the
 //! operations policy, writes it from the template, comes back to find that
-//! step green, skips the monitoring step by choice and takes it back; the
+//! step green, skips the monitoring step by choice and takes it back, then
+//! chooses the end-to-end probe on the same page, which the Agent answers:
+//! the monitoring step turns green (with the one-host warning) and the run
+//! shows in the probe's history; stopping the probe asks first; the
 //! Overview summarises the checklist.
 
 mod common;
 
 use serde_json::json;
+
+const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
 
 async fn expect_state(b: &common::Browsing, step: &str, state: &str) {
     b.wait_visible(&format!("#step-{step}[data-state=\"{state}\"]"))
@@ -50,7 +55,10 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
     let r = agent
         .post(
             "/api/v1/agents/heartbeat",
-            json!({"name": "edge-1", "docker_available": true, "components": []}),
+            json!({"name": "edge-1", "docker_available": true, "components": [
+                {"id": "sidecar-web", "kind": "sidecar", "name": "web", "status": "running",
+                 "service": ADDRESS, "labels": {"io.knotroute.managed": "true",
+                 "io.knotroute.network-id": network}}]}),
         )
         .await;
     assert_eq!(r.status(), 200);
@@ -81,7 +89,7 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
     expect_state(&b, "agents", "done").await;
     expect_state(&b, "onboarding", "done").await;
     expect_state(&b, "policy", "not_yet").await;
-    expect_state(&b, "monitoring", "cant_tell").await;
+    expect_state(&b, "monitoring", "not_yet").await;
     b.expect_text("#step-agents", done).await;
     b.expect_text("#step-agents", "edge-1").await;
     b.wait_visible("#bootstrap li[data-knowledge]:last-child")
@@ -134,7 +142,54 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
         .click(None)
         .await
         .unwrap();
-    expect_state(&b, "monitoring", "cant_tell").await;
+    expect_state(&b, "monitoring", "not_yet").await;
+
+    // The end-to-end probe, chosen below the checklist; the Agent answers it.
+    b.page
+        .locator("#step-monitoring .step-actions a")
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible("#probe-form").await;
+    b.fill("#probe-every", "0").await;
+    b.page.locator("#probe-save").click(None).await.unwrap();
+    b.wait_visible("#probe-every_minutes-error").await;
+    b.fill("#probe-every", "5").await;
+    b.page.locator("#probe-save").click(None).await.unwrap();
+    b.wait_visible("#probe-saved").await;
+    let deploy = agent
+        .claim()
+        .await
+        .expect("the deploy job is handed out first");
+    agent
+        .finish(deploy["id"].as_str().unwrap(), "succeeded", "deployed")
+        .await;
+    let probe = agent.claim().await.expect("the probe is queued at once");
+    assert_eq!(probe["kind"], "probe_service", "{probe}");
+    assert_eq!(probe["payload"]["address"], ADDRESS);
+    let r = agent
+        .post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": probe["id"], "status": "succeeded",
+                   "result": format!("http://{ADDRESS}/ (web): HTTP 200 in 48 ms"),
+                   "probe": {"address": ADDRESS, "ok": true, "latency_ms": 48, "status": 200}}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    expect_state(&b, "monitoring", "done").await;
+    b.expect_text("#step-monitoring", "48").await;
+    b.wait_visible("#step-monitoring .alert").await;
+    b.wait_visible("#probe-history li[data-probe=\"ok\"]").await;
+    b.screenshot("4-probe").await;
+    // Stopping it asks first; the history stays.
+    b.page.locator("#probe-remove").click(None).await.unwrap();
+    b.page
+        .locator("#confirm-probe-remove")
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible("#probe-form:not(:has(#probe-remove))").await;
+    b.wait_visible("#probe-history li[data-probe=\"ok\"]").await;
 
     // The Overview summarises it and links to it.
     b.goto(&format!("{base}/")).await;
@@ -142,7 +197,7 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
         "#setup-summaries a[href=\"/networks/{network}/setup\"]"
     ))
     .await;
-    b.screenshot("4-overview").await;
+    b.screenshot("5-overview").await;
     b.close().await;
 }
 

@@ -30,6 +30,7 @@ mod m20261207_000023_single_sign_on;
 mod m20261208_000024_second_factor;
 mod m20261209_000025_setup_checklist;
 mod m20261210_000026_identity_backups;
+mod m20261211_000027_service_probes;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -65,6 +66,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261208_000024_second_factor::Migration),
             Box::new(m20261209_000025_setup_checklist::Migration),
             Box::new(m20261210_000026_identity_backups::Migration),
+            Box::new(m20261211_000027_service_probes::Migration),
         ]
     }
 }

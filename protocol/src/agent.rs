@@ -189,6 +189,9 @@ pub struct JobResult {
     /// archive's content). A version-1 Control ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<crate::backups::BackupReport>,
+    /// Ours: what a `probe_service` job found. A version-1 Control ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub probe: Option<crate::probes::ProbeReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
 }

@@ -72,7 +72,8 @@ pub struct AlertSettingsInput {
 pub struct AlertView {
     pub id: i64,
     /// `agent.offline`, `agent.online`, `job.failed`, `beacon.down`,
-    /// `beacon.up`, `service.address_lost`, `service.address_restored`, `test`.
+    /// `beacon.up`, `service.address_lost`, `service.address_restored`,
+    /// `probe.failed`, `probe.ok`, `test`.
     pub event: String,
     pub text: String,
     /// RFC 3339 UTC.

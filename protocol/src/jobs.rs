@@ -5,6 +5,7 @@
 use crate::backups::{BackupVolume, VerifyBackup};
 use crate::catalog::Catalog;
 use crate::ids::NetworkId;
+use crate::probes::ProbeService;
 use crate::validation::{beacon_urls, FieldError, Problem};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -161,6 +162,7 @@ pub enum PayloadSchema {
     Component(ComponentRef),
     BackupVolume(BackupVolume),
     VerifyBackup(VerifyBackup),
+    ProbeService(ProbeService),
 }
 
 /// A validated job payload, normalised (slugs lowercased, URLs in canonical form).
@@ -178,6 +180,8 @@ pub enum JobPayload {
     BackupVolume(BackupVolume),
     /// Ours (`backups`): prove an archive restores to the same address.
     VerifyBackup(VerifyBackup),
+    /// Ours (`probes`): open a service's address through a node on the Agent's host.
+    ProbeService(ProbeService),
 }
 
 fn text<'a>(payload: &'a Value, field: &str) -> Result<&'a str, FieldError> {
@@ -266,6 +270,7 @@ impl JobPayload {
             }),
             "backup_volume" => BackupVolume::parse(payload).map(JobPayload::BackupVolume),
             "verify_backup" => VerifyBackup::parse(payload).map(JobPayload::VerifyBackup),
+            crate::probes::JOB_KIND => ProbeService::parse(payload).map(JobPayload::ProbeService),
             _ => Err(FieldError::new("kind", Problem::UnknownJobKind)),
         }
     }
@@ -293,6 +298,7 @@ impl JobPayload {
             JobPayload::RemoveComponent { .. } => "remove_component",
             JobPayload::BackupVolume(_) => "backup_volume",
             JobPayload::VerifyBackup(_) => "verify_backup",
+            JobPayload::ProbeService(_) => crate::probes::JOB_KIND,
         }
     }
 
@@ -301,6 +307,7 @@ impl JobPayload {
         match self {
             JobPayload::DeployBeacon(b) => Some(&b.network_id),
             JobPayload::DeploySidecar(s) => Some(&s.network_id),
+            JobPayload::ProbeService(p) => Some(&p.network_id),
             JobPayload::RestartComponent { .. }
             | JobPayload::RemoveComponent { .. }
             | JobPayload::BackupVolume(_)
@@ -317,6 +324,9 @@ impl JobPayload {
             | JobPayload::RemoveComponent { component_id } => component_id.clone(),
             JobPayload::BackupVolume(b) => b.component_id.clone(),
             JobPayload::VerifyBackup(v) => v.component_id.clone(),
+            // The node that probes, not the sidecar probed (which runs on
+            // another Agent): reconciliation never mistakes one for the other.
+            JobPayload::ProbeService(p) => format!("probe-{}", p.service),
         }
     }
 
@@ -331,6 +341,7 @@ impl JobPayload {
             }
             JobPayload::BackupVolume(b) => serde_json::to_value(b),
             JobPayload::VerifyBackup(v) => serde_json::to_value(v),
+            JobPayload::ProbeService(p) => serde_json::to_value(p),
         }
         .expect("payload types serialise")
     }

@@ -18,6 +18,7 @@ pub mod live;
 pub mod names;
 pub mod onboarding;
 pub mod policy;
+pub mod probes;
 pub mod progress;
 pub mod refusals;
 pub mod second_factor;

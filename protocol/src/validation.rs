@@ -125,6 +125,12 @@ pub enum Problem {
     InvalidArchive,
     /// Not one of `day`, `week`, `never` (`backups::BackupEvery`).
     BackupEvery,
+    /// Not `<56 base32 characters>.knot` (`probes::knot_address`).
+    KnotAddress,
+    /// No service of this network by that name with a `.knot` address.
+    ProbeService,
+    /// An Agent that cannot probe: unknown, disabled, retired or without Docker.
+    ProbeAgent,
     /// A person's sign-in name outside its rule (`users::user_name`).
     UserName,
     /// Another person already has this name.
@@ -227,6 +233,9 @@ impl Problem {
             Problem::BackupSidecarOnly => "backup_sidecar_only",
             Problem::InvalidArchive => "invalid_archive",
             Problem::BackupEvery => "invalid_backup_schedule",
+            Problem::KnotAddress => "invalid_knot_address",
+            Problem::ProbeService => "probe_service_unknown",
+            Problem::ProbeAgent => "probe_agent_unusable",
             Problem::UserName => "invalid_user_name",
             Problem::UserNameTaken => "user_name_taken",
             Problem::PasswordTooShort { .. } => "password_too_short",
@@ -351,6 +360,12 @@ impl Problem {
             (Problem::BackupEvery, En) => "Choose day, week or never.".into(),
             (Problem::BackupEvery, Ru) => "Выберите day, week или never.".into(),
             (Problem::InvalidArchive, Ru) => "Ожидается имя архива из списка копий, например 20261204T120000Z.tar.".into(),
+            (Problem::KnotAddress, En) => "Expected a .knot address: 56 letters a–z and digits 2–7, then .knot.".into(),
+            (Problem::KnotAddress, Ru) => "Ожидается адрес .knot: 56 букв a–z и цифр 2–7, затем .knot.".into(),
+            (Problem::ProbeService, En) => "Choose a service of this network that has its .knot address.".into(),
+            (Problem::ProbeService, Ru) => "Выберите сервис этой сети, у которого есть адрес .knot.".into(),
+            (Problem::ProbeAgent, En) => "Choose an enabled Agent with Docker jobs allowed.".into(),
+            (Problem::ProbeAgent, Ru) => "Выберите включённый Agent, которому разрешены задачи Docker.".into(),
             (Problem::UserName, En) => "Use 1–64 lowercase letters, digits, '.', '_' or '-', starting with a letter or digit.".into(),
             (Problem::UserName, Ru) => "Используйте 1–64 строчные латинские буквы, цифры, '.', '_' или '-', начиная с буквы или цифры.".into(),
             (Problem::UserNameTaken, En) => "Someone already has this name.".into(),

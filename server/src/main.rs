@@ -55,6 +55,7 @@ async fn main() -> ExitCode {
     }
     spawn_pruning(state.clone());
     spawn_backup_schedule(&state);
+    spawn_probe_schedule(&state);
     state.alerts.clone().spawn_delivery();
     state
         .alerts
@@ -122,6 +123,24 @@ fn spawn_backup_schedule(state: &AppState) {
                     tracing::info!(jobs = queued.len(), "scheduled identity backup jobs queued")
                 }
                 Err(e) => tracing::warn!(error = %e, "looking for due identity backups failed"),
+            }
+        }
+    });
+}
+
+/// Each network's end-to-end probe, looked for every minute
+/// (`domain::probes::schedule`).
+fn spawn_probe_schedule(state: &AppState) {
+    use server::domain::probes::schedule::{ProbeSchedule, TICK};
+    let schedule = ProbeSchedule::new(state.db.clone(), state.jobs.clone());
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(TICK);
+        loop {
+            tick.tick().await;
+            match schedule.queue_due(chrono::Utc::now()).await {
+                Ok(queued) if queued.is_empty() => {}
+                Ok(queued) => tracing::debug!(jobs = queued.len(), "end-to-end probes queued"),
+                Err(e) => tracing::warn!(error = %e, "looking for due probes failed"),
             }
         }
     });

@@ -531,6 +531,9 @@ on_both_databases!(
                     }
                     "/api/v1/invites" => json!({"network_id": bravo.network}),
                     "/api/v1/networks/{id}/setup" => json!({"step": "monitoring", "skipped": true}),
+                    "/api/v1/networks/{id}/probe" => {
+                        json!({"service": "web", "agent_id": bravo.agent})
+                    }
                     _ => json!({"name": "walk"}),
                 };
                 let sent = format!(

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 /// Routes are registered together with their descriptions
 /// (`utoipa_axum::routes!`), so a route cannot go undescribed; this list
 /// catches one that went missing, or one added by mistake.
-const API_PATHS: [&str; 45] = [
+const API_PATHS: [&str; 46] = [
     "/api/v1/agents",
     "/api/v1/agents/enroll",
     "/api/v1/agents/heartbeat",
@@ -38,6 +38,7 @@ const API_PATHS: [&str; 45] = [
     "/api/v1/networks/{id}",
     "/api/v1/networks/{id}/diagnostics",
     "/api/v1/networks/{id}/onboarding",
+    "/api/v1/networks/{id}/probe",
     "/api/v1/networks/{id}/setup",
     "/api/v1/policy",
     "/api/v1/policy/markdown",

@@ -54,7 +54,7 @@ on_both_databases!(
         assert_eq!(common::setup_step(&list, "agents").0, "not_yet");
         assert_eq!(common::setup_step(&list, "first_service").0, "not_yet");
         assert_eq!(common::setup_step(&list, "onboarding").0, "not_yet");
-        assert_eq!(common::setup_step(&list, "monitoring").0, "cant_tell");
+        assert_eq!(common::setup_step(&list, "monitoring").0, "not_yet");
         assert_eq!(common::setup_step(&list, "policy").0, "not_yet");
         assert_eq!(list["bootstrap"].as_array().unwrap().len(), 7);
 
@@ -225,7 +225,7 @@ on_both_databases!(
         assert_eq!(r.status(), 200);
         assert_eq!(
             common::setup_step(&checklist(&c, &id).await, "monitoring").0,
-            "cant_tell"
+            "not_yet"
         );
         for (body, status, code, field) in [
             (

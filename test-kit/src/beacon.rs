@@ -4,7 +4,8 @@
 //! one line on stderr and exit 1); `GET /healthz` on `KNOTROUTE_BEACON_LISTEN`
 //! (default 0.0.0.0:8080) answers 200 `{"ok":true,"version":…}`; the relay
 //! accepts TCP on `KNOTROUTE_BEACON_RELAY_LISTEN` (default 0.0.0.0:7447).
-//! It discovers and relays nothing. `/healthz` also says `"standin": true`
+//! The relay carries connections to published `.knot` addresses by the
+//! stand-in's own little protocol (`relay`). `/healthz` also says `"standin": true`
 //! and the relay address it advertises: `KNOTROUTE_BEACON_RELAY_ADVERTISE`,
 //! or without it `<request Host>:<relay port in the container>`, as the real
 //! Beacon does.
@@ -51,14 +52,7 @@ pub fn start(env: &HashMap<String, String>) -> Result<Started, String> {
         relay: relay.as_ref().and_then(|l| l.local_addr().ok()),
     };
     if let Some(listener) = relay {
-        // Accepts and holds each connection until the peer closes it.
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                std::thread::spawn(move || {
-                    let _ = std::io::copy(&mut &stream, &mut std::io::sink());
-                });
-            }
-        });
+        crate::relay::serve(listener);
     }
     let advertise = get("KNOTROUTE_BEACON_RELAY_ADVERTISE").map(str::to_string);
     let relay_port = started.relay.map(|a| a.port());

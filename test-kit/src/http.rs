@@ -89,6 +89,24 @@ pub fn host_without_port(host: &str) -> &str {
 /// answers 200; for `https://` a TCP connect (the stand-in speaks no TLS).
 /// `Err` says why not, in a few words.
 pub fn beacon_reachable(beacon: &str, timeout: Duration) -> Result<(), String> {
+    healthz(beacon, timeout).map(|_| ())
+}
+
+/// The relay a Beacon advertises on its `/healthz` (`host:port`); only for
+/// `http://` Beacons, as the stand-ins speak no TLS.
+pub fn beacon_relay(beacon: &str, timeout: Duration) -> Result<String, String> {
+    let body = healthz(beacon, timeout)?.ok_or("an https Beacon: the stand-in speaks no TLS")?;
+    let value: serde_json::Value =
+        serde_json::from_str(&body).map_err(|_| "/healthz did not answer JSON".to_string())?;
+    value["relay_advertise"]
+        .as_str()
+        .map(str::to_string)
+        .ok_or_else(|| "the Beacon advertises no relay".to_string())
+}
+
+/// `GET <beacon>/healthz`: its body when it answered 200 (`None` for an
+/// `https://` Beacon that accepted a connection).
+fn healthz(beacon: &str, timeout: Duration) -> Result<Option<String>, String> {
     let url = url::Url::parse(beacon).map_err(|_| "not a URL".to_string())?;
     let host = url.host_str().ok_or("no host")?.to_string();
     let port = url.port_or_known_default().ok_or("no port")?;
@@ -106,7 +124,7 @@ pub fn beacon_reachable(beacon: &str, timeout: Duration) -> Result<(), String> {
             }
         };
         if url.scheme() == "https" {
-            return Ok(());
+            return Ok(None);
         }
         let _ = stream.set_read_timeout(Some(timeout));
         let authority = url.port().map_or(host.clone(), |p| format!("{host}:{p}"));
@@ -118,10 +136,14 @@ pub fn beacon_reachable(beacon: &str, timeout: Duration) -> Result<(), String> {
             why = format!("{addr}: {e}");
             continue;
         }
-        let mut status = String::new();
-        let _ = BufReader::new(stream.take(512)).read_line(&mut status);
+        let mut answer = String::new();
+        let _ = stream.take(65536).read_to_string(&mut answer);
+        let status = answer.lines().next().unwrap_or_default();
         match status.split_whitespace().nth(1) {
-            Some("200") => return Ok(()),
+            Some("200") => {
+                let body = answer.split_once("\r\n\r\n").map_or("", |(_, b)| b);
+                return Ok(Some(body.to_string()));
+            }
             Some(code) => why = format!("/healthz answered HTTP {code}"),
             None => why = format!("{addr} did not answer HTTP"),
         }

@@ -7,10 +7,11 @@
 //! port; and a webhook receiver for alerts. Each runs on the caller's tokio
 //! runtime on a free loopback port.
 //!
-//! [`beacon`] and [`sidecar`] are the STAND-INS for the real KnotRoute images
-//! (which come from a registry tests cannot reach): the `standin-beacon` and
-//! `standin-sidecar` programs that scripts/standin-images.sh builds into
-//! local images tagged like the real ones.
+//! [`beacon`], [`sidecar`] and [`node`] are the STAND-INS for the real
+//! KnotRoute images (which come from a registry tests cannot reach): the
+//! `standin-beacon`, `standin-sidecar` and `standin-node` programs that
+//! scripts/standin-images.sh builds into local images tagged like the real
+//! ones. Their overlay ([`relay`]) is the stand-ins' own.
 
 #[cfg(feature = "clients")]
 pub mod authenticator;
@@ -18,8 +19,10 @@ pub mod beacon;
 #[cfg(feature = "clients")]
 mod clients;
 mod http;
+pub mod node;
 #[cfg(feature = "clients")]
 pub mod oidc;
+pub mod relay;
 pub mod sidecar;
 
 #[cfg(feature = "clients")]

@@ -8,7 +8,9 @@
 //! service <name> ready as <address>.knot with <n> introduction point(s)
 //! ```
 //!
-//! The last line comes about a second after the second, and only once a
+//! Once a Beacon answers, the address is published on the relay each
+//! `http://` Beacon advertises (the stand-in overlay, `relay`), so a
+//! stand-in node can open it. The last line comes about a second after the second, and only once a
 //! Beacon of `KNOTROUTE_BEACONS` is reached (`http://`: `GET /healthz`
 //! answers 200; `https://`: a TCP connect, as the stand-in speaks no TLS);
 //! until then it retries, saying why on stderr. The address derives from a
@@ -72,18 +74,28 @@ fn host_port(value: &str) -> bool {
         .is_some_and(|(host, port)| !host.is_empty() && port.parse::<u16>().is_ok_and(|p| p > 0))
 }
 
+/// What the sidecar and the node both require: configuration from the
+/// environment, and a valid `KNOTROUTE_NETWORK_ID`.
+pub(crate) fn configured_from_env(env: &HashMap<String, String>, what: &str) -> Result<(), String> {
+    let get = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
+    if get("KNOTROUTE_CONFIG_FROM_ENV") != Some("true") {
+        return Err(format!(
+            "KNOTROUTE_CONFIG_FROM_ENV must be true: this {what} is configured from its environment"
+        ));
+    }
+    let network = get("KNOTROUTE_NETWORK_ID").ok_or("KNOTROUTE_NETWORK_ID is required")?;
+    protocol::NetworkId::parse(network).map_err(|_| {
+        "KNOTROUTE_NETWORK_ID is not a Network ID: write kn_ followed by 52 base32 characters"
+            .to_string()
+    })?;
+    Ok(())
+}
+
 impl Settings {
     /// From the environment; `Err` is the stderr line without its prefix.
     pub fn from_env(env: &HashMap<String, String>) -> Result<Self, String> {
         let get = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
-        if get("KNOTROUTE_CONFIG_FROM_ENV") != Some("true") {
-            return Err("KNOTROUTE_CONFIG_FROM_ENV must be true: this sidecar is configured from its environment".into());
-        }
-        let network = get("KNOTROUTE_NETWORK_ID").ok_or("KNOTROUTE_NETWORK_ID is required")?;
-        protocol::NetworkId::parse(network).map_err(|_| {
-            "KNOTROUTE_NETWORK_ID is not a Network ID: write kn_ followed by 52 base32 characters"
-                .to_string()
-        })?;
+        configured_from_env(env, "sidecar")?;
         let name = get("KNOTROUTE_SERVICE_NAME").ok_or("KNOTROUTE_SERVICE_NAME is required")?;
         if !valid_service_name(name) {
             return Err(format!(
@@ -195,6 +207,7 @@ pub fn run(settings: &Settings) -> Result<(), String> {
     })?;
     let seen = ready.clone();
     let knot = format!("{service}.knot");
+    let knot_address = knot.clone();
     http::serve(listener, move |request| match request.path.as_str() {
         "/healthz" => (200, json!({"ok": true, "standin": true})),
         "/readyz" if seen.load(Ordering::SeqCst) => (200, json!({"ready": true, "address": knot})),
@@ -224,6 +237,13 @@ pub fn run(settings: &Settings) -> Result<(), String> {
             }
         }
         if reached > 0 {
+            // Offered on every relay a Beacon advertises, so a stand-in node
+            // can open the address through any of them.
+            for beacon in &settings.beacons {
+                if let Ok(relay) = http::beacon_relay(beacon, Duration::from_secs(2)) {
+                    crate::relay::publish(relay, knot_address.clone(), settings.target.clone());
+                }
+            }
             std::thread::sleep(INTRODUCTION.saturating_sub(published.elapsed()));
             ready.store(true, Ordering::SeqCst);
             println!(

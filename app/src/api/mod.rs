@@ -9,6 +9,7 @@ pub mod infra;
 pub mod jobs;
 pub mod onboarding;
 pub mod overview;
+pub mod probes;
 pub mod settings;
 pub mod setup;
 pub mod two_step;

@@ -16,6 +16,7 @@ pub struct JobsTexts {
     pub kind_remove_component: &'static str,
     pub kind_backup_volume: &'static str,
     pub kind_verify_backup: &'static str,
+    pub kind_probe_service: &'static str,
     /// A kind this Control does not know (a newer Agent's, say).
     pub kind_other: &'static str,
     pub field_slug: &'static str,
@@ -84,6 +85,7 @@ const EN: JobsTexts = JobsTexts {
     kind_remove_component: "Remove a component",
     kind_backup_volume: "Back up a service's identity",
     kind_verify_backup: "Verify an identity backup",
+    kind_probe_service: "End-to-end probe of a service",
     kind_other: "Another kind of job",
     field_slug: "Name (1–63: lowercase letters, digits, - and _, starting with a letter or digit)",
     field_network: "Network profile",
@@ -150,6 +152,7 @@ const RU: JobsTexts = JobsTexts {
     kind_remove_component: "Удалить компонент",
     kind_backup_volume: "Резервная копия идентичности сервиса",
     kind_verify_backup: "Проверка резервной копии",
+    kind_probe_service: "Сквозная проверка сервиса",
     kind_other: "Другая задача",
     field_slug: "Имя (1–63: строчная латиница, цифры, - и _, начиная с буквы или цифры)",
     field_network: "Профиль сети",
@@ -231,6 +234,7 @@ impl JobsTexts {
             "remove_component" => self.kind_remove_component,
             "backup_volume" => self.kind_backup_volume,
             "verify_backup" => self.kind_verify_backup,
+            protocol::probes::JOB_KIND => self.kind_probe_service,
             _ => self.kind_other,
         }
     }

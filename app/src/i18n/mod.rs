@@ -8,6 +8,7 @@ pub mod infra;
 pub mod jobs;
 pub mod onboarding;
 pub mod overview;
+pub mod probe;
 pub mod services;
 pub mod settings;
 pub mod setup;
@@ -318,6 +319,7 @@ mod tests {
             ("i18n/jobs.rs", include_str!("jobs.rs")),
             ("i18n/onboarding.rs", include_str!("onboarding.rs")),
             ("i18n/overview.rs", include_str!("overview.rs")),
+            ("i18n/probe.rs", include_str!("probe.rs")),
             ("i18n/services.rs", include_str!("services.rs")),
             ("i18n/settings.rs", include_str!("settings.rs")),
             ("i18n/sso.rs", include_str!("sso.rs")),

@@ -24,6 +24,7 @@ pub mod on_demand;
 pub mod onboarding;
 pub mod overview;
 pub mod policy;
+pub mod probe;
 pub mod revoked_keys;
 pub mod service_backup;
 pub mod service_form;

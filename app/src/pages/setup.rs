@@ -5,6 +5,7 @@
 
 use super::layout::Frame;
 use super::loaded;
+use super::probe::ProbePanel;
 use crate::api::setup::{load_setup, SkipSetupStep};
 use crate::i18n::setup::{knowledge_label, setup_texts, state_label};
 use crate::i18n::texts;
@@ -52,6 +53,7 @@ pub fn SetupPage() -> impl IntoView {
                 move || async move { checklist.await },
                 move |c| view! { <Checklist checklist=c skip /> },
             )}
+            <ProbePanel network_id=Signal::derive(id) />
         </Frame>
     }
 }

@@ -1,7 +1,7 @@
 //! What alerts watch and what they say: Agents going offline and coming
 //! back (a sweep every 15 s), Beacons going down and up (every check),
-//! sidecars losing and regaining their `.knot` address (heartbeats), and
-//! failed jobs.
+//! sidecars losing and regaining their `.knot` address (heartbeats), the
+//! end-to-end probe failing and passing again, and failed jobs.
 
 use crate::agents::status::agent_status;
 use crate::alerts::settings::{Alerts, Observation};
@@ -40,6 +40,36 @@ impl Alerts {
             text,
             subject: json!({"url": check.url, "network_id": check.network_id,
                             "class": check.class.as_str(), "detail": check.detail}),
+        };
+        self.observe(vec![observation], Utc::now()).await;
+    }
+
+    /// After each end-to-end probe: a failure is news once, and so is the
+    /// first pass after it.
+    pub async fn probe_finished(&self, probed: &crate::probes::RecordedRun) {
+        let run = &probed.run;
+        let stage = run.stage.map(|s| s.slug()).unwrap_or_default();
+        let text = if run.ok {
+            format!(
+                "The end-to-end probe opens {} ({}) again from Agent {}, in {} ms.",
+                probed.service, probed.address, probed.agent_name, run.latency_ms
+            )
+        } else {
+            format!(
+                "The end-to-end probe from Agent {} cannot open {} ({}): it stopped at {stage} ({}).",
+                probed.agent_name, probed.service, probed.address, run.detail
+            )
+        };
+        let observation = Observation {
+            key: format!("probe:{}", probed.network_id),
+            state: if run.ok { "ok" } else { "failed" },
+            healthy: "ok",
+            news_when_first: true,
+            event: if run.ok { "probe.ok" } else { "probe.failed" },
+            text,
+            subject: json!({"network_id": probed.network_id, "service": probed.service,
+                            "address": probed.address, "agent_name": probed.agent_name,
+                            "stage": stage, "latency_ms": run.latency_ms, "detail": run.detail}),
         };
         self.observe(vec![observation], Utc::now()).await;
     }

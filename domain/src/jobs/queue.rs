@@ -464,6 +464,15 @@ impl JobQueue {
         JobJournal::close_stages(&txn, &row.id, outcome, now).await?;
         crate::backups::record_result(&txn, &finished, outcome, result.backup.as_ref(), &text, now)
             .await?;
+        let probed = crate::probes::record_result(
+            &txn,
+            &finished,
+            outcome,
+            result.probe.as_ref(),
+            &text,
+            now,
+        )
+        .await?;
         let joined = if outcome == JobStatus::Succeeded {
             deployed_beacons::join_profile(&txn, &finished).await?
         } else {
@@ -471,7 +480,10 @@ impl JobQueue {
         };
         txn.commit().await?;
         tracing::info!(job_id = %row.id, agent_id, status = %outcome, "job finished");
-        if outcome == JobStatus::Failed {
+        // A failing probe is news once, as `probe.failed`, not at every run.
+        if let Some(probed) = &probed {
+            self.alerts.probe_finished(probed).await;
+        } else if outcome == JobStatus::Failed {
             self.alerts.job_failed(&finished, &text).await;
         }
         audit::record_in(

@@ -103,7 +103,8 @@ pub async fn record_intent(
         }
         JobPayload::RestartComponent { .. }
         | JobPayload::BackupVolume(_)
-        | JobPayload::VerifyBackup(_) => return Ok(()),
+        | JobPayload::VerifyBackup(_)
+        | JobPayload::ProbeService(_) => return Ok(()),
     };
     let [title, description, tags, category, scheme] = component::catalog_columns(catalog);
     let row = component::ActiveModel {

@@ -1,8 +1,9 @@
 //! The guide's "bootstrap complete" criteria, each marked by what Control can
 //! know of it. Control sees Beacons, Agents and sidecars, never a client: a
-//! criterion about clients stays unknown until a test from outside (the
-//! end-to-end probe, not built yet) can prove it. A verified backup is the
-//! one criterion Control proves itself.
+//! criterion about clients stays unknown unless a test from outside proves
+//! it: a passing end-to-end probe shows that the service resolves by its
+//! `.knot` address and that HTTP passes the overlay. A verified backup
+//! Control proves itself.
 
 use super::facts::Facts;
 use crate::text::say;
@@ -14,7 +15,20 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
         .into_iter()
         .map(|criterion| {
             let (knowledge, detail) = match criterion {
-                Criterion::ServiceResolves => service_announced(facts, lang),
+                Criterion::ServiceResolves => match probe_passed(facts, lang) {
+                    Some(proof) => proof,
+                    None => service_announced(facts, lang),
+                },
+                Criterion::HttpOverOverlay => probe_passed(facts, lang).unwrap_or_else(|| {
+                    (
+                        Knowledge::Unknown,
+                        say(
+                            lang,
+                            "Only an HTTP request through a node shows this: choose an end-to-end probe, and a pass proves it.",
+                            "Это показывает только HTTP-запрос через узел: настройте сквозную проверку — её успех это докажет.",
+                        ),
+                    )
+                }),
                 Criterion::BackupVerified => backup_verified(facts, lang),
                 Criterion::IdentitySurvivesRestart => (
                     Knowledge::Unknown,
@@ -41,6 +55,33 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
             }
         })
         .collect()
+}
+
+/// A recent pass of the end-to-end probe: a node on another host opened the
+/// service's `.knot` address over HTTP.
+fn probe_passed(facts: &Facts, lang: Lang) -> Option<(Knowledge, String)> {
+    let probe = facts.probe.as_ref()?;
+    let last = probe.passing()?;
+    Some((
+        Knowledge::Proven,
+        say(
+            lang,
+            format!(
+                "The end-to-end probe from Agent {} opened http://{}/ ({}) {} min ago.",
+                last.agent_name,
+                last.address,
+                probe.service,
+                last.age.num_minutes()
+            ),
+            format!(
+                "Сквозная проверка с Agent {} открыла http://{}/ ({}) {} мин назад.",
+                last.agent_name,
+                last.address,
+                probe.service,
+                last.age.num_minutes()
+            ),
+        ),
+    ))
 }
 
 /// A sidecar announcing its address is what Control can see of "the service

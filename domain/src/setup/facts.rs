@@ -33,6 +33,8 @@ pub(crate) struct Facts {
     pub invites: InviteFacts,
     pub policy_filled_in: bool,
     pub skips: HashMap<SetupStep, (String, DateTime<Utc>)>,
+    /// The end-to-end probe, once chosen.
+    pub probe: Option<ProbeFacts>,
 }
 
 pub(crate) struct BeaconFacts {
@@ -104,6 +106,38 @@ pub(crate) struct InviteFacts {
     pub opens: i64,
     /// The platforms they were opened on (`Platform::slug`), sorted.
     pub platforms: Vec<String>,
+}
+
+/// The network's end-to-end probe: what it opens, and its latest run.
+#[derive(Clone, Debug)]
+pub struct ProbeFacts {
+    pub service: String,
+    /// Probed from the service's own host: no other failure domain.
+    pub same_host: bool,
+    pub every_minutes: i64,
+    pub last: Option<LastProbe>,
+}
+
+#[derive(Clone, Debug)]
+pub struct LastProbe {
+    pub ok: bool,
+    /// How long before the checklist was read.
+    pub age: chrono::Duration,
+    pub agent_name: String,
+    pub address: String,
+    pub stage: String,
+    pub detail: String,
+    pub latency_ms: i32,
+}
+
+impl ProbeFacts {
+    /// The latest run passed, and is recent: no older than three intervals
+    /// (an Agent that stopped probing does not leave a pass standing).
+    pub fn passing(&self) -> Option<&LastProbe> {
+        self.last
+            .as_ref()
+            .filter(|l| l.ok && l.age <= chrono::Duration::minutes(3 * self.every_minutes.max(1)))
+    }
 }
 
 /// What every network's checklist reads alike: read once for the Overview's
@@ -226,7 +260,30 @@ pub(crate) async fn gather(
         })
         .collect();
 
+    let probe = match crate::probes::latest(db, &id).await? {
+        Some((settings, run)) => Some((
+            crate::probes::on_service_host(db, &settings).await?,
+            settings,
+            run,
+        )),
+        None => None,
+    };
+    let probe = probe.map(|(same_host, settings, run)| ProbeFacts {
+        same_host,
+        service: settings.service,
+        every_minutes: i64::from(settings.every_minutes),
+        last: run.map(|r| LastProbe {
+            ok: r.ok,
+            age: now - r.at,
+            agent_name: r.agent_name,
+            address: r.address,
+            stage: r.stage,
+            detail: r.detail,
+            latency_ms: r.latency_ms,
+        }),
+    });
     Ok(Facts {
+        probe,
         network_id: id.clone(),
         network_name: profile.name,
         beacons,

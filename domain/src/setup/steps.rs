@@ -39,7 +39,7 @@ pub(crate) fn assess(facts: &Facts, lang: Lang) -> Vec<ChecklistStep> {
                 SetupStep::Agents => agents(facts, lang),
                 SetupStep::FirstService => first_service(facts, lang),
                 SetupStep::Onboarding => onboarding(facts, lang),
-                SetupStep::Monitoring => monitoring(lang),
+                SetupStep::Monitoring => monitoring(facts, lang),
                 SetupStep::Policy => policy(facts, lang),
             };
             let skipped = facts.skips.get(&step).filter(|_| step.skippable());
@@ -329,15 +329,53 @@ fn onboarding(facts: &Facts, lang: Lang) -> Outcome {
     )
 }
 
-fn monitoring(lang: Lang) -> Outcome {
-    outcome(
-        StepState::CantTell,
-        say(
+fn monitoring(facts: &Facts, lang: Lang) -> Outcome {
+    let Some(probe) = &facts.probe else {
+        return outcome(
+            StepState::NotYet,
+            say(
+                lang,
+                "No end-to-end probe yet: choose a published service and an Agent on another host to open it every few minutes (Setup → End-to-end probe). Its failures go to the alert webhook.",
+                "Сквозной проверки ещё нет: выберите опубликованный сервис и Agent на другом хосте, который будет открывать его каждые несколько минут (Настройка → Сквозная проверка). Её сбои уходят на вебхук оповещений.",
+            ),
+        );
+    };
+    if let Some(last) = probe.passing() {
+        let mut done = outcome(
+            StepState::Done,
+            say(
+                lang,
+                format!("Agent {} opened {} ({}) through the overlay {} min ago, in {} ms; it tries every {} min.", last.agent_name, probe.service, last.address, last.age.num_minutes(), last.latency_ms, probe.every_minutes),
+                format!("Agent {} открыл {} ({}) через оверлей {} мин назад за {} мс; проверка идёт каждые {} мин.", last.agent_name, probe.service, last.address, last.age.num_minutes(), last.latency_ms, probe.every_minutes),
+            ),
+        );
+        done.warning = probe.same_host.then(|| {
+            say(
+                lang,
+                "The probe runs on the service's own host, so it shows the overlay works but not that the service is reachable from elsewhere: once there is a second host, probe from its Agent.",
+                "Проверка идёт с того же хоста, где работает сервис: она показывает, что оверлей работает, но не что сервис доступен извне. Когда появится второй хост, проверяйте с его Agent.",
+            )
+        });
+        return done;
+    }
+    let detail = match &probe.last {
+        None => say(
             lang,
-            "Control cannot see a monitor outside it yet. Run one from another failure domain that opens a test .knot service every few minutes and alerts you; Control then still cannot tell, so take this step off the list with Skip by choice.",
-            "Control пока не видит внешний мониторинг. Запустите его из другого домена отказа — пусть он раз в несколько минут открывает тестовый сервис .knot и оповещает вас; Control и тогда этого не увидит, поэтому уберите шаг из списка кнопкой «Пропустить по выбору».",
+            format!("The probe of {} has not reported yet: its Agent runs it within a minute while it is online.", probe.service),
+            format!("Проверка {} ещё не отчиталась: её Agent выполняет её в течение минуты, если он в сети.", probe.service),
         ),
-    )
+        Some(last) if last.ok => say(
+            lang,
+            format!("The last pass of {} is {} min old: is the probing Agent {} online?", probe.service, last.age.num_minutes(), last.agent_name),
+            format!("Последнему успеху проверки {} уже {} мин: в сети ли Agent {}?", probe.service, last.age.num_minutes(), last.agent_name),
+        ),
+        Some(last) => say(
+            lang,
+            format!("The probe from Agent {} cannot open {}: it stopped at {} ({}).", last.agent_name, probe.service, last.stage, last.detail),
+            format!("Проверка с Agent {} не может открыть {}: она остановилась на этапе {} ({}).", last.agent_name, probe.service, last.stage, last.detail),
+        ),
+    };
+    outcome(StepState::NotYet, detail)
 }
 
 fn policy(facts: &Facts, lang: Lang) -> Outcome {

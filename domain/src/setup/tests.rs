@@ -5,7 +5,7 @@ use super::facts::*;
 use super::steps::assess;
 use super::RequestTransport;
 use protocol::beacons::CheckClass;
-use protocol::setup::{SetupStep, StepState};
+use protocol::setup::{Criterion, Knowledge, SetupStep, StepState};
 use protocol::Lang;
 use std::collections::HashMap;
 
@@ -25,6 +25,7 @@ fn fresh() -> Facts {
         invites: InviteFacts::default(),
         policy_filled_in: false,
         skips: HashMap::new(),
+        probe: None,
     }
 }
 
@@ -68,7 +69,7 @@ fn a_fresh_network_has_its_profile_and_little_else() {
     use StepState::*;
     assert_eq!(
         states,
-        [Done, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, CantTell, NotYet]
+        [Done, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet, NotYet]
     );
     assert!(steps[0].detail.contains("kn_test"));
     assert!(steps
@@ -313,7 +314,7 @@ fn a_skipped_step_stays_skipped_until_it_is_done() {
     assert_eq!(steps[8].state, StepState::Skipped);
     assert_eq!(steps[8].skipped_by.as_deref(), Some("admin"));
     assert!(
-        steps[8].detail.contains("monitor"),
+        steps[8].detail.contains("end-to-end probe"),
         "says what it would otherwise"
     );
     f.policy_filled_in = true;
@@ -336,4 +337,76 @@ fn the_fixed_words_and_a_fresh_network_s_sentences_exist_in_russian_too() {
         }
         assert_ne!(en.why, ru.why);
     }
+}
+
+fn probed(ok: bool, minutes_ago: i64, same_host: bool) -> super::facts::ProbeFacts {
+    super::facts::ProbeFacts {
+        service: "web".into(),
+        same_host,
+        every_minutes: 5,
+        last: Some(super::facts::LastProbe {
+            ok,
+            age: chrono::Duration::minutes(minutes_ago),
+            agent_name: "watch".into(),
+            address: "x.knot".into(),
+            stage: if ok { String::new() } else { "overlay".into() },
+            detail: if ok { String::new() } else { "HTTP 502".into() },
+            latency_ms: 40,
+        }),
+    }
+}
+
+#[test]
+fn the_monitoring_step_follows_the_latest_probe() {
+    let mut f = fresh();
+    let (s, detail, _) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("No end-to-end probe"), "{detail}");
+
+    f.probe = Some(super::facts::ProbeFacts {
+        last: None,
+        ..probed(true, 0, false)
+    });
+    let (s, detail, _) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("not reported yet"), "{detail}");
+
+    f.probe = Some(probed(true, 2, false));
+    let (s, detail, warning) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::Done);
+    assert!(
+        detail.contains("watch") && detail.contains("40 ms"),
+        "{detail}"
+    );
+    assert_eq!(warning, None);
+    let proven = |f: &Facts, criterion: Criterion| {
+        super::bootstrap::criteria(f, Lang::En)
+            .into_iter()
+            .find(|c| c.criterion == criterion)
+            .unwrap()
+            .knowledge
+    };
+    assert_eq!(proven(&f, Criterion::HttpOverOverlay), Knowledge::Proven);
+    assert_eq!(proven(&f, Criterion::ServiceResolves), Knowledge::Proven);
+
+    // Three intervals (15 minutes) later a pass no longer counts.
+    f.probe = Some(probed(true, 16, false));
+    let (s, detail, _) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::NotYet);
+    assert!(detail.contains("16 min old"), "{detail}");
+    assert_ne!(proven(&f, Criterion::HttpOverOverlay), Knowledge::Proven);
+
+    f.probe = Some(probed(false, 1, false));
+    let (s, detail, _) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::NotYet);
+    assert!(
+        detail.contains("overlay") && detail.contains("HTTP 502"),
+        "{detail}"
+    );
+
+    // From the service's own host: done, with a warning.
+    f.probe = Some(probed(true, 1, true));
+    let (s, _, warning) = state(&f, SetupStep::Monitoring);
+    assert_eq!(s, StepState::Done);
+    assert!(warning.unwrap().contains("own host"));
 }

@@ -82,7 +82,10 @@ pub(crate) fn fix(step: SetupStep, id: &str, lang: Lang) -> (String, &'static st
             format!("/onboarding?network={id}"),
             pick("Onboarding", "Подключение"),
         ),
-        Monitoring => ("/settings#alerts".to_string(), pick("Alerts", "Оповещения")),
+        Monitoring => (
+            format!("/networks/{id}/setup#probe"),
+            pick("End-to-end probe", "Сквозная проверка"),
+        ),
         Policy => (
             "/policy".to_string(),
             pick("Operations policy", "Политика эксплуатации"),

@@ -321,6 +321,19 @@ impl Loop {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
+    pub async fn put(&self, path: &str, body: Value) -> (u16, Value) {
+        let admin = self.admin().await;
+        let r = admin
+            .client
+            .put(admin.url(path))
+            .json(&body)
+            .send()
+            .await
+            .expect("PUT");
+        let status = r.status().as_u16();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
     /// The single Agent, once it is online (waiting up to `within`).
     pub async fn online_agent(&self, within: Duration) -> Value {
         let deadline = Instant::now() + within;

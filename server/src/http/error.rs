@@ -24,6 +24,7 @@ use crate::domain::jobs::queue::JobError;
 use crate::domain::networks::NetworkError;
 use crate::domain::onboarding::invites::InviteError;
 use crate::domain::policy::PolicyError;
+use crate::domain::probes::ProbeError;
 use crate::domain::setup::SetupError;
 use crate::domain::StoreError;
 use axum::extract::rejection::JsonRejection;
@@ -278,6 +279,7 @@ answered_through_failure!(
     SecondFactorError,
     DiagnosticsError,
     SetupError,
+    ProbeError,
     PolicyError,
     NotAllowed,
 );

@@ -368,7 +368,8 @@ fn desired_specs(jobs: &[(String, OldJob)]) -> HashMap<(String, String), Option<
             }
             JobPayload::RestartComponent { .. }
             | JobPayload::BackupVolume(_)
-            | JobPayload::VerifyBackup(_) => {}
+            | JobPayload::VerifyBackup(_)
+            | JobPayload::ProbeService(_) => {}
         }
     }
     latest

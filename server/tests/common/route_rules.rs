@@ -44,6 +44,7 @@ pub fn rule(method: &str, path: &str) -> Rule {
         ) => Act(EditNetworks),
         ("post", "/api/v1/beacons/check") => Act(CheckBeacons),
         ("put", "/api/v1/networks/{id}/setup") => Act(EditNetworks),
+        ("put" | "delete", "/api/v1/networks/{id}/probe") => Act(EditNetworks),
         ("get" | "put", "/api/v1/policy" | "/api/v1/policy/markdown") => Act(ChangeSettings),
         ("post", "/api/v1/jobs" | "/api/v1/jobs/{id}/cancel" | "/api/v1/jobs/{id}/retry") => {
             Act(RunJobs)
@@ -141,7 +142,15 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
         "get_agent" => (Read, id(ids.agent.clone())),
         "get_job" => (Read, id(ids.job.clone())),
         "job_log" => (Read, Form(format!("id={}&after=0", ids.job.clone()))),
-        "get_network" | "setup_checklist" => (Read, id(ids.network.clone())),
+        "get_network" | "setup_checklist" | "probe" => (Read, id(ids.network.clone())),
+        "save_probe" => (
+            Act(EditNetworks),
+            Form(format!(
+                "id={}&service=web&agent_id={}&every_minutes=5",
+                ids.network, ids.agent
+            )),
+        ),
+        "remove_probe" => (Act(EditNetworks), id(ids.network.clone())),
         "skip_setup_step" => (
             Act(EditNetworks),
             Form(format!("id={}&step=monitoring&skipped=true", ids.network)),

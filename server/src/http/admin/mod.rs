@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod networks;
 pub mod onboarding;
 pub mod openapi;
+pub mod probes;
 pub mod session;
 pub mod settings;
 pub mod setup;
@@ -39,6 +40,7 @@ pub fn described_routes() -> OpenApiRouter<AppState> {
         .merge(diagnostics::routes())
         .merge(settings::routes())
         .merge(setup::routes())
+        .merge(probes::routes())
         .merge(tokens::routes())
         .merge(users::routes())
         .merge(audit::routes())

@@ -1,0 +1,399 @@
+//! The end-to-end probe as Control runs it, on both databases: the admin
+//! chooses a service and an Agent (refusals named by field, sent raw), the
+//! first `probe_service` job is queued at once, a simulated
+//! Agent answers with the report our Agent sends (end2end/tests/containers.rs
+//! runs the real one through a node container), the history keeps each run,
+//! the alert webhook hears `probe.failed` once and `probe.ok` after it, and
+//! the checklist's monitoring step and the bootstrap criteria follow.
+
+mod common;
+
+use chrono::{Duration, Utc};
+use serde_json::{json, Value};
+
+const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
+
+async fn checklist(c: &common::Control, network: &str) -> Value {
+    c.get_json(&format!("/api/v1/networks/{network}/setup"))
+        .await
+}
+
+fn criterion<'a>(list: &'a Value, slug: &str) -> &'a Value {
+    list["bootstrap"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterion"] == slug)
+        .unwrap_or_else(|| panic!("no criterion {slug} in {list}"))
+}
+
+async fn put_raw(c: &common::Control, network: &str, body: &str) -> reqwest::Response {
+    c.client
+        .put(c.url(&format!("/api/v1/networks/{network}/probe")))
+        .header("content-type", "application/json")
+        .body(body.to_string())
+        .send()
+        .await
+        .unwrap()
+}
+
+/// An Agent reporting a heartbeat with `hostname` and these components.
+async fn agent_on(
+    c: &common::Control,
+    seed: u8,
+    name: &str,
+    components: Value,
+) -> common::SimAgent {
+    let agent = common::SimAgent::with_docker(c, seed).await;
+    let r = agent
+        .post(
+            "/api/v1/agents/heartbeat",
+            json!({"name": name, "hostname": name, "docker_available": true,
+                   "components": components}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    agent
+}
+
+/// The prober claims the queued probe and answers with `report`.
+async fn answer(prober: &common::SimAgent, status: &str, report: Value, text: &str) -> Value {
+    let job = prober.claim().await.expect("a probe job is handed out");
+    assert_eq!(job["kind"], "probe_service", "{job}");
+    let r = prober
+        .post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": job["id"], "status": status, "result": text, "probe": report}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    job
+}
+
+fn events(received: &test_kit::Received) -> Vec<String> {
+    received
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|body| {
+            serde_json::from_str::<Value>(body).unwrap()["event"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect()
+}
+
+on_both_databases!(
+    a_probe_from_another_host_alerts_once_keeps_its_history_and_proves_the_overlay,
+    |backend| async move {
+        let (hook, received) = test_kit::webhook_receiver().await;
+        let c = common::start_with(
+            backend,
+            common::Options {
+                alert_webhook: Some(hook),
+                ..Default::default()
+            },
+        )
+        .await;
+        c.sign_in().await;
+        let id = c
+            .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
+            .await;
+        agent_on(
+            &c,
+            71,
+            "shop-host",
+            json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+                    "status": "running", "service": ADDRESS,
+                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]),
+        )
+        .await;
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "monitoring");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("No end-to-end probe"), "{detail}");
+        let view: Value = c.get_json(&format!("/api/v1/networks/{id}/probe")).await;
+        assert!(view["settings"].is_null(), "{view}");
+        assert_eq!(view["runs"], json!([]));
+
+        let prober = agent_on(&c, 72, "probe-host", json!([])).await;
+        let prober_id = prober.id();
+        // Each refusal names its field, whatever the body looks like.
+        let hostile: Vec<(String, u16, &str)> = vec![
+            (
+                json!({"service": "shop", "agent_id": prober_id}).to_string(),
+                400,
+                "service",
+            ),
+            (
+                json!({"service": "../web", "agent_id": prober_id}).to_string(),
+                400,
+                "service",
+            ),
+            (
+                json!({"service": "web", "agent_id": "nobody"}).to_string(),
+                400,
+                "agent_id",
+            ),
+            (
+                json!({"service": "web", "agent_id": ""}).to_string(),
+                400,
+                "agent_id",
+            ),
+            (
+                json!({"service": "web", "agent_id": prober_id, "every_minutes": 0}).to_string(),
+                400,
+                "every_minutes",
+            ),
+            (
+                json!({"service": "web", "agent_id": prober_id, "every_minutes": 1441}).to_string(),
+                400,
+                "every_minutes",
+            ),
+            (
+                json!({"service": "web", "agent_id": prober_id, "every_minutes": -5}).to_string(),
+                400,
+                "",
+            ),
+            (
+                json!({"service": "web", "agent_id": prober_id, "every_minutes": "5; drop"})
+                    .to_string(),
+                400,
+                "",
+            ),
+            ("{\"service\": \"web\", \"agent_id\": ".to_string(), 400, ""),
+            ("[]".to_string(), 400, ""),
+        ];
+        for (body, status, field) in &hostile {
+            let r = put_raw(&c, &id, body).await;
+            assert_eq!(r.status(), *status, "{body}");
+            let error: Value = r.json().await.unwrap();
+            assert!(
+                error["hint"].is_string() || error["error"].is_string(),
+                "{error}"
+            );
+            if !field.is_empty() {
+                assert_eq!(error["field"], *field, "{body}: {error}");
+            }
+        }
+        assert!(c
+            .get_json::<Value>(&format!("/api/v1/networks/{id}/probe"))
+            .await["settings"]
+            .is_null());
+
+        // Chosen: the first probe is queued at once, with the address and Beacons.
+        let r = put_raw(
+            &c,
+            &id,
+            &json!({"service": "web", "agent_id": prober_id}).to_string(),
+        )
+        .await;
+        assert_eq!(r.status(), 200);
+        let saved: Value = r.json().await.unwrap();
+        assert_eq!(saved["settings"]["every_minutes"], 5, "{saved}");
+        let job = answer(
+            &prober,
+            "failed",
+            json!({"address": ADDRESS, "ok": false, "latency_ms": 0, "stage": "overlay", "status": 502}),
+            &format!("$ docker compose up -d\nhttp://{ADDRESS}/ (web) through the node's proxy at 127.0.0.1:20001: HTTP 502: no Beacon knows it\nthe probe stopped at: overlay"),
+        )
+        .await;
+        assert_eq!(job["payload"]["address"], ADDRESS);
+        assert_eq!(job["payload"]["beacons"], json!(["https://b.example"]));
+        let view: Value = c.get_json(&format!("/api/v1/networks/{id}/probe")).await;
+        let run = &view["runs"][0];
+        assert_eq!(
+            (run["ok"].as_bool(), run["stage"].as_str()),
+            (Some(false), Some("overlay")),
+            "{view}"
+        );
+        assert!(
+            run["detail"].as_str().unwrap().contains("HTTP 502"),
+            "{run}"
+        );
+        assert_eq!(run["agent_name"], "probe-host");
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "monitoring");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("overlay"), "{detail}");
+
+        // The failure is news once, as probe.failed, not as a failed job.
+        let t0 = Utc::now();
+        let alerts = &c.state.alerts;
+        assert_eq!(
+            alerts.deliver_due(t0 + Duration::seconds(1)).await.unwrap(),
+            1
+        );
+        assert_eq!(events(&received), ["probe.failed"]);
+        let failed: Value = serde_json::from_str(&received.lock().unwrap()[0]).unwrap();
+        assert_eq!(failed["subject"]["stage"], "overlay");
+        assert_eq!(failed["subject"]["network_id"], id.as_str());
+
+        // Not again within the interval; due after it.
+        let schedule = server::domain::probes::schedule::ProbeSchedule::new(
+            c.state.db.clone(),
+            c.state.jobs.clone(),
+        );
+        assert!(schedule.queue_due(Utc::now()).await.unwrap().is_empty());
+        let queued = schedule
+            .queue_due(Utc::now() + Duration::minutes(6))
+            .await
+            .unwrap();
+        assert_eq!(queued.len(), 1);
+        assert!(
+            schedule
+                .queue_due(Utc::now() + Duration::minutes(12))
+                .await
+                .unwrap()
+                .is_empty(),
+            "one probe in flight at most"
+        );
+        // A report about another address is not the job's finding.
+        let other = ADDRESS.replace("umux", "aaaa");
+        answer(
+            &prober,
+            "succeeded",
+            json!({"address": other, "ok": true, "latency_ms": 3}),
+            "opened",
+        )
+        .await;
+        let view: Value = c.get_json(&format!("/api/v1/networks/{id}/probe")).await;
+        assert_eq!(view["runs"].as_array().unwrap().len(), 1, "{view}");
+
+        schedule
+            .queue_due(Utc::now() + Duration::minutes(6))
+            .await
+            .unwrap();
+        answer(
+            &prober,
+            "succeeded",
+            json!({"address": ADDRESS, "ok": true, "latency_ms": 42, "status": 200}),
+            &format!("http://{ADDRESS}/ (web) through the node's proxy: HTTP 200 in 42 ms"),
+        )
+        .await;
+        assert_eq!(
+            alerts
+                .deliver_due(t0 + Duration::seconds(400))
+                .await
+                .unwrap(),
+            1
+        );
+        assert_eq!(events(&received), ["probe.failed", "probe.ok"]);
+        let view: Value = c.get_json(&format!("/api/v1/networks/{id}/probe")).await;
+        assert_eq!(view["runs"][0]["ok"], true);
+        assert_eq!(view["runs"][0]["latency_ms"], 42);
+        assert_eq!(view["runs"].as_array().unwrap().len(), 2);
+
+        let list = checklist(&c, &id).await;
+        let (state, detail) = common::setup_step(&list, "monitoring");
+        assert_eq!(state, "done", "{detail}");
+        assert!(
+            detail.contains("probe-host") && detail.contains("42 ms"),
+            "{detail}"
+        );
+        let step = list["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["step"] == "monitoring")
+            .unwrap();
+        assert!(
+            step["warning"].is_null(),
+            "another host: no warning: {step}"
+        );
+        for slug in ["service_resolves", "http_over_overlay"] {
+            assert_eq!(criterion(&list, slug)["knowledge"], "proven", "{list}");
+        }
+
+        // Stopping it: nothing more is queued, the history stays, both audited.
+        let r = c.delete(&format!("/api/v1/networks/{id}/probe")).await;
+        assert_eq!(r.status(), 200);
+        let view: Value = r.json().await.unwrap();
+        assert!(view["settings"].is_null());
+        assert_eq!(view["runs"].as_array().unwrap().len(), 2);
+        assert!(schedule
+            .queue_due(Utc::now() + Duration::days(1))
+            .await
+            .unwrap()
+            .is_empty());
+        let (state, _) = common::setup_step(&checklist(&c, &id).await, "monitoring");
+        assert_eq!(state, "not_yet");
+        let audit: Value = c.get_json("/api/v1/audit?action=probe.saved").await;
+        assert!(
+            audit
+                .to_string()
+                .contains("web from Agent probe-host every 5 min"),
+            "{audit}"
+        );
+        let audit: Value = c.get_json("/api/v1/audit?action=probe.removed").await;
+        assert!(audit.to_string().contains(&id), "{audit}");
+    }
+);
+
+on_both_databases!(
+    a_probe_from_the_services_own_host_is_warned_about_and_a_stale_pass_no_longer_counts,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let id = c
+            .created_network(json!({"name": "Lab", "beacons": ["https://b.example"]}))
+            .await;
+        // A one-host network: the only Agent probes its own service.
+        let prober = agent_on(
+            &c,
+            73,
+            "lab-host",
+            json!([{"id": "sidecar-api", "kind": "sidecar", "name": "api",
+                    "status": "running", "service": ADDRESS,
+                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]),
+        )
+        .await;
+        let r = put_raw(
+            &c,
+            &id,
+            &json!({"service": "api", "agent_id": prober.id(), "every_minutes": 2}).to_string(),
+        )
+        .await;
+        assert_eq!(r.status(), 200);
+        let (state, detail) = common::setup_step(&checklist(&c, &id).await, "monitoring");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("has not reported yet"), "{detail}");
+        answer(
+            &prober,
+            "succeeded",
+            json!({"address": ADDRESS, "ok": true, "latency_ms": 7}),
+            "opened",
+        )
+        .await;
+        let list = checklist(&c, &id).await;
+        assert_eq!(common::setup_step(&list, "monitoring").0, "done");
+        let step = list["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["step"] == "monitoring")
+            .unwrap();
+        assert!(
+            step["warning"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("own host"),
+            "{step}"
+        );
+        // Aged past three intervals (6 minutes), as if the prober went quiet.
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        use server::entities::probe_run;
+        probe_run::Entity::update_many()
+            .col_expr(
+                probe_run::Column::At,
+                (Utc::now() - Duration::minutes(7)).into(),
+            )
+            .filter(probe_run::Column::NetworkId.eq(id.as_str()))
+            .exec(&c.state.db)
+            .await
+            .unwrap();
+        let list = checklist(&c, &id).await;
+        let (state, detail) = common::setup_step(&list, "monitoring");
+        assert_eq!(state, "not_yet");
+        assert!(detail.contains("lab-host"), "{detail}");
+        assert_ne!(criterion(&list, "http_over_overlay")["knowledge"], "proven");
+    }
+);
