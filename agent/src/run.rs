@@ -496,6 +496,10 @@ async fn job_result(
     if let Some(probe) = done.probe {
         body["probe"] = serde_json::to_value(probe).expect("a report serialises");
     }
+    // Ours: a sidecar restart's addresses, likewise.
+    if let Some(restart) = done.restart {
+        body["restart"] = serde_json::to_value(restart).expect("a report serialises");
+    }
     Some(body)
 }
 

@@ -11,7 +11,7 @@ use crate::docker::{ComposeCli, Docker, Live, Output, Project, QUICK_TIMEOUT, UP
 use crate::inventory::{self, Inspected, COMPONENT_ID_LABEL, MANAGED_LABEL};
 use crate::progress::Journal;
 use crate::redact::Secrets;
-use protocol::agent::ComponentReport;
+use protocol::agent::{ComponentReport, RestartReport};
 use protocol::backups::BackupReport;
 use protocol::jobs::JobPayload;
 use protocol::probes::ProbeReport;
@@ -40,12 +40,14 @@ pub struct DockerReport {
     pub components: Vec<ComponentReport>,
 }
 
-/// What a job leaves behind: its result text, and a backup or probe job's report.
+/// What a job leaves behind: its result text, and a backup, probe or
+/// sidecar restart job's report.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Done {
     pub text: String,
     pub backup: Option<BackupReport>,
     pub probe: Option<ProbeReport>,
+    pub restart: Option<RestartReport>,
 }
 
 impl Done {
@@ -243,14 +245,14 @@ impl Workloads {
         if let Some(known) = self.addresses.lock().expect("not poisoned").get(&key) {
             return Some(known.clone());
         }
-        let logs = self
-            .docker
-            .docker(
-                &["logs", "--tail", ANNOUNCE_TAIL, &container.id],
-                QUICK_TIMEOUT,
-            )
-            .await
-            .ok()?;
+        // Only this start's lines: a restarted container keeps the old ones,
+        // whose address may not be the one it announces now.
+        let mut args = vec!["logs", "--tail", ANNOUNCE_TAIL];
+        if !container.state.started_at.is_empty() {
+            args.extend(["--since", container.state.started_at.as_str()]);
+        }
+        args.push(&container.id);
+        let logs = self.docker.docker(&args, QUICK_TIMEOUT).await.ok()?;
         let address = inventory::knot_address(&logs.text)?;
         let mut cache = self.addresses.lock().expect("not poisoned");
         cache.retain(|(id, _), _| id != &container.id);
@@ -301,6 +303,7 @@ impl Workloads {
         let mut transcript = Transcript::new(journal);
         let mut backup = None;
         let mut probe = None;
+        let mut restart = None;
         let outcome = match job {
             JobPayload::DeployBeacon(beacon) => {
                 let file = self.published(compose::beacon(beacon, &self.image_tag));
@@ -313,7 +316,12 @@ impl Workloads {
                     .await
             }
             JobPayload::RestartComponent { component_id } => {
-                self.restart(component_id, &mut transcript).await
+                self.restart(component_id, &mut transcript)
+                    .await
+                    .map(|(text, report)| {
+                        restart = report;
+                        text
+                    })
             }
             JobPayload::RemoveComponent { component_id } => {
                 self.remove(component_id, &mut transcript).await
@@ -350,11 +358,12 @@ impl Workloads {
                 text: text(summary),
                 backup,
                 probe,
+                restart,
             }),
             Err(why) => Err(Done {
                 text: text(why),
-                backup: None,
                 probe,
+                ..Done::default()
             }),
         }
     }
@@ -434,16 +443,19 @@ impl Workloads {
         Ok(found.into_iter().next())
     }
 
+    /// Restarts the component's container; for a sidecar, also says which
+    /// address it announced before and after (each from that start's lines).
     async fn restart(
         &self,
         component_id: &str,
         transcript: &mut Transcript<'_>,
-    ) -> Result<String, String> {
+    ) -> Result<(String, Option<RestartReport>), String> {
         let Some(container) = self.one_container(component_id).await? else {
             return Err(format!(
                 "{component_id} has no container on this host: deploy it first"
             ));
         };
+        let before = self.announced_address(&container).await;
         transcript.stage("restart")?;
         let restarted = self
             .docker
@@ -454,7 +466,24 @@ impl Workloads {
         if !restarted.success {
             return Err(format!("`{}` failed", restarted.command));
         }
-        self.verify(component_id, transcript).await
+        let verified = self.verify(component_id, transcript).await?;
+        let after = match self.one_container(component_id).await? {
+            Some(now) => self.announced_address(&now).await,
+            None => None,
+        };
+        let report = before.zip(after).map(|(address_before, address_after)| {
+            transcript.note(if address_before == address_after {
+                format!("the identity survived the restart: {address_after} before and after")
+            } else {
+                format!("the address changed across the restart: {address_before} before, {address_after} after")
+            });
+            RestartReport {
+                component_id: component_id.to_string(),
+                address_before,
+                address_after,
+            }
+        });
+        Ok((verified, report))
     }
 
     /// `compose down` for the stack (volumes kept), then its directory goes.

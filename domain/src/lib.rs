@@ -12,6 +12,7 @@ pub mod backups;
 pub mod beacons;
 pub mod entities;
 pub mod failure;
+pub mod identities;
 pub mod jobs;
 pub mod live;
 pub mod log_retention;

@@ -314,7 +314,7 @@ impl Networks {
         id: &NetworkId,
     ) -> Result<(), NetworkError> {
         in_scope(by.scope(), id)?;
-        // The profile and its checklist's rows go together, or not at all.
+        // The profile, its checklist's rows and its probe go together, or not at all.
         let txn = self.db.begin().await?;
         let result = network::Entity::delete_by_id(id.as_str())
             .exec(&txn)
@@ -328,6 +328,11 @@ impl Networks {
             .await?;
         crate::entities::beacon_diagnosis::Entity::delete_many()
             .filter(crate::entities::beacon_diagnosis::Column::NetworkId.eq(id.as_str()))
+            .exec(&txn)
+            .await?;
+        // Its probe stops with it (nothing would be left to queue it for).
+        crate::entities::network_probe::Entity::delete_many()
+            .filter(crate::entities::network_probe::Column::NetworkId.eq(id.as_str()))
             .exec(&txn)
             .await?;
         txn.commit().await?;

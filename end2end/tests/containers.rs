@@ -165,13 +165,24 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
     assert_eq!(lp.agent().health("knotroute-agent"), "healthy");
     let d = deploy_both(&lp, &agent_id).await;
 
-    // Restart both.
+    // Restart both; the sidecar's identity survives, and Control knows it.
     for id in [&d.beacon_id, &d.sidecar_id] {
         let job = lp
             .run_job(&agent_id, "restart_component", json!({"component_id": id}))
             .await;
         assert_eq!(job["status"], "succeeded", "{job}");
     }
+    let checklist = lp
+        .get(&format!("/api/v1/networks/{}/setup", lp.network_id))
+        .await;
+    let kept = checklist["bootstrap"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["criterion"] == "identity_survives_restart")
+        .unwrap();
+    assert_eq!(kept["knowledge"], "proven", "{kept}");
+    assert!(kept["detail"].as_str().unwrap().contains(&d.address), "{kept}");
 
     // A killed Beacon is redeployed by reconciliation (README: once the last
     // deployment settled, 60 s, plus a heartbeat and the deploy itself).

@@ -31,6 +31,7 @@ mod m20261208_000024_second_factor;
 mod m20261209_000025_setup_checklist;
 mod m20261210_000026_identity_backups;
 mod m20261211_000027_service_probes;
+mod m20261212_000028_identity_restarts;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -67,6 +68,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261209_000025_setup_checklist::Migration),
             Box::new(m20261210_000026_identity_backups::Migration),
             Box::new(m20261211_000027_service_probes::Migration),
+            Box::new(m20261212_000028_identity_restarts::Migration),
         ]
     }
 }

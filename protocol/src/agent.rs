@@ -192,8 +192,23 @@ pub struct JobResult {
     /// Ours: what a `probe_service` job found. A version-1 Control ignores it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<crate::probes::ProbeReport>,
+    /// Ours: the `.knot` address a restarted sidecar announced before and
+    /// after a `restart_component` job. A version-1 Control ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<RestartReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nonce: Option<String>,
+}
+
+/// A sidecar's address across one restart, each read from what that start
+/// of the container printed (an old start's lines do not count).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct RestartReport {
+    /// `sidecar-<name>`.
+    pub component_id: String,
+    pub address_before: String,
+    pub address_after: String,
 }
 
 /// `{"ok": true}`.

@@ -395,5 +395,22 @@ on_both_databases!(
         assert_eq!(state, "not_yet");
         assert!(detail.contains("lab-host"), "{detail}");
         assert_ne!(criterion(&list, "http_over_overlay")["knowledge"], "proven");
+
+        // Deleting the network stops its probe.
+        assert_eq!(c.delete(&format!("/api/v1/networks/{id}")).await.status(), 204);
+        let schedule = server::domain::probes::schedule::ProbeSchedule::new(
+            c.state.db.clone(),
+            c.state.jobs.clone(),
+        );
+        assert!(schedule
+            .queue_due(Utc::now() + Duration::days(1))
+            .await
+            .unwrap()
+            .is_empty());
+        let left = server::entities::network_probe::Entity::find()
+            .all(&c.state.db)
+            .await
+            .unwrap();
+        assert!(left.is_empty(), "{left:?}");
     }
 );

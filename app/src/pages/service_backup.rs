@@ -119,7 +119,11 @@ pub(super) fn BackupActions(
             <label for=field.clone()>{st.field_keep}</label>
             <input id=field.clone() class="backup-keep" type="number" min="1" max=KEEP_MAX.to_string()
                 inputmode="numeric" prop:value=move || keep.get()
-                on:input=move |ev| keep.set(event_target_value(&ev)) />
+                on:input=move |ev| {
+                    keep.set(event_target_value(&ev));
+                    // A refusal stands for what was confirmed, not for what is typed now.
+                    refused.set(None);
+                } />
             <label for=every_field.clone()>{st.field_every}</label>
             <select id=every_field.clone() class="backup-every"
                 on:change=move |ev| every.set(event_target_value(&ev))>

@@ -45,9 +45,10 @@ pub fn ServicesPage() -> impl IntoView {
     let live = crate::live::use_live();
     let query = leptos_router::hooks::use_query_map();
     let after = move || query.read().get("after").filter(|s| !s.is_empty());
+    // A finished job (a backup, a verification) changes a row as much as a heartbeat.
     let services = Resource::new(
-        move || (after(), create.version().get(), live.agents()),
-        |(after, _, _)| list_services_page(after),
+        move || (after(), create.version().get(), live.agents(), live.jobs()),
+        |(after, ..)| list_services_page(after),
     );
     // The table names each service's network.
     let networks = Resource::new(|| (), |_| list_networks(None, None));

@@ -13,6 +13,7 @@ use protocol::backups::{
     archive_name, archive_order, BackupEvery, BackupReport, BackupState, BackupVolume,
     VerifyBackup, KEEP_DEFAULT,
 };
+use protocol::jobs::JobPayload;
 use protocol::JobStatus;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, Set,
@@ -24,16 +25,20 @@ use std::collections::HashMap;
 const ERROR_MAX: usize = 500;
 const DIRECTORY_MAX: usize = 1024;
 
+/// The archive a `verify_backup` job named (none: the newest).
+fn asked_archive(job: &job::Model) -> Option<String> {
+    match job.parsed_payload()? {
+        JobPayload::VerifyBackup(VerifyBackup { archive, .. }) => archive,
+        _ => None,
+    }
+}
+
 /// A report worth storing: about this job's sidecar and, for a verify, the
 /// archive it named; shaped exactly as an Agent makes it. Anything else is
 /// logged and dropped, never stored.
 fn accepted(job: &job::Model, report: &BackupReport) -> Option<DateTime<Utc>> {
     let for_this_job = job.component_id.as_deref() == Some(report.component_id.as_str());
-    let asked_archive = (job.kind == "verify_backup")
-        .then(|| serde_json::from_str::<serde_json::Value>(&job.payload).ok())
-        .flatten()
-        .and_then(|p| VerifyBackup::parse(&p).ok())
-        .and_then(|v| v.archive);
+    let asked_archive = asked_archive(job);
     let archive_ok = archive_name(&report.archive).is_ok_and(|name| name == report.archive)
         && asked_archive.is_none_or(|asked| asked == report.archive);
     let sha_ok = report.sha256.len() == 64
@@ -74,10 +79,10 @@ pub(crate) async fn record_result(
                 tracing::warn!(job_id = %job.id, "a backup report that does not describe this job's archive; not stored");
                 return Ok(());
             };
-            let plan = (job.kind == "backup_volume")
-                .then(|| serde_json::from_str::<serde_json::Value>(&job.payload).ok())
-                .flatten()
-                .and_then(|p| BackupVolume::parse(&p).ok());
+            let plan = match job.parsed_payload() {
+                Some(JobPayload::BackupVolume(plan)) => Some(plan),
+                _ => None,
+            };
             let verified = job.kind == "verify_backup" && report.verified;
             store(txn, job, report, taken_at, verified, plan, now).await?;
             if job.kind == "backup_volume" {
@@ -87,11 +92,7 @@ pub(crate) async fn record_result(
         // Only a verification that ran and failed says the archive is bad (a
         // cancelled one says nothing of it).
         ("verify_backup", JobStatus::Failed, _) => {
-            let archive = serde_json::from_str::<serde_json::Value>(&job.payload)
-                .ok()
-                .and_then(|p| VerifyBackup::parse(&p).ok())
-                .and_then(|v| v.archive);
-            let target = match archive {
+            let target = match asked_archive(job) {
                 Some(name) => Some(name),
                 None => of_sidecar(txn, &job.agent_id, component_id)
                     .await?

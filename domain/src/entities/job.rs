@@ -59,3 +59,12 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// The stored payload, read back by its kind's rules; `None` for one no
+    /// rule reads (a kind this Control does not know, a hand-edited row).
+    pub fn parsed_payload(&self) -> Option<protocol::jobs::JobPayload> {
+        let payload = serde_json::from_str(&self.payload).ok()?;
+        protocol::jobs::JobPayload::parse(&self.kind, &payload).ok()
+    }
+}

@@ -16,6 +16,7 @@ pub mod component;
 pub mod control_key;
 pub mod enrollment_log;
 pub mod identity_backup;
+pub mod identity_restart;
 pub mod install_token;
 pub mod invite;
 pub mod invite_open;

@@ -64,11 +64,7 @@ pub async fn join_profile(
 }
 
 fn deployed_beacon(job: &job::Model) -> Option<protocol::jobs::DeployBeacon> {
-    if job.kind != "deploy_beacon" {
-        return None;
-    }
-    let payload = serde_json::from_str(&job.payload).ok()?;
-    match JobPayload::parse(&job.kind, &payload).ok()? {
+    match job.parsed_payload()? {
         JobPayload::DeployBeacon(b) => Some(b),
         _ => None,
     }

@@ -464,6 +464,8 @@ impl JobQueue {
         JobJournal::close_stages(&txn, &row.id, outcome, now).await?;
         crate::backups::record_result(&txn, &finished, outcome, result.backup.as_ref(), &text, now)
             .await?;
+        crate::identities::record_result(&txn, &finished, outcome, result.restart.as_ref(), now)
+            .await?;
         let probed = crate::probes::record_result(
             &txn,
             &finished,

@@ -17,6 +17,7 @@ use protocol::probes::{
     ProbeAgent, ProbeReport, ProbeRun, ProbeScreen, ProbeService, ProbeSettings, ProbeStage,
     ProbeTarget, ProbeView,
 };
+use protocol::jobs::JobPayload;
 use protocol::{FieldError, JobStatus, NetworkId, Problem};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
@@ -326,10 +327,7 @@ pub(crate) async fn record_result(
     if finished.kind != protocol::probes::JOB_KIND || outcome == JobStatus::Cancelled {
         return Ok(None);
     }
-    let Some(asked) = serde_json::from_str::<serde_json::Value>(&finished.payload)
-        .ok()
-        .and_then(|p| ProbeService::parse(&p).ok())
-    else {
+    let Some(JobPayload::ProbeService(asked)) = finished.parsed_payload() else {
         return Ok(None);
     };
     // No report (an Agent that does not know the kind, or one that broke

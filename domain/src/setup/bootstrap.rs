@@ -2,8 +2,9 @@
 //! know of it. Control sees Beacons, Agents and sidecars, never a client: a
 //! criterion about clients stays unknown unless a test from outside proves
 //! it: a passing end-to-end probe shows that the service resolves by its
-//! `.knot` address and that HTTP passes the overlay. A verified backup
-//! Control proves itself.
+//! `.knot` address and that HTTP passes the overlay. A verified backup, and
+//! a sidecar announcing the same address before and after a restart its
+//! Agent made, Control proves itself.
 
 use super::facts::Facts;
 use crate::text::say;
@@ -30,14 +31,7 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
                     )
                 }),
                 Criterion::BackupVerified => backup_verified(facts, lang),
-                Criterion::IdentitySurvivesRestart => (
-                    Knowledge::Unknown,
-                    say(
-                        lang,
-                        "Control keeps only each sidecar's current address, so it cannot yet tell whether one changed across a restart: restart a sidecar and compare its address.",
-                        "Control хранит только текущий адрес каждого sidecar и пока не может сказать, менялся ли он после перезапуска: перезапустите sidecar и сравните адрес.",
-                    ),
-                ),
+                Criterion::IdentitySurvivesRestart => identity_kept(facts, lang),
                 _ => (
                     Knowledge::Unknown,
                     say(
@@ -55,6 +49,40 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
             }
         })
         .collect()
+}
+
+/// Proven when a sidecar's latest restart kept its address; not yet when
+/// one's changed (its identity was lost); unknown before any restart.
+fn identity_kept(facts: &Facts, lang: Lang) -> (Knowledge, String) {
+    let restarted = || facts.services.iter().filter_map(|s| Some((s, s.restart.as_ref()?)));
+    if let Some((s, (_, after))) = restarted().find(|(_, (before, after))| before == after) {
+        return (
+            Knowledge::Proven,
+            say(
+                lang,
+                format!("{} announced {after} before and after its last restart.", s.name),
+                format!("{} объявлял {after} и до, и после последнего перезапуска.", s.name),
+            ),
+        );
+    }
+    if let Some((s, (before, after))) = restarted().next() {
+        return (
+            Knowledge::NotYet,
+            say(
+                lang,
+                format!("{} announced {before} before its last restart and {after} after: its /data volume did not keep the identity. Restore it from a verified backup, or give clients the new address.", s.name),
+                format!("{} объявлял {before} до последнего перезапуска и {after} после: том /data не сохранил идентичность. Восстановите его из проверенной копии или сообщите клиентам новый адрес.", s.name),
+            ),
+        );
+    }
+    (
+        Knowledge::Unknown,
+        say(
+            lang,
+            "No sidecar has been restarted by its Agent yet: restart one on the Services screen, and its Agent compares the address it announces before and after.",
+            "Ни один sidecar ещё не перезапускался своим Agent: перезапустите его в разделе «Сервисы», и Agent сравнит адрес, объявленный до и после.",
+        ),
+    )
 }
 
 /// A recent pass of the end-to-end probe: a node on another host opened the

@@ -97,6 +97,8 @@ pub(crate) struct ServiceFacts {
     pub pending: Option<AddressPending>,
     /// Its identity backups, once one was reported.
     pub backup: Option<protocol::backups::BackupState>,
+    /// The address it announced before and after its latest restart.
+    pub restart: Option<(String, String)>,
 }
 
 #[derive(Default)]
@@ -196,6 +198,7 @@ pub(crate) async fn gather(
     )
     .await?;
 
+    let mut restarts = crate::identities::latest_in_network(db, &id).await?;
     let mut managed_urls = Vec::new();
     let mut managed_relays = Vec::new();
     let mut sidecar_relays = Vec::new();
@@ -230,6 +233,9 @@ pub(crate) async fn gather(
                             address: c.service.clone(),
                             pending: address_pending(agent, c),
                             backup: backups.remove(&(agent.id.to_string(), c.id.clone())),
+                            restart: restarts
+                                .remove(&(agent.id.to_string(), c.id.clone()))
+                                .map(|r| (r.address_before, r.address_after)),
                         });
                     }
                 }

@@ -218,6 +218,7 @@ fn the_first_service_is_done_once_a_backup_of_it_was_verified() {
         address: String::new(),
         pending: Some(protocol::services::AddressPending::NotStarted),
         backup: None,
+        restart: None,
     }];
     let (s, detail, _) = state(&f, SetupStep::FirstService);
     assert_eq!(s, StepState::NotYet);
@@ -409,4 +410,34 @@ fn the_monitoring_step_follows_the_latest_probe() {
     let (s, _, warning) = state(&f, SetupStep::Monitoring);
     assert_eq!(s, StepState::Done);
     assert!(warning.unwrap().contains("own host"));
+}
+
+#[test]
+fn an_identity_kept_across_a_restart_is_proven_and_a_changed_one_is_not() {
+    let mut f = fresh();
+    let knowledge = |f: &Facts| {
+        let c = super::bootstrap::criteria(f, Lang::En)
+            .into_iter()
+            .find(|c| c.criterion == Criterion::IdentitySurvivesRestart)
+            .unwrap();
+        (c.knowledge, c.detail)
+    };
+    let (k, detail) = knowledge(&f);
+    assert_eq!(k, Knowledge::Unknown);
+    assert!(detail.contains("restart one"), "{detail}");
+    let service = |name: &str, restart: Option<(&str, &str)>| ServiceFacts {
+        name: name.into(),
+        address: "b.knot".into(),
+        pending: None,
+        backup: None,
+        restart: restart.map(|(x, y)| (x.to_string(), y.to_string())),
+    };
+    f.services = vec![service("web", Some(("a.knot", "b.knot")))];
+    let (k, detail) = knowledge(&f);
+    assert_eq!(k, Knowledge::NotYet);
+    assert!(detail.contains("a.knot") && detail.contains("b.knot"), "{detail}");
+    f.services.push(service("api", Some(("c.knot", "c.knot"))));
+    let (k, detail) = knowledge(&f);
+    assert_eq!(k, Knowledge::Proven);
+    assert!(detail.contains("api announced c.knot"), "{detail}");
 }

@@ -76,6 +76,7 @@ pub fn backed_up() -> Vec<Box<dyn Table>> {
         table::<e::invite::Entity>(false),
         table::<e::invite_open::Entity>(false),
         table::<e::identity_backup::Entity>(false),
+        table::<e::identity_restart::Entity>(true),
         table::<e::network_probe::Entity>(false),
         table::<e::probe_run::Entity>(true),
         table::<e::job::Entity>(false),
