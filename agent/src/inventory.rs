@@ -50,6 +50,20 @@ pub struct State {
     pub error: String,
     #[serde(default)]
     pub started_at: String,
+    /// When the previous run ended (Docker's zero time before any).
+    #[serde(default)]
+    pub finished_at: String,
+}
+
+impl State {
+    /// Where this start's log lines begin, for `docker logs --since`: after
+    /// the previous run ended. Not `started_at`, which Docker records a
+    /// moment after the program's first lines. `None`: never stopped, so
+    /// every line is this start's.
+    pub fn this_start_since(&self) -> Option<&str> {
+        let f = self.finished_at.as_str();
+        (!f.is_empty() && !f.starts_with("0001-")).then_some(f)
+    }
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -316,6 +330,21 @@ pub fn last_line(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn this_starts_lines_begin_where_the_last_run_ended() {
+        let state = |finished: &str| State {
+            started_at: "2026-12-04T22:01:56.94Z".into(),
+            finished_at: finished.into(),
+            ..State::default()
+        };
+        assert_eq!(state("0001-01-01T00:00:00Z").this_start_since(), None);
+        assert_eq!(state("").this_start_since(), None);
+        assert_eq!(
+            state("2026-12-04T22:01:56.68Z").this_start_since(),
+            Some("2026-12-04T22:01:56.68Z")
+        );
+    }
 
     /// Trimmed from a real `docker inspect` of a Compose-managed container.
     const INSPECT: &str = r#"[{

@@ -248,8 +248,8 @@ impl Workloads {
         // Only this start's lines: a restarted container keeps the old ones,
         // whose address may not be the one it announces now.
         let mut args = vec!["logs", "--tail", ANNOUNCE_TAIL];
-        if !container.state.started_at.is_empty() {
-            args.extend(["--since", container.state.started_at.as_str()]);
+        if let Some(since) = container.state.this_start_since() {
+            args.extend(["--since", since]);
         }
         args.push(&container.id);
         let logs = self.docker.docker(&args, QUICK_TIMEOUT).await.ok()?;
@@ -315,14 +315,13 @@ impl Workloads {
                 self.deploy(&job.component_id(), &file, &mut transcript)
                     .await
             }
-            JobPayload::RestartComponent { component_id } => {
-                self.restart(component_id, &mut transcript)
-                    .await
-                    .map(|(text, report)| {
-                        restart = report;
-                        text
-                    })
-            }
+            JobPayload::RestartComponent { component_id } => self
+                .restart(component_id, &mut transcript)
+                .await
+                .map(|(text, report)| {
+                    restart = report;
+                    text
+                }),
             JobPayload::RemoveComponent { component_id } => {
                 self.remove(component_id, &mut transcript).await
             }

@@ -113,6 +113,13 @@ async fn beacons_and_sidecars_run_in_real_docker() {
         result.contains(&format!("is ready as {address}")),
         "{result}"
     );
+    // Read from each start's own lines, the address is the same before and after.
+    assert!(
+        result.contains(&format!(
+            "the identity survived the restart: {address} before and after"
+        )),
+        "{result}"
+    );
 
     // A sidecar whose Beacon nothing answers: failed after the health timeout, naming it.
     let lost = format!("http://127.0.0.1:{}", free_port());

@@ -9,13 +9,16 @@ use crate::StoreError;
 use chrono::{DateTime, Utc};
 use protocol::agent::RestartReport;
 use protocol::JobStatus;
-use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
 use std::collections::HashMap;
 
 const ADDRESS_MAX: usize = 255;
 
 fn address_ok(address: &str) -> bool {
-    protocol::probes::knot_address(address).is_ok_and(|a| a == address) && address.len() <= ADDRESS_MAX
+    protocol::probes::knot_address(address).is_ok_and(|a| a == address)
+        && address.len() <= ADDRESS_MAX
 }
 
 /// Records a succeeded `restart_component` job's report, in the transaction

@@ -182,7 +182,10 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
         .find(|c| c["criterion"] == "identity_survives_restart")
         .unwrap();
     assert_eq!(kept["knowledge"], "proven", "{kept}");
-    assert!(kept["detail"].as_str().unwrap().contains(&d.address), "{kept}");
+    assert!(
+        kept["detail"].as_str().unwrap().contains(&d.address),
+        "{kept}"
+    );
 
     // A killed Beacon is redeployed by reconciliation (README: once the last
     // deployment settled, 60 s, plus a heartbeat and the deploy itself).

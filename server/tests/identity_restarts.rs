@@ -86,6 +86,9 @@ on_both_databases!(
         restarted(&c, &agent, "succeeded", changed).await;
         let (knowledge, detail) = criterion(&c, &id).await;
         assert_eq!(knowledge, "not_yet", "{detail}");
-        assert!(detail.contains(OTHER) && detail.contains("did not keep"), "{detail}");
+        assert!(
+            detail.contains(OTHER) && detail.contains("did not keep"),
+            "{detail}"
+        );
     }
 );

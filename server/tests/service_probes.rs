@@ -397,7 +397,10 @@ on_both_databases!(
         assert_ne!(criterion(&list, "http_over_overlay")["knowledge"], "proven");
 
         // Deleting the network stops its probe.
-        assert_eq!(c.delete(&format!("/api/v1/networks/{id}")).await.status(), 204);
+        assert_eq!(
+            c.delete(&format!("/api/v1/networks/{id}")).await.status(),
+            204
+        );
         let schedule = server::domain::probes::schedule::ProbeSchedule::new(
             c.state.db.clone(),
             c.state.jobs.clone(),

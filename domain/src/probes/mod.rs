@@ -13,11 +13,11 @@ use crate::entities::{agent, component, job, network, network_probe, probe_run};
 use crate::networks::NetworkError;
 use crate::{audit, rfc3339, StoreError};
 use chrono::{DateTime, Duration, Utc};
-use protocol::probes::{
-    ProbeAgent, ProbeReport, ProbeRun, ProbeScreen, ProbeService, ProbeSettings, ProbeStage,
-    ProbeTarget, ProbeView,
-};
 use protocol::jobs::JobPayload;
+use protocol::probes::{
+    ProbeAgent, ProbeReport, ProbeRun, ProbeScreen, ProbeSettings, ProbeStage, ProbeTarget,
+    ProbeView,
+};
 use protocol::{FieldError, JobStatus, NetworkId, Problem};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{

@@ -54,14 +54,25 @@ pub(crate) fn criteria(facts: &Facts, lang: Lang) -> Vec<BootstrapCheck> {
 /// Proven when a sidecar's latest restart kept its address; not yet when
 /// one's changed (its identity was lost); unknown before any restart.
 fn identity_kept(facts: &Facts, lang: Lang) -> (Knowledge, String) {
-    let restarted = || facts.services.iter().filter_map(|s| Some((s, s.restart.as_ref()?)));
+    let restarted = || {
+        facts
+            .services
+            .iter()
+            .filter_map(|s| Some((s, s.restart.as_ref()?)))
+    };
     if let Some((s, (_, after))) = restarted().find(|(_, (before, after))| before == after) {
         return (
             Knowledge::Proven,
             say(
                 lang,
-                format!("{} announced {after} before and after its last restart.", s.name),
-                format!("{} объявлял {after} и до, и после последнего перезапуска.", s.name),
+                format!(
+                    "{} announced {after} before and after its last restart.",
+                    s.name
+                ),
+                format!(
+                    "{} объявлял {after} и до, и после последнего перезапуска.",
+                    s.name
+                ),
             ),
         );
     }

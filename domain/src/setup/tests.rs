@@ -435,7 +435,10 @@ fn an_identity_kept_across_a_restart_is_proven_and_a_changed_one_is_not() {
     f.services = vec![service("web", Some(("a.knot", "b.knot")))];
     let (k, detail) = knowledge(&f);
     assert_eq!(k, Knowledge::NotYet);
-    assert!(detail.contains("a.knot") && detail.contains("b.knot"), "{detail}");
+    assert!(
+        detail.contains("a.knot") && detail.contains("b.knot"),
+        "{detail}"
+    );
     f.services.push(service("api", Some(("c.knot", "c.knot"))));
     let (k, detail) = knowledge(&f);
     assert_eq!(k, Knowledge::Proven);
