@@ -1,6 +1,7 @@
 //! The setup checklist in a real browser, on a desktop in English and on a
-//! phone in Russian: a fresh network with an Agent and an opened invite
-//! shows those steps green; the admin follows the checklist's link to the
+//! phone in Russian: a fresh network with an Agent, a published service
+//! whose identity backup its Agent verified, and an opened invite shows
+//! those steps green; the admin follows the checklist's link to the
 //! operations policy, writes it from the template, comes back to find that
 //! step green, skips the monitoring step by choice and takes it back, then
 //! chooses the end-to-end probe on the same page, which the Agent answers:
@@ -62,6 +63,47 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
         )
         .await;
     assert_eq!(r.status(), 200);
+    // The Agent deploys it, backs its identity up and proves the backup.
+    let deploy = agent.claim().await.expect("the deploy job is handed out");
+    agent
+        .finish(deploy["id"].as_str().unwrap(), "succeeded", "deployed")
+        .await;
+    let archive = json!({"component_id": "sidecar-web", "archive": "20261204T120000Z.tar",
+        "directory": "/var/lib/knotroute-agent/backups/sidecar-web", "size_bytes": 10240,
+        "sha256": "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+        "taken_at": "2026-12-04T12:00:00Z", "address": ADDRESS, "kept": 1,
+        "kept_archives": ["20261204T120000Z.tar"]});
+    for (kind, payload, verified) in [
+        (
+            "backup_volume",
+            json!({"component_id": "sidecar-web", "keep": 7}),
+            false,
+        ),
+        (
+            "verify_backup",
+            json!({"component_id": "sidecar-web"}),
+            true,
+        ),
+    ] {
+        let r = api
+            .post_json(
+                "/api/v1/jobs",
+                json!({"agent_id": agent.id(), "kind": kind, "payload": payload}),
+            )
+            .await;
+        assert_eq!(r.status(), 201);
+        let job = agent.claim().await.expect("the backup job is handed out");
+        let mut report = archive.clone();
+        report["verified"] = json!(verified);
+        let r = agent
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": job["id"], "status": "succeeded", "result": kind,
+                       "backup": report}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+    }
     // An invite a phone opened.
     let r = api
         .post_json("/api/v1/invites", json!({"network_id": network}))
@@ -88,6 +130,7 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
     expect_state(&b, "network_id", "done").await;
     expect_state(&b, "agents", "done").await;
     expect_state(&b, "onboarding", "done").await;
+    expect_state(&b, "first_service", "done").await;
     expect_state(&b, "policy", "not_yet").await;
     expect_state(&b, "monitoring", "not_yet").await;
     b.expect_text("#step-agents", done).await;
@@ -157,13 +200,6 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
     b.fill("#probe-every", "5").await;
     b.page.locator("#probe-save").click(None).await.unwrap();
     b.wait_visible("#probe-saved").await;
-    let deploy = agent
-        .claim()
-        .await
-        .expect("the deploy job is handed out first");
-    agent
-        .finish(deploy["id"].as_str().unwrap(), "succeeded", "deployed")
-        .await;
     let probe = agent.claim().await.expect("the probe is queued at once");
     assert_eq!(probe["kind"], "probe_service", "{probe}");
     assert_eq!(probe["payload"]["address"], ADDRESS);
