@@ -396,6 +396,18 @@ impl Workloads {
         file: &ComposeFile,
         transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
+        self.compose_up(component_id, file, transcript).await?;
+        self.verify(component_id, transcript).await
+    }
+
+    /// Writes the component's compose file, pulls what the policy asks for
+    /// and brings the stack up, each a stage of the job.
+    async fn compose_up(
+        &self,
+        component_id: &str,
+        file: &ComposeFile,
+        transcript: &mut Transcript<'_>,
+    ) -> Result<(), String> {
         let cli = self.require_compose().await?;
         let path = self.stack_file(component_id);
         // Written whole or not at all, so a stop here leaves no half a file.
@@ -431,7 +443,7 @@ impl Workloads {
         if !started.success {
             return Err(format!("`{}` failed", started.command));
         }
-        self.verify(component_id, transcript).await
+        Ok(())
     }
 
     /// The component's container on this host, if it has one.

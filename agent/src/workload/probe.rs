@@ -5,8 +5,7 @@
 
 use super::{Transcript, Workloads};
 use crate::compose::{self, NodeNetwork};
-use crate::config::PullPolicy;
-use crate::docker::{Docker, Live, Project, QUICK_TIMEOUT, UP_TIMEOUT};
+use crate::docker::{Docker, QUICK_TIMEOUT};
 use protocol::probes::{ProbeReport, ProbeService, ProbeStage, NODE_PROXY_PORT};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -91,41 +90,13 @@ impl Workloads {
         job: &ProbeService,
         transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
-        let cli = self.require_compose().await?;
         let component_id = protocol::jobs::JobPayload::ProbeService(job.clone()).component_id();
         let network = own_container(&self.docker, loopback_port(&component_id)).await;
         let file = compose::probe_node(job, &self.image_tag, &network);
-        transcript.stage("node")?;
-        let path = self.stack_file(&component_id);
-        crate::private_file::write_atomically(&path, compose::to_yaml(&file).as_bytes())
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        let name = compose::project_name(&component_id);
-        let project = Project {
-            cli,
-            file: Some(&path),
-            name: &name,
-        };
-        if self.pull != PullPolicy::Never {
-            self.pull(project, &file, transcript).await?;
-        }
-        let up = self.up_args(cli);
-        let started = self
-            .docker
-            .compose_live(
-                project,
-                &up,
-                UP_TIMEOUT,
-                Live::every_line(transcript.journal),
-            )
+        self.compose_up(&component_id, &file, transcript)
             .await
-            .map_err(|e| e.to_string())?;
-        transcript.add(&started);
-        if !started.success {
-            return Err(format!(
-                "`{}` failed: the node did not start",
-                started.command
-            ));
-        }
+            .map_err(|why| format!("{why}: the node did not start"))?;
+        let name = compose::project_name(&component_id);
         let proxy = match network {
             NodeNetwork::Container { port, .. } => format!("127.0.0.1:{port}"),
             NodeNetwork::HostLoopback => self.published_proxy(&name).await?,
