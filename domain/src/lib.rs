@@ -135,6 +135,26 @@ pub async fn database_now(db: &impl ConnectionTrait) -> DateTime<Utc> {
     }
 }
 
+/// Begins a transaction that writes. On SQLite it takes the write lock
+/// first: a deferred transaction that reads and then writes fails at once
+/// with "database is locked" when another connection wrote in between (its
+/// read snapshot is stale, and SQLite does not wait out the busy timeout
+/// then), which an admin saw as a sporadic 503 while Agents claimed jobs.
+/// Locking first makes it wait its turn like a single write. A no-op UPDATE
+/// is how to do that through sea-orm, which always sends a plain `BEGIN`.
+/// PostgreSQL needs nothing.
+pub async fn begin_write(
+    db: &sea_orm::DatabaseConnection,
+) -> Result<sea_orm::DatabaseTransaction, DbErr> {
+    use sea_orm::TransactionTrait;
+    let txn = db.begin().await?;
+    if db.get_database_backend() == DbBackend::Sqlite {
+        txn.execute_unprepared("UPDATE seaql_migrations SET version = version WHERE 0")
+            .await?;
+    }
+    Ok(txn)
+}
+
 /// A database failure, logged in full where it happens and shown to clients only as "internal".
 #[derive(Debug, thiserror::Error)]
 #[error("database error: {0}")]

@@ -15,7 +15,7 @@ use rand::RngCore;
 use sea_orm::sea_query::{Condition, Expr};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use std::time::Duration;
 
@@ -315,7 +315,7 @@ impl Networks {
     ) -> Result<(), NetworkError> {
         in_scope(by.scope(), id)?;
         // The profile, its checklist's rows and its probe go together, or not at all.
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let result = network::Entity::delete_by_id(id.as_str())
             .exec(&txn)
             .await?;

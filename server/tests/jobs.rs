@@ -461,3 +461,41 @@ on_both_databases!(
         assert_eq!(one[0]["kind"], "deploy_sidecar");
     }
 );
+
+on_both_databases!(
+    jobs_queued_while_agents_claim_and_report_are_all_taken_never_503,
+    |backend| async move {
+        // On SQLite a transaction that read and then wrote failed at once
+        // ("database is locked", answered 503) whenever an Agent's claim
+        // committed in between; every write now waits its turn instead.
+        let c = common::signed_in(backend).await;
+        let a = common::SimAgent::with_docker(&c, 12).await;
+        let restart = json!({"agent_id": a.id(), "kind": "restart_component",
+                             "payload": {"component_id": "sidecar-web"}});
+        let admin = futures_util::future::join_all(
+            (0..30).map(|_| async { queue(&c, restart.clone()).await.status().as_u16() }),
+        );
+        let agent = async {
+            let mut claimed = 0;
+            for _ in 0..60 {
+                if let Some(job) = a.claim().await {
+                    let r = a
+                        .post(
+                            "/api/v1/agents/jobs/result",
+                            json!({"job_id": job["id"], "status": "succeeded", "result": "ok"}),
+                        )
+                        .await;
+                    assert_eq!(r.status(), 200);
+                    claimed += 1;
+                }
+            }
+            claimed
+        };
+        let (statuses, claimed) = tokio::join!(admin, agent);
+        assert!(statuses.iter().all(|s| *s == 201), "{statuses:?}");
+        let left: Vec<Value> = c
+            .get_json(&format!("/api/v1/jobs?agent_id={}&status=pending", a.id()))
+            .await;
+        assert_eq!(claimed + left.len(), 30);
+    }
+);

@@ -269,9 +269,8 @@ pub async fn rotate(
     transition: chrono::Duration,
     actor: &str,
 ) -> Result<IdentityView, IdentityError> {
-    use sea_orm::TransactionTrait;
     let now = Utc::now();
-    let txn = db.begin().await?;
+    let txn = crate::begin_write(db).await?;
     let rows = signing_rows(&txn, now).await?;
     if let Some(previous) = rows.get(1) {
         return Err(IdentityError::RotationInProgress {

@@ -32,7 +32,7 @@ use rand::RngCore;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use std::collections::HashMap;
 
@@ -155,7 +155,7 @@ impl Users {
             .await
             .map_err(UserError::Hashing)?;
         let now = Utc::now();
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let Some(invite) = usable_invite(token).one(&txn).await? else {
             return Err(UserError::InviteUnusable);
         };
@@ -339,7 +339,7 @@ impl Users {
         change: &UserChange,
     ) -> Result<UserView, UserError> {
         let (role, disabled) = change.validate().map_err(UserError::Invalid)?;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         lock_owners(&txn).await?;
         let row = find(&txn, id).await?;
         let now = Utc::now();
@@ -453,7 +453,7 @@ impl Users {
     /// Removes a person: their sessions end and their tokens are revoked
     /// (kept, revoked, so the token list still explains old audit entries).
     pub async fn delete(&self, by: &Granted<ManageUsers>, id: &UserId) -> Result<(), UserError> {
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         lock_owners(&txn).await?;
         let row = find(&txn, id).await?;
         guard_last_owner(&txn, &row).await?;

@@ -21,7 +21,7 @@ use protocol::{AgentId, Lang};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryOrder, QuerySelect, Set,
 };
 
 /// Refused enrollments from one client within this window before it is throttled.
@@ -123,7 +123,7 @@ impl Enrollment {
             key.expect("admit checked the key"),
             agent_id.expect("admit checked the key"),
         );
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let (mut name, mut tags) = (name, bounded_list(&request.tags, limits::TAGS, limits::TAG));
         let mut replaces = None;
         let mut named_by_admin = false;

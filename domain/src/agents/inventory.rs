@@ -22,7 +22,7 @@ use protocol::{AgentId, Id};
 use sea_orm::sea_query::{Condition, Query};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, LoaderTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set, TransactionTrait,
+    QueryOrder, QuerySelect, Set,
 };
 use std::collections::HashMap;
 
@@ -513,7 +513,7 @@ impl AgentInventory {
         if agent.retired.is_retired() {
             return Err(InventoryError::Retired(agent.retired));
         }
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         self.retire(&txn, id, Retirement::Revoked).await?;
         crate::agents::revoked_keys::record(&txn, &agent, Utc::now()).await?;
         InstallTokens::revoke_move_tokens(&txn, id).await?;
@@ -537,7 +537,7 @@ impl AgentInventory {
     ) -> Result<(), InventoryError> {
         let id = id.as_str();
         self.find(by.scope(), id).await?;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was deleted").await?;
         InstallTokens::revoke_move_tokens(&txn, id).await?;
@@ -570,7 +570,7 @@ impl AgentInventory {
             Retirement::Moved if agent.moved_to.is_none() => {}
             other => return Err(InventoryError::Retired(other)),
         }
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         self.retire(&txn, id, Retirement::Moved).await?;
         // Only the newest move token works: asking again kills a leaked snippet.
         InstallTokens::revoke_move_tokens(&txn, id).await?;

@@ -16,7 +16,7 @@ use protocol::ComponentStatus;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
-    QueryFilter, Set, Statement, TransactionTrait,
+    QueryFilter, Set, Statement,
 };
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -258,7 +258,7 @@ impl AgentRequests {
             agent_update.exec(&self.db).await?;
             return Ok(Some(now_standing));
         }
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         if !gone.is_empty() {
             component::Entity::delete_many()
                 .filter(component::Column::Id.is_in(gone))

@@ -9,10 +9,7 @@ use crate::StoreError;
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use protocol::beacons::{BeaconCheckView, CheckClass, LatencyHour};
 use sea_orm::sea_query::{Expr, OnConflict};
-use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
 use std::collections::HashMap;
 
 /// Raw checks are kept this long.
@@ -41,7 +38,7 @@ pub async fn record(
 ) -> Result<beacon_check::Model, StoreError> {
     let ok = check.class == CheckClass::Ok;
     let latency = if ok { check.latency_ms.unwrap_or(0) } else { 0 };
-    let txn = db.begin().await?;
+    let txn = crate::begin_write(db).await?;
     let row = beacon_check::ActiveModel {
         network_id: Set(check.network_id.clone()),
         url: Set(check.url.clone()),

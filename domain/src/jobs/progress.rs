@@ -19,7 +19,7 @@ use protocol::{FieldError, JobId, JobStatus, Problem};
 use sea_orm::sea_query::{Alias, Expr, Func, OnConflict, SimpleExpr};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, QueryTrait, Set, TransactionTrait,
+    QuerySelect, QueryTrait, Set,
 };
 
 /// The lease of a job whose Agent reports progress, from the claim and from
@@ -171,7 +171,7 @@ impl JobJournal {
         // The transaction's first statement writes: on SQLite a transaction
         // that read first cannot take the write lock once another writer
         // committed (it fails at once, busy timeout or not).
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         // Taking the message number is the conditional write that orders
         // concurrent messages: only one gets past it per number. It hands
         // back the row as written, so the output counters are current.

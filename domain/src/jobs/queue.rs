@@ -21,7 +21,7 @@ use protocol::{Id, NetworkId};
 use rand::RngCore;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set, Statement, TransactionTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set, Statement,
 };
 
 pub const LEASE: Duration = Duration::minutes(10);
@@ -270,7 +270,7 @@ impl JobQueue {
         retry_of: Option<String>,
         asked: Asked,
     ) -> Result<job::Model, JobError> {
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let network_id = match payload.network_id() {
             Some(id) => Some(id.to_string()),
             None => component::Entity::find()
@@ -442,7 +442,7 @@ impl JobQueue {
         let text = crate::text::bounded_multiline(&result.result, RESULT_MAX);
         // The clock `started_at` was set by, so `ran_for` measures one clock.
         let now = database_now(&self.db).await;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let done = job::Entity::update_many()
             .col_expr(job::Column::Status, outcome.into())
             .col_expr(job::Column::Result, text.clone().into())
@@ -553,7 +553,7 @@ impl JobQueue {
         let mut expired = 0;
         for row in overdue {
             let reason = if row.reports_progress { SILENT } else { REASON };
-            let txn = self.db.begin().await?;
+            let txn = crate::begin_write(&self.db).await?;
             let done = job::Entity::update_many()
                 .col_expr(job::Column::Status, JobStatus::Expired.into())
                 .col_expr(job::Column::Result, reason.into())

@@ -20,10 +20,7 @@ use protocol::jobs::JobPayload;
 use protocol::signing::AgentPublicKey;
 use protocol::JobStatus;
 use protocol::Lang;
-use sea_orm::{
-    ActiveModelTrait, DatabaseConnection, DbErr, EntityTrait, IntoActiveModel, Set,
-    TransactionTrait,
-};
+use sea_orm::{ActiveModelTrait, DatabaseConnection, DbErr, EntityTrait, IntoActiveModel, Set};
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
@@ -183,7 +180,7 @@ pub async fn import_state(
         path,
         reason: e.to_string(),
     })?;
-    let txn = db.begin().await?;
+    let txn = crate::domain::begin_write(db).await?;
     let mut report = ImportReport::default();
     let now = Utc::now();
 

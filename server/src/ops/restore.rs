@@ -6,7 +6,7 @@ use super::backup::{
     current_schema, BackupReader, Line, Manifest, ReadError, FORMAT, FORMAT_VERSION,
 };
 use super::tables::{self, Table};
-use sea_orm::{DatabaseConnection, DbErr, TransactionTrait};
+use sea_orm::{DatabaseConnection, DbErr};
 use std::collections::BTreeMap;
 use std::path::Path;
 
@@ -66,7 +66,7 @@ pub async fn restore(
 ) -> Result<RestoreReport, RestoreError> {
     let tables = tables::backed_up();
     let manifest = validate(file, &tables)?;
-    let txn = db.begin().await?;
+    let txn = crate::domain::begin_write(db).await?;
     let mut replaced = false;
     for table in &tables {
         let rows = table.count(&txn).await?;

@@ -40,10 +40,7 @@ use protocol::second_factor::{Code, Enrollment, RecoveryCodes, SecondFactorStatu
 use protocol::{FieldError, Problem};
 use rand::RngCore;
 use sea_orm::sea_query::{Expr, OnConflict};
-use sea_orm::{
-    ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, Set,
-    TransactionTrait,
-};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use std::sync::Arc;
 
 /// The `settings` row that holds whether the owner requires a second factor.
@@ -182,7 +179,7 @@ impl SecondFactors {
         let person = self.own(who).await?;
         let factor = self.confirmed(&person.id).await?;
         self.prove(&factor, code).await?;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         let codes = new_recovery_codes(&txn, &person.id, Utc::now()).await?;
         audit::record(
             &txn,
@@ -205,7 +202,7 @@ impl SecondFactors {
             return Err(SecondFactorError::Required);
         }
         self.prove(&factor, code).await?;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         forget(&txn, &person.id).await?;
         audit::record(
             &txn,
@@ -353,7 +350,7 @@ impl SecondFactors {
         let Some(step) = self.matching_step(&factor, &digits, now) else {
             return Err(wrong_code());
         };
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         // Conditional on the secret still being the one checked and still
         // unconfirmed, so a concurrent begin or confirm cannot be mixed in.
         let confirmed = user_second_factor::Entity::update_many()

@@ -7,7 +7,7 @@ use crate::access::roles::ManageUsers;
 use crate::entities::{setting, user};
 use crate::{audit, StoreError};
 use protocol::UserId;
-use sea_orm::{EntityTrait, TransactionTrait};
+use sea_orm::EntityTrait;
 
 impl SecondFactors {
     /// Whether the owner requires a second factor of every password sign-in.
@@ -59,7 +59,7 @@ impl SecondFactors {
             .one(&self.db)
             .await?
             .ok_or(SecondFactorError::NotFound)?;
-        let txn = self.db.begin().await?;
+        let txn = crate::begin_write(&self.db).await?;
         forget(&txn, &person.id).await?;
         audit::record(
             &txn,

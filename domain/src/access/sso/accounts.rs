@@ -22,7 +22,7 @@ use rand::RngCore;
 use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, Set, TransactionTrait,
+    PaginatorTrait, QueryFilter, Set,
 };
 
 /// Who signed in, as the provider's verified ID token says.
@@ -155,7 +155,7 @@ pub(super) async fn sign_in_as(
     account: &ProviderAccount,
     grant: Option<Grant>,
 ) -> Result<AccountState, StoreError> {
-    let txn = db.begin().await?;
+    let txn = crate::begin_write(db).await?;
     // Write first: on PostgreSQL this locks the person's row, so an owner's
     // change made meanwhile is not overwritten; on SQLite it takes the write
     // lock before any read (a read-then-write transaction can fail as busy).
