@@ -21,14 +21,21 @@ fn sidecar(service: &str) -> Value {
         "target": "app:8080", "labels": {"io.knotroute.managed": "true"}}])
 }
 
-/// The job a click queued, once the Agent can claim it.
-async fn queued_by_the_page(agent: &common::SimAgent, wait: Duration) -> Value {
+/// The job a click queued, once the Agent can claim it; else what the page
+/// said (console errors, failed requests), to tell a lost click from a refusal.
+async fn queued_by_the_page(
+    b: &common::Browsing,
+    agent: &common::SimAgent,
+    wait: Duration,
+) -> Value {
     let deadline = std::time::Instant::now() + wait;
     loop {
         if let Some(job) = agent.claim().await {
             return job;
         }
-        assert!(std::time::Instant::now() < deadline, "no job was queued");
+        if std::time::Instant::now() > deadline {
+            b.fail("no job was queued").await;
+        }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
 }
@@ -135,7 +142,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     b.select(".modal .backup-every", "week").await;
     b.screenshot("2a-backup-dialog").await;
     page.locator("#confirm-backup").click(None).await.unwrap();
-    let job = queued_by_the_page(&agent, wait).await;
+    let job = queued_by_the_page(&b, &agent, wait).await;
     assert_eq!(job["kind"], "backup_volume");
     assert_eq!(
         job["payload"],
@@ -153,7 +160,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
                 .click(None)
                 .await
                 .unwrap();
-            let job = queued_by_the_page(&agent, wait).await;
+            let job = queued_by_the_page(&b, &agent, wait).await;
             assert_eq!(job["kind"], "verify_backup");
             job
         } else {
@@ -200,7 +207,7 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         .click(None)
         .await
         .unwrap();
-    let removal = queued_by_the_page(&agent, wait).await;
+    let removal = queued_by_the_page(&b, &agent, wait).await;
     assert_eq!(removal["kind"], "remove_component");
     assert_eq!(removal["payload"]["component_id"], "sidecar-web");
 

@@ -62,7 +62,6 @@ pub(super) fn BackupActions(
     let st = service_texts(lang);
     let open = RwSignal::new(false);
     let refused = RwSignal::new(None::<String>);
-    let queued = RwSignal::new(false);
     let current = service.backup.clone();
     let keep = RwSignal::new(
         current
@@ -82,9 +81,19 @@ pub(super) fn BackupActions(
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let field = format!("backup-keep-{}", service.sidecar.name);
     let every_field = format!("backup-every-{}", service.sidecar.name);
+    let snapshot = StoredValue::new((component_id.clone(), current.clone()));
+    // "Queued" once the server took the job, until the row shows its result
+    // (the backup it had changes).
+    let queued = move || {
+        let mine = draft
+            .backup_queued
+            .with(|q| snapshot.with_value(|s| q.as_ref() == Some(s)));
+        let taken = create.value().with(|v| matches!(v, Some(Ok(_))));
+        mine && taken && !create.pending().get()
+    };
     let queue = move |kind: &str, payload: serde_json::Value, agent: &str| {
         draft.submitted.set(false);
-        queued.set(true);
+        draft.backup_queued.set(Some(snapshot.get_value()));
         create.dispatch(job(agent, kind, payload));
     };
     view! {
@@ -94,7 +103,7 @@ pub(super) fn BackupActions(
                 queue("verify_backup", json!({"component_id": component2}), &agent2)
             }>{st.verify}</button>
         })}
-        <Show when=move || queued.get() && !create.pending().get()>
+        <Show when=queued>
             <span class="muted backup-queued" role="status">{st.backup_queued}</span>
         </Show>
         <ConfirmDialog open title=st.back_up explain=st.backup_explain confirm_label=st.back_up
