@@ -4,7 +4,8 @@
 //! opens the address through it. Here no Beacon answers, so the node's
 //! proxy says it cannot reach the address: the probe stops at the overlay,
 //! and Control keeps that run. The node is the Agent's tool, not a
-//! component: heartbeats do not report it. A whole pass, through a Beacon's
+//! component: heartbeats do not report it, and `remove_component` takes it
+//! away like one. A whole pass, through a Beacon's
 //! relay to a sidecar's target, is end2end/tests/containers.rs (an Agent in
 //! a container). Where no engine answers, the test skips (never under CI).
 
@@ -99,5 +100,24 @@ async fn a_probe_starts_a_node_on_the_host_loopback_and_says_where_it_stopped() 
             .iter()
             .all(|c| !c["id"].as_str().unwrap_or("").contains("probe")),
         "{agent}"
+    );
+
+    // Once no probe wants it, Control has the Agent remove the node with
+    // the job that removes any component (server/tests/service_probes.rs
+    // shows when it is queued): the container goes.
+    let id = queue_job(
+        &control,
+        &agent_id,
+        "remove_component",
+        json!({"component_id": format!("probe-{service}")}),
+    )
+    .await;
+    let job = finished_job(&control, &id, Duration::from_secs(120)).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert!(
+        docker(&["ps", "-aq", "--filter", &project])
+            .trim()
+            .is_empty(),
+        "the node is removed"
     );
 }

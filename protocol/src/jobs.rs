@@ -99,10 +99,22 @@ fn docker_network(input: &str) -> Result<String, FieldError> {
     }
 }
 
-/// `beacon-<slug>` or `sidecar-<slug>`.
+/// `beacon-<slug>` or `sidecar-<slug>`: a component an Agent reports.
 pub fn component_id(input: &str) -> Result<String, FieldError> {
+    prefixed(input, &["beacon-", "sidecar-"])
+}
+
+/// What `remove_component` may name: a component, or `probe-<slug>`, the
+/// node an Agent runs for the end-to-end probe of service `<slug>` (not a
+/// reported component), which Control has the Agent remove once no network
+/// probes that service from it.
+pub fn removable_id(input: &str) -> Result<String, FieldError> {
+    prefixed(input, &["beacon-", "sidecar-", "probe-"])
+}
+
+fn prefixed(input: &str, prefixes: &[&str]) -> Result<String, FieldError> {
     let s = input.trim().to_ascii_lowercase();
-    let valid = ["beacon-", "sidecar-"].iter().any(|prefix| {
+    let valid = prefixes.iter().any(|prefix| {
         s.strip_prefix(prefix)
             .is_some_and(|rest| slug("component_id", rest).is_ok())
     });
@@ -147,7 +159,8 @@ pub struct DeploySidecar {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ComponentRef {
-    /// `beacon-<name>` or `sidecar-<name>`.
+    /// `beacon-<name>` or `sidecar-<name>`; `remove_component` also takes
+    /// `probe-<service>`, the node of an end-to-end probe.
     pub component_id: String,
 }
 
@@ -266,7 +279,7 @@ impl JobPayload {
                 component_id: component_id(text(payload, "component_id")?)?,
             }),
             "remove_component" => Ok(JobPayload::RemoveComponent {
-                component_id: component_id(text(payload, "component_id")?)?,
+                component_id: removable_id(text(payload, "component_id")?)?,
             }),
             "backup_volume" => BackupVolume::parse(payload).map(JobPayload::BackupVolume),
             "verify_backup" => VerifyBackup::parse(payload).map(JobPayload::VerifyBackup),
@@ -498,10 +511,34 @@ mod tests {
     }
 
     #[test]
-    fn component_jobs_name_a_beacon_or_sidecar() {
+    fn component_jobs_name_a_beacon_sidecar_or_probe_node() {
         assert!(
             JobPayload::parse("restart_component", &json!({"component_id": "sidecar-web"})).is_ok()
         );
+        // A probe's node is removed by the same job; it is not a component
+        // an Agent reports, nor one to restart.
+        assert!(
+            JobPayload::parse("remove_component", &json!({"component_id": "probe-web"})).is_ok()
+        );
+        assert!(
+            JobPayload::parse("restart_component", &json!({"component_id": "probe-web"})).is_err()
+        );
+        assert!(component_id("probe-web").is_err());
+        for hostile in [
+            "probe-",
+            "probe-../etc",
+            "probe-web/x",
+            "probe-a b",
+            "probe",
+        ] {
+            assert_eq!(
+                JobPayload::parse("remove_component", &json!({"component_id": hostile}))
+                    .unwrap_err()
+                    .field,
+                "component_id",
+                "{hostile}"
+            );
+        }
         assert_eq!(
             JobPayload::parse("remove_component", &json!({"component_id": "web"}))
                 .unwrap_err()

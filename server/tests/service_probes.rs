@@ -4,7 +4,8 @@
 //! Agent answers with the report our Agent sends (end2end/tests/containers.rs
 //! runs the real one through a node container), the history keeps each run,
 //! the alert webhook hears `probe.failed` once and `probe.ok` after it, and
-//! the checklist's monitoring step and the bootstrap criteria follow.
+//! the checklist's monitoring step and the bootstrap criteria follow; a
+//! node no probe wants any more is removed by its Agent, once.
 
 mod common;
 
@@ -415,5 +416,100 @@ on_both_databases!(
             .await
             .unwrap();
         assert!(left.is_empty(), "{left:?}");
+    }
+);
+
+/// Chooses `agent` to probe the service `web` of `network`.
+async fn probe_web(c: &common::Control, network: &str, agent: &common::SimAgent) -> u16 {
+    let body = json!({"service": "web", "agent_id": agent.id()}).to_string();
+    put_raw(c, network, &body).await.status().as_u16()
+}
+
+/// `remove_component` jobs queued for `agent`, as the Jobs API lists them.
+async fn node_removals(c: &common::Control, agent: &common::SimAgent) -> Vec<Value> {
+    c.get_json(&format!(
+        "/api/v1/jobs?agent_id={}&kind=remove_component",
+        agent.id()
+    ))
+    .await
+}
+
+on_both_databases!(
+    a_node_no_probe_wants_is_removed_by_its_agent_once_whichever_way_the_probe_ended,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let home = c
+            .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
+            .await;
+        let work = c
+            .created_network(json!({"name": "Work", "beacons": ["https://w.example"]}))
+            .await;
+        let sidecar = |network: &str| {
+            json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+                    "status": "running", "service": ADDRESS,
+                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": network}}])
+        };
+        agent_on(&c, 81, "home-host", sidecar(&home)).await;
+        agent_on(&c, 82, "work-host", sidecar(&work)).await;
+        let first = agent_on(&c, 83, "first-prober", json!([])).await;
+        let second = agent_on(&c, 84, "second-prober", json!([])).await;
+        let passed = json!({"address": ADDRESS, "ok": true, "latency_ms": 9});
+
+        // Home probes from the first Agent, which starts its node.
+        assert_eq!(probe_web(&c, &home, &first).await, 200);
+        answer(&first, "succeeded", passed.clone(), "opened").await;
+        assert!(node_removals(&c, &first).await.is_empty());
+
+        // Moved to the second Agent: the first removes its node, and is
+        // asked once, however often Control looks.
+        assert_eq!(probe_web(&c, &home, &second).await, 200);
+        let removal = first
+            .claim()
+            .await
+            .expect("the first Agent removes its node");
+        assert_eq!(removal["kind"], "remove_component", "{removal}");
+        assert_eq!(removal["payload"], json!({"component_id": "probe-web"}));
+        let r = first
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": removal["id"], "status": "succeeded", "result": "removed probe-web"}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        answer(&second, "succeeded", passed.clone(), "opened").await;
+        let later = Utc::now() + Duration::minutes(10);
+        let again = server::domain::probes::nodes::remove_unused(&c.state.db, &c.state.jobs, later)
+            .await
+            .unwrap();
+        assert!(again.is_empty(), "{again:?}");
+        assert_eq!(node_removals(&c, &first).await.len(), 1);
+        assert!(node_removals(&c, &second).await.is_empty());
+
+        // Work probes the same service name from the second Agent: they
+        // share its node, so stopping Home's probe leaves the node running.
+        assert_eq!(probe_web(&c, &work, &second).await, 200);
+        answer(&second, "succeeded", passed.clone(), "opened").await;
+        let r = c.delete(&format!("/api/v1/networks/{home}/probe")).await;
+        assert_eq!(r.status(), 200);
+        assert!(node_removals(&c, &second).await.is_empty());
+
+        // Deleting Work, the last network that probes from it: Control's
+        // next look asks the second Agent to remove its node.
+        assert_eq!(
+            c.delete(&format!("/api/v1/networks/{work}")).await.status(),
+            204
+        );
+        let queued =
+            server::domain::probes::nodes::remove_unused(&c.state.db, &c.state.jobs, Utc::now())
+                .await
+                .unwrap();
+        assert_eq!(queued.len(), 1, "{queued:?}");
+        let removal = second
+            .claim()
+            .await
+            .expect("the second Agent removes its node");
+        assert_eq!(removal["kind"], "remove_component", "{removal}");
+        assert_eq!(removal["payload"], json!({"component_id": "probe-web"}));
+        assert!(first.claim().await.is_none());
     }
 );

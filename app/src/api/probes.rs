@@ -44,10 +44,7 @@ pub async fn save_probe(
             agent_id,
             every_minutes,
         };
-        domain::probes::save(&s.db, &by, &id, &input)
-            .await
-            .map_err(ui_error)?;
-        domain::probes::queue_now(&s.db, &s.jobs, &id)
+        domain::probes::save(&s.db, &s.jobs, &by, &id, &input)
             .await
             .map_err(ui_error)?;
         domain::probes::screen(&s.db, &s.inventory, by.scope(), &id)
@@ -63,7 +60,7 @@ pub async fn remove_probe(id: String) -> Result<ProbeScreen, UiError> {
     with_services(|s| async move {
         let id = parse_id(&id)?;
         let by = granted::<EditNetworks>()?;
-        domain::probes::remove(&s.db, &by, &id)
+        domain::probes::remove(&s.db, &s.jobs, &by, &id)
             .await
             .map_err(ui_error)?;
         domain::probes::screen(&s.db, &s.inventory, by.scope(), &id)

@@ -4,12 +4,14 @@
 //! job leaves a run in the history, in the transaction that finishes it;
 //! its outcome goes to the alert webhook as `probe.failed` / `probe.ok`.
 
+pub mod nodes;
 pub mod schedule;
 
 use crate::access::principal::Granted;
 use crate::access::roles::EditNetworks;
 use crate::access::scope::NetworkScope;
 use crate::entities::{agent, component, job, network, network_probe, probe_run};
+use crate::jobs::queue::JobQueue;
 use crate::networks::NetworkError;
 use crate::{audit, rfc3339, StoreError};
 use chrono::{DateTime, Duration, Utc};
@@ -224,9 +226,11 @@ pub async fn latest(
 /// address in this network, and the Agent must take Docker jobs. An Agent on
 /// the service's own host is accepted (a one-host first network has no
 /// other), and the checklist warns about it.
-/// Audited.
+/// The first probe is queued at once, and a node the previous choice left
+/// on an Agent is removed ([`nodes`]). Audited.
 pub async fn save(
     db: &DatabaseConnection,
+    jobs: &JobQueue,
     by: &Granted<EditNetworks>,
     network_id: &NetworkId,
     input: &ProbeSettings,
@@ -273,25 +277,19 @@ pub async fn save(
         &detail,
     )
     .await;
+    nodes::remove_unused(db, jobs, Utc::now()).await?;
+    // The first result does not wait for the schedule's next tick.
+    schedule::ProbeSchedule::new(db.clone(), jobs.clone())
+        .queue_for(network_id.as_str(), Utc::now())
+        .await?;
     Ok(settings)
 }
 
-/// Queues the network's probe at once, right after the admin chose it, so
-/// the first result does not wait for the schedule's next tick.
-pub async fn queue_now(
-    db: &DatabaseConnection,
-    jobs: &crate::jobs::queue::JobQueue,
-    network_id: &NetworkId,
-) -> Result<(), StoreError> {
-    schedule::ProbeSchedule::new(db.clone(), jobs.clone())
-        .queue_for(network_id.as_str(), Utc::now())
-        .await
-        .map(|_| ())
-}
-
-/// Stops probing the network; the history stays until it ages out. Audited.
+/// Stops probing the network; the history stays until it ages out, and the
+/// Agent that probed removes its node ([`nodes`]). Audited.
 pub async fn remove(
     db: &DatabaseConnection,
+    jobs: &JobQueue,
     by: &Granted<EditNetworks>,
     network_id: &NetworkId,
 ) -> Result<bool, ProbeError> {
@@ -310,6 +308,7 @@ pub async fn remove(
         )
         .await;
     }
+    nodes::remove_unused(db, jobs, Utc::now()).await?;
     Ok(gone.rows_affected > 0)
 }
 

@@ -50,8 +50,7 @@ async fn save_probe(
     ApiPath(id): ApiPath<NetworkId>,
     ApiJson(input): ApiJson<ProbeSettings>,
 ) -> Result<Json<ProbeView>, ApiError> {
-    probes::save(&state.db, &by, &id, &input).await?;
-    probes::queue_now(&state.db, &state.jobs, &id).await?;
+    probes::save(&state.db, &state.jobs, &by, &id, &input).await?;
     Ok(Json(probes::view(&state.db, by.scope(), &id).await?))
 }
 
@@ -62,12 +61,13 @@ async fn save_probe(
     params(("id" = String, Path, description = "Network ID")),
     responses((status = 200, body = ProbeView))
 )]
-/// Stops probing the network; its history stays for 30 days. Audited.
+/// Stops probing the network; its history stays for 30 days, and the Agent
+/// that probed removes its node. Audited.
 async fn remove_probe(
     State(state): State<AppState>,
     Allowed(by): Allowed<EditNetworks>,
     ApiPath(id): ApiPath<NetworkId>,
 ) -> Result<Json<ProbeView>, ApiError> {
-    probes::remove(&state.db, &by, &id).await?;
+    probes::remove(&state.db, &state.jobs, &by, &id).await?;
     Ok(Json(probes::view(&state.db, by.scope(), &id).await?))
 }
