@@ -77,12 +77,18 @@ impl JobLive {
 
     /// After the next render, shows the log's end if it is being followed.
     fn keep_end_in_view(&self) {
-        let (log, following) = (self.log, self.following);
+        let (log, following, last_top) = (self.log, self.following, self.last_top);
         request_animation_frame(move || {
-            if !following.get_value() {
+            let Some(el) = log.get_untracked() else {
                 return;
+            };
+            // A scroll up whose event has not been delivered yet still
+            // counts (the browser may run this frame callback first; CI once
+            // saw the log jump back down that way).
+            if el.scroll_top() < last_top.get_value() {
+                following.set_value(false);
             }
-            if let Some(el) = log.get_untracked() {
+            if following.get_value() {
                 el.set_scroll_top(el.scroll_height());
             }
         });
