@@ -7,12 +7,14 @@
 use super::confirm::ConfirmDialog;
 use super::service_form::Draft;
 use super::services::job;
-use crate::api::jobs::CreateJob;
+use crate::api::jobs::{get_job, CreateJob};
 use crate::i18n::services::{service_texts, ServiceTexts};
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::backups::{BackupEvery, BackupVolume, KEEP_DEFAULT, KEEP_MAX};
+use protocol::api::JobView;
+use protocol::backups::{BackupEvery, BackupVolume, JOB_KINDS, KEEP_DEFAULT, KEEP_MAX};
 use protocol::services::PublishedService;
+use protocol::JobId;
 use serde_json::json;
 
 fn every_label(every: BackupEvery, st: &ServiceTexts) -> &'static str {
@@ -51,6 +53,44 @@ pub(super) fn backup_cell(service: &PublishedService, st: &'static ServiceTexts)
     .into_any()
 }
 
+/// Follows the backups and verifications this page queues until they end:
+/// each created job is kept in `jobs`, and re-read whenever a job changes,
+/// so a row can say it is queued, and link to it if it failed.
+pub(super) fn follow_backup_jobs(create: ServerAction<CreateJob>, jobs: RwSignal<Vec<JobView>>) {
+    let live = crate::live::use_live();
+    Effect::new(move |_| {
+        if let Some(Ok(job)) = create.value().get() {
+            if JOB_KINDS.contains(&job.kind.as_str()) {
+                jobs.update(|list| {
+                    if !list.iter().any(|j| j.id == job.id) {
+                        list.push(job);
+                    }
+                });
+            }
+        }
+    });
+    Effect::new(move |_| {
+        live.jobs();
+        let active: Vec<JobId> = jobs.with_untracked(|list| {
+            list.iter()
+                .filter(|j| j.status.is_active())
+                .map(|j| j.id.clone())
+                .collect()
+        });
+        for id in active {
+            leptos::task::spawn_local(async move {
+                if let Ok(now) = get_job(id).await {
+                    jobs.update(|list| {
+                        if let Some(j) = list.iter_mut().find(|j| j.id == now.id) {
+                            *j = now;
+                        }
+                    });
+                }
+            });
+        }
+    });
+}
+
 /// "Back up" (with its plan) and, once there is an archive, "Verify".
 #[component]
 pub(super) fn BackupActions(
@@ -81,19 +121,21 @@ pub(super) fn BackupActions(
     let (agent2, component2) = (agent_id.clone(), component_id.clone());
     let field = format!("backup-keep-{}", service.sidecar.name);
     let every_field = format!("backup-every-{}", service.sidecar.name);
-    let snapshot = StoredValue::new((component_id.clone(), current.clone()));
-    // "Queued" once the server took the job, until the row shows its result
-    // (the backup it had changes).
-    let queued = move || {
-        let mine = draft
-            .backup_queued
-            .with(|q| snapshot.with_value(|s| q.as_ref() == Some(s)));
-        let taken = create.value().with(|v| matches!(v, Some(Ok(_))));
-        mine && taken && !create.pending().get()
+    // This sidecar's latest backup job from this page: queued or running, or
+    // ended without doing its work (then a link to it).
+    let latest = {
+        let (agent, component) = (service.agent.id.clone(), component_id.clone());
+        move || {
+            draft.backup_jobs.with(|jobs| {
+                jobs.iter()
+                    .rev()
+                    .find(|j| j.agent_id == agent && j.component_id.as_deref() == Some(&*component))
+                    .map(|j| (j.id.clone(), j.status))
+            })
+        }
     };
     let queue = move |kind: &str, payload: serde_json::Value, agent: &str| {
         draft.submitted.set(false);
-        draft.backup_queued.set(Some(snapshot.get_value()));
         create.dispatch(job(agent, kind, payload));
     };
     view! {
@@ -103,9 +145,18 @@ pub(super) fn BackupActions(
                 queue("verify_backup", json!({"component_id": component2}), &agent2)
             }>{st.verify}</button>
         })}
-        <Show when=queued>
-            <span class="muted backup-queued" role="status">{st.backup_queued}</span>
-        </Show>
+        {move || match latest() {
+            Some((_, status)) if status.is_active() => {
+                view! { <span class="muted backup-queued" role="status">{st.backup_queued}</span> }.into_any()
+            }
+            Some((id, status)) if status.needs_attention() => view! {
+                <span class="field-error backup-job-failed" role="status">
+                    {st.backup_job_failed}" "<a href=format!("/jobs/{id}")>{st.see_jobs}</a>
+                </span>
+            }
+            .into_any(),
+            _ => ().into_any(),
+        }}
         <ConfirmDialog open title=st.back_up explain=st.backup_explain confirm_label=st.back_up
             confirm_id="confirm-backup" error=refused pending=create.pending()
             on_confirm=move || {

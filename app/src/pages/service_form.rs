@@ -10,8 +10,7 @@ use crate::api::jobs::CreateJob;
 use crate::i18n::services::service_texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::api::{AgentChoice, NetworkProfile};
-use protocol::backups::BackupState;
+use protocol::api::{AgentChoice, JobView, NetworkProfile};
 use protocol::catalog::split_tags;
 use protocol::services::PublishedService;
 use serde_json::json;
@@ -37,10 +36,10 @@ pub struct Draft {
     pub(super) submitted: RwSignal<bool>,
     /// The form is shown (opened, or a service is being changed).
     pub(super) open: RwSignal<bool>,
-    /// A backup or verification this page queued: the sidecar, and its backup
-    /// as it was then. Kept here because every row is redrawn when the list
-    /// reloads, which a queued job itself makes it do.
-    pub(super) backup_queued: RwSignal<Option<(String, Option<BackupState>)>>,
+    /// The backups and verifications this page queued, as last read
+    /// (`service_backup::follow_backup_jobs`). Kept here because every row is
+    /// redrawn when the list reloads, which a queued job itself makes it do.
+    pub(super) backup_jobs: RwSignal<Vec<JobView>>,
 }
 
 impl Draft {
@@ -60,7 +59,7 @@ impl Draft {
             editing: RwSignal::new(false),
             submitted: RwSignal::new(false),
             open: RwSignal::new(false),
-            backup_queued: RwSignal::new(None),
+            backup_jobs: RwSignal::new(Vec::new()),
         }
     }
 

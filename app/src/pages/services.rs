@@ -9,7 +9,7 @@ use super::form_errors::FormErrors;
 use super::layout::Frame;
 use super::loaded;
 use super::on_demand::OnDemand;
-use super::service_backup::{backup_cell, BackupActions};
+use super::service_backup::{backup_cell, follow_backup_jobs, BackupActions};
 use super::service_form::{Draft, PublishForm};
 use crate::api::infra::list_services_page;
 use crate::api::jobs::CreateJob;
@@ -53,6 +53,7 @@ pub fn ServicesPage() -> impl IntoView {
     // The table names each service's network.
     let networks = Resource::new(|| (), |_| list_networks(None, None));
     let draft = Draft::new();
+    follow_backup_jobs(create, draft.backup_jobs);
     // Restart and remove share the action; their refusals show at the top.
     let errors = FormErrors::of(create, lang);
     view! {
