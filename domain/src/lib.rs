@@ -147,6 +147,7 @@ pub async fn begin_write(
     db: &sea_orm::DatabaseConnection,
 ) -> Result<sea_orm::DatabaseTransaction, DbErr> {
     use sea_orm::TransactionTrait;
+    #[allow(clippy::disallowed_methods)] // the one place that begins them
     let txn = db.begin().await?;
     if db.get_database_backend() == DbBackend::Sqlite {
         txn.execute_unprepared("UPDATE seaql_migrations SET version = version WHERE 0")

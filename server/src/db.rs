@@ -76,6 +76,8 @@ pub async fn migrate(db: &DatabaseConnection) -> Result<(), DbSetupError> {
     if db.get_database_backend() != DbBackend::Postgres {
         return Migrator::up(db, None).await.map_err(DbSetupError::Migrate);
     }
+    // PostgreSQL only: domain::begin_write's SQLite lock does not apply.
+    #[allow(clippy::disallowed_methods)]
     let lock = db.begin().await.map_err(DbSetupError::Migrate)?;
     lock.execute_unprepared(&format!(
         "SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})"

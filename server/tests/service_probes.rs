@@ -316,6 +316,10 @@ on_both_databases!(
             .await
             .unwrap()
             .is_empty());
+        // The prober is asked to remove its node.
+        let removal = prober.claim().await.expect("the prober removes its node");
+        assert_eq!(removal["kind"], "remove_component", "{removal}");
+        assert_eq!(removal["payload"], json!({"component_id": "probe-web"}));
         let (state, _) = common::setup_step(&checklist(&c, &id).await, "monitoring");
         assert_eq!(state, "not_yet");
         let audit: Value = c.get_json("/api/v1/audit?action=probe.saved").await;

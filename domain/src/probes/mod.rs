@@ -277,7 +277,7 @@ pub async fn save(
         &detail,
     )
     .await;
-    nodes::remove_unused(db, jobs, Utc::now()).await?;
+    nodes::remove_unused_after_change(db, jobs).await;
     // The first result does not wait for the schedule's next tick.
     schedule::ProbeSchedule::new(db.clone(), jobs.clone())
         .queue_for(network_id.as_str(), Utc::now())
@@ -308,7 +308,7 @@ pub async fn remove(
         )
         .await;
     }
-    nodes::remove_unused(db, jobs, Utc::now()).await?;
+    nodes::remove_unused_after_change(db, jobs).await;
     Ok(gone.rows_affected > 0)
 }
 

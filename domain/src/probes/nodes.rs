@@ -20,8 +20,18 @@ use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOr
 use std::collections::BTreeSet;
 
 /// Probe jobs older than this are not looked at: a node whose last probe
-/// was this long ago was removed already, or its Agent is gone.
-const LOOK_BACK: Duration = Duration::days(7);
+/// was this long ago was removed already, or its Agent is gone. (A probe that
+/// could not run for longer, e.g. its Agent disabled for a month, and is then
+/// stopped, leaves its node: the README says how to remove it.)
+const LOOK_BACK: Duration = Duration::days(30);
+
+/// After an admin's change: the change stands whatever happens here, and
+/// the schedule's next tick tries again, so a failure is only logged.
+pub async fn remove_unused_after_change(db: &DatabaseConnection, jobs: &JobQueue) {
+    if let Err(e) = remove_unused(db, jobs, Utc::now()).await {
+        tracing::warn!(error = %e, "looking for unused probe nodes failed; the schedule tries again");
+    }
+}
 
 /// Queues the removal of every node no probe wants; returns the jobs.
 pub async fn remove_unused(

@@ -148,6 +148,8 @@ impl From<std::io::Error> for SnapshotError {
     }
 }
 
+// Only reads, in one snapshot: no write lock to take (domain::begin_write).
+#[allow(clippy::disallowed_methods)]
 async fn write_snapshot(
     db: &DatabaseConnection,
     file: BufWriter<std::fs::File>,
