@@ -196,6 +196,45 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     .await;
     b.screenshot("2b-backed-up").await;
 
+    // A verification that fails: the row follows its job through the live
+    // stream, queued while the Agent has it, then a link to the failed job.
+    b.wait_visible("#live-status[data-live='on']").await;
+    page.locator(".service-row[data-service='web'] .verify-backup")
+        .click(None)
+        .await
+        .unwrap();
+    let failing = queued_by_the_page(&b, &agent, wait).await;
+    b.expect_text(".service-row[data-service='web'] .backup-queued", "Queued")
+        .await;
+    let r = agent
+        .post(
+            "/api/v1/agents/jobs/result",
+            json!({"job_id": failing["id"], "status": "failed", "result": "docker: no space left on device"}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    b.expect_text(
+        ".service-row[data-service='web'] .backup-job-failed",
+        "The job did not succeed.",
+    )
+    .await;
+    let href = page
+        .locator(".service-row[data-service='web'] .backup-job-failed a")
+        .get_attribute("href")
+        .await
+        .unwrap();
+    assert_eq!(
+        href.as_deref(),
+        Some(format!("/jobs/{}", failing["id"].as_str().unwrap()).as_str())
+    );
+    assert_eq!(
+        page.locator(".service-row[data-service='web'] .backup-queued")
+            .count()
+            .await
+            .unwrap(),
+        0
+    );
+
     // Removing asks first, then queues the removal for the Agent.
     b.hydrated().await;
     page.locator(".service-row[data-service='web'] .remove-service")
