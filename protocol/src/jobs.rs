@@ -339,7 +339,7 @@ impl JobPayload {
             JobPayload::VerifyBackup(v) => v.component_id.clone(),
             // The node that probes, not the sidecar probed (which runs on
             // another Agent): reconciliation never mistakes one for the other.
-            JobPayload::ProbeService(p) => format!("probe-{}", p.service),
+            JobPayload::ProbeService(p) => crate::probes::node_component_id(&p.service),
         }
     }
 

@@ -23,6 +23,12 @@ pub const EVERY_MAX: u32 = 1440;
 /// Runs shown in a probe's history.
 pub const HISTORY_SHOWN: usize = 20;
 
+/// The component an Agent runs to probe `service`: the node's stack is
+/// `probe-<service>`, and that is what `remove_component` names to remove it.
+pub fn node_component_id(service: &str) -> String {
+    format!("probe-{service}")
+}
+
 /// `probe_service`: open the service's address through a node on the Agent's host.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]

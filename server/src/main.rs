@@ -132,16 +132,14 @@ fn spawn_backup_schedule(state: &AppState) {
 /// (`domain::probes::schedule`), and the nodes no probe wants any more
 /// (`domain::probes::nodes`).
 fn spawn_probe_schedule(state: &AppState) {
-    use server::domain::probes::nodes;
     use server::domain::probes::schedule::{ProbeSchedule, TICK};
     let schedule = ProbeSchedule::new(state.db.clone(), state.jobs.clone());
-    let (db, jobs) = (state.db.clone(), state.jobs.clone());
     tokio::spawn(async move {
         let mut tick = tokio::time::interval(TICK);
         loop {
             tick.tick().await;
             // Nodes left by a probe stopped, moved, or whose network was deleted.
-            match nodes::remove_unused(&db, &jobs, chrono::Utc::now()).await {
+            match schedule.remove_unused_nodes(chrono::Utc::now()).await {
                 Ok(queued) if queued.is_empty() => {}
                 Ok(queued) => tracing::info!(jobs = queued.len(), "unused probe nodes to remove"),
                 Err(e) => tracing::warn!(error = %e, "looking for unused probe nodes failed"),

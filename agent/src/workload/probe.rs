@@ -90,7 +90,7 @@ impl Workloads {
         job: &ProbeService,
         transcript: &mut Transcript<'_>,
     ) -> Result<String, String> {
-        let component_id = protocol::jobs::JobPayload::ProbeService(job.clone()).component_id();
+        let component_id = protocol::probes::node_component_id(&job.service);
         let network = own_container(&self.docker, loopback_port(&component_id)).await;
         let file = compose::probe_node(job, &self.image_tag, &network);
         self.compose_up(&component_id, &file, transcript)

@@ -15,7 +15,7 @@ use crate::jobs::queue::{Asked, JobQueue};
 use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use protocol::jobs::JobPayload;
-use protocol::probes::JOB_KIND;
+use protocol::probes::{node_component_id, JOB_KIND};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use std::collections::BTreeSet;
 
@@ -43,7 +43,7 @@ pub async fn remove_unused(
         .all(db)
         .await?
         .into_iter()
-        .map(|p| (p.agent_id, node_of(&p.service)))
+        .map(|p| (p.agent_id, node_component_id(&p.service)))
         .collect();
     let ran: BTreeSet<(String, String)> = job::Entity::find()
         .select_only()
@@ -77,11 +77,6 @@ pub async fn remove_unused(
         }
     }
     Ok(queued)
-}
-
-/// The component an Agent runs to probe `service` (`JobPayload::component_id`).
-fn node_of(service: &str) -> String {
-    format!("probe-{service}")
 }
 
 /// The Agent still takes jobs, and has not been asked to remove the node

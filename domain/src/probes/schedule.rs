@@ -40,6 +40,14 @@ impl ProbeSchedule {
         Ok(queued)
     }
 
+    /// Has Agents remove the nodes no probe wants any more ([`super::nodes`]).
+    pub async fn remove_unused_nodes(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<job::Model>, StoreError> {
+        super::nodes::remove_unused(&self.db, &self.jobs, now).await
+    }
+
     /// Queues `network_id`'s probe now if it can run (right after the
     /// admin chose it, so the first result does not wait for the tick).
     pub async fn queue_for(
