@@ -69,7 +69,7 @@ impl JobLive {
         if top < self.last_top.get_value() {
             self.following.set_value(false);
         }
-        if top + el.client_height() >= el.scroll_height() - 24 {
+        if shows_end(&el) {
             self.following.set_value(true);
         }
         self.last_top.set_value(top);
@@ -83,13 +83,20 @@ impl JobLive {
                 return;
             };
             // A scroll up whose event has not been delivered yet still
-            // counts (the browser may run this frame callback first; CI once
-            // saw the log jump back down that way).
-            if el.scroll_top() < last_top.get_value() {
+            // counts (the browser may run this frame callback first). A box
+            // that shrank, a stage closing, pulls the position up too, but
+            // leaves it at the end.
+            if el.scroll_top() < last_top.get_value() && !shows_end(&el) {
                 following.set_value(false);
             }
             if following.get_value() {
                 el.set_scroll_top(el.scroll_height());
+                // Our own scroll is the position to compare with from now
+                // on: its scroll event comes a frame later, and a reader who
+                // scrolls up before then must still read as scrolling up
+                // (CI saw the log jump back down when this was left to the
+                // event).
+                last_top.set_value(el.scroll_top());
             }
         });
     }
@@ -116,6 +123,11 @@ impl JobLive {
             out
         })
     }
+}
+
+/// Whether the log shows its last line (within a line's height).
+fn shows_end(el: &web_sys::HtmlDivElement) -> bool {
+    el.scroll_top() + el.client_height() >= el.scroll_height() - 24
 }
 
 impl Default for JobLive {

@@ -81,7 +81,12 @@ pub(super) fn follow_backup_jobs(create: ServerAction<CreateJob>, jobs: RwSignal
             leptos::task::spawn_local(async move {
                 if let Ok(now) = get_job(id).await {
                     jobs.update(|list| {
-                        if let Some(j) = list.iter_mut().find(|j| j.id == now.id) {
+                        // Answers may arrive out of order: one read while
+                        // the job ran never undoes one that saw it end.
+                        if let Some(j) = list
+                            .iter_mut()
+                            .find(|j| j.id == now.id && j.status.is_active())
+                        {
                             *j = now;
                         }
                     });
