@@ -262,26 +262,14 @@ impl Workloads {
 
     /// Managed containers, all or those of one component.
     async fn managed(&self, component_id: Option<&str>) -> Result<Vec<Inspected>, String> {
-        let managed = format!("label={MANAGED_LABEL}=true");
-        let mut args = vec!["ps", "-a", "-q", "--no-trunc", "--filter", &managed];
-        let one = component_id.map(|id| format!("label={COMPONENT_ID_LABEL}={id}"));
-        if let Some(one) = &one {
-            args.extend(["--filter", one]);
-        }
-        let listed = self
-            .docker
-            .docker(&args, QUICK_TIMEOUT)
-            .await
-            .map_err(|e| e.to_string())?;
-        if !listed.success {
-            return Err(format!("docker ps failed: {}", listed.text.trim()));
-        }
-        let ids: Vec<&str> = listed.stdout.split_whitespace().collect();
+        let mut filters = vec![format!("label={MANAGED_LABEL}=true")];
+        filters.extend(component_id.map(|id| format!("label={COMPONENT_ID_LABEL}={id}")));
+        let ids = self.container_ids(&filters).await?;
         if ids.is_empty() {
             return Ok(Vec::new());
         }
         let mut args = vec!["inspect"];
-        args.extend(&ids);
+        args.extend(ids.iter().map(String::as_str));
         let inspected = self
             .docker
             .docker(&args, QUICK_TIMEOUT)
@@ -291,6 +279,28 @@ impl Workloads {
             return Err(format!("docker inspect failed: {}", inspected.text.trim()));
         }
         inventory::parse_inspect(&inspected.stdout)
+    }
+
+    /// The IDs of every container, running or not, that all `filters`
+    /// (`docker ps --filter`) select.
+    async fn container_ids(&self, filters: &[String]) -> Result<Vec<String>, String> {
+        let mut args = vec!["ps", "-a", "-q", "--no-trunc"];
+        for filter in filters {
+            args.extend(["--filter", filter.as_str()]);
+        }
+        let listed = self
+            .docker
+            .docker(&args, QUICK_TIMEOUT)
+            .await
+            .map_err(|e| e.to_string())?;
+        if !listed.success {
+            return Err(format!("docker ps failed: {}", listed.text.trim()));
+        }
+        Ok(listed
+            .stdout
+            .split_whitespace()
+            .map(str::to_string)
+            .collect())
     }
 
     /// Runs a validated job, stage by stage into `journal`; `Ok` and `Err`
@@ -528,14 +538,22 @@ impl Workloads {
             }
         } else {
             // Deployed by an earlier installation without its stack file.
-            let containers = self.managed(Some(component_id)).await?;
+            let containers = if protocol::probes::is_node_component_id(component_id) {
+                // A probe's node carries no component labels: its Compose
+                // project names it.
+                self.container_ids(&[format!("label=com.docker.compose.project={project}")])
+                    .await?
+            } else {
+                let managed = self.managed(Some(component_id)).await?;
+                managed.into_iter().map(|c| c.id).collect()
+            };
             if containers.is_empty() {
                 return Ok(format!(
                     "nothing to remove: {component_id} is not deployed on this host"
                 ));
             }
             let mut args = vec!["rm", "-f"];
-            args.extend(containers.iter().map(|c| c.id.as_str()));
+            args.extend(containers.iter().map(String::as_str));
             let removed = self
                 .docker
                 .docker_live(&args, UP_TIMEOUT, transcript.journal)

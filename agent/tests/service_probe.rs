@@ -5,9 +5,9 @@
 //! proxy says it cannot reach the address: the probe stops at the overlay,
 //! and Control keeps that run. The node is the Agent's tool, not a
 //! component: heartbeats do not report it, and `remove_component` takes it
-//! away like one. A whole pass, through a Beacon's
-//! relay to a sidecar's target, is end2end/tests/containers.rs (an Agent in
-//! a container). Where no engine answers, the test skips (never under CI).
+//! away like one, also when the Agent lost its stack file. A whole pass,
+//! through a Beacon's relay to a sidecar's target, is
+//! end2end/tests/containers.rs (an Agent in a container). Where no engine answers, the test skips (never under CI).
 
 mod common;
 
@@ -43,18 +43,13 @@ async fn a_probe_starts_a_node_on_the_host_loopback_and_says_where_it_stopped() 
         .as_str()
         .unwrap()
         .to_string();
-    let ((_agent, _data), agent_id) = start_docker_agent(&control, &tag).await;
+    let ((_agent, data), agent_id) = start_docker_agent(&control, &tag).await;
 
     // A Beacon URL nothing listens on: the node runs, the overlay does not.
     let nobody = format!("http://127.0.0.1:{}", free_port());
-    let id = queue_job(
-        &control,
-        &agent_id,
-        "probe_service",
-        json!({"network_id": network, "service": service, "address": ADDRESS,
-               "beacons": [nobody]}),
-    )
-    .await;
+    let probe = json!({"network_id": network, "service": service, "address": ADDRESS,
+                       "beacons": [nobody]});
+    let id = queue_job(&control, &agent_id, "probe_service", probe.clone()).await;
     let job = finished_job(&control, &id, Duration::from_secs(180)).await;
     assert_eq!(job["status"], "failed", "{job}");
     let result = job["result"].as_str().unwrap();
@@ -119,5 +114,44 @@ async fn a_probe_starts_a_node_on_the_host_loopback_and_says_where_it_stopped() 
             .trim()
             .is_empty(),
         "the node is removed"
+    );
+    let stack = data.path().join("stacks").join(format!("probe-{service}"));
+    assert!(!stack.exists(), "its stack directory goes with it");
+    assert!(
+        !docker(&["volume", "ls", "-q", "--filter", &project])
+            .trim()
+            .is_empty(),
+        "its identity volume is kept"
+    );
+
+    // An Agent that lost the node's stack file (a new data directory)
+    // still finds the node by its Compose project and removes it.
+    let id = queue_job(&control, &agent_id, "probe_service", probe).await;
+    finished_job(&control, &id, Duration::from_secs(180)).await;
+    assert!(!docker(&["ps", "-q", "--filter", &project])
+        .trim()
+        .is_empty());
+    std::fs::remove_dir_all(&stack).unwrap();
+    let id = queue_job(
+        &control,
+        &agent_id,
+        "remove_component",
+        json!({"component_id": format!("probe-{service}")}),
+    )
+    .await;
+    let job = finished_job(&control, &id, Duration::from_secs(120)).await;
+    assert_eq!(job["status"], "succeeded", "{job}");
+    assert!(
+        job["result"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("removed probe-{service}")),
+        "{job}"
+    );
+    assert!(
+        docker(&["ps", "-aq", "--filter", &project])
+            .trim()
+            .is_empty(),
+        "the node is removed without its stack file"
     );
 }

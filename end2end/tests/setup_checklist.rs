@@ -6,8 +6,9 @@
 //! step green, skips the monitoring step by choice and takes it back, then
 //! chooses the end-to-end probe on the same page, which the Agent answers:
 //! the monitoring step turns green (with the one-host warning) and the run
-//! shows in the probe's history; stopping the probe asks first; the
-//! Overview summarises the checklist.
+//! shows in the probe's history; stopping the probe asks first; the Jobs
+//! screen lists the probe's run only once asked to; the Overview summarises
+//! the checklist.
 
 mod common;
 
@@ -226,6 +227,24 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
         .unwrap();
     b.wait_visible("#probe-form:not(:has(#probe-remove))").await;
     b.wait_visible("#probe-history li[data-probe=\"ok\"]").await;
+
+    // The Jobs screen leaves the probe's runs out until asked for them.
+    let run = format!(".job-row[data-job='{}']", probe["id"].as_str().unwrap());
+    b.goto(&format!("{base}/jobs")).await;
+    b.wait_visible("#jobs-table").await;
+    assert_eq!(
+        b.page.locator(&run).count().await.unwrap(),
+        0,
+        "a probe run is listed before it was asked for"
+    );
+    b.hydrated().await;
+    b.page.locator("#filter-probes").check(None).await.unwrap();
+    b.page
+        .locator("#job-filters button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
+    b.wait_visible(&run).await;
 
     // The Overview summarises it and links to it.
     b.goto(&format!("{base}/")).await;

@@ -303,6 +303,17 @@ impl JobPayload {
         Self::parse(kind, payload)
     }
 
+    /// Every kind of job, in the order the Jobs screen's filter offers them.
+    pub const KINDS: [&'static str; 7] = [
+        "deploy_sidecar",
+        "deploy_beacon",
+        "restart_component",
+        "remove_component",
+        "backup_volume",
+        "verify_backup",
+        crate::probes::JOB_KIND,
+    ];
+
     pub fn kind(&self) -> &'static str {
         match self {
             JobPayload::DeployBeacon(_) => "deploy_beacon",
@@ -367,6 +378,20 @@ mod tests {
 
     fn network() -> String {
         NetworkId::from_random_bytes([1; 32]).to_string()
+    }
+
+    #[test]
+    fn every_kind_listed_is_one_the_parser_knows() {
+        for kind in JobPayload::KINDS {
+            let refused = JobPayload::parse(kind, &json!({})).unwrap_err();
+            assert_ne!(refused.field, "kind", "{kind}");
+        }
+        assert_eq!(
+            JobPayload::parse("deploy_everything", &json!({}))
+                .unwrap_err()
+                .field,
+            "kind"
+        );
     }
 
     #[test]

@@ -29,6 +29,12 @@ pub fn node_component_id(service: &str) -> String {
     format!("probe-{service}")
 }
 
+/// Whether `id` names a probe's node exactly as [`node_component_id`]
+/// writes it (`probe-<slug>`), and nothing an Agent reports as a component.
+pub fn is_node_component_id(id: &str) -> bool {
+    id.starts_with("probe-") && crate::jobs::removable_id(id).is_ok_and(|valid| valid == id)
+}
+
 /// `probe_service`: open the service's address through a node on the Agent's host.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
@@ -251,6 +257,25 @@ mod tests {
 
     fn label() -> String {
         "a".repeat(28) + &"7".repeat(28)
+    }
+
+    #[test]
+    fn only_a_probe_nodes_own_id_names_a_node() {
+        assert!(is_node_component_id(&node_component_id("web")));
+        for other in [
+            "sidecar-web",
+            "beacon-edge",
+            "probe-",
+            "probe-../web",
+            "probe-web/..",
+            "Probe-web",
+            " probe-web",
+            "probe-WEB",
+            "probe-web\n",
+            "",
+        ] {
+            assert!(!is_node_component_id(other), "{other:?}");
+        }
     }
 
     #[test]

@@ -517,3 +517,157 @@ on_both_databases!(
         assert!(first.claim().await.is_none());
     }
 );
+
+on_both_databases!(
+    a_person_limited_to_a_network_chooses_only_its_agents_as_prober,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let home = c
+            .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
+            .await;
+        let other = c
+            .created_network(json!({"name": "Other", "beacons": ["https://o.example"]}))
+            .await;
+        let sidecar = |network: &str, name: &str| {
+            json!([{"id": format!("sidecar-{name}"), "kind": "sidecar", "name": name,
+                    "status": "running", "service": ADDRESS,
+                    "labels": {"io.knotroute.managed": "true",
+                               "io.knotroute.network-id": network}}])
+        };
+        let home_host = agent_on(&c, 91, "home-host", sidecar(&home, "web")).await;
+        let other_host = agent_on(&c, 92, "other-host", sidecar(&other, "shop")).await;
+        let fresh_host = agent_on(&c, 93, "fresh-host", json!([])).await;
+        let admin = common::people::join_limited(&c, "admin", "adm-home", &[home.clone()]).await;
+        let put = |agent: String| {
+            let (admin, url) = (&admin, c.url(&format!("/api/v1/networks/{home}/probe")));
+            async move {
+                let r = admin
+                    .put(url)
+                    .json(&json!({"service": "web", "agent_id": agent}))
+                    .send()
+                    .await
+                    .unwrap();
+                (r.status().as_u16(), r.json::<Value>().await.unwrap())
+            }
+        };
+
+        // Another network's host, and a host of no network, are refused as
+        // if they did not exist: nothing is saved and no node is started.
+        for agent in [other_host.id(), fresh_host.id()] {
+            let (status, error) = put(agent).await;
+            assert_eq!(status, 400, "{error}");
+            assert_eq!(error["field"], "agent_id", "{error}");
+        }
+        let view: Value = c.get_json(&format!("/api/v1/networks/{home}/probe")).await;
+        assert!(view["settings"].is_null(), "{view}");
+        assert!(other_host.claim().await.is_none());
+        assert!(fresh_host.claim().await.is_none());
+
+        // A host of their own network is theirs to choose.
+        let (status, saved) = put(home_host.id()).await;
+        assert_eq!(status, 200, "{saved}");
+        assert_eq!(saved["settings"]["agent_id"], home_host.id().as_str());
+        // The owner, who sees every network, may probe from any host.
+        let r = put_raw(
+            &c,
+            &home,
+            &json!({"service": "web", "agent_id": other_host.id()}).to_string(),
+        )
+        .await;
+        assert_eq!(r.status(), 200);
+    }
+);
+
+/// The kinds of the jobs a list holds, sorted (two jobs queued in the
+/// same instant may list either way round).
+fn kinds(jobs: &Value) -> Vec<&str> {
+    let mut kinds: Vec<&str> = jobs
+        .as_array()
+        .unwrap_or_else(|| panic!("a list of jobs: {jobs}"))
+        .iter()
+        .map(|j| j["kind"].as_str().unwrap())
+        .collect();
+    kinds.sort_unstable();
+    kinds
+}
+
+on_both_databases!(
+    the_probes_runs_stay_out_of_the_job_lists_unless_asked_for,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let home = c
+            .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
+            .await;
+        let shop = agent_on(
+            &c,
+            94,
+            "shop-host",
+            json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+                    "status": "running", "service": ADDRESS,
+                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": home}}]),
+        )
+        .await;
+        let prober = agent_on(&c, 95, "probe-host", json!([])).await;
+        c.queued_job(json!({"agent_id": shop.id(), "kind": "restart_component",
+                            "payload": {"component_id": "sidecar-web"}}))
+            .await;
+        // Saving the probe queues its first run.
+        assert_eq!(probe_web(&c, &home, &prober).await, 200);
+
+        // The API lists every job unless told to leave the runs out.
+        let every: Value = c.get_json("/api/v1/jobs").await;
+        assert_eq!(kinds(&every), ["probe_service", "restart_component"]);
+        let without: Value = c.get_json("/api/v1/jobs?hide_probe_runs=true").await;
+        assert_eq!(kinds(&without), ["restart_component"]);
+        let asked: Value = c
+            .get_json("/api/v1/jobs?hide_probe_runs=true&kind=probe_service")
+            .await;
+        assert_eq!(kinds(&asked), ["probe_service"]);
+        let r = c
+            .client
+            .get(c.url("/api/v1/jobs?hide_probe_runs=maybe"))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+
+        // The Jobs screen leaves them out until "Show probe runs" is ticked,
+        // and so does the Overview's list of recent jobs.
+        let screen = |query: Value| {
+            let request = c
+                .client
+                .post(c.url("/ui/list_jobs"))
+                .json(&json!({"query": query}));
+            async move {
+                let r = request.send().await.unwrap();
+                assert_eq!(r.status(), 200);
+                r.json::<Value>().await.unwrap()
+            }
+        };
+        let page = screen(json!({})).await;
+        assert_eq!(kinds(&page["items"]), ["restart_component"], "{page}");
+        let page = screen(json!({"probes": "shown"})).await;
+        assert_eq!(
+            kinds(&page["items"]),
+            ["probe_service", "restart_component"],
+            "{page}"
+        );
+        let page = screen(json!({"kind": "probe_service"})).await;
+        assert_eq!(kinds(&page["items"]), ["probe_service"], "{page}");
+        let lists: Value = c
+            .client
+            .post(c.url("/ui/overview_lists"))
+            .form(&[("", "")])
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        assert_eq!(
+            kinds(&lists["recent_jobs"]),
+            ["restart_component"],
+            "{lists}"
+        );
+    }
+);

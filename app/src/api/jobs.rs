@@ -32,6 +32,9 @@ pub struct JobQuery {
     pub agent_id: Option<String>,
     pub kind: Option<String>,
     pub network_id: Option<String>,
+    /// `shown` lists the end-to-end probe's runs too; by default they are
+    /// left out, as Control queues one every few minutes per probed network.
+    pub probes: Option<String>,
     /// The last job of the previous page.
     pub after: Option<String>,
 }
@@ -45,8 +48,14 @@ impl JobQuery {
             agent_id: keep(self.agent_id),
             kind: keep(self.kind),
             network_id: keep(self.network_id),
+            probes: keep(self.probes),
             after: keep(self.after),
         }
+    }
+
+    /// Whether the end-to-end probe's runs are listed.
+    pub fn shows_probe_runs(&self) -> bool {
+        self.probes.as_deref() == Some("shown")
     }
 
     pub fn is_filtered(&self) -> bool {
@@ -65,6 +74,7 @@ impl JobQuery {
             ("kind", &self.kind),
             ("agent_id", &self.agent_id),
             ("network_id", &self.network_id),
+            ("probes", &self.probes),
         ] {
             if let Some(v) = value {
                 out.append_pair(key, v);
@@ -98,6 +108,7 @@ pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
             agent_id: query.agent_id,
             kind: query.kind,
             network_id: query.network_id,
+            hide_probe_runs: !query.shows_probe_runs(),
             after: query.after,
             limit: UI_PAGE_SIZE,
         };

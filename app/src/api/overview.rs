@@ -36,8 +36,10 @@ pub async fn load_overview_lists() -> Result<OverviewLists, UiError> {
             .needing_attention(who.networks(), ATTENTION_SHOWN)
             .await
             .map_err(ui_error)?;
+        // The probe's runs, every few minutes, would push out all others.
         let filter = domain::jobs::queue::JobFilter {
             limit: RECENT_JOBS_SHOWN,
+            hide_probe_runs: true,
             ..Default::default()
         };
         let (recent_jobs, _) = s

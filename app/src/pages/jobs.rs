@@ -48,6 +48,7 @@ pub fn JobsPage() -> impl IntoView {
         agent_id: param("agent_id"),
         kind: param("kind"),
         network_id: param("network_id"),
+        probes: param("probes"),
         after: param("after"),
     };
     let status = move || param("status");
@@ -127,7 +128,7 @@ pub fn JobsPage() -> impl IntoView {
                 <label for="filter-kind">{jt.col_kind}</label>
                 <select id="filter-kind" name="kind">
                     <option value="" selected=move || kind().is_none()>{jt.any}</option>
-                    {super::job_form::KINDS
+                    {protocol::jobs::JobPayload::KINDS
                         .iter()
                         .map(|k| view! { <option value=*k selected=move || kind().as_deref() == Some(*k)>{jt.kind(k)}</option> })
                         .collect_view()}
@@ -139,6 +140,11 @@ pub fn JobsPage() -> impl IntoView {
                     <option value="" selected=move || network().is_none()>{jt.any}</option>
                     {network_options}
                 </select>
+                <label class="check" for="filter-probes">
+                    <input type="checkbox" id="filter-probes" name="probes" value="shown"
+                        prop:checked=move || query().shows_probe_runs() />
+                    {jt.show_probe_runs}
+                </label>
                 <button type="submit">{jt.apply_filter}</button>
             </form>
             }

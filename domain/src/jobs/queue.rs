@@ -139,11 +139,18 @@ pub fn offer(row: &job::Model) -> Option<JobOffer> {
 pub struct JobFilter {
     pub status: Option<JobStatus>,
     pub agent_id: Option<String>,
-    /// `deploy_beacon`, `deploy_sidecar`, `restart_component` or `remove_component`.
+    /// One kind: `deploy_beacon`, `deploy_sidecar`, `restart_component`,
+    /// `remove_component`, `backup_volume`, `verify_backup` or `probe_service`.
     #[serde(default)]
     pub kind: Option<String>,
     #[serde(default)]
     pub network_id: Option<String>,
+    /// `true` leaves out the end-to-end probe's runs (`probe_service`),
+    /// which Control queues every few minutes for each network that probes;
+    /// their history is on the network's setup page. Ignored when `kind`
+    /// asks for them.
+    #[serde(default)]
+    pub hide_probe_runs: bool,
     pub after: Option<String>,
     #[serde(default = "default_page")]
     pub limit: u64,
@@ -645,6 +652,8 @@ impl JobQueue {
         }
         if let Some(k) = &filter.kind {
             query = query.filter(job::Column::Kind.eq(k.as_str()));
+        } else if filter.hide_probe_runs {
+            query = query.filter(job::Column::Kind.ne(protocol::probes::JOB_KIND));
         }
         if let Some(n) = &filter.network_id {
             query = query.filter(job::Column::NetworkId.eq(n.as_str()));

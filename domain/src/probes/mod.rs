@@ -223,7 +223,9 @@ pub async fn latest(
 }
 
 /// Chooses the service and the Agent: the service must have its `.knot`
-/// address in this network, and the Agent must take Docker jobs. An Agent on
+/// address in this network, and the Agent must take Docker jobs and be one
+/// the asker sees (for a person limited to some networks, one running a
+/// component of them). An Agent on
 /// the service's own host is accepted (a one-host first network has no
 /// other), and the checklist warns about it.
 /// The first probe is queued at once, and a node the previous choice left
@@ -243,7 +245,11 @@ pub async fn save(
     {
         return Err(refused("service", Problem::ProbeService));
     }
+    // An Agent the asker does not see is refused like one that does not
+    // exist: a person limited to some networks cannot run a node on a host
+    // of another network.
     let prober = agent::Entity::find_by_id(settings.agent_id.as_str())
+        .filter(by.scope().agents_condition(agent::Column::Id))
         .one(db)
         .await?
         .filter(|a| !a.disabled && !a.retired.is_retired() && a.docker_available)

@@ -60,6 +60,12 @@ pub async fn remove_unused(
         .collect();
     let mut queued = Vec::new();
     for (agent_id, node) in ran.difference(&wanted) {
+        // Only ever a probe's node, whatever the job rows hold (a restored
+        // or hand-edited table must not have an Agent remove a sidecar).
+        if !protocol::probes::is_node_component_id(node) {
+            tracing::warn!(agent_id = %agent_id, node = %node, "a probe job names no probe node; not removed");
+            continue;
+        }
         if !needs_removal(db, agent_id, node).await? {
             continue;
         }
