@@ -537,7 +537,9 @@ on_both_databases!(
         let home_host = agent_on(&c, 91, "home-host", sidecar(&home, "web")).await;
         let other_host = agent_on(&c, 92, "other-host", sidecar(&other, "shop")).await;
         let fresh_host = agent_on(&c, 93, "fresh-host", json!([])).await;
-        let admin = common::people::join_limited(&c, "admin", "adm-home", &[home.clone()]).await;
+        let admin =
+            common::people::join_limited(&c, "admin", "adm-home", std::slice::from_ref(&home))
+                .await;
         let put = |agent: String| {
             let (admin, url) = (&admin, c.url(&format!("/api/v1/networks/{home}/probe")));
             async move {

@@ -105,10 +105,10 @@ pub async fn list_jobs(query: JobQuery) -> Result<JobListPage, UiError> {
         };
         let filter = domain::jobs::queue::JobFilter {
             status,
+            hide_probe_runs: !query.shows_probe_runs(),
             agent_id: query.agent_id,
             kind: query.kind,
             network_id: query.network_id,
-            hide_probe_runs: !query.shows_probe_runs(),
             after: query.after,
             limit: UI_PAGE_SIZE,
         };
