@@ -50,6 +50,12 @@ pub fn project_name(component_id: &str) -> String {
     format!("kr-{component_id}")
 }
 
+/// The `docker ps --filter` that selects the containers of Compose project
+/// `project` (a probe's node carries no component labels, only this).
+pub fn project_filter(project: &str) -> String {
+    format!("label=com.docker.compose.project={project}")
+}
+
 fn port_of(host_port: &str) -> Option<u16> {
     host_port.rsplit_once(':').and_then(|(_, p)| p.parse().ok())
 }

@@ -541,7 +541,7 @@ impl Workloads {
             let containers = if protocol::probes::is_node_component_id(component_id) {
                 // A probe's node carries no component labels: its Compose
                 // project names it.
-                self.container_ids(&[format!("label=com.docker.compose.project={project}")])
+                self.container_ids(&[compose::project_filter(&project)])
                     .await?
             } else {
                 let managed = self.managed(Some(component_id)).await?;

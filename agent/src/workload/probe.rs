@@ -118,7 +118,7 @@ impl Workloads {
 
     /// The host loopback port Docker chose for the node's proxy.
     async fn published_proxy(&self, project: &str) -> Result<String, String> {
-        let filter = format!("label=com.docker.compose.project={project}");
+        let filter = compose::project_filter(project);
         let listed = self
             .docker
             .docker(&["ps", "-q", "--filter", &filter], QUICK_TIMEOUT)
