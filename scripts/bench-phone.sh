@@ -6,18 +6,27 @@
 # empty cache and a warm one, the requests and the bytes transferred; then the
 # WebAssembly each screen loads (scripts/wasm-size.sh).
 #
-# Usage: scripts/bench-phone.sh [runs]   (median of runs, default 3)
+# Usage: scripts/bench-phone.sh [runs] [--islands]   (median of runs, default 3)
+# --islands: against the islands build of the front end (app/src/islands.rs);
+# a screen not yet moved to islands is then only the server's HTML and the
+# frame's islands, a floor rather than a working screen.
 # The test command checks only what does not depend on timing: requests per
 # screen, preloads, cache headers (end2end/tests/phone_loading.rs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/install-tools.sh --browser
-scripts/build-release.sh
+site=target/site
+if [[ "${2:-}" == "--islands" ]]; then
+  site=target/site-islands
+  scripts/build-release.sh --islands
+else
+  scripts/build-release.sh
+fi
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
-export KNOTROUTE_E2E_SITE_ROOT="$PWD/target/site"
+export KNOTROUTE_E2E_SITE_ROOT="$PWD/$site"
 export KNOTROUTE_BENCH_RUNS="${1:-3}"
 echo "machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GiB", $2/1048576}' /proc/meminfo), $(chromium --version 2>/dev/null)"
 cargo test --locked -p end2end --test phone_loading -- --ignored --nocapture --test-threads=1 phone_benchmark 2>&1 |
   grep -E '^(\||phone profile|test result)'
-scripts/wasm-size.sh
+scripts/wasm-size.sh "$site/pkg"

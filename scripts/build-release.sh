@@ -13,10 +13,21 @@
 # Outside a git checkout (the Dockerfile's build stage) it always builds.
 # wasm-opt runs through scripts/cached-tools/wasm-opt, which keeps the output
 # of each chunk by content: a rebuild re-optimises only the chunks that changed.
+#
+# `--islands`: the islands build of the front end instead (app/src/islands.rs),
+# into target/site-islands. Split too: every `#[lazy]` function is an export
+# that a whole module would have to keep. The same server binary serves
+# either site (KNOTROUTE_CONTROL_SITE_ROOT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 site=target/site
+flags=(--split)
+if [[ "${1:-}" == "--islands" ]]; then
+  site=target/site-islands
+  flags=(--split --lib-features islands)
+  export LEPTOS_SITE_ROOT="$site"
+fi
 stamp="$site/.build-fingerprint"
 
 fingerprint() {
@@ -44,7 +55,7 @@ fi
 # Hashed names accumulate otherwise, and cargo-leptos would hash the old ones again.
 rm -rf "$site/pkg" "$stamp"
 # wasm-opt through its cache: chunks that did not change are not optimised again.
-PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --split --precompress
+PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --precompress "${flags[@]}"
 find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
 cp "$target/release/hash.txt" "$site/hash.txt"
 if [[ -n "$now" ]]; then

@@ -56,6 +56,9 @@ run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
 scripts/build-release.sh
+# The islands build of the front end, which the screens move to one by one
+# (app/src/islands.rs); end2end/tests/islands.rs runs it.
+scripts/build-release.sh --islands
 
 step "images: Control and Agent from the Dockerfile, with the binaries just built"
 # The Agent's release binary; Control's came from cargo leptos above. The base
@@ -76,6 +79,7 @@ scripts/api-contract.sh "${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-cont
 step "browser tests (Chromium via playwright-rs)"
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
 export KNOTROUTE_E2E_SITE_ROOT="$PWD/target/site"
+export KNOTROUTE_E2E_ISLANDS_SITE_ROOT="$PWD/target/site-islands"
 export KNOTROUTE_E2E_SCREENSHOTS="$PWD/target/e2e-screenshots"
 run_tests -p end2end --locked -- --test-threads=1
 

@@ -9,6 +9,7 @@ pub mod api;
 pub mod backend;
 pub mod error;
 pub mod i18n;
+pub mod islands;
 pub mod live;
 mod pages;
 pub mod screen_split;
@@ -38,7 +39,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
                 <meta name=ALLOWED_META content=use_allowed().to_words() />
                 {use_context::<SsoOffer>().map(|offer| view! { <meta name=SSO_META content=offer.0 /> })}
-                <HydrationScripts options />
+                <islands::FrontendScripts options />
                 <MetaTags />
             </head>
             <body>
@@ -208,6 +209,7 @@ lazy_screen!(
 
 #[component]
 pub fn App() -> impl IntoView {
+    islands::islands_as_components();
     provide_meta_context();
     let lang = use_lang();
     provide_context(lang);

@@ -100,19 +100,47 @@ pub fn provide_live() {
     provide_context(live);
     #[cfg(feature = "hydrate")]
     // Reads no signal, so it runs once, after hydration.
-    Effect::new(move |_| {
-        let path = web_sys::window()
-            .and_then(|w| w.location().pathname().ok())
-            .unwrap_or_default();
-        if path != "/login" && !path.starts_with("/join/") {
-            connect(live);
-        }
-    });
+    Effect::new(move |_| connect_unless_signed_out(live));
 }
 
-/// The counters; outside the app (tests of single components) they never change.
+/// The counters. Outside the app's root, in an island of the islands build
+/// (crate::islands), the document's one set, its stream opened on first use;
+/// on the server outside the app (tests of single components) counters that
+/// never change.
 pub fn use_live() -> Live {
-    use_context::<Live>().unwrap_or_else(new_live)
+    use_context::<Live>().unwrap_or_else(document_live)
+}
+
+#[cfg(feature = "hydrate")]
+fn document_live() -> Live {
+    thread_local! {
+        static LIVE: std::cell::OnceCell<Live> = const { std::cell::OnceCell::new() };
+    }
+    LIVE.with(|cell| {
+        *cell.get_or_init(|| {
+            // Its own root, kept for the document's life: no island owns it.
+            let owner = Owner::new_root(None);
+            let live = owner.with(new_live);
+            std::mem::forget(owner);
+            connect_unless_signed_out(live);
+            live
+        })
+    })
+}
+
+#[cfg(not(feature = "hydrate"))]
+fn document_live() -> Live {
+    new_live()
+}
+
+#[cfg(feature = "hydrate")]
+fn connect_unless_signed_out(live: Live) {
+    let path = web_sys::window()
+        .and_then(|w| w.location().pathname().ok())
+        .unwrap_or_default();
+    if path != "/login" && !path.starts_with("/join/") {
+        connect(live);
+    }
 }
 
 /// Opens the stream for the life of the document; the browser reconnects on

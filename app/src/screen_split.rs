@@ -68,6 +68,30 @@ pub fn preload_screen(module: &str) {
     let _ = module;
 }
 
+/// Names the files of the `#[lazy]` function `name` in the page's `<head>`,
+/// as [`preload_screen`] does; its module is `name` plus the number the
+/// macro adds for each build.
+pub fn preload_lazy(name: &str) {
+    #[cfg(feature = "ssr")]
+    {
+        use leptos::prelude::*;
+        let Some(preloads) = use_context::<ScreenPreloads>() else {
+            return;
+        };
+        let prefix = format!("{name}_");
+        let module = preloads.0.keys().find(|module| {
+            module
+                .strip_prefix(&prefix)
+                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        });
+        if let Some(module) = module {
+            preload_screen(module);
+        }
+    }
+    #[cfg(not(feature = "ssr"))]
+    let _ = name;
+}
+
 /// A screen whose code is its own split module, named `$module` (the
 /// manifest's key for it). Written out rather than with leptos'
 /// `#[lazy_route]`, whose module names carry a per-build hash: the server
@@ -83,7 +107,9 @@ macro_rules! lazy_screen {
         mod $module {
             use super::*;
 
-            #[cfg(feature = "hydrate")]
+            // Not in the islands build: nothing there shows a screen, and a
+            // split function is an export that would keep all of it.
+            #[cfg(all(feature = "hydrate", not(feature = "islands")))]
             #[leptos::wasm_split::wasm_split(
                 $module,
                 wasm_split_path = ::leptos::wasm_split,
@@ -93,13 +119,13 @@ macro_rules! lazy_screen {
                 $page().into_any()
             }
 
-            #[cfg(not(feature = "hydrate"))]
+            #[cfg(any(not(feature = "hydrate"), feature = "islands"))]
             pub async fn view() -> AnyView {
                 $crate::screen_split::preload_screen(stringify!($module));
                 $page().into_any()
             }
 
-            #[cfg(not(feature = "hydrate"))]
+            #[cfg(any(not(feature = "hydrate"), feature = "islands"))]
             pub async fn preload() {}
         }
 

@@ -23,6 +23,8 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// The split front end's chunk files, answered in batches.
     pub chunk_batches: crate::http::chunk_batch::ChunkBatches,
+    /// The site's front end is the islands build (app::islands).
+    pub islands_build: bool,
 }
 
 /// The front end's file names (`output-name` in the workspace's leptos metadata).
@@ -35,6 +37,11 @@ impl AppState {
         let hash_file = crate::http::assets::hash_file(&config.site_root, OUTPUT_NAME);
         let chunk_batches =
             crate::http::chunk_batch::ChunkBatches::load(&config.site_root, hash_file.as_deref());
+        let islands_build = crate::http::assets::is_islands_build(
+            &config.site_root,
+            hash_file.as_deref(),
+            OUTPUT_NAME,
+        );
         let leptos = LeptosOptions::builder()
             .output_name(OUTPUT_NAME)
             .site_root(config.site_root.display().to_string())
@@ -71,6 +78,7 @@ impl AppState {
             config: Arc::new(config),
             leptos,
             chunk_batches,
+            islands_build,
         }
     }
 }

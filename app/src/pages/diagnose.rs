@@ -70,7 +70,8 @@ pub fn DiagnoseSection(id: String) -> impl IntoView {
     }
 }
 
-#[lazy]
+// Not split in the islands build (crate::islands), where nothing calls it.
+#[cfg_attr(not(feature = "islands"), lazy)]
 async fn diagnosis_view(id: String, lang: Lang) -> AnyView {
     let t = texts(lang);
     match diagnose_network(id).await {

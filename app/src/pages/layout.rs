@@ -2,12 +2,13 @@
 
 use crate::api::SignOut;
 use crate::i18n::{texts, Lang};
+use crate::islands::provide_client_router;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_router::hooks::use_location;
 
 /// Whether live updates are flowing; `data-live` lets tests wait for it.
-#[component]
+#[island]
 fn LiveMarker() -> impl IntoView {
     let ot = crate::i18n::overview::overview_texts(use_lang());
     let live = crate::live::use_live();
@@ -52,29 +53,45 @@ fn scroll_current_link_into_view() {
     }
 }
 
-#[component]
-pub fn Frame(children: Children) -> impl IntoView {
-    let lang = use_lang();
-    let t = texts(lang);
-    let location = use_location();
-    let path = move || location.pathname.get();
-    let current = move |prefix: &'static str| {
-        let p = path();
-        if prefix == "/" {
-            p == "/"
-        } else {
-            p == prefix || p.starts_with(&format!("{prefix}/"))
-        }
-    };
+/// Signs out; whatever the answer, the session is no longer usable from
+/// this page, so the sign-in page is loaded.
+#[island]
+fn SignOutButton() -> impl IntoView {
+    let t = texts(use_lang());
     let sign_out = ServerAction::<SignOut>::new();
     Effect::new(move |_| {
-        // Whatever the answer, the session is no longer usable from this page.
         if sign_out.value().get().is_some() {
             if let Some(w) = web_sys::window() {
                 let _ = w.location().set_href("/login");
             }
         }
     });
+    view! {
+        <button
+            type="button"
+            class="link-button"
+            id="sign-out"
+            on:click=move |_| {
+                sign_out.dispatch(SignOut {});
+            }
+        >
+            {t.sign_out}
+        </button>
+    }
+}
+
+/// The screens, the one at `path` marked as current. On a phone the row
+/// scrolls sideways: the current screen's link is kept in view.
+#[island]
+fn MainNav(path: String) -> impl IntoView {
+    let t = texts(use_lang());
+    let current = |prefix: &str| {
+        if prefix == "/" {
+            path == "/"
+        } else {
+            path == prefix || path.starts_with(&format!("{prefix}/"))
+        }
+    };
     let nav = [
         ("/", t.nav_overview),
         ("/networks", t.nav_networks),
@@ -85,12 +102,31 @@ pub fn Frame(children: Children) -> impl IntoView {
         ("/audit", t.nav_audit),
         ("/settings", t.nav_settings),
     ];
-    // On a phone the navigation is one row that scrolls sideways: keep the
-    // current screen's link in view.
-    Effect::new(move |_| {
-        path();
-        scroll_current_link_into_view();
-    });
+    // Reads no signal: runs once, after hydration (each screen has its own frame).
+    Effect::new(move |_| scroll_current_link_into_view());
+    view! {
+        <nav class="mainnav" aria-label="Main">
+            {nav
+                .into_iter()
+                .map(|(href, label)| {
+                    view! {
+                        <a href=href aria-current=current(href).then_some("page")>
+                            {label}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
+    }
+}
+
+#[component]
+pub fn Frame(children: Children) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    provide_client_router();
+    let location = use_location();
+    let path = move || location.pathname.get();
     let switch_to = match lang {
         Lang::En => Lang::Ru,
         Lang::Ru => Lang::En,
@@ -109,30 +145,10 @@ pub fn Frame(children: Children) -> impl IntoView {
                 >
                     {switch_to.code().to_uppercase()}
                 </a>
-                <button
-                    type="button"
-                    class="link-button"
-                    id="sign-out"
-                    on:click=move |_| {
-                        sign_out.dispatch(SignOut {});
-                    }
-                >
-                    {t.sign_out}
-                </button>
+                <SignOutButton />
             </div>
         </header>
-        <nav class="mainnav" aria-label="Main">
-            {nav
-                .into_iter()
-                .map(|(href, label)| {
-                    view! {
-                        <a href=href aria-current=move || current(href).then_some("page")>
-                            {label}
-                        </a>
-                    }
-                })
-                .collect_view()}
-        </nav>
+        <MainNav path=location.pathname.get_untracked() />
         <main class="content">{children()}</main>
     }
 }

@@ -7,9 +7,9 @@
 use crate::api::{CreateNetwork, UpdateNetwork};
 use crate::error::UiError;
 use crate::i18n::texts;
+use crate::islands::{navigator, preload_island};
 use crate::{may, use_lang};
 use leptos::prelude::*;
-use leptos_router::hooks::use_navigate;
 use protocol::actions::ActionKind;
 use protocol::api::{NetworkInput, NetworkProfile};
 use protocol::refusals::Refusal;
@@ -24,8 +24,11 @@ pub fn beacon_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-#[component]
+/// An island (crate::islands). Lazy: in the split full build its exported
+/// entry would otherwise pull the form into the main module of every screen.
+#[island(lazy)]
 pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
+    preload_island("network_form_loader");
     let lang = use_lang();
     let t = texts(lang);
     let is_new = existing.is_none();
@@ -94,9 +97,9 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let create = ServerAction::<CreateNetwork>::new();
     let update = ServerAction::<UpdateNetwork>::new();
     let pending = move || create.pending().get() || update.pending().get();
-    let navigate = use_navigate();
+    let navigate = navigator();
     Effect::new(move |_| match create.value().get() {
-        Some(Ok(profile)) => navigate(&format!("/networks/{}", profile.id), Default::default()),
+        Some(Ok(profile)) => navigate(&format!("/networks/{}", profile.id)),
         Some(Err(e)) => server_error.set(Some(e)),
         None => {}
     });

@@ -120,7 +120,8 @@ pub fn ServicesPage() -> impl IntoView {
 
 /// The publish form with its Agent and profile lists, as its own WebAssembly
 /// chunk: the Services screen loads without it.
-#[lazy]
+// Not split in the islands build (crate::islands), where nothing calls it.
+#[cfg_attr(not(feature = "islands"), lazy)]
 async fn publish_section(create: ServerAction<CreateJob>, draft: Draft) -> AnyView {
     let form = move |agents, networks, searching| {
         view! { <PublishForm agents networks searching create draft /> }.into_any()

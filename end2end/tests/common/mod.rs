@@ -288,6 +288,11 @@ impl Browsing {
             .any(|e| e.contains("ERR_NETWORK_CHANGED"))
     }
 
+    /// Console errors and warnings and failed requests seen so far.
+    pub fn problems(&self) -> Vec<String> {
+        self.events.lock().unwrap().clone()
+    }
+
     /// Loads the page again after a network change, as a person would.
     async fn reload(&self) {
         eprintln!("[browser] Chromium saw the network change (a container's interface came or went) and aborted requests: reloading");

@@ -33,11 +33,7 @@ pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
         let Ok(text) = std::fs::read_to_string(&candidate) else {
             continue;
         };
-        let main_js = text.lines().find_map(|line| {
-            let (kind, hash) = line.split_once(':')?;
-            (kind.trim() == "js").then(|| format!("{output_name}.{}.js", hash.trim()))
-        });
-        match main_js {
+        match hashed_main_script(&text, output_name) {
             Some(js) if site_root.join("pkg").join(&js).is_file() => return Some(candidate),
             _ => tracing::warn!(
                 hash_file = %candidate.display(),
@@ -47,6 +43,28 @@ pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
         }
     }
     None
+}
+
+/// The main script's file name in a hash list.
+fn hashed_main_script(hash_list: &str, output_name: &str) -> Option<String> {
+    hash_list.lines().find_map(|line| {
+        let (kind, hash) = line.split_once(':')?;
+        (kind.trim() == "js").then(|| format!("{output_name}.{}.js", hash.trim()))
+    })
+}
+
+/// Whether the site's front end is the islands build (app::islands): its
+/// main script exports what only that build has.
+pub fn is_islands_build(site_root: &Path, hash_file: Option<&Path>, output_name: &str) -> bool {
+    let main_js = match hash_file {
+        Some(list) => std::fs::read_to_string(list)
+            .ok()
+            .and_then(|text| hashed_main_script(&text, output_name)),
+        None => Some(format!("{output_name}.js")),
+    };
+    main_js
+        .and_then(|js| std::fs::read_to_string(site_root.join("pkg").join(js)).ok())
+        .is_some_and(|script| script.contains(app::islands::ISLANDS_BUILD_EXPORT))
 }
 
 /// Whether `part` has the shape of cargo-leptos' content hash: 22
@@ -144,5 +162,29 @@ mod tests {
             NEVER_STORE,
             "a 404 or refusal is never kept"
         );
+    }
+
+    #[test]
+    fn the_islands_build_is_told_by_its_main_script() {
+        let site = tempfile::tempdir().unwrap();
+        let pkg = site.path().join("pkg");
+        std::fs::create_dir(&pkg).unwrap();
+        let list = site.path().join("hash.txt");
+        std::fs::write(
+            &list,
+            "js: Zm9vYmFyYmF6cXV4MTIzNA\nwasm: QmFyYmF6cXV4MTIzNDU2Nw\n",
+        )
+        .unwrap();
+        let main = pkg.join("knotroute.Zm9vYmFyYmF6cXV4MTIzNA.js");
+        let full = "export function hydrate() {}\n";
+        std::fs::write(&main, full).unwrap();
+        assert!(!is_islands_build(site.path(), Some(&list), "knotroute"));
+        let islands = format!("{full}{}) {{}}\n", app::islands::ISLANDS_BUILD_EXPORT);
+        std::fs::write(&main, &islands).unwrap();
+        assert!(is_islands_build(site.path(), Some(&list), "knotroute"));
+        // An unhashed build names its script plainly; no script at all is the full build.
+        assert!(!is_islands_build(site.path(), None, "knotroute"));
+        std::fs::write(pkg.join("knotroute.js"), islands).unwrap();
+        assert!(is_islands_build(site.path(), None, "knotroute"));
     }
 }

@@ -1,0 +1,145 @@
+//! The islands build of the front end (issue 21: a phone's first load).
+//!
+//! The full build, the one shipped, hydrates the whole page: every screen's
+//! code and the client router come to the browser, and a cold load on a
+//! phone's link is bound by those bytes (BENCHMARKS.md, "On a phone"). The
+//! islands build (`scripts/build-release.sh --islands`, frontend feature
+//! `islands`) hydrates only the components marked `#[island]`; the rest of
+//! the page stays the server's HTML, and a link loads a page.
+//!
+//! The move is made screen by screen. Until every screen's interactive parts
+//! are islands, the full build is the one shipped, and there an `#[island]`
+//! behaves as a component does. So that one source serves both builds, an
+//! island keeps these rules:
+//! - its props serialise (they travel in the page); texts come from
+//!   [`crate::use_lang`], not as props;
+//! - no router hooks and no context from around it, except what
+//!   [`crate::use_lang`], [`crate::use_allowed`] and [`crate::live::use_live`]
+//!   read back from the document;
+//! - it goes elsewhere with [`navigator`].
+//!
+//! The server tells the builds apart by the front end's main script
+//! ([`IslandsBuild`]) and gives the islands build its own hydration script
+//! (`assets/islands.js`).
+
+use leptos::prelude::*;
+
+/// Provided by the server when the site's front end is the islands build.
+#[derive(Clone, Copy, Debug)]
+pub struct IslandsBuild;
+
+/// The name the islands build's main script exports (frontend crate), by
+/// which the server recognises that build.
+pub const ISLANDS_BUILD_EXPORT: &str = "export function islands_build(";
+
+/// The islands build's hydration script; called with the paths of the main
+/// script and WebAssembly module.
+const ISLANDS_JS: &str = include_str!("assets/islands.js");
+
+/// The `<head>`'s hydration scripts for the site's build.
+#[component]
+pub fn FrontendScripts(options: LeptosOptions) -> impl IntoView {
+    if use_context::<IslandsBuild>().is_none() {
+        return view! { <HydrationScripts options /> }.into_any();
+    }
+    let (js, wasm) = main_files(&options);
+    let pkg = &options.site_pkg_dir;
+    let js = format!("/{pkg}/{js}.js");
+    let wasm = format!("/{pkg}/{wasm}.wasm");
+    let script = format!("{}({js:?}, {wasm:?});", ISLANDS_JS.trim_end());
+    view! {
+        <link rel="modulepreload" href=js crossorigin="anonymous" />
+        <link rel="preload" href=wasm r#as="fetch" r#type="application/wasm" crossorigin="anonymous" />
+        <script type="module" nonce=leptos::nonce::use_nonce() inner_html=script></script>
+    }
+    .into_any()
+}
+
+/// The main script's and module's names without extension, as Leptos'
+/// `HydrationScripts` finds them (content-hashed from the hash list).
+fn main_files(options: &LeptosOptions) -> (String, String) {
+    let name = options.output_name.to_string();
+    if !options.hash_files {
+        let wasm = match option_env!("LEPTOS_OUTPUT_NAME") {
+            Some(_) => name.clone(),
+            None => format!("{name}_bg"),
+        };
+        return (name.clone(), wasm);
+    }
+    let list = hash_list(options);
+    let hashed = |kind: &str| {
+        list.lines()
+            .filter_map(|line| line.split_once(':'))
+            .find(|(k, _)| k.trim() == kind)
+            .map(|(_, hash)| format!("{name}.{}", hash.trim()))
+            .unwrap_or_else(|| name.clone())
+    };
+    (hashed("js"), hashed("wasm"))
+}
+
+#[cfg(feature = "ssr")]
+fn hash_list(options: &LeptosOptions) -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(|dir| dir.join(options.hash_file.as_ref())))
+        .and_then(|path| std::fs::read_to_string(path).ok())
+        .unwrap_or_default()
+}
+
+/// Only the server renders the page's `<head>`.
+#[cfg(not(feature = "ssr"))]
+fn hash_list(_: &LeptosOptions) -> String {
+    String::new()
+}
+
+/// In the full build an island hydrates with the rest of the page, as a
+/// component: without an element of its own, which that build's hydration
+/// could not step back out of (Leptos' `Island` marks itself only where no
+/// `IsHydrating` is provided). Called at the root of the app.
+pub fn islands_as_components() {
+    if use_context::<IslandsBuild>().is_none() {
+        provide_context(leptos::reactive::owner::IsHydrating(true));
+    }
+}
+
+/// In the islands build, names the code of the lazy island whose loader is
+/// `loader` (`<island in snake case>_loader`) among the page's preloads, so
+/// that it loads beside the main module instead of after it. The full build
+/// hydrates the island with its screen and never loads that code.
+pub fn preload_island(loader: &str) {
+    if use_context::<IslandsBuild>().is_some() {
+        crate::screen_split::preload_lazy(loader);
+    }
+}
+
+/// How the full build's client router goes to a path, for the islands that
+/// cannot use router hooks; provided by the frame around every screen.
+#[derive(Clone, Copy)]
+pub struct ClientRouter(Callback<String>);
+
+/// Provides [`ClientRouter`]; call inside the `<Router>`.
+pub fn provide_client_router() {
+    let navigate = leptos_router::hooks::use_navigate();
+    provide_context(ClientRouter(Callback::new(move |path: String| {
+        navigate(&path, Default::default())
+    })));
+}
+
+/// Goes to a path: through the client router of the full build, else (an
+/// island of the islands build) by loading the page.
+pub fn navigator() -> impl Fn(&str) + Clone + 'static {
+    let router = use_context::<ClientRouter>();
+    move |path: &str| match router {
+        Some(ClientRouter(go)) => go.run(path.to_string()),
+        None => load_page(path),
+    }
+}
+
+fn load_page(path: &str) {
+    #[cfg(feature = "hydrate")]
+    if let Some(window) = web_sys::window() {
+        let _ = window.location().set_href(path);
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = path;
+}
