@@ -24,9 +24,14 @@
 
 use leptos::prelude::*;
 
-/// Provided by the server when the site's front end is the islands build.
-#[derive(Clone, Copy, Debug)]
-pub struct IslandsBuild;
+/// Provided by the server when the site's front end is the islands build:
+/// the paths of its main script and WebAssembly module, which the server
+/// reads from the build's hash list once, at start-up.
+#[derive(Clone, Debug)]
+pub struct IslandsBuild {
+    pub main_script: String,
+    pub main_module: String,
+}
 
 /// The name the islands build's main script exports (frontend crate), by
 /// which the server recognises that build.
@@ -39,57 +44,23 @@ const ISLANDS_JS: &str = include_str!("assets/islands.js");
 /// The `<head>`'s hydration scripts for the site's build.
 #[component]
 pub fn FrontendScripts(options: LeptosOptions) -> impl IntoView {
-    if use_context::<IslandsBuild>().is_none() {
+    let Some(IslandsBuild {
+        main_script,
+        main_module,
+    }) = use_context::<IslandsBuild>()
+    else {
         return view! { <HydrationScripts options /> }.into_any();
-    }
-    let (js, wasm) = main_files(&options);
-    let pkg = &options.site_pkg_dir;
-    let js = format!("/{pkg}/{js}.js");
-    let wasm = format!("/{pkg}/{wasm}.wasm");
-    let script = format!("{}({js:?}, {wasm:?});", ISLANDS_JS.trim_end());
+    };
+    let script = format!(
+        "{}({main_script:?}, {main_module:?});",
+        ISLANDS_JS.trim_end()
+    );
     view! {
-        <link rel="modulepreload" href=js crossorigin="anonymous" />
-        <link rel="preload" href=wasm r#as="fetch" r#type="application/wasm" crossorigin="anonymous" />
+        <link rel="modulepreload" href=main_script crossorigin="anonymous" />
+        <link rel="preload" href=main_module r#as="fetch" r#type="application/wasm" crossorigin="anonymous" />
         <script type="module" nonce=leptos::nonce::use_nonce() inner_html=script></script>
     }
     .into_any()
-}
-
-/// The main script's and module's names without extension, as Leptos'
-/// `HydrationScripts` finds them (content-hashed from the hash list).
-fn main_files(options: &LeptosOptions) -> (String, String) {
-    let name = options.output_name.to_string();
-    if !options.hash_files {
-        let wasm = match option_env!("LEPTOS_OUTPUT_NAME") {
-            Some(_) => name.clone(),
-            None => format!("{name}_bg"),
-        };
-        return (name.clone(), wasm);
-    }
-    let list = hash_list(options);
-    let hashed = |kind: &str| {
-        list.lines()
-            .filter_map(|line| line.split_once(':'))
-            .find(|(k, _)| k.trim() == kind)
-            .map(|(_, hash)| format!("{name}.{}", hash.trim()))
-            .unwrap_or_else(|| name.clone())
-    };
-    (hashed("js"), hashed("wasm"))
-}
-
-#[cfg(feature = "ssr")]
-fn hash_list(options: &LeptosOptions) -> String {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| exe.parent().map(|dir| dir.join(options.hash_file.as_ref())))
-        .and_then(|path| std::fs::read_to_string(path).ok())
-        .unwrap_or_default()
-}
-
-/// Only the server renders the page's `<head>`.
-#[cfg(not(feature = "ssr"))]
-fn hash_list(_: &LeptosOptions) -> String {
-    String::new()
 }
 
 /// In the full build an island hydrates with the rest of the page, as a

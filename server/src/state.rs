@@ -23,8 +23,8 @@ pub struct AppState {
     pub leptos: LeptosOptions,
     /// The split front end's chunk files, answered in batches.
     pub chunk_batches: crate::http::chunk_batch::ChunkBatches,
-    /// The site's front end is the islands build (app::islands).
-    pub islands_build: bool,
+    /// The islands build's main files, when the site's front end is that build (app::islands).
+    pub islands_build: Option<app::islands::IslandsBuild>,
 }
 
 /// The front end's file names (`output-name` in the workspace's leptos metadata).
@@ -37,7 +37,7 @@ impl AppState {
         let hash_file = crate::http::assets::hash_file(&config.site_root, OUTPUT_NAME);
         let chunk_batches =
             crate::http::chunk_batch::ChunkBatches::load(&config.site_root, hash_file.as_deref());
-        let islands_build = crate::http::assets::is_islands_build(
+        let islands_build = crate::http::assets::islands_build(
             &config.site_root,
             hash_file.as_deref(),
             OUTPUT_NAME,

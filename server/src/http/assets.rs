@@ -45,26 +45,50 @@ pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
     None
 }
 
-/// The main script's file name in a hash list.
-fn hashed_main_script(hash_list: &str, output_name: &str) -> Option<String> {
+/// The file `kind` (`js`, `wasm`) of the front end's main module in a hash list.
+fn hashed_name(hash_list: &str, output_name: &str, kind: &str) -> Option<String> {
     hash_list.lines().find_map(|line| {
-        let (kind, hash) = line.split_once(':')?;
-        (kind.trim() == "js").then(|| format!("{output_name}.{}.js", hash.trim()))
+        let (k, hash) = line.split_once(':')?;
+        (k.trim() == kind).then(|| format!("{output_name}.{}.{kind}", hash.trim()))
     })
 }
 
-/// Whether the site's front end is the islands build (app::islands): its
-/// main script exports what only that build has.
-pub fn is_islands_build(site_root: &Path, hash_file: Option<&Path>, output_name: &str) -> bool {
-    let main_js = match hash_file {
-        Some(list) => std::fs::read_to_string(list)
-            .ok()
-            .and_then(|text| hashed_main_script(&text, output_name)),
-        None => Some(format!("{output_name}.js")),
+fn hashed_main_script(hash_list: &str, output_name: &str) -> Option<String> {
+    hashed_name(hash_list, output_name, "js")
+}
+
+/// The islands build's main script and module under /pkg/, when the site's
+/// front end is that build (app::islands): its main script exports what only
+/// that build has. Read once at start-up, as the hash list is.
+pub fn islands_build(
+    site_root: &Path,
+    hash_file: Option<&Path>,
+    output_name: &str,
+) -> Option<app::islands::IslandsBuild> {
+    let (js, wasm) = match hash_file {
+        Some(list) => {
+            let text = std::fs::read_to_string(list).ok()?;
+            (
+                hashed_main_script(&text, output_name)?,
+                hashed_name(&text, output_name, "wasm")?,
+            )
+        }
+        // Unhashed, as Leptos' `HydrationScripts` names them.
+        None => (
+            format!("{output_name}.js"),
+            match option_env!("LEPTOS_OUTPUT_NAME") {
+                Some(_) => format!("{output_name}.wasm"),
+                None => format!("{output_name}_bg.wasm"),
+            },
+        ),
     };
-    main_js
-        .and_then(|js| std::fs::read_to_string(site_root.join("pkg").join(js)).ok())
-        .is_some_and(|script| script.contains(app::islands::ISLANDS_BUILD_EXPORT))
+    let script = std::fs::read_to_string(site_root.join("pkg").join(&js)).ok()?;
+    script
+        .contains(app::islands::ISLANDS_BUILD_EXPORT)
+        .then(|| app::islands::IslandsBuild {
+            main_script: format!("/pkg/{js}"),
+            main_module: format!("/pkg/{wasm}"),
+        })
 }
 
 /// Whether `part` has the shape of cargo-leptos' content hash: 22
@@ -178,13 +202,22 @@ mod tests {
         let main = pkg.join("knotroute.Zm9vYmFyYmF6cXV4MTIzNA.js");
         let full = "export function hydrate() {}\n";
         std::fs::write(&main, full).unwrap();
-        assert!(!is_islands_build(site.path(), Some(&list), "knotroute"));
+        assert!(islands_build(site.path(), Some(&list), "knotroute").is_none());
         let islands = format!("{full}{}) {{}}\n", app::islands::ISLANDS_BUILD_EXPORT);
         std::fs::write(&main, &islands).unwrap();
-        assert!(is_islands_build(site.path(), Some(&list), "knotroute"));
+        let found = islands_build(site.path(), Some(&list), "knotroute").unwrap();
+        assert_eq!(
+            found.main_script,
+            "/pkg/knotroute.Zm9vYmFyYmF6cXV4MTIzNA.js"
+        );
+        assert_eq!(
+            found.main_module,
+            "/pkg/knotroute.QmFyYmF6cXV4MTIzNDU2Nw.wasm"
+        );
         // An unhashed build names its script plainly; no script at all is the full build.
-        assert!(!is_islands_build(site.path(), None, "knotroute"));
+        assert!(islands_build(site.path(), None, "knotroute").is_none());
         std::fs::write(pkg.join("knotroute.js"), islands).unwrap();
-        assert!(is_islands_build(site.path(), None, "knotroute"));
+        let found = islands_build(site.path(), None, "knotroute").unwrap();
+        assert_eq!(found.main_script, "/pkg/knotroute.js");
     }
 }

@@ -76,7 +76,7 @@ impl SessionPort for Sessions {
 /// Runs for every page render and server-function call.
 pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
     let preloads = app::screen_split::ScreenPreloads(state.chunk_batches.preloads());
-    let islands_build = state.islands_build;
+    let islands_build = state.islands_build.clone();
     let services = state.services.clone();
     let sso = state
         .sso
@@ -91,8 +91,8 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
         provide_context(sessions.clone());
         provide_context(services.clone());
         provide_context(preloads.clone());
-        if islands_build {
-            provide_context(app::islands::IslandsBuild);
+        if let Some(build) = &islands_build {
+            provide_context(build.clone());
         }
         if let Some(parts) = use_context::<http::request::Parts>() {
             provide_context(request_lang(&parts.headers));
