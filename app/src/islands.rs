@@ -8,9 +8,17 @@
 //! the page stays the server's HTML, and a link loads a page.
 //!
 //! The move is made screen by screen. Until every screen's interactive parts
-//! are islands, the full build is the one shipped, and there an `#[island]`
-//! behaves as a component does. So that one source serves both builds, an
-//! island keeps these rules:
+//! are islands, the full build is the one shipped, and its WebAssembly
+//! compiles the islands as components (cfg `hydrate_whole_page`, set by
+//! app/build.rs), so that it carries no island entry points it never calls:
+//!
+//! ```ignore
+//! #[cfg_attr(hydrate_whole_page, component)]
+//! #[cfg_attr(not(hydrate_whole_page), island)]
+//! fn SignOutButton() -> impl IntoView { … }
+//! ```
+//!
+//! So that one source serves both builds, an island keeps these rules:
 //! - its props serialise (they travel in the page); texts come from
 //!   [`crate::use_lang`], not as props;
 //! - no router hooks and no context from around it, except what
@@ -51,6 +59,12 @@ pub fn FrontendScripts(options: LeptosOptions) -> impl IntoView {
     else {
         return view! { <HydrationScripts options /> }.into_any();
     };
+    // As Leptos' own islands script does: from here on only the islands'
+    // resources are numbered for the browser, which hydrates nothing else
+    // and numbers them in the islands' order.
+    if let Some(shared) = leptos::reactive::owner::Owner::current_shared_context() {
+        shared.set_is_hydrating(false);
+    }
     let script = format!(
         "{}({main_script:?}, {main_module:?});",
         ISLANDS_JS.trim_end()
@@ -63,10 +77,10 @@ pub fn FrontendScripts(options: LeptosOptions) -> impl IntoView {
     .into_any()
 }
 
-/// In the full build an island hydrates with the rest of the page, as a
-/// component: without an element of its own, which that build's hydration
-/// could not step back out of (Leptos' `Island` marks itself only where no
-/// `IsHydrating` is provided). Called at the root of the app.
+/// In the full build the server renders an island as the component that
+/// build's WebAssembly hydrates: without an element of its own, which that
+/// hydration could not step back out of (Leptos' `Island` marks itself only
+/// where no `IsHydrating` is provided). Called at the root of the app.
 pub fn islands_as_components() {
     if use_context::<IslandsBuild>().is_none() {
         provide_context(leptos::reactive::owner::IsHydrating(true));

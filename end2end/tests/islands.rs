@@ -1,9 +1,11 @@
 //! The islands build of the front end (app/src/islands.rs), in Chromium: the
-//! page hydrates only its islands, and the parts
-//! moved to islands so far work as in the full build: the frame (live
-//! indicator, navigation, sign-out) and the network form (its rules as the
-//! admin types, creating a network). Screens not yet moved are the server's
-//! HTML only in this build, which is why the full build is the one shipped.
+//! page hydrates only its islands, and the parts moved to islands so far work
+//! as in the full build: sign-in; the frame (live indicator, navigation,
+//! sign-out); the Overview and the job list (re-read on live updates, Cancel);
+//! the network form (its rules as the admin types, creating a network); and
+//! Diagnose and Delete on a network's page. Screens not yet moved are the
+//! server's HTML only in this build, which is why the full build is the one
+//! shipped.
 
 mod common;
 
@@ -34,19 +36,98 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
     let page = &b.page;
     let wait = Duration::from_secs(10);
 
-    // The sign-in screen is not an island yet: sign in through its server
-    // function from the page, as its form does, so the browser keeps the cookie.
+    // Sign-in is an island: a wrong password is answered on the form, the
+    // right one goes on to the Overview.
     b.goto(&format!("{base}/login")).await;
-    let status = page
-        .evaluate_value(&format!(
-            "fetch('/ui/sign_in', {{method: 'POST', headers: {{'Content-Type': \
-             'application/x-www-form-urlencoded'}}, body: new URLSearchParams({{password: \
-             '{}'}})}}).then(r => String(r.status))",
-            common::PASSWORD
-        ))
+    assert_eq!(
+        page.locator("leptos-island[data-component^='SignInForm'] form")
+            .count()
+            .await
+            .unwrap(),
+        1,
+        "the sign-in form is an island"
+    );
+    b.fill("#password", "not the password").await;
+    page.locator("button[type=submit]")
+        .click(None)
         .await
         .unwrap();
-    assert_eq!(status, "200", "sign-in through the server function");
+    b.wait_visible("#password[aria-invalid='true']").await;
+    let refusal = page
+        .locator("#login-error")
+        .text_content()
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    assert!(
+        !refusal.trim().is_empty(),
+        "a wrong password is answered on the form"
+    );
+    // The refusal's answer is logged by Chromium as a failed resource.
+    b.forget_problems();
+    b.sign_in(base).await;
+
+    // The Overview's counts and lists are an island that re-reads on live
+    // updates: an Agent that enrolls while it is open is counted, no reload.
+    assert_eq!(
+        page.locator("leptos-island[data-component^='OverviewLive'] #count-agents")
+            .count()
+            .await
+            .unwrap(),
+        1,
+        "the Overview's counts are an island"
+    );
+    b.wait_visible("#live-status[data-live='on']").await;
+    let agents_online = page.locator("#count-agents .stat-value");
+    expect(agents_online.clone())
+        .with_timeout(wait)
+        .to_have_text("0")
+        .await
+        .unwrap();
+    page.evaluate::<(), ()>("() => { window.__sameDocument = 'yes'; }", None)
+        .await
+        .unwrap();
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
+    expect(agents_online)
+        .with_timeout(wait)
+        .to_have_text("1")
+        .await
+        .unwrap();
+    let same = page
+        .evaluate::<(), String>("() => window.__sameDocument || 'reloaded'", None)
+        .await
+        .unwrap();
+    assert_eq!(same, "yes", "the Overview updates without a reload");
+    b.screenshot("0-overview-live").await;
+
+    // The job list is an island too: a job queued meanwhile appears, and
+    // Cancel works on it.
+    b.goto(&format!("{base}/jobs")).await;
+    b.wait_visible("#jobs-empty").await;
+    b.wait_visible("#live-status[data-live='on']").await;
+    let job = common::queue_restart(base, &agent.id(), "sidecar-web").await;
+    let job_status = format!(".job-row[data-job='{job}'] .badge");
+    expect(page.locator(job_status.clone()))
+        .with_timeout(wait)
+        .to_have_text("pending")
+        .await
+        .unwrap();
+    page.locator(format!(".job-row[data-job='{job}'] .cancel-job"))
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator(job_status))
+        .with_timeout(wait)
+        .to_have_text("cancelled")
+        .await
+        .unwrap();
+
+    // A job's own page is an island: Cancel there too.
+    let job = common::queue_restart(base, &agent.id(), "sidecar-web").await;
+    b.goto(&format!("{base}/jobs/{job}")).await;
+    b.expect_text("#job-status", "pending").await;
+    page.locator("#cancel-this-job").click(None).await.unwrap();
+    b.expect_text("#job-status", "cancelled").await;
 
     b.goto(&format!("{base}/networks/new")).await;
     // The islands script hydrated the page: the main module and the form's
@@ -116,6 +197,21 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
         .await
         .unwrap();
     b.screenshot("2-network-created").await;
+
+    // Diagnose and Delete on the network's page are islands too.
+    page.locator("#diagnose-run").click(None).await.unwrap();
+    expect(page.locator("#diagnosis .diag-line").first())
+        .with_timeout(Duration::from_secs(30))
+        .to_be_visible()
+        .await
+        .unwrap();
+    page.locator("#delete-network").click(None).await.unwrap();
+    b.wait_visible("[role=alertdialog]").await;
+    page.locator("#confirm-delete").click(None).await.unwrap();
+    page.wait_for_url(&format!("{base}/networks"), None)
+        .await
+        .unwrap();
+    b.wait_visible("#networks-empty").await;
 
     // Sign-out, an island of the frame, ends the session.
     page.locator("#sign-out").click(None).await.unwrap();

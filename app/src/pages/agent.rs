@@ -15,7 +15,7 @@ use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::use_params_map;
 use protocol::actions::ActionKind;
 use protocol::api::{AgentView, ComponentView};
 use protocol::{AgentId, AgentStatus};
@@ -26,7 +26,27 @@ pub fn AgentPage() -> impl IntoView {
     let t = texts(lang);
     let it = infra_texts(lang);
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    view! {
+        <Title text=format!("{} · {}", it.agent_title, t.product) />
+        <Frame>
+            <p><a href="/infrastructure">{"← "}{it.back_to_infra}</a></p>
+            // Drawn again when the full build's client router goes to
+            // another Agent (the link to where it moved).
+            {move || view! { <AgentBody id=id.get() /> }}
+        </Frame>
+    }
+}
+
+/// The Agent, its components and jobs, and its lifecycle actions; re-read
+/// when an Agent changes or after an action. An island (crate::islands),
+/// lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn AgentBody(id: String) -> impl IntoView {
+    crate::islands::preload_island("agent_body_loader");
+    let id = StoredValue::new(id);
+    let id = move || id.get_value();
     let act = ServerAction::<AgentActionCall>::new();
     let moving = ServerAction::<MoveAgent>::new();
     let remove = ServerAction::<RemoveLeftoverCall>::new();
@@ -50,15 +70,11 @@ pub fn AgentPage() -> impl IntoView {
         },
     );
     view! {
-        <Title text=format!("{} · {}", it.agent_title, t.product) />
-        <Frame>
-            <p><a href="/infrastructure">{"← "}{it.back_to_infra}</a></p>
-            {loaded(
-                move || async move { agent.await },
-                move |a| view! { <AgentDetails agent=a act moving remove /> }.into_any(),
-            )}
-            {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
-        </Frame>
+        {loaded(
+            move || async move { agent.await },
+            move |a| view! { <AgentDetails agent=a act moving remove /> }.into_any(),
+        )}
+        {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
     }
 }
 
@@ -247,7 +263,7 @@ fn AgentActions(
 ) -> impl IntoView {
     let lang = use_lang();
     let it = infra_texts(lang);
-    let navigate = use_navigate();
+    let navigate = crate::islands::navigator();
     let confirm_disable = RwSignal::new(false);
     let confirm_move = RwSignal::new(false);
     let confirm_revoke = RwSignal::new(false);
@@ -267,7 +283,7 @@ fn AgentActions(
             confirm_disable.set(false);
             confirm_revoke.set(false);
             if last.get_untracked() == Some(AgentAction::Delete) {
-                navigate("/infrastructure", Default::default());
+                navigate("/infrastructure");
             }
         }
     });

@@ -35,8 +35,12 @@ pub fn BeaconsPage() -> impl IntoView {
     }
 }
 
-#[component]
+/// The Beacons with their checks, Add a Beacon and Deploy a Beacon. An
+/// island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn BeaconsSection() -> impl IntoView {
+    crate::islands::preload_island("beacons_section_loader");
     let lang = use_lang();
     let bt = beacon_texts(lang);
     let add = ServerAction::<AddExistingBeacon>::new();

@@ -36,12 +36,16 @@ fn badge(severity: Severity) -> &'static str {
     }
 }
 
-#[component]
+/// An island (crate::islands), lazy and preloaded: its code comes only to
+/// a network's page.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
 pub fn DiagnoseSection(id: String) -> impl IntoView {
+    crate::islands::preload_island("diagnose_section_loader");
     let lang = use_lang();
     let t = texts(lang);
-    // Each press runs the diagnosis again; its code and the result's
-    // rendering are fetched with the first press (a #[lazy] function).
+    // Each press runs the diagnosis again. In the full build the result's
+    // rendering is fetched with the first press (a #[lazy] function).
     let runs = RwSignal::new(0u32);
     // A second press while one runs would only queue the same work again.
     let running = RwSignal::new(false);

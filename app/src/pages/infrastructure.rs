@@ -43,9 +43,34 @@ pub fn InfrastructurePage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = infra_texts(lang);
-    let live = crate::live::use_live();
     let query = leptos_router::hooks::use_query_map();
-    let after = move || query.read().get("agents_after").filter(|s| !s.is_empty());
+    let after = Memo::new(move |_| query.read().get("agents_after").filter(|s| !s.is_empty()));
+    view! {
+        <Title text=format!("{} · {}", it.infra_title, t.product) />
+        <Frame>
+            <h1>{it.infra_title}</h1>
+            <p class="muted">{it.infra_intro}</p>
+            <InfraTabs current="/infrastructure" />
+            // Drawn again when the full build's client router changes the
+            // query in place (the pager's links).
+            {move || view! { <AgentsTab after=after.get() /> }}
+        </Frame>
+    }
+}
+
+/// The Agents, Add agent, the install tokens, the revoked keys and the
+/// enrollment log, re-read when an Agent changes or after an action of the
+/// tab's. An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn AgentsTab(after: Option<String>) -> impl IntoView {
+    crate::islands::preload_island("agents_tab_loader");
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = infra_texts(lang);
+    let live = crate::live::use_live();
+    let after = StoredValue::new(after);
+    let after = move || after.get_value();
     let revoke = ServerAction::<RevokeInstallToken>::new();
     let create = ServerAction::<CreateInstallToken>::new();
     let allow = ServerAction::<AllowRevokedKey>::new();
@@ -64,209 +89,202 @@ pub fn InfrastructurePage() -> impl IntoView {
         |(after, ..)| agents_tab(after),
     );
     view! {
-        <Title text=format!("{} · {}", it.infra_title, t.product) />
-        <Frame>
-            <h1>{it.infra_title}</h1>
-            <p class="muted">{it.infra_intro}</p>
-            <InfraTabs current="/infrastructure" />
-
-            <h2 id="agents">{it.agents_title}</h2>
-            {loaded(
-                move || async move { tab.await.map(|tab| tab.agents) },
-                move |answer| {
-                    match answer {
-                        page if page.items.is_empty() && after().is_none() => {
-                            view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
-                        }
-                        page => {
-                            let next = page.next.clone();
-                            let rows = page
-                                .items
-                                .into_iter()
-                                .map(|a| {
-                                    let href = format!("/infrastructure/agents/{}", a.id);
-                                    // Components with an error or a warning: what the operator looks at first.
-                                    let problems = a
-                                        .components
-                                        .iter()
-                                        .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
-                                        .count();
-                                    view! {
-                                        <tr class="agent-row" data-agent=a.id.to_string() data-status=a.status.as_str()>
-                                            <td data-label=t.col_name><a href=href class="agent-name">{a.name.clone()}</a></td>
-                                            <td data-label=it.col_status>
-                                                <span class=agent_badge(a.status)>{a.status.as_str()}</span>
-                                                " "<span class="muted reason">{a.reason_text.clone()}</span>
-                                            </td>
-                                            <td data-label=it.col_last_heartbeat><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></td>
-                                            <td data-label=it.hostname>{a.hostname}</td>
-                                            <td data-label=it.col_version>{a.version}</td>
-                                            <td data-label=it.docker class="agent-docker">
-                                                {if a.docker_available {
-                                                    view! { <span>{a.docker_version}</span> }.into_any()
-                                                } else {
-                                                    view! { <span class="muted">{it.docker_missing}</span> }.into_any()
-                                                }}
-                                            </td>
-                                            <td data-label=it.tags>{a.tags.join(", ")}</td>
-                                            <td data-label=it.col_components>
-                                                {a.components.len()}
-                                                {(problems > 0).then(|| view! { " " <span class="badge bad agent-problems">{format!("{problems} ⚠")}</span> })}
-                                            </td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view();
-                            view! {
-                                <table class="list" id="agents-table">
-                                    <thead><tr>
-                                        <th scope="col">{t.col_name}</th>
-                                        <th scope="col">{it.col_status}</th>
-                                        <th scope="col">{it.col_last_heartbeat}</th>
-                                        <th scope="col">{it.hostname}</th>
-                                        <th scope="col">{it.col_version}</th>
-                                        <th scope="col">{it.docker}</th>
-                                        <th scope="col">{it.tags}</th>
-                                        <th scope="col">{it.col_components}</th>
-                                    </tr></thead>
-                                    <tbody>{rows}</tbody>
-                                </table>
-                                <nav class="pager" aria-label="Pages">
-                                    {after().map(|_| view! { <a href="/infrastructure#agents">{t.first_page}</a> })}
-                                    {next.map(|c| view! {
-                                        <a href=format!("/infrastructure?agents_after={c}#agents") rel="next">{t.next_page}</a>
-                                    })}
-                                </nav>
-                            }
-                                .into_any()
-                        }
+        <h2 id="agents">{it.agents_title}</h2>
+        {loaded(
+            move || async move { tab.await.map(|tab| tab.agents) },
+            move |answer| {
+                match answer {
+                    page if page.items.is_empty() && after().is_none() => {
+                        view! { <p class="empty" id="agents-empty">{it.agents_empty}</p> }.into_any()
                     }
-                },
-            )}
-
-            {may(ActionKind::ManageInstallTokens).then(|| view! { <AddAgentForm create /> })}
-
-            <h2 id="install-tokens">{it.tokens_title}</h2>
-            <p class="field-error" role="alert">
-                {move || revoke.value().get().and_then(|r| r.err()).map(|e| e.message(lang))}
-            </p>
-            {loaded(
-                move || async move { tab.await.map(|tab| tab.install_tokens) },
-                move |answer| {
-                    match answer {
-                        list if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
-                        list => {
-                            let rows = list
-                                .into_iter()
-                                .map(|tok| {
-                                    let id = tok.id.clone();
-                                    // Revoking a used token ends its repeat grace for the key that used it.
-                                    let revocable = tok.state.can_revoke() && may(ActionKind::ManageInstallTokens);
-                                    let label = match &tok.replaces_agent {
-                                        Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
-                                        None => tok.name.clone(),
-                                    };
-                                    view! {
-                                        <tr class="token-row">
-                                            <td data-label=it.col_token><code>{tok.id.to_string()}</code></td>
-                                            <td data-label=t.col_name>{label}</td>
-                                            <td data-label=it.col_status class="token-state">{it.token_state(tok.state)}</td>
-                                            <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
-                                            <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
-                                            <td>
-                                                {revocable.then(|| view! {
-                                                    <button type="button" class="revoke-token"
-                                                        disabled=move || revoke.pending().get()
-                                                        on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
-                                                        {it.revoke}
-                                                    </button>
-                                                })}
-                                            </td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view();
-                            view! {
-                                <table class="list" id="tokens-table">
-                                    <thead><tr>
-                                        <th scope="col">{it.col_token}</th>
-                                        <th scope="col">{t.col_name}</th>
-                                        <th scope="col">{it.col_status}</th>
-                                        <th scope="col">{it.col_expires}</th>
-                                        <th scope="col">{it.col_used_by}</th>
-                                        <th scope="col"></th>
-                                    </tr></thead>
-                                    <tbody>{rows}</tbody>
-                                </table>
-                                <p class="muted">{it.shows_latest}</p>
-                            }
-                                .into_any()
+                    page => {
+                        let next = page.next.clone();
+                        let rows = page
+                            .items
+                            .into_iter()
+                            .map(|a| {
+                                let href = format!("/infrastructure/agents/{}", a.id);
+                                // Components with an error or a warning: what the operator looks at first.
+                                let problems = a
+                                    .components
+                                    .iter()
+                                    .filter(|c| !c.last_error.is_empty() || !c.warnings.is_empty())
+                                    .count();
+                                view! {
+                                    <tr class="agent-row" data-agent=a.id.to_string() data-status=a.status.as_str()>
+                                        <td data-label=t.col_name><a href=href class="agent-name">{a.name.clone()}</a></td>
+                                        <td data-label=it.col_status>
+                                            <span class=agent_badge(a.status)>{a.status.as_str()}</span>
+                                            " "<span class="muted reason">{a.reason_text.clone()}</span>
+                                        </td>
+                                        <td data-label=it.col_last_heartbeat><LastSeen at=a.last_heartbeat_at.clone() secs=a.last_seen_secs /></td>
+                                        <td data-label=it.hostname>{a.hostname}</td>
+                                        <td data-label=it.col_version>{a.version}</td>
+                                        <td data-label=it.docker class="agent-docker">
+                                            {if a.docker_available {
+                                                view! { <span>{a.docker_version}</span> }.into_any()
+                                            } else {
+                                                view! { <span class="muted">{it.docker_missing}</span> }.into_any()
+                                            }}
+                                        </td>
+                                        <td data-label=it.tags>{a.tags.join(", ")}</td>
+                                        <td data-label=it.col_components>
+                                            {a.components.len()}
+                                            {(problems > 0).then(|| view! { " " <span class="badge bad agent-problems">{format!("{problems} ⚠")}</span> })}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="agents-table">
+                                <thead><tr>
+                                    <th scope="col">{t.col_name}</th>
+                                    <th scope="col">{it.col_status}</th>
+                                    <th scope="col">{it.col_last_heartbeat}</th>
+                                    <th scope="col">{it.hostname}</th>
+                                    <th scope="col">{it.col_version}</th>
+                                    <th scope="col">{it.docker}</th>
+                                    <th scope="col">{it.tags}</th>
+                                    <th scope="col">{it.col_components}</th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                            <nav class="pager" aria-label="Pages">
+                                {after().map(|_| view! { <a href="/infrastructure#agents">{t.first_page}</a> })}
+                                {next.map(|c| view! {
+                                    <a href=format!("/infrastructure?agents_after={c}#agents") rel="next">{t.next_page}</a>
+                                })}
+                            </nav>
                         }
+                            .into_any()
                     }
-                },
-            )}
+                }
+            },
+        )}
 
-            <RevokedKeys tab allow />
+        {may(ActionKind::ManageInstallTokens).then(|| view! { <AddAgentForm create /> })}
 
-            <h2 id="enrollment-log">{it.log_title}</h2>
-            <p class="muted">{it.log_intro}</p>
-            {loaded(
-                move || async move { tab.await.map(|tab| tab.enrollment_log) },
-                move |answer| {
-                    match answer {
-                        list if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
-                        list => {
-                            let rows = list
-                                .into_iter()
-                                .map(|e| {
-                                    let class = if e.accepted { "badge ok" } else { "badge bad" };
-                                    // Repeated refusals are one row: how many, and between when.
-                                    let time = if e.attempts > 1 {
-                                        format!(
-                                            "×{}, {} {} {} {}",
-                                            e.attempts,
-                                            it.log_first,
-                                            when(&e.first_at),
-                                            it.log_last,
-                                            when(&e.at)
-                                        )
-                                    } else {
+        <h2 id="install-tokens">{it.tokens_title}</h2>
+        <p class="field-error" role="alert">
+            {move || revoke.value().get().and_then(|r| r.err()).map(|e| e.message(lang))}
+        </p>
+        {loaded(
+            move || async move { tab.await.map(|tab| tab.install_tokens) },
+            move |answer| {
+                match answer {
+                    list if list.is_empty() => view! { <p class="empty">{it.tokens_empty}</p> }.into_any(),
+                    list => {
+                        let rows = list
+                            .into_iter()
+                            .map(|tok| {
+                                let id = tok.id.clone();
+                                // Revoking a used token ends its repeat grace for the key that used it.
+                                let revocable = tok.state.can_revoke() && may(ActionKind::ManageInstallTokens);
+                                let label = match &tok.replaces_agent {
+                                    Some(agent) => format!("{} ({} {agent})", tok.name, it.moves_agent),
+                                    None => tok.name.clone(),
+                                };
+                                view! {
+                                    <tr class="token-row">
+                                        <td data-label=it.col_token><code>{tok.id.to_string()}</code></td>
+                                        <td data-label=t.col_name>{label}</td>
+                                        <td data-label=it.col_status class="token-state">{it.token_state(tok.state)}</td>
+                                        <td data-label=it.col_expires>{when(&tok.expires_at)}</td>
+                                        <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
+                                        <td>
+                                            {revocable.then(|| view! {
+                                                <button type="button" class="revoke-token"
+                                                    disabled=move || revoke.pending().get()
+                                                    on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
+                                                    {it.revoke}
+                                                </button>
+                                            })}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="tokens-table">
+                                <thead><tr>
+                                    <th scope="col">{it.col_token}</th>
+                                    <th scope="col">{t.col_name}</th>
+                                    <th scope="col">{it.col_status}</th>
+                                    <th scope="col">{it.col_expires}</th>
+                                    <th scope="col">{it.col_used_by}</th>
+                                    <th scope="col"></th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                            <p class="muted">{it.shows_latest}</p>
+                        }
+                            .into_any()
+                    }
+                }
+            },
+        )}
+
+        <RevokedKeys tab allow />
+
+        <h2 id="enrollment-log">{it.log_title}</h2>
+        <p class="muted">{it.log_intro}</p>
+        {loaded(
+            move || async move { tab.await.map(|tab| tab.enrollment_log) },
+            move |answer| {
+                match answer {
+                    list if list.is_empty() => view! { <p class="empty">{it.log_empty}</p> }.into_any(),
+                    list => {
+                        let rows = list
+                            .into_iter()
+                            .map(|e| {
+                                let class = if e.accepted { "badge ok" } else { "badge bad" };
+                                // Repeated refusals are one row: how many, and between when.
+                                let time = if e.attempts > 1 {
+                                    format!(
+                                        "×{}, {} {} {} {}",
+                                        e.attempts,
+                                        it.log_first,
+                                        when(&e.first_at),
+                                        it.log_last,
                                         when(&e.at)
-                                    };
-                                    // Whatever the host sent: text (escaped by Leptos), marked as its claim.
-                                    let given = (!e.name.is_empty()).then(|| view! {
-                                        <span class="given-name"><span class="muted">{it.name_given}": "</span><q>{e.name.clone()}</q></span>" "
-                                    });
-                                    view! {
-                                        <tr class="log-row" data-attempts=e.attempts.to_string()>
-                                            <td data-label=it.col_time class="log-time">{time}</td>
-                                            <td data-label=it.col_client>{e.client}</td>
-                                            <td data-label=it.col_agent>{given}<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
-                                            <td data-label=it.col_result>
-                                                <span class=class>{e.reason}</span>" "{e.reason_text}
-                                            </td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view();
-                            view! {
-                                <table class="list" id="enrollment-table">
-                                    <thead><tr>
-                                        <th scope="col">{it.col_time}</th>
-                                        <th scope="col">{it.col_client}</th>
-                                        <th scope="col">{it.col_agent}</th>
-                                        <th scope="col">{it.col_result}</th>
-                                    </tr></thead>
-                                    <tbody>{rows}</tbody>
-                                </table>
-                                <p class="muted">{it.shows_latest}</p>
-                            }
-                                .into_any()
+                                    )
+                                } else {
+                                    when(&e.at)
+                                };
+                                // Whatever the host sent: text (escaped by Leptos), marked as its claim.
+                                let given = (!e.name.is_empty()).then(|| view! {
+                                    <span class="given-name"><span class="muted">{it.name_given}": "</span><q>{e.name.clone()}</q></span>" "
+                                });
+                                view! {
+                                    <tr class="log-row" data-attempts=e.attempts.to_string()>
+                                        <td data-label=it.col_time class="log-time">{time}</td>
+                                        <td data-label=it.col_client>{e.client}</td>
+                                        <td data-label=it.col_agent>{given}<code class="id">{e.agent_id.unwrap_or_default()}</code></td>
+                                        <td data-label=it.col_result>
+                                            <span class=class>{e.reason}</span>" "{e.reason_text}
+                                        </td>
+                                    </tr>
+                                }
+                            })
+                            .collect_view();
+                        view! {
+                            <table class="list" id="enrollment-table">
+                                <thead><tr>
+                                    <th scope="col">{it.col_time}</th>
+                                    <th scope="col">{it.col_client}</th>
+                                    <th scope="col">{it.col_agent}</th>
+                                    <th scope="col">{it.col_result}</th>
+                                </tr></thead>
+                                <tbody>{rows}</tbody>
+                            </table>
+                            <p class="muted">{it.shows_latest}</p>
                         }
+                            .into_any()
                     }
-                },
-            )}
-        </Frame>
+                }
+            },
+        )}
     }
 }
 

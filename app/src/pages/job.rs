@@ -25,7 +25,28 @@ pub fn JobPage() -> impl IntoView {
     let t = texts(lang);
     let jt = jobs_texts(lang);
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    view! {
+        <Title text=format!("{} · {}", jt.job_title, t.product) />
+        <Frame>
+            <p><a href="/jobs">{"← "}{jt.back_to_jobs}</a></p>
+            // Drawn again when the full build's client router goes to
+            // another job (the link to a retry).
+            {move || view! { <JobBody id=id.get() /> }}
+        </Frame>
+    }
+}
+
+/// The job, its stages and output as they come, Cancel and Retry. An
+/// island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn JobBody(id: String) -> impl IntoView {
+    crate::islands::preload_island("job_body_loader");
+    let lang = use_lang();
+    let jt = jobs_texts(lang);
+    let id = StoredValue::new(id);
+    let id = move || id.get_value();
     let cancel = ServerAction::<CancelJob>::new();
     let retry = ServerAction::<RetryJob>::new();
     let live = crate::live::use_live();
@@ -44,21 +65,17 @@ pub fn JobPage() -> impl IntoView {
     follow_job(id, job, shown, live);
     let retried = move || retry.value().get().and_then(|r| r.ok());
     view! {
-        <Title text=format!("{} · {}", jt.job_title, t.product) />
-        <Frame>
-            <p><a href="/jobs">{"← "}{jt.back_to_jobs}</a></p>
-            {loaded(
-                move || async move { job.await },
-                move |job| view! { <JobDetail job cancel retry /> }.into_any(),
-            )}
-            <p class="field-error" role="alert">{action_error}</p>
-            <JobStages live=shown />
-            {move || retried().map(|new| view! {
-                <p class="alert" role="status" id="job-retried">
-                    {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
-                </p>
-            })}
-        </Frame>
+        {loaded(
+            move || async move { job.await },
+            move |job| view! { <JobDetail job cancel retry /> }.into_any(),
+        )}
+        <p class="field-error" role="alert">{action_error}</p>
+        <JobStages live=shown />
+        {move || retried().map(|new| view! {
+            <p class="alert" role="status" id="job-retried">
+                {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
+            </p>
+        })}
     }
 }
 

@@ -8,7 +8,8 @@ use leptos::prelude::*;
 use leptos_router::hooks::use_location;
 
 /// Whether live updates are flowing; `data-live` lets tests wait for it.
-#[island]
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island)]
 fn LiveMarker() -> impl IntoView {
     let ot = crate::i18n::overview::overview_texts(use_lang());
     let live = crate::live::use_live();
@@ -55,7 +56,8 @@ fn scroll_current_link_into_view() {
 
 /// Signs out; whatever the answer, the session is no longer usable from
 /// this page, so the sign-in page is loaded.
-#[island]
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island)]
 fn SignOutButton() -> impl IntoView {
     let t = texts(use_lang());
     let sign_out = ServerAction::<SignOut>::new();
@@ -82,7 +84,8 @@ fn SignOutButton() -> impl IntoView {
 
 /// The screens, the one at `path` marked as current. On a phone the row
 /// scrolls sideways: the current screen's link is kept in view.
-#[island]
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island)]
 fn MainNav(path: String) -> impl IntoView {
     let t = texts(use_lang());
     let current = |prefix: &str| {

@@ -50,9 +50,45 @@ fn urlencoded(s: &str) -> String {
 
 #[component]
 pub fn LoginPage() -> impl IntoView {
+    let t = texts(use_lang());
+    let query = use_query_map();
+    let query = query.read_untracked();
+    let next = safe_next(query.get("next"));
+    let sso_start = use_sso_offer().map(|offer| {
+        let href = format!("{SSO_START_PATH}?next={}", urlencoded(&next));
+        (offer.0, href)
+    });
+    view! {
+        <Title text=format!("{} · {}", t.sign_in_title, t.product) />
+        <main class="login">
+            <SignInForm
+                next
+                welcome_set_up=query.get("two_step").as_deref() == Some("setup")
+                sso_why=query.get("sso")
+                sso_start
+            />
+        </main>
+    }
+}
+
+/// The sign-in form with its second step (a code, or setting up an
+/// authenticator app) and the recovery codes handed out by that set-up.
+/// An island (crate::islands), lazy and preloaded, so that the main module
+/// of every other screen does not carry it: `next` is where to go once
+/// signed in (already checked by [`safe_next`]), `sso_why` why a sign-in
+/// through the provider came back here, `sso_start` the provider's name and
+/// where its sign-in begins.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn SignInForm(
+    next: String,
+    welcome_set_up: bool,
+    sso_why: Option<String>,
+    sso_start: Option<(String, String)>,
+) -> impl IntoView {
+    crate::islands::preload_island("sign_in_form_loader");
     let lang = use_lang();
     let t = texts(lang);
-    let query = use_query_map();
     let sign_in = ServerAction::<SignIn>::new();
     let name = RwSignal::new(String::new());
     let password = RwSignal::new(String::new());
@@ -65,11 +101,11 @@ pub fn LoginPage() -> impl IntoView {
     // Recovery codes from a sign-in that set up the second factor: shown
     // before going on, since they are never shown again.
     let recovery_codes = RwSignal::new(Vec::<String>::new());
+    let next = StoredValue::new(next);
     let go_on = move || {
-        let next = safe_next(query.read_untracked().get("next"));
         if let Some(w) = web_sys::window() {
             // A full load, so every page is rendered with the new session.
-            let _ = w.location().set_href(&next);
+            next.with_value(|next| w.location().set_href(next)).ok();
         }
     };
     Effect::new(move |_| match sign_in.value().get() {
@@ -97,24 +133,16 @@ pub fn LoginPage() -> impl IntoView {
             .and_then(|r| r.err())
             .and_then(|e| e.for_field("code").map(|f| f.message(lang)))
     };
-    let welcome_says = (query.read_untracked().get("two_step").as_deref() == Some("setup")).then(
+    let welcome_says = welcome_set_up.then(
         || view! { <p class="alert" id="two-step-notice" role="status">{tt.welcome_set_up}</p> },
     );
     let st = sso_texts(lang);
-    // Why a sign-in through the provider came back here, if it did.
-    let sso_says = query
-        .read_untracked()
-        .get("sso")
-        .and_then(|why| st.why(&why));
-    let sso = use_sso_offer().map(|offer| {
-        let start = format!(
-            "{SSO_START_PATH}?next={}",
-            urlencoded(&safe_next(query.read_untracked().get("next")))
-        );
+    let sso_says = sso_why.and_then(|why| st.why(&why));
+    let sso = sso_start.map(|(provider, start)| {
         view! {
             // `rel="external"`: a full page load to the server, not a route of the app.
             <a class="button primary sso-sign-in" id="sso-sign-in" href=start rel="external">
-                {format!("{} {}", st.sign_in_with, offer.0)}
+                {format!("{} {}", st.sign_in_with, provider)}
             </a>
             <p class="muted sso-or">{st.or_password}</p>
         }
@@ -155,76 +183,73 @@ pub fn LoginPage() -> impl IntoView {
     }
     .into_any();
     view! {
-        <Title text=format!("{} · {}", t.sign_in_title, t.product) />
-        <main class="login">
-            {codes_panel}
-            // method/action matter only if someone submits before the page has
-            // hydrated: the password then goes in a POST body to the sign-in
-            // function, never into the URL of a GET.
-            <form
-                hidden=move || !recovery_codes.get().is_empty()
-                class="card login-card"
-                method="post"
-                action=SIGN_IN_PATH
-                on:submit=move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    sign_in.dispatch(SignIn {
-                        name: name.get_untracked(),
-                        password: password.get_untracked(),
-                        code: asked_for_code.get_untracked().then(|| code.get_untracked()),
-                    });
+        {codes_panel}
+        // method/action matter only if someone submits before the page has
+        // hydrated: the password then goes in a POST body to the sign-in
+        // function, never into the URL of a GET.
+        <form
+            hidden=move || !recovery_codes.get().is_empty()
+            class="card login-card"
+            method="post"
+            action=SIGN_IN_PATH
+            on:submit=move |ev: leptos::ev::SubmitEvent| {
+                ev.prevent_default();
+                sign_in.dispatch(SignIn {
+                    name: name.get_untracked(),
+                    password: password.get_untracked(),
+                    code: asked_for_code.get_untracked().then(|| code.get_untracked()),
+                });
+            }
+        >
+            <h1>{t.product}</h1>
+            {sso_says.map(|says| view! { <p class="alert" id="sso-notice" role="status">{says}</p> })}
+            {welcome_says}
+            {sso}
+            <p class="muted">{t.sign_in_intro}</p>
+            <label for="name">{t.user_name}</label>
+            <input
+                id="name"
+                name="name"
+                autocomplete="username"
+                autocapitalize="none"
+                spellcheck="false"
+                autofocus
+                prop:value=move || name.get()
+                on:input=move |ev| name.set(event_target_value(&ev))
+                aria-describedby="name-hint"
+            />
+            <p id="name-hint" class="muted">{t.user_name_hint}</p>
+            <label for="password">{t.password}</label>
+            <input
+                id="password"
+                name="password"
+                type="password"
+                autocomplete="current-password"
+                required
+                prop:value=move || password.get()
+                on:input=move |ev| password.set(event_target_value(&ev))
+                // Not when the password was right and a code is what is missing.
+                aria-invalid=move || {
+                    let asks_for_code = matches!(
+                        sign_in.value().get(),
+                        Some(Err(UiError::CodeNeeded | UiError::SetUpSecondFactor(_)))
+                    );
+                    (error().is_some() && !asks_for_code).then_some("true")
                 }
-            >
-                <h1>{t.product}</h1>
-                {sso_says.map(|says| view! { <p class="alert" id="sso-notice" role="status">{says}</p> })}
-                {welcome_says}
-                {sso}
-                <p class="muted">{t.sign_in_intro}</p>
-                <label for="name">{t.user_name}</label>
-                <input
-                    id="name"
-                    name="name"
-                    autocomplete="username"
-                    autocapitalize="none"
-                    spellcheck="false"
-                    autofocus
-                    prop:value=move || name.get()
-                    on:input=move |ev| name.set(event_target_value(&ev))
-                    aria-describedby="name-hint"
-                />
-                <p id="name-hint" class="muted">{t.user_name_hint}</p>
-                <label for="password">{t.password}</label>
-                <input
-                    id="password"
-                    name="password"
-                    type="password"
-                    autocomplete="current-password"
-                    required
-                    prop:value=move || password.get()
-                    on:input=move |ev| password.set(event_target_value(&ev))
-                    // Not when the password was right and a code is what is missing.
-                    aria-invalid=move || {
-                        let asks_for_code = matches!(
-                            sign_in.value().get(),
-                            Some(Err(UiError::CodeNeeded | UiError::SetUpSecondFactor(_)))
-                        );
-                        (error().is_some() && !asks_for_code).then_some("true")
-                    }
-                    aria-describedby="login-error"
-                />
-                <p id="login-error" class="field-error" role="alert">
-                    {error}
-                </p>
-                {code_step}
-                <button type="submit" class="primary" disabled=move || sign_in.pending().get()>
-                    {move || match (sign_in.pending().get(), asked_for_code.get()) {
-                        (true, _) => t.signing_in,
-                        (false, true) => tt.verify,
-                        (false, false) => t.sign_in,
-                    }}
-                </button>
-            </form>
-        </main>
+                aria-describedby="login-error"
+            />
+            <p id="login-error" class="field-error" role="alert">
+                {error}
+            </p>
+            {code_step}
+            <button type="submit" class="primary" disabled=move || sign_in.pending().get()>
+                {move || match (sign_in.pending().get(), asked_for_code.get()) {
+                    (true, _) => t.signing_in,
+                    (false, true) => tt.verify,
+                    (false, false) => t.sign_in,
+                }}
+            </button>
+        </form>
     }
 }
 

@@ -24,9 +24,10 @@ pub fn beacon_lines(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// An island (crate::islands). Lazy: in the split full build its exported
-/// entry would otherwise pull the form into the main module of every screen.
-#[island(lazy)]
+/// An island (crate::islands). Lazy: in the islands build the form is a
+/// chunk of its own, loaded only by the screens that show it.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
 pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     preload_island("network_form_loader");
     let lang = use_lang();

@@ -9,7 +9,7 @@ use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
+use leptos_router::hooks::{use_params_map, use_query_map};
 use protocol::actions::ActionKind;
 
 #[component]
@@ -138,17 +138,20 @@ pub fn NetworkPage() -> impl IntoView {
     }
 }
 
-/// Delete with a confirmation that says what deleting does; Escape or Cancel backs out.
-#[component]
+/// Delete with a confirmation that says what deleting does; Escape or Cancel
+/// backs out. An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn DeleteNetworkButton(id: String) -> impl IntoView {
+    crate::islands::preload_island("delete_network_button_loader");
     let lang = use_lang();
     let t = texts(lang);
     let confirming = RwSignal::new(false);
     let delete = ServerAction::<DeleteNetwork>::new();
-    let navigate = use_navigate();
+    let navigate = crate::islands::navigator();
     Effect::new(move |_| {
         if let Some(Ok(())) = delete.value().get() {
-            navigate("/networks", Default::default());
+            navigate("/networks");
         }
     });
     let error = Signal::derive(move || {

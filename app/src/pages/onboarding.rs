@@ -36,18 +36,55 @@ pub fn OnboardingPage() -> impl IntoView {
     let t = texts(lang);
     let ot = onboarding_texts(lang);
     let params = use_query_map();
-    let param = move |name: &str| params.read().get(name).filter(|s| !s.is_empty());
-    let network = move || param("network").unwrap_or_default();
-    let platform = move || {
-        param("platform")
-            .and_then(|p| Platform::parse(&p))
-            .unwrap_or(Platform::Android)
-    };
-    let text_lang = move || {
-        param("lang")
-            .and_then(|l| Lang::from_code(&l))
-            .unwrap_or(lang)
-    };
+    let choice = Memo::new(move |_| {
+        let params = params.read();
+        let param = |name: &str| params.get(name).filter(|s| !s.is_empty());
+        (
+            param("network").unwrap_or_default(),
+            param("platform"),
+            param("lang"),
+            param("invites_after"),
+        )
+    });
+    view! {
+        <Title text=format!("{} · {}", ot.title, t.product) />
+        <Frame>
+            <h1>{ot.title}</h1>
+            <p class="muted">{ot.intro}</p>
+            // Drawn again when the full build's client router changes the
+            // query in place (the picker's links, the invites' pager).
+            {move || {
+                let (network, platform, text_lang, invites_after) = choice.get();
+                view! { <OnboardingBody network platform text_lang invites_after /> }
+            }}
+        </Frame>
+    }
+}
+
+/// The guide for the chosen profile, platform and text language (as the
+/// query string has them, unchecked), and the invites. An island
+/// (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn OnboardingBody(
+    network: String,
+    platform: Option<String>,
+    text_lang: Option<String>,
+    invites_after: Option<String>,
+) -> impl IntoView {
+    crate::islands::preload_island("onboarding_body_loader");
+    let lang = use_lang();
+    let t = texts(lang);
+    let ot = onboarding_texts(lang);
+    let network = StoredValue::new(network);
+    let network = move || network.get_value();
+    let platform = platform
+        .and_then(|p| Platform::parse(&p))
+        .unwrap_or(Platform::Android);
+    let platform = move || platform;
+    let text_lang = text_lang.and_then(|l| Lang::from_code(&l)).unwrap_or(lang);
+    let text_lang = move || text_lang;
+    let invites_after = StoredValue::new(invites_after);
     // The first profiles by name; one named in the address (each network
     // page links here with its own) is offered even beyond them.
     let networks = Resource::new(|| (), |_| list_networks(None, None));
@@ -61,48 +98,43 @@ pub fn OnboardingPage() -> impl IntoView {
         },
     );
     view! {
-        <Title text=format!("{} · {}", ot.title, t.product) />
-        <Frame>
-            <h1>{ot.title}</h1>
-            <p class="muted">{ot.intro}</p>
-            {loaded(
-                move || async move { networks.await },
-                move |answer| {
-                    match answer {
-                        page if page.items.is_empty() => view! {
-                            <p class="empty" id="onboarding-no-networks">
-                                {ot.no_networks}" "<a href="/networks/new">{t.new_network}</a>
-                            </p>
-                        }
-                            .into_any(),
-                        page => view! {
-                            <GuidePicker profiles=page.items network=network() text_lang=text_lang() platform=platform() />
-                        }
-                            .into_any(),
+        {loaded(
+            move || async move { networks.await },
+            move |answer| {
+                match answer {
+                    page if page.items.is_empty() => view! {
+                        <p class="empty" id="onboarding-no-networks">
+                            {ot.no_networks}" "<a href="/networks/new">{t.new_network}</a>
+                        </p>
                     }
-                },
-            )}
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match guide.await {
-                        None => view! { <p class="empty" id="guide-empty">{ot.pick_network}</p> }.into_any(),
-                        Some(Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                        Some(Ok(guide)) => view! { <GuideView guide text_lang=text_lang() /> }.into_any(),
+                        .into_any(),
+                    page => view! {
+                        <GuidePicker profiles=page.items network=network() text_lang=text_lang() platform=platform() />
                     }
-                })}
-            </Transition>
-            // The same profile list, read once, feeds the invite form.
-            <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-                {move || Suspend::new(async move {
-                    match networks.await {
-                        Ok(page) if !page.items.is_empty() => {
-                            view! { <InvitesSection profiles=page.items network=network() /> }.into_any()
-                        }
-                        _ => ().into_any(),
+                        .into_any(),
+                }
+            },
+        )}
+        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || Suspend::new(async move {
+                match guide.await {
+                    None => view! { <p class="empty" id="guide-empty">{ot.pick_network}</p> }.into_any(),
+                    Some(Err(e)) => view! { <LoadError error=e /> }.into_any(),
+                    Some(Ok(guide)) => view! { <GuideView guide text_lang=text_lang() /> }.into_any(),
+                }
+            })}
+        </Transition>
+        // The same profile list, read once, feeds the invite form.
+        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+            {move || Suspend::new(async move {
+                match networks.await {
+                    Ok(page) if !page.items.is_empty() => {
+                        view! { <InvitesSection profiles=page.items network=network() after=invites_after.get_value() /> }.into_any()
                     }
-                })}
-            </Transition>
-        </Frame>
+                    _ => ().into_any(),
+                }
+            })}
+        </Transition>
     }
 }
 
@@ -233,13 +265,19 @@ fn GuideView(guide: OnboardingGuide, text_lang: Lang) -> impl IntoView {
     }
 }
 
+/// The invites: the form, and the list from `after` (the last invite of the
+/// previous page).
 #[component]
-fn InvitesSection(profiles: Vec<NetworkProfile>, network: String) -> impl IntoView {
+fn InvitesSection(
+    profiles: Vec<NetworkProfile>,
+    network: String,
+    after: Option<String>,
+) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let params = use_query_map();
-    let after = move || params.read().get("invites_after").filter(|s| !s.is_empty());
+    let after = StoredValue::new(after);
+    let after = move || after.get_value();
     let create = ServerAction::<CreateInvite>::new();
     let revoke = ServerAction::<RevokeInvite>::new();
     let invites = Resource::new(

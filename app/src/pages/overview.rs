@@ -35,6 +35,23 @@ fn Card(
 
 #[component]
 pub fn OverviewPage() -> impl IntoView {
+    let t = texts(use_lang());
+    view! {
+        <Title text=format!("{} · {}", t.overview_title, t.product) />
+        <Frame>
+            <h1>{t.overview_title}</h1>
+            <OverviewLive />
+        </Frame>
+    }
+}
+
+/// The counts and lists, re-read on every live update. An island
+/// (crate::islands), lazy and preloaded: the code comes beside the main
+/// module, and only to this screen.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn OverviewLive() -> impl IntoView {
+    crate::islands::preload_island("overview_live_loader");
     let lang = use_lang();
     let t = texts(lang);
     let live = use_live();
@@ -44,52 +61,48 @@ pub fn OverviewPage() -> impl IntoView {
         |_| load_overview_lists(),
     );
     view! {
-        <Title text=format!("{} · {}", t.overview_title, t.product) />
-        <Frame>
-            <h1>{t.overview_title}</h1>
-            {loaded(
-                move || async move { counts.await },
-                move |c| {
-                    let networks_note = if c.networks == 0 {
-                        Some(t.zero_networks.to_string())
-                    } else if c.networks_without_beacon > 0 {
-                        Some(t.some_networks_without_beacon.replace("{n}", &c.networks_without_beacon.to_string()))
-                    } else {
-                        None
-                    };
-                    let agents_note = if c.agents_total == 0 {
-                        t.zero_agents.to_string()
-                    } else {
-                        t.online_of.replace("{n}", &c.agents_total.to_string())
-                    };
-                    view! {
-                        <div class="stats">
-                            <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
-                            <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />
-                            <Card
-                                id="count-beacons"
-                                href="/infrastructure/beacons"
-                                label=t.card_beacons
-                                value=c.managed_beacons.to_string()
-                                note=(c.managed_beacons == 0).then(|| t.zero_beacons.to_string())
-                            />
-                            <Card
-                                id="count-services"
-                                href="/services"
-                                label=t.card_services
-                                value=c.services.to_string()
-                                note=(c.services == 0).then(|| t.zero_services.to_string())
-                            />
-                        </div>
-                    }
-                        .into_any()
-                },
-            )}
-            {loaded(
-                move || async move { Ok::<_, UiError>((details.await?, counts.await?)) },
-                move |(d, c)| view! { <Details details=d agents_total=c.agents_total networks=c.networks /> }.into_any(),
-            )}
-        </Frame>
+        {loaded(
+            move || async move { counts.await },
+            move |c| {
+                let networks_note = if c.networks == 0 {
+                    Some(t.zero_networks.to_string())
+                } else if c.networks_without_beacon > 0 {
+                    Some(t.some_networks_without_beacon.replace("{n}", &c.networks_without_beacon.to_string()))
+                } else {
+                    None
+                };
+                let agents_note = if c.agents_total == 0 {
+                    t.zero_agents.to_string()
+                } else {
+                    t.online_of.replace("{n}", &c.agents_total.to_string())
+                };
+                view! {
+                    <div class="stats">
+                        <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
+                        <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />
+                        <Card
+                            id="count-beacons"
+                            href="/infrastructure/beacons"
+                            label=t.card_beacons
+                            value=c.managed_beacons.to_string()
+                            note=(c.managed_beacons == 0).then(|| t.zero_beacons.to_string())
+                        />
+                        <Card
+                            id="count-services"
+                            href="/services"
+                            label=t.card_services
+                            value=c.services.to_string()
+                            note=(c.services == 0).then(|| t.zero_services.to_string())
+                        />
+                    </div>
+                }
+                    .into_any()
+            },
+        )}
+        {loaded(
+            move || async move { Ok::<_, UiError>((details.await?, counts.await?)) },
+            move |(d, c)| view! { <Details details=d agents_total=c.agents_total networks=c.networks /> }.into_any(),
+        )}
     }
 }
 

@@ -25,16 +25,24 @@ pub fn PolicyPage() -> impl IntoView {
             <h1>{st.policy_title}</h1>
             <p class="muted">{st.policy_intro}</p>
             {if allowed {
-                let policy = Resource::new(|| (), |_| load_policy());
-                view! {
-                    {loaded(move || async move { policy.await }, move |p| view! { <Policy policy=p /> })}
-                }
-                .into_any()
+                view! { <PolicyBody /> }.into_any()
             } else {
                 view! { <p class="alert" id="not-for-role">{st.policy_not_for_role}</p> }.into_any()
             }}
         </Frame>
     }
+}
+
+/// The policy and its form. An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn PolicyBody() -> impl IntoView {
+    crate::islands::preload_island("policy_body_loader");
+    let policy = Resource::new(|| (), |_| load_policy());
+    loaded(
+        move || async move { policy.await },
+        move |p| view! { <Policy policy=p /> },
+    )
 }
 
 #[component]

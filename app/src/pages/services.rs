@@ -41,10 +41,34 @@ pub fn ServicesPage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let st = service_texts(lang);
+    let query = leptos_router::hooks::use_query_map();
+    let after = Memo::new(move |_| query.read().get("after").filter(|s| !s.is_empty()));
+    view! {
+        <Title text=format!("{} · {}", st.title, t.product) />
+        <Frame>
+            <h1>{st.title}</h1>
+            <p class="muted">{st.intro}</p>
+            // Drawn again when the full build's client router changes the
+            // query in place (the pager's links).
+            {move || view! { <ServicesBody after=after.get() /> }}
+        </Frame>
+    }
+}
+
+/// The services, restart, remove and backup on each, and the publish form;
+/// re-read on live updates and after each job queued here. An island
+/// (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn ServicesBody(after: Option<String>) -> impl IntoView {
+    crate::islands::preload_island("services_body_loader");
+    let lang = use_lang();
+    let t = texts(lang);
+    let st = service_texts(lang);
     let create = ServerAction::<CreateJob>::new();
     let live = crate::live::use_live();
-    let query = leptos_router::hooks::use_query_map();
-    let after = move || query.read().get("after").filter(|s| !s.is_empty());
+    let after = StoredValue::new(after);
+    let after = move || after.get_value();
     // A finished job (a backup, a verification) changes a row as much as a heartbeat.
     let services = Resource::new(
         move || (after(), create.version().get(), live.agents(), live.jobs()),
@@ -57,64 +81,59 @@ pub fn ServicesPage() -> impl IntoView {
     // Restart and remove share the action; their refusals show at the top.
     let errors = FormErrors::of(create, lang);
     view! {
-        <Title text=format!("{} · {}", st.title, t.product) />
-        <Frame>
-            <h1>{st.title}</h1>
-            <p class="muted">{st.intro}</p>
-            <p class="field-error" role="alert" id="services-error">{move || errors.general()}</p>
-            {loaded(
-                move || async move { Ok::<_, UiError>((services.await?, networks.await?)) },
-                move |(page, networks)| {
-                    let next = page.next.clone();
-                    let services = page.items;
-                    let table = if services.is_empty() && after().is_none() {
-                        view! { <p class="empty" id="services-empty">{st.empty}</p> }.into_any()
-                    } else {
-                        let rows = services
-                            .into_iter()
-                            .map(|service| {
-                                let network_name = service
-                                    .network_id()
-                                    .and_then(|id| networks.items.iter().find(|n| n.id.as_str() == id))
-                                    .map(|n| n.name.clone());
-                                view! { <ServiceRow service network_name create draft /> }
-                            })
-                            .collect_view();
-                        view! {
-                            <table class="list" id="services-table">
-                                <thead><tr>
-                                    <th scope="col">{st.col_service}</th>
-                                    <th scope="col">{st.col_address}</th>
-                                    <th scope="col">{st.col_status}</th>
-                                    <th scope="col">{st.col_agent}</th>
-                                    <th scope="col">{st.col_network}</th>
-                                    <th scope="col">{st.col_target}</th>
-                                    <th scope="col">{st.col_backup}</th>
-                                    <th scope="col"></th>
-                                </tr></thead>
-                                <tbody>{rows}</tbody>
-                            </table>
-                            <nav class="pager" aria-label="Pages">
-                                {after().map(|_| view! { <a href="/services">{t.first_page}</a> })}
-                                {next.map(|c| view! {
-                                    <a href=format!("/services?after={c}") rel="next">{t.next_page}</a>
-                                })}
-                            </nav>
-                        }
-                            .into_any()
-                    };
-                    table
-                },
-            )}
-            {may(ActionKind::RunJobs).then(|| view! {
-                <section class="card" id="publish-service">
-                    <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
-                    <p class="muted">{st.publish_intro}</p>
-                    <p class="muted">{st.keeps_address}</p>
-                    <OnDemand id="open-publish" label=st.publish_title open=draft.open load=move || publish_section(create, draft) />
-                </section>
-            })}
-        </Frame>
+        <p class="field-error" role="alert" id="services-error">{move || errors.general()}</p>
+        {loaded(
+            move || async move { Ok::<_, UiError>((services.await?, networks.await?)) },
+            move |(page, networks)| {
+                let next = page.next.clone();
+                let services = page.items;
+                let table = if services.is_empty() && after().is_none() {
+                    view! { <p class="empty" id="services-empty">{st.empty}</p> }.into_any()
+                } else {
+                    let rows = services
+                        .into_iter()
+                        .map(|service| {
+                            let network_name = service
+                                .network_id()
+                                .and_then(|id| networks.items.iter().find(|n| n.id.as_str() == id))
+                                .map(|n| n.name.clone());
+                            view! { <ServiceRow service network_name create draft /> }
+                        })
+                        .collect_view();
+                    view! {
+                        <table class="list" id="services-table">
+                            <thead><tr>
+                                <th scope="col">{st.col_service}</th>
+                                <th scope="col">{st.col_address}</th>
+                                <th scope="col">{st.col_status}</th>
+                                <th scope="col">{st.col_agent}</th>
+                                <th scope="col">{st.col_network}</th>
+                                <th scope="col">{st.col_target}</th>
+                                <th scope="col">{st.col_backup}</th>
+                                <th scope="col"></th>
+                            </tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                        <nav class="pager" aria-label="Pages">
+                            {after().map(|_| view! { <a href="/services">{t.first_page}</a> })}
+                            {next.map(|c| view! {
+                                <a href=format!("/services?after={c}") rel="next">{t.next_page}</a>
+                            })}
+                        </nav>
+                    }
+                        .into_any()
+                };
+                table
+            },
+        )}
+        {may(ActionKind::RunJobs).then(|| view! {
+            <section class="card" id="publish-service">
+                <h2>{move || if draft.editing.get() { st.edit_title } else { st.publish_title }}</h2>
+                <p class="muted">{st.publish_intro}</p>
+                <p class="muted">{st.keeps_address}</p>
+                <OnDemand id="open-publish" label=st.publish_title open=draft.open load=move || publish_section(create, draft) />
+            </section>
+        })}
     }
 }
 

@@ -28,6 +28,26 @@ pub fn SettingsPage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let st = settings_texts(lang);
+    view! {
+        <Title text=format!("{} · {}", st.title, t.product) />
+        <Frame>
+            <h1>{st.title}</h1>
+            <p>
+                <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
+            </p>
+            <SettingsBody />
+        </Frame>
+    }
+}
+
+/// Alerts, two-step sign-in, people, API tokens and Control's identity, all
+/// from one reading of the settings. An island (crate::islands), lazy and
+/// preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn SettingsBody() -> impl IntoView {
+    crate::islands::preload_island("settings_body_loader");
+    let st = settings_texts(use_lang());
     let save = ServerAction::<SaveAlertWebhook>::new();
     let test = ServerAction::<SendTestAlert>::new();
     let people = UserChanges::new();
@@ -36,27 +56,20 @@ pub fn SettingsPage() -> impl IntoView {
         |_| settings_screen(),
     );
     view! {
-        <Title text=format!("{} · {}", st.title, t.product) />
-        <Frame>
-            <h1>{st.title}</h1>
-            <p>
-                <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
-            </p>
-            <section class="card" id="alerts">
-                <h2>{st.alerts_title}</h2>
-                <p class="muted">{st.alerts_intro}</p>
-                {loaded(
-                    move || async move { settings.await },
-                    move |screen| {
-                        view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
-                    },
-                )}
-            </section>
-            <TwoStepSection settings />
-            <UsersSection settings changes=people />
-            <ApiTokensSection />
-            <ControlIdentitySection settings />
-        </Frame>
+        <section class="card" id="alerts">
+            <h2>{st.alerts_title}</h2>
+            <p class="muted">{st.alerts_intro}</p>
+            {loaded(
+                move || async move { settings.await },
+                move |screen| {
+                    view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
+                },
+            )}
+        </section>
+        <TwoStepSection settings />
+        <UsersSection settings changes=people />
+        <ApiTokensSection />
+        <ControlIdentitySection settings />
     }
 }
 

@@ -32,7 +32,27 @@ pub fn SetupPage() -> impl IntoView {
     let st = setup_texts(lang);
     let t = texts(lang);
     let params = use_params_map();
-    let id = move || params.read().get("id").unwrap_or_default();
+    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
+    view! {
+        <Title text=format!("{} · {}", st.title, t.product) />
+        <Frame>
+            <p><a href=move || format!("/networks/{}", id.get())>{"← "}{st.back_to_network}</a></p>
+            // Drawn again when the full build's client router goes to
+            // another network's checklist.
+            {move || view! { <SetupBody id=id.get() /> }}
+        </Frame>
+    }
+}
+
+/// The checklist with Skip, and the end-to-end probe; re-read on live
+/// updates. An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn SetupBody(id: String) -> impl IntoView {
+    crate::islands::preload_island("setup_body_loader");
+    let lang = use_lang();
+    let id = StoredValue::new(id);
+    let id = move || id.get_value();
     let live = use_live();
     let skip = ServerAction::<SkipSetupStep>::new();
     let checklist = Resource::new(
@@ -45,16 +65,12 @@ pub fn SetupPage() -> impl IntoView {
         )
     };
     view! {
-        <Title text=format!("{} · {}", st.title, t.product) />
-        <Frame>
-            <p><a href=move || format!("/networks/{}", id())>{"← "}{st.back_to_network}</a></p>
-            {skip_error}
-            {loaded(
-                move || async move { checklist.await },
-                move |c| view! { <Checklist checklist=c skip /> },
-            )}
-            <ProbePanel network_id=Signal::derive(id) />
-        </Frame>
+        {skip_error}
+        {loaded(
+            move || async move { checklist.await },
+            move |c| view! { <Checklist checklist=c skip /> },
+        )}
+        <ProbePanel network_id=Signal::derive(id) />
     }
 }
 

@@ -293,6 +293,12 @@ impl Browsing {
         self.events.lock().unwrap().clone()
     }
 
+    /// Forgets the problems seen so far: after a step whose refusal the
+    /// browser reports as a failed resource (a 4xx answer, on purpose).
+    pub fn forget_problems(&self) {
+        self.events.lock().unwrap().clear();
+    }
+
     /// Loads the page again after a network change, as a person would.
     async fn reload(&self) {
         eprintln!("[browser] Chromium saw the network change (a container's interface came or went) and aborted requests: reloading");
