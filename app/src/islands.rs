@@ -24,7 +24,11 @@
 //! - no router hooks and no context from around it, except what
 //!   [`crate::use_lang`], [`crate::use_allowed`] and [`crate::live::use_live`]
 //!   read back from the document;
-//! - it goes elsewhere with [`navigator`].
+//! - it goes elsewhere with [`navigator`];
+//! - it makes its resources in its body, never under a Suspense of its own:
+//!   the server numbers for the browser only the resources made while the
+//!   island's body runs, and one made later, when a Suspense resolves, would
+//!   leave the browser reading another resource's answer (a hydration panic).
 //!
 //! The server tells the builds apart by the front end's main script
 //! ([`IslandsBuild`]) and gives the islands build its own hydration script

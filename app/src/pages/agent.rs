@@ -2,13 +2,14 @@
 //! warnings, and the lifecycle actions (disable/enable, move, revoke, delete),
 //! each destructive one behind a confirmation that says what it does.
 
-use super::agent_jobs::AgentJobs;
+use super::agent_jobs::{latest_jobs, AgentJobs};
 use super::badges::agent_badge;
 use super::confirm::ConfirmDialog;
 use super::infrastructure::{when, TokenSnippets};
 use super::layout::Frame;
 use super::{loaded, LastSeen};
 use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
+use crate::api::jobs::JobListPage;
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
@@ -69,10 +70,11 @@ fn AgentBody(id: String) -> impl IntoView {
             }
         },
     );
+    let jobs = latest_jobs(Signal::derive(id));
     view! {
         {loaded(
             move || async move { agent.await },
-            move |a| view! { <AgentDetails agent=a act moving remove /> }.into_any(),
+            move |a| view! { <AgentDetails agent=a act moving remove jobs /> }.into_any(),
         )}
         {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
     }
@@ -81,6 +83,7 @@ fn AgentBody(id: String) -> impl IntoView {
 #[component]
 fn AgentDetails(
     agent: AgentView,
+    jobs: Resource<Result<JobListPage, UiError>>,
     act: ServerAction<AgentActionCall>,
     moving: ServerAction<MoveAgent>,
     remove: ServerAction<RemoveLeftoverCall>,
@@ -158,7 +161,7 @@ fn AgentDetails(
                 .into_any()
         }}
 
-        <AgentJobs agent_id=id.to_string() />
+        <AgentJobs agent_id=id.to_string() jobs />
 
         {may(ActionKind::ManageAgents).then(|| view! {
             <section class="danger-zone" id="agent-actions">

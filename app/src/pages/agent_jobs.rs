@@ -4,7 +4,8 @@
 use super::badges::job_badge;
 use super::infrastructure::when;
 use super::loaded;
-use crate::api::jobs::{list_jobs, JobQuery};
+use crate::api::jobs::{list_jobs, JobListPage, JobQuery};
+use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::live::use_live;
 use crate::use_lang;
@@ -13,12 +14,11 @@ use leptos::prelude::*;
 /// How many of the Agent's jobs its page lists.
 const SHOWN: usize = 10;
 
-#[component]
-pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
-    let lang = use_lang();
-    let jt = jobs_texts(lang);
+/// The Agent's latest jobs, read again on live updates. Made in the body of
+/// the page's island, not under the Agent's own Suspense (crate::islands).
+pub fn latest_jobs(agent_id: Signal<String>) -> Resource<Result<JobListPage, UiError>> {
     let live = use_live();
-    let jobs = Resource::new(
+    Resource::new(
         move || (agent_id.get(), live.jobs()),
         |(agent_id, _)| {
             list_jobs(JobQuery {
@@ -26,7 +26,17 @@ pub fn AgentJobs(#[prop(into)] agent_id: Signal<String>) -> impl IntoView {
                 ..JobQuery::default()
             })
         },
-    );
+    )
+}
+
+/// The jobs of [`latest_jobs`], with links to all and to the failed ones.
+#[component]
+pub fn AgentJobs(
+    #[prop(into)] agent_id: Signal<String>,
+    jobs: Resource<Result<JobListPage, UiError>>,
+) -> impl IntoView {
+    let lang = use_lang();
+    let jt = jobs_texts(lang);
     view! {
         <section id="agent-jobs">
             <h2>{jt.agent_jobs_title}</h2>

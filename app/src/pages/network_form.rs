@@ -161,6 +161,8 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     maxlength=protocol::validation::NAME_MAX.to_string()
                     required
                     autocomplete="off"
+                    // Also in the server's HTML, before the form hydrates.
+                    value=name.get_untracked()
                     prop:value=move || name.get()
                     on:input=move |ev| edit("name", name, event_target_value(&ev))
                     aria-invalid=move || message_for("name").is_some().then_some("true")
@@ -178,6 +180,8 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     spellcheck="false"
                     placeholder=is_new.then_some("kn_…")
                     readonly=!is_new
+                    // Also in the server's HTML, before the form hydrates.
+                    value=id.get_untracked()
                     prop:value=move || id.get()
                     on:input=move |ev| edit("id", id, event_target_value(&ev))
                     aria-invalid=move || message_for("id").is_some().then_some("true")

@@ -10,7 +10,10 @@ use super::infrastructure::when;
 use super::layout::Frame;
 use super::{loaded, LoadError};
 use crate::api::list_networks;
-use crate::api::onboarding::{list_invites, load_onboarding_guide, CreateInvite, RevokeInvite};
+use crate::api::onboarding::{
+    list_invites, load_onboarding_guide, CreateInvite, InviteListPage, RevokeInvite,
+};
+use crate::error::UiError;
 use crate::i18n::onboarding::{invite_state, onboarding_texts, platform_label};
 use crate::i18n::{texts, Lang};
 use crate::{may, use_lang};
@@ -84,7 +87,7 @@ fn OnboardingBody(
     let platform = move || platform;
     let text_lang = text_lang.and_then(|l| Lang::from_code(&l)).unwrap_or(lang);
     let text_lang = move || text_lang;
-    let invites_after = StoredValue::new(invites_after);
+    let invites = Invites::new(invites_after);
     // The first profiles by name; one named in the address (each network
     // page links here with its own) is offered even beyond them.
     let networks = Resource::new(|| (), |_| list_networks(None, None));
@@ -129,7 +132,7 @@ fn OnboardingBody(
             {move || Suspend::new(async move {
                 match networks.await {
                     Ok(page) if !page.items.is_empty() => {
-                        view! { <InvitesSection profiles=page.items network=network() after=invites_after.get_value() /> }.into_any()
+                        view! { <InvitesSection profiles=page.items network=network() invites /> }.into_any()
                     }
                     _ => ().into_any(),
                 }
@@ -265,25 +268,58 @@ fn GuideView(guide: OnboardingGuide, text_lang: Lang) -> impl IntoView {
     }
 }
 
-/// The invites: the form, and the list from `after` (the last invite of the
-/// previous page).
+/// The invites from `after` (the last invite of the previous page), read
+/// again after each create or revoke. Made in the body of the page's island,
+/// not under the profiles' Suspense (crate::islands).
+#[derive(Clone, Copy)]
+struct Invites {
+    after: StoredValue<Option<String>>,
+    create: ServerAction<CreateInvite>,
+    revoke: ServerAction<RevokeInvite>,
+    list: Resource<Result<InviteListPage, UiError>>,
+}
+
+impl Invites {
+    fn new(after: Option<String>) -> Self {
+        let after = StoredValue::new(after);
+        let create = ServerAction::<CreateInvite>::new();
+        let revoke = ServerAction::<RevokeInvite>::new();
+        let list = Resource::new(
+            move || {
+                (
+                    after.get_value(),
+                    create.version().get(),
+                    revoke.version().get(),
+                )
+            },
+            |(after, _, _)| list_invites(after),
+        );
+        Self {
+            after,
+            create,
+            revoke,
+            list,
+        }
+    }
+}
+
+/// The invites: the form, and the list.
 #[component]
 fn InvitesSection(
     profiles: Vec<NetworkProfile>,
     network: String,
-    after: Option<String>,
+    invites: Invites,
 ) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let after = StoredValue::new(after);
+    let Invites {
+        after,
+        create,
+        revoke,
+        list: invites,
+    } = invites;
     let after = move || after.get_value();
-    let create = ServerAction::<CreateInvite>::new();
-    let revoke = ServerAction::<RevokeInvite>::new();
-    let invites = Resource::new(
-        move || (after(), create.version().get(), revoke.version().get()),
-        |(after, _, _)| list_invites(after),
-    );
     view! {
         <section class="card" id="invites">
             <h2>{ot.invites_title}</h2>
