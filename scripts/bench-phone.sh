@@ -7,9 +7,8 @@
 # WebAssembly each screen loads (scripts/wasm-size.sh).
 #
 # Usage: scripts/bench-phone.sh [runs] [--islands]   (median of runs, default 3)
-# --islands: against the islands build of the front end (app/src/islands.rs);
-# a screen not yet moved to islands is then only the server's HTML and the
-# frame's islands, a floor rather than a working screen.
+# --islands: against the islands build of the front end (app/src/islands.rs),
+# not shipped yet.
 # The test command checks only what does not depend on timing: requests per
 # screen, preloads, cache headers (end2end/tests/phone_loading.rs).
 set -euo pipefail

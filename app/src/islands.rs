@@ -7,10 +7,13 @@
 //! `islands`) hydrates only the components marked `#[island]`; the rest of
 //! the page stays the server's HTML, and a link loads a page.
 //!
-//! The move is made screen by screen. Until every screen's interactive parts
-//! are islands, the full build is the one shipped, and its WebAssembly
-//! compiles the islands as components (cfg `hydrate_whole_page`, set by
-//! app/build.rs), so that it carries no island entry points it never calls:
+//! Every screen's interactive parts are islands: a screen's body that reads,
+//! re-reads on live updates or acts is one lazy island, preloaded by the page.
+//! Until the browser tests pass against the islands build and it is faster
+//! on every screen (BENCHMARKS.md), the full build is the one shipped; its
+//! WebAssembly compiles the islands as components (cfg `hydrate_whole_page`,
+//! set by app/build.rs), so that it carries no island entry points it never
+//! calls:
 //!
 //! ```ignore
 //! #[cfg_attr(hydrate_whole_page, component)]
@@ -23,7 +26,9 @@
 //!   [`crate::use_lang`], not as props;
 //! - no router hooks and no context from around it, except what
 //!   [`crate::use_lang`], [`crate::use_allowed`] and [`crate::live::use_live`]
-//!   read back from the document;
+//!   read back from the document. The page around it reads the path and
+//!   query and passes them as props, and draws the island again when they
+//!   change (the full build's client router changes them in place);
 //! - it goes elsewhere with [`navigator`];
 //! - it makes its resources in its body, never under a Suspense of its own:
 //!   the server numbers for the browser only the resources made while the
@@ -94,7 +99,9 @@ pub fn islands_as_components() {
 /// In the islands build, names the code of the lazy island whose loader is
 /// `loader` (`<island in snake case>_loader`) among the page's preloads, so
 /// that it loads beside the main module instead of after it. The full build
-/// hydrates the island with its screen and never loads that code.
+/// hydrates the island with its screen and never loads that code. Only a
+/// call made before the `<head>` has gone out counts: an island rendered
+/// under a Suspense is named by its page, up front.
 pub fn preload_island(loader: &str) {
     if use_context::<IslandsBuild>().is_some() {
         crate::screen_split::preload_lazy(loader);

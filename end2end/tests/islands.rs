@@ -1,11 +1,10 @@
 //! The islands build of the front end (app/src/islands.rs), in Chromium: the
-//! page hydrates only its islands, and the parts moved to islands so far work
-//! as in the full build: sign-in; the frame (live indicator, navigation,
-//! sign-out); the Overview and the job list (re-read on live updates, Cancel);
-//! the network form (its rules as the admin types, creating a network); and
-//! Diagnose and Delete on a network's page. Screens not yet moved are the
-//! server's HTML only in this build, which is why the full build is the one
-//! shipped.
+//! page hydrates only its islands, and they work as in the full build:
+//! sign-in; the frame (live indicator, navigation, sign-out); the Overview and
+//! the job list (re-read on live updates, Cancel); a job's page; the network
+//! form (its rules as the admin types, creating a network); and Diagnose and
+//! Delete on a network's page. The full build stays the one shipped until the
+//! other browser tests pass against this build too.
 
 mod common;
 

@@ -5,12 +5,67 @@
 // /pkg/batch/<hash>.<hash>... (server/src/http/chunk_batch.rs): the files'
 // content hashes, sorted, so the URL means the same bytes for good and the
 // page can preload it. If the batch fails, each file is fetched on its own.
+// A chunk that a batch the page preloads holds is taken from that batch: with
+// several lazy islands on a page, the second one's chunks are not the first
+// one's batch again, nor a batch of their own that nothing preloaded.
 (function () {
   var plainFetch = window.fetch.bind(window);
   var CHUNK = /\/pkg\/(?:chunk|split)_[^\/]*\.([A-Za-z0-9_-]{22})\.wasm$/;
+  var BATCH = "/pkg/batch/";
   // = app::screen_split::CHUNK_BATCH_FILES: the server preloads the same groups.
   var MAX_FILES = 160;
   var waiting = null;
+  // Hash -> the path of a batch the page preloads that holds it (read once).
+  var inPreloaded = null;
+  // Batch path -> a promise of its files by hash.
+  var read = {};
+
+  function preloadedBatchOf(hash) {
+    if (inPreloaded === null) {
+      inPreloaded = {};
+      document.querySelectorAll('link[rel="preload"][href*="' + BATCH + '"]').forEach(function (link) {
+        var path = new URL(link.href, location.href).pathname;
+        path.slice(BATCH.length).split(".").forEach(function (h) {
+          if (inPreloaded[h] === undefined) inPreloaded[h] = path;
+        });
+      });
+    }
+    return inPreloaded[hash];
+  }
+
+  // A batch's files by hash: the body is each file's length (u32, little
+  // endian) and bytes, in the order of the hashes in its path.
+  function readBatch(path) {
+    if (read[path] === undefined) {
+      read[path] = plainFetch(path)
+        .then(function (r) {
+          if (!r.ok) throw new Error("batch answered " + r.status);
+          return r.arrayBuffer();
+        })
+        .then(function (body) {
+          var view = new DataView(body);
+          var files = {};
+          var at = 0;
+          path.slice(BATCH.length).split(".").forEach(function (hash) {
+            var length = view.getUint32(at, true);
+            at += 4;
+            files[hash] = body.slice(at, at + length);
+            at += length;
+          });
+          return files;
+        });
+      // A failed batch may be asked for again.
+      read[path].catch(function () { delete read[path]; });
+    }
+    return read[path];
+  }
+
+  function answer(entry, bytes) {
+    // Chunks with the same bytes share a hash; each fetch gets a Response of its own.
+    entry.waiters.forEach(function (w) {
+      w.resolve(new Response(bytes.slice(0), { headers: { "Content-Type": "application/wasm" } }));
+    });
+  }
 
   function fetchEach(entries) {
     entries.forEach(function (e) {
@@ -19,24 +74,9 @@
   }
 
   function fetchBatch(hashes, entries) {
-    plainFetch("/pkg/batch/" + hashes.join("."))
-      .then(function (r) {
-        if (!r.ok) throw new Error("batch answered " + r.status);
-        return r.arrayBuffer();
-      })
-      .then(function (body) {
-        var view = new DataView(body);
-        var at = 0;
-        hashes.forEach(function (hash) {
-          var length = view.getUint32(at, true);
-          at += 4;
-          var bytes = body.slice(at, at + length);
-          at += length;
-          // Chunks with the same bytes share a hash; each fetch gets a Response of its own.
-          entries[hash].waiters.forEach(function (w) {
-            w.resolve(new Response(bytes.slice(0), { headers: { "Content-Type": "application/wasm" } }));
-          });
-        });
+    readBatch(BATCH + hashes.join("."))
+      .then(function (files) {
+        hashes.forEach(function (hash) { answer(entries[hash], files[hash]); });
       })
       .catch(function () {
         fetchEach(hashes.map(function (h) { return entries[h]; }));
@@ -46,9 +86,19 @@
   function flush() {
     var entries = waiting;
     waiting = null;
-    var hashes = Object.keys(entries).sort();
-    for (var i = 0; i < hashes.length; i += MAX_FILES) {
-      fetchBatch(hashes.slice(i, i + MAX_FILES), entries);
+    var rest = [];
+    Object.keys(entries).sort().forEach(function (hash) {
+      var path = preloadedBatchOf(hash);
+      if (path === undefined) {
+        rest.push(hash);
+        return;
+      }
+      readBatch(path)
+        .then(function (files) { answer(entries[hash], files[hash]); })
+        .catch(function () { fetchEach([entries[hash]]); });
+    });
+    for (var i = 0; i < rest.length; i += MAX_FILES) {
+      fetchBatch(rest.slice(i, i + MAX_FILES), entries);
     }
   }
 

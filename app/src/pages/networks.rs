@@ -109,6 +109,15 @@ pub fn NetworkPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
     let network = Resource::new(id, get_network);
+    // Its islands render under the profile's Suspense, after the page's
+    // <head> has gone out: their code is named there now.
+    crate::islands::preload_island("network_form_loader");
+    if may(ActionKind::CheckBeacons) {
+        crate::islands::preload_island("diagnose_section_loader");
+    }
+    if may(ActionKind::EditNetworks) {
+        crate::islands::preload_island("delete_network_button_loader");
+    }
     view! {
         <Title text=format!("{} · {}", t.edit_network, t.product) />
         <Frame>
