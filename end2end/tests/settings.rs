@@ -65,6 +65,9 @@ async fn alerts_and_leftovers(width: u32, height: u32, name: &str) {
     .await;
     b.wait_visible("#components-table").await;
     b.hydrated().await;
+    // Live updates connected: connecting re-reads the Agent, which draws its
+    // components again and would close a dialog opened just before.
+    b.wait_visible("#live-status[data-live='on']").await;
     expect(page.locator("#components-table .badge.leftover"))
         .to_contain_text("unmanaged leftover")
         .await
