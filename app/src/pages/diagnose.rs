@@ -36,12 +36,11 @@ fn badge(severity: Severity) -> &'static str {
     }
 }
 
-/// An island (crate::islands), lazy and preloaded: its code comes only to
-/// a network's page.
+/// An island (crate::islands), lazy: its code comes only to a network's
+/// page, which names it among its preloads (it renders under a Suspense).
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 pub fn DiagnoseSection(id: String) -> impl IntoView {
-    crate::islands::preload_island("diagnose_section_loader");
     let lang = use_lang();
     let t = texts(lang);
     // Each press runs the diagnosis again. In the full build the result's

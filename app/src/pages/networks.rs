@@ -148,11 +148,11 @@ pub fn NetworkPage() -> impl IntoView {
 }
 
 /// Delete with a confirmation that says what deleting does; Escape or Cancel
-/// backs out. An island (crate::islands), lazy and preloaded.
+/// backs out. An island (crate::islands), lazy; [`NetworkPage`] names its
+/// code among the preloads.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn DeleteNetworkButton(id: String) -> impl IntoView {
-    crate::islands::preload_island("delete_network_button_loader");
     let lang = use_lang();
     let t = texts(lang);
     let confirming = RwSignal::new(false);
