@@ -223,8 +223,7 @@ fn CheckResult(result: BeaconCheckView) -> impl IntoView {
 }
 
 /// The form as its own WebAssembly chunk: the Beacons tab loads without it.
-// Not split in the islands build (crate::islands), where nothing calls it.
-#[cfg_attr(not(feature = "islands"), lazy)]
+#[lazy]
 async fn add_beacon_form(add: ServerAction<AddExistingBeacon>) -> AnyView {
     view! { <AddBeaconForm add /> }.into_any()
 }

@@ -50,8 +50,7 @@ pub fn DeployBeaconCard() -> impl IntoView {
 }
 
 /// The form as its own WebAssembly chunk: the Beacons tab loads without it.
-// Not split in the islands build (crate::islands), where nothing calls it.
-#[cfg_attr(not(feature = "islands"), lazy)]
+#[lazy]
 async fn deploy_beacon_form() -> AnyView {
     view! { <DeployBeaconForm /> }.into_any()
 }

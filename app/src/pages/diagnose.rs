@@ -73,8 +73,9 @@ pub fn DiagnoseSection(id: String) -> impl IntoView {
     }
 }
 
-// Not split in the islands build (crate::islands), where nothing calls it.
-#[cfg_attr(not(feature = "islands"), lazy)]
+/// The diagnosis as its own WebAssembly chunk, loaded when Diagnose is first
+/// pressed: the Network page loads without it.
+#[lazy]
 async fn diagnosis_view(id: String, lang: Lang) -> AnyView {
     let t = texts(lang);
     match diagnose_network(id).await {

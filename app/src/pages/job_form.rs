@@ -102,8 +102,7 @@ fn payload(kind: &str, f: &Fields) -> Value {
 
 /// The form with its Agent and profile lists, as its own WebAssembly chunk:
 /// the Jobs screen loads without it.
-// Not split in the islands build (crate::islands), where nothing calls it.
-#[cfg_attr(not(feature = "islands"), lazy)]
+#[lazy]
 pub async fn job_section(create: ServerAction<CreateJob>, draft: JobDraft) -> AnyView {
     let form = move |agents, networks, searching| {
         view! { <JobForm agents networks searching create draft /> }.into_any()

@@ -67,8 +67,7 @@ fn ServicesBody(after: Option<String>) -> impl IntoView {
     let st = service_texts(lang);
     let create = ServerAction::<CreateJob>::new();
     let live = crate::live::use_live();
-    let after = StoredValue::new(after);
-    let after = move || after.get_value();
+    let after = crate::islands::prop_reader(after);
     // A finished job (a backup, a verification) changes a row as much as a heartbeat.
     let services = Resource::new(
         move || (after(), create.version().get(), live.agents(), live.jobs()),
@@ -139,8 +138,7 @@ fn ServicesBody(after: Option<String>) -> impl IntoView {
 
 /// The publish form with its Agent and profile lists, as its own WebAssembly
 /// chunk: the Services screen loads without it.
-// Not split in the islands build (crate::islands), where nothing calls it.
-#[cfg_attr(not(feature = "islands"), lazy)]
+#[lazy]
 async fn publish_section(create: ServerAction<CreateJob>, draft: Draft) -> AnyView {
     let form = move |agents, networks, searching| {
         view! { <PublishForm agents networks searching create draft /> }.into_any()
