@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # What a browser downloads in WebAssembly for the first load of each screen
-# after `cargo leptos build --release --split`: the main module plus the
-# chunks the split manifest lists for that screen, each gzip -9 (as served
+# (the full build) or island (the islands build) after `cargo leptos build
+# --release --split`: the main module plus the chunks the split manifest
+# lists for it, each gzip -9 (as served
 # compressed) and brotli (as the build precompressed it). Prints the bytes per screen and the largest, then
 # what each form loaded on demand (`pages::on_demand`) adds when opened.
 set -euo pipefail
@@ -32,7 +33,12 @@ SECTIONS = {}
 screens = {}
 for route, chunks in manifest.items():
     name = route.strip("_").split("_view")[0]
-    if name.endswith("_screen"):
+    # The islands build (the one shipped): a lazy island's module is
+    # <island>_loader_<n>, and it is what a screen loads beside the main module.
+    if "_loader_" in name:
+        name = name.rsplit("_loader_", 1)[0]
+        screens[name] = sorted(chunks)
+    elif name.endswith("_screen"):
         union = set(chunks)
         for section in SECTIONS.get(name, []):
             union |= set(manifest[entry(section)])
@@ -53,8 +59,12 @@ print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
 # loaded already. Which screen opens which form is not in the manifest.
 OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
                "job_section": "jobs_screen", "diagnosis_view": "network_screen"}
+ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacons_section", "add_beacon_form": "beacons_section",
+                      "publish_section": "services_body", "job_section": "jobs_body", "diagnosis_view": "diagnose_section"}
+if not any(k.endswith("_screen") for k in screens):
+    OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):
-    if "_screen_view" in key:
+    if key.strip("_").split("_view")[0].endswith("_screen") or "_loader_" in key:
         continue
     name = key.strip("_").rsplit("_", 1)[0]
     screen = OPENED_FROM.get(name)

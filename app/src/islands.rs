@@ -1,19 +1,15 @@
-//! The islands build of the front end (issue 21: a phone's first load).
-//!
-//! The full build, the one shipped, hydrates the whole page: every screen's
-//! code and the client router come to the browser, and a cold load on a
-//! phone's link is bound by those bytes (BENCHMARKS.md, "On a phone"). The
-//! islands build (`scripts/build-release.sh --islands`, frontend feature
-//! `islands`) hydrates only the components marked `#[island]`; the rest of
-//! the page stays the server's HTML, and a link loads a page.
+//! The islands build of the front end (issue 21: a phone's first load), the
+//! one shipped (`scripts/build-release.sh`, frontend feature `islands`):
+//! only the components marked `#[island]` hydrate; the rest of the page
+//! stays the server's HTML, and a link loads a page.
 //!
 //! Every screen's interactive parts are islands: a screen's body that reads,
 //! re-reads on live updates or acts is one lazy island, preloaded by the page.
-//! Until the browser tests pass against the islands build and it is faster
-//! on every screen (BENCHMARKS.md), the full build is the one shipped; its
-//! WebAssembly compiles the islands as components (cfg `hydrate_whole_page`,
-//! set by app/build.rs), so that it carries no island entry points it never
-//! calls:
+//! The full build (`scripts/build-release.sh --full`) hydrates the whole page
+//! and routes in the browser; it was the one shipped until the islands build
+//! was faster on a phone (BENCHMARKS.md). Its WebAssembly compiles the
+//! islands as components (cfg `hydrate_whole_page`, set by app/build.rs), so
+//! that it carries no island entry points it never calls:
 //!
 //! ```ignore
 //! #[cfg_attr(hydrate_whole_page, component)]
@@ -101,11 +97,28 @@ pub fn islands_as_components() {
 /// that it loads beside the main module instead of after it. The full build
 /// hydrates the island with its screen and never loads that code. Only a
 /// call made before the `<head>` has gone out counts: an island rendered
-/// under a Suspense is named by its page, up front.
+/// under a Suspense is named by its page, up front ([`preload_islands`]).
 pub fn preload_island(loader: &str) {
+    preload_islands(&[loader]);
+}
+
+/// [`preload_island`] for several islands of one page: the code they share
+/// comes once, in the same batches.
+pub fn preload_islands(loaders: &[&str]) {
     if use_context::<IslandsBuild>().is_some() {
-        crate::screen_split::preload_lazy(loader);
+        crate::screen_split::preload_lazy(loaders);
     }
+}
+
+/// An island's prop as a `Copy` reader: an island's body hands its props to
+/// several closures (resources, views, handlers), and an owned value could
+/// move into only one of them.
+pub fn prop_reader<T>(value: T) -> impl Fn() -> T + Copy + Send + Sync + 'static
+where
+    T: Clone + Send + Sync + 'static,
+{
+    let stored = StoredValue::new(value);
+    move || stored.get_value()
 }
 
 /// How the full build's client router goes to a path, for the islands that

@@ -13,8 +13,16 @@ use std::sync::Arc;
 pub const CHUNK_BATCH_JS: &str = include_str!("assets/chunk_batch.js");
 
 /// How many chunk files the loader asks for in one request (the script's
-/// `MAX_FILES`). The server groups a screen's preloads the same way.
-pub const CHUNK_BATCH_FILES: usize = 160;
+/// `MAX_FILES`). The server groups a screen's preloads the same way. The
+/// largest island has about 340; with [`BATCH_KEY_CHARS`] a list of 400 is a
+/// URL of about 4.8 KB, within what proxies take (nginx: 8 KB a line).
+pub const CHUNK_BATCH_FILES: usize = 400;
+
+/// A chunk's name in a batch URL: the first characters of its content hash
+/// (the script's `KEY_CHARS`). 66 bits tell a build's few hundred chunks
+/// apart, and what a URL once meant, since browsers keep it for good; the
+/// server refuses a key two files of its build share.
+pub const BATCH_KEY_CHARS: usize = 11;
 
 /// The icon as a `data:` URL (the CSP allows `img-src data:`): a browser asks
 /// for the icon on every navigation, and on a phone each request is a round trip.
@@ -35,15 +43,40 @@ pub fn favicon_data_url() -> &'static str {
     })
 }
 
-/// What to preload for each screen's split module, by module name: the
-/// batch of its chunk files and the split loader. The server builds it from
-/// the build's split manifest (server/src/http/chunk_batch.rs).
+/// What the pages preload, from the build's split manifest
+/// (server/src/http/chunk_batch.rs): each split module's chunk files, by
+/// content hash, and the split loader's path. Empty when the build was not
+/// split.
 #[derive(Clone, Debug, Default)]
-pub struct ScreenPreloads(pub Arc<HashMap<String, Vec<String>>>);
+pub struct ScreenPreloads {
+    pub chunks: Arc<HashMap<String, Vec<String>>>,
+    pub loader: Option<String>,
+}
 
-/// Names the files of `module` in the page's `<head>` (server side only;
-/// nothing when the build was not split).
-pub fn preload_screen(module: &str) {
+/// A chunk's key in batch URLs, from its content hash.
+pub fn batch_key(hash: &str) -> &str {
+    hash.get(..BATCH_KEY_CHARS).unwrap_or(hash)
+}
+
+/// The batch URLs the page's loader asks for when it needs these chunks
+/// (content hashes): the grouping of assets/chunk_batch.js (keys sorted,
+/// each chunk once, [`CHUNK_BATCH_FILES`] per request), or a preload would
+/// name a URL the page never fetches while the page fetches one not named.
+pub fn batch_urls(hashes: Vec<String>) -> Vec<String> {
+    let mut keys: Vec<&str> = hashes.iter().map(|h| batch_key(h)).collect();
+    // Chunks with the same bytes share a hash: a batch carries them once.
+    keys.sort();
+    keys.dedup();
+    keys.chunks(CHUNK_BATCH_FILES)
+        .map(|group| format!("/pkg/batch/{}", group.join(".")))
+        .collect()
+}
+
+/// Names the files of the split `modules` in the page's `<head>`: their
+/// chunks in as few batches as the loader takes them in (a chunk two modules
+/// share comes once), and the split loader (server side only; nothing when
+/// the build was not split).
+pub fn preload_modules(modules: &[&str]) {
     #[cfg(feature = "ssr")]
     {
         use leptos::prelude::*;
@@ -51,45 +84,53 @@ pub fn preload_screen(module: &str) {
         let Some(preloads) = use_context::<ScreenPreloads>() else {
             return;
         };
-        for href in preloads.0.get(module).into_iter().flatten() {
-            // to_html registers a leptos_meta link with the page's head.
-            if href.ends_with(".js") {
-                _ = view! { <Link rel="modulepreload" href=href.clone() crossorigin="anonymous" /> }
-                    .to_html();
-            } else {
-                _ = view! {
-                    <Link rel="preload" href=href.clone() as_="fetch" crossorigin="anonymous" />
-                }
+        let (Some(loader), false) = (&preloads.loader, modules.is_empty()) else {
+            return;
+        };
+        let chunks: Vec<String> = modules
+            .iter()
+            .filter_map(|module| preloads.chunks.get(*module))
+            .flatten()
+            .cloned()
+            .collect();
+        // to_html registers a leptos_meta link with the page's head.
+        for href in batch_urls(chunks) {
+            _ = view! { <Link rel="preload" href=href as_="fetch" crossorigin="anonymous" /> }
                 .to_html();
-            }
         }
+        _ = view! { <Link rel="modulepreload" href=loader.clone() crossorigin="anonymous" /> }
+            .to_html();
     }
     #[cfg(not(feature = "ssr"))]
-    let _ = module;
+    let _ = modules;
 }
 
-/// Names the files of the `#[lazy]` function `name` in the page's `<head>`,
-/// as [`preload_screen`] does; its module is `name` plus the number the
-/// macro adds for each build.
-pub fn preload_lazy(name: &str) {
+/// Names the files of the `#[lazy]` functions `names` in the page's
+/// `<head>`, as [`preload_modules`] does; a function's module is its name
+/// plus the number the macro adds for each build.
+pub fn preload_lazy(names: &[&str]) {
     #[cfg(feature = "ssr")]
     {
         use leptos::prelude::*;
         let Some(preloads) = use_context::<ScreenPreloads>() else {
             return;
         };
-        let prefix = format!("{name}_");
-        let module = preloads.0.keys().find(|module| {
-            module
-                .strip_prefix(&prefix)
-                .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-        });
-        if let Some(module) = module {
-            preload_screen(module);
-        }
+        let modules: Vec<&str> = names
+            .iter()
+            .filter_map(|name| {
+                let prefix = format!("{name}_");
+                preloads.chunks.keys().find(|module| {
+                    module
+                        .strip_prefix(&prefix)
+                        .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+                })
+            })
+            .map(String::as_str)
+            .collect();
+        preload_modules(&modules);
     }
     #[cfg(not(feature = "ssr"))]
-    let _ = name;
+    let _ = names;
 }
 
 /// A screen whose code is its own split module, named `$module` (the
@@ -121,7 +162,7 @@ macro_rules! lazy_screen {
 
             #[cfg(any(not(feature = "hydrate"), feature = "islands"))]
             pub async fn view() -> AnyView {
-                $crate::screen_split::preload_screen(stringify!($module));
+                $crate::screen_split::preload_modules(&[stringify!($module)]);
                 $page().into_any()
             }
 
@@ -150,12 +191,42 @@ pub(crate) use lazy_screen;
 mod tests {
     use super::*;
 
+    /// A content hash whose key is `n`, with more after it.
+    fn hash(n: usize) -> String {
+        format!("{n:0>11}tail{n:0>7}")
+    }
+
+    fn key(n: usize) -> String {
+        format!("{n:0>11}")
+    }
+
     #[test]
-    fn the_loader_script_batches_as_many_files_as_the_server_preloads() {
-        let declared = format!("var MAX_FILES = {CHUNK_BATCH_FILES};");
-        assert!(
-            CHUNK_BATCH_JS.contains(&declared),
-            "assets/chunk_batch.js must say `{declared}`"
+    fn a_page_preloads_the_batches_its_loader_asks_for() {
+        // Unsorted, one chunk twice: one batch of keys, sorted, each chunk once.
+        let few = batch_urls(vec![hash(3), hash(1), hash(3), hash(2)]);
+        assert_eq!(
+            few,
+            [format!("/pkg/batch/{}.{}.{}", key(1), key(2), key(3))]
         );
+        // More than a request carries: split where the loader splits.
+        let many = batch_urls((0..CHUNK_BATCH_FILES + 10).rev().map(hash).collect());
+        assert_eq!(many.len(), 2, "{many:?}");
+        let first: Vec<String> = (0..CHUNK_BATCH_FILES).map(key).collect();
+        assert_eq!(many[0], format!("/pkg/batch/{}", first.join(".")));
+        assert_eq!(many[1].matches('.').count(), 9);
+        assert!(batch_urls(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn the_loader_script_batches_as_the_server_preloads() {
+        for declared in [
+            format!("var MAX_FILES = {CHUNK_BATCH_FILES};"),
+            format!("var KEY_CHARS = {BATCH_KEY_CHARS};"),
+        ] {
+            assert!(
+                CHUNK_BATCH_JS.contains(&declared),
+                "assets/chunk_batch.js must say `{declared}`"
+            );
+        }
     }
 }

@@ -191,8 +191,10 @@ on_both_databases!(
             ..Default::default()
         };
         let c = common::start_with(backend, options).await;
-        // CHUNK sorts before OWN (byte order: "Y" < "b"), as the browser sorts them.
-        let batch = format!("/pkg/batch/{CHUNK}.{OWN}");
+        // Keys, the first 11 characters of each content hash. CHUNK sorts
+        // before OWN (byte order: "Y" < "b"), as the browser sorts them.
+        let (chunk, own) = (&CHUNK[..11], &OWN[..11]);
+        let batch = format!("/pkg/batch/{chunk}.{own}");
 
         // A screen's page preloads its batch and the split loader.
         c.sign_in().await;
@@ -227,15 +229,16 @@ on_both_databases!(
         assert_eq!(unbatch(&body).len(), 2);
 
         // Hostile or malformed lists, sent as they are: a bare refusal, never kept.
-        let too_many = vec![CHUNK; 257].join(".");
+        let too_many: Vec<String> = (0..513).map(|n| format!("{n:0>11}")).collect();
         let table = [
-            (format!("/pkg/batch/{OWN}.{CHUNK}"), 400), // not in ascending order
-            (format!("/pkg/batch/{CHUNK}.{CHUNK}"), 400), // twice
-            (format!("/pkg/batch/{CHUNK}."), 400),      // an empty name
+            (format!("/pkg/batch/{own}.{chunk}"), 400), // not in ascending order
+            (format!("/pkg/batch/{chunk}.{chunk}"), 400), // twice
+            (format!("/pkg/batch/{chunk}."), 400),      // an empty name
             ("/pkg/batch/short".to_string(), 400),
-            (format!("/pkg/batch/{}%2F", &CHUNK[..20]), 400), // an encoded slash
-            (format!("/pkg/batch/{}", too_many), 400),
-            ("/pkg/batch/QUFBQUFBQUFBQUFBQUFBQU".to_string(), 404), // not a file of this build
+            (format!("/pkg/batch/{CHUNK}.{OWN}"), 400), // whole hashes, not keys
+            (format!("/pkg/batch/{}%2F", &CHUNK[..10]), 400), // an encoded slash
+            (format!("/pkg/batch/{}", too_many.join(".")), 400), // more than a batch holds
+            ("/pkg/batch/QUFBQUFBQUF".to_string(), 404), // not a file of this build
             // No list: the trailing-slash redirect every path gets, to a 404.
             ("/pkg/batch/".to_string(), 308),
         ];

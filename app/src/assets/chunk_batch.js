@@ -2,9 +2,10 @@
 // screen 60-200 small chunk files, and the loader (__wasm_split.js) fetches
 // each; on a phone every one costs a round trip. This runs before the loader
 // and gathers the chunk fetches made in the same moment into one GET of
-// /pkg/batch/<hash>.<hash>... (server/src/http/chunk_batch.rs): the files'
-// content hashes, sorted, so the URL means the same bytes for good and the
-// page can preload it. If the batch fails, each file is fetched on its own.
+// /pkg/batch/<key>.<key>... (server/src/http/chunk_batch.rs): the files'
+// keys (the first characters of their content hashes), sorted, so the URL
+// means the same bytes for good and the page can preload it. If the batch
+// fails, each file is fetched on its own.
 // A chunk that a batch the page preloads holds is taken from that batch: with
 // several lazy islands on a page, the second one's chunks are not the first
 // one's batch again, nor a batch of their own that nothing preloaded.
@@ -12,8 +13,10 @@
   var plainFetch = window.fetch.bind(window);
   var CHUNK = /\/pkg\/(?:chunk|split)_[^\/]*\.([A-Za-z0-9_-]{22})\.wasm$/;
   var BATCH = "/pkg/batch/";
-  // = app::screen_split::CHUNK_BATCH_FILES: the server preloads the same groups.
-  var MAX_FILES = 160;
+  // = app::screen_split::CHUNK_BATCH_FILES and BATCH_KEY_CHARS: the server
+  // preloads the same groups.
+  var MAX_FILES = 400;
+  var KEY_CHARS = 11;
   var waiting = null;
   // Hash -> the path of a batch the page preloads that holds it (read once).
   var inPreloaded = null;
@@ -110,7 +113,7 @@
       waiting = {};
       queueMicrotask(flush);
     }
-    var hash = match[1];
+    var hash = match[1].slice(0, KEY_CHARS);
     if (waiting[hash] === undefined) waiting[hash] = { waiters: [] };
     return new Promise(function (resolve, reject) {
       waiting[hash].waiters.push({ url: url, resolve: resolve, reject: reject });

@@ -110,14 +110,15 @@ pub fn NetworkPage() -> impl IntoView {
     let id = move || params.read().get("id").unwrap_or_default();
     let network = Resource::new(id, get_network);
     // Its islands render under the profile's Suspense, after the page's
-    // <head> has gone out: their code is named there now.
-    crate::islands::preload_island("network_form_loader");
+    // <head> has gone out: their code is named there now, together.
+    let mut islands = vec!["network_form_loader"];
     if may(ActionKind::CheckBeacons) {
-        crate::islands::preload_island("diagnose_section_loader");
+        islands.push("diagnose_section_loader");
     }
     if may(ActionKind::EditNetworks) {
-        crate::islands::preload_island("delete_network_button_loader");
+        islands.push("delete_network_button_loader");
     }
+    crate::islands::preload_islands(&islands);
     view! {
         <Title text=format!("{} · {}", t.edit_network, t.product) />
         <Frame>

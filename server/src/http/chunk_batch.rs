@@ -1,16 +1,17 @@
 //! A screen's WebAssembly chunks in one answer. The split build gives a
 //! screen 60–200 chunk files, most under a kilobyte compressed; on a phone
 //! each costs a round trip. The page's loader asks for the chunks it needs at
-//! once (app/src/assets/chunk_batch.js) as `GET /pkg/batch/<hash>.<hash>…`,
-//! the files' content hashes in ascending order, and gets one body: for each
-//! file its length (u32, little endian) and its bytes. A URL names its files
-//! by content, so it always means the same bytes and is cached for good; the
-//! pages preload the batch of the screen they show (app::screen_split).
+//! once (app/src/assets/chunk_batch.js) as `GET /pkg/batch/<key>.<key>…`,
+//! the files' keys (the first [`BATCH_KEY_CHARS`] characters of their
+//! content hashes) in ascending order, and gets one body: for each file its
+//! length (u32, little endian) and its bytes. A URL names its files by
+//! content, so it always means the same bytes and is cached for good; the
+//! pages preload the batches of the islands they show (app::screen_split).
 
 use super::assets::is_content_hash;
 use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
-use app::screen_split::CHUNK_BATCH_FILES;
+use app::screen_split::{batch_key, ScreenPreloads, BATCH_KEY_CHARS};
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -22,20 +23,20 @@ use std::sync::{Arc, Mutex};
 
 pub const ROUTE: &str = "/pkg/batch/{hashes}";
 /// Accepted per request: more than the loader asks for at once
-/// ([`CHUNK_BATCH_FILES`]), so a longer list is none of ours.
-pub const MAX_FILES: usize = 256;
+/// ([`app::screen_split::CHUNK_BATCH_FILES`]), so a longer list is none of ours.
+pub const MAX_FILES: usize = 512;
 /// Compressed answers kept, most recently made last.
 const CACHED_ANSWERS: usize = 64;
 /// Brotli quality for an answer made on demand: close to the best ratio at a
 /// few milliseconds per screen (11 takes about half a second).
 const BROTLI_QUALITY: u32 = 9;
 
-/// The build's chunk files by content hash, and the batches it has answered.
+/// The build's chunk files by key, and the batches it has answered.
 #[derive(Clone, Default)]
 pub struct ChunkBatches {
     files: Arc<HashMap<String, Vec<u8>>>,
-    /// Per split module (manifest key): its batch URL, then the loader's.
-    preloads: Arc<HashMap<String, Vec<String>>>,
+    /// Per split module (manifest key) its chunks, and the loader.
+    preloads: ScreenPreloads,
     answered: Arc<Mutex<VecDeque<(String, Bytes)>>>,
 }
 
@@ -63,8 +64,11 @@ impl ChunkBatches {
                 .ok()
                 .and_then(|text| serde_json::from_str::<HashMap<String, Vec<String>>>(&text).ok())
                 .unwrap_or_default();
-        let mut files = HashMap::new();
-        let mut preloads = HashMap::new();
+        let mut files: HashMap<String, Vec<u8>> = HashMap::new();
+        // Keys two different files share: neither is served in a batch (the
+        // loader then fetches each file on its own).
+        let mut shared_keys = Vec::new();
+        let mut chunks = HashMap::new();
         for (module, stems) in manifest {
             let mut module_hashes = Vec::new();
             for stem in stems {
@@ -72,22 +76,30 @@ impl ChunkBatches {
                     continue;
                 };
                 if let Ok(bytes) = std::fs::read(pkg.join(format!("{stem}.wasm"))) {
-                    files.insert(hash.to_string(), bytes);
+                    let key = batch_key(hash).to_string();
+                    if files.get(&key).is_some_and(|known| *known != bytes) {
+                        shared_keys.push(key.clone());
+                    }
+                    files.insert(key, bytes);
                     module_hashes.push(hash.to_string());
                 }
             }
-            let mut urls = batch_urls(module_hashes);
-            urls.push(format!("/pkg/__wasm_split.{loader}.js"));
-            preloads.insert(module, urls);
+            chunks.insert(module, module_hashes);
+        }
+        for key in shared_keys {
+            files.remove(&key);
         }
         Self {
             files: Arc::new(files),
-            preloads: Arc::new(preloads),
+            preloads: ScreenPreloads {
+                chunks: Arc::new(chunks),
+                loader: Some(format!("/pkg/__wasm_split.{loader}.js")),
+            },
             answered: Arc::default(),
         }
     }
 
-    pub fn preloads(&self) -> Arc<HashMap<String, Vec<String>>> {
+    pub fn preloads(&self) -> ScreenPreloads {
         self.preloads.clone()
     }
 
@@ -133,20 +145,6 @@ impl ChunkBatches {
     }
 }
 
-/// The batch URLs the page's loader asks for when it needs these chunks:
-/// the same grouping as app/src/assets/chunk_batch.js (sorted, each chunk
-/// once, [`CHUNK_BATCH_FILES`] per request), or a preload would name a URL
-/// the page never fetches while the page fetches one not named.
-fn batch_urls(mut hashes: Vec<String>) -> Vec<String> {
-    // Chunks with the same bytes share a hash: a batch carries them once.
-    hashes.sort();
-    hashes.dedup();
-    hashes
-        .chunks(CHUNK_BATCH_FILES)
-        .map(|group| format!("/pkg/batch/{}", group.join(".")))
-        .collect()
-}
-
 fn accepts_brotli(headers: &HeaderMap) -> bool {
     headers
         .get_all(header::ACCEPT_ENCODING)
@@ -161,17 +159,24 @@ fn accepts_brotli(headers: &HeaderMap) -> bool {
         })
 }
 
-/// The file list of `/pkg/batch/{hashes}`: content hashes joined by dots,
-/// sorted, at most [`MAX_FILES`]. One URL per set of files: anything else is
-/// not a batch we make.
+/// The file list of `/pkg/batch/{hashes}`: keys joined by dots, sorted, at
+/// most [`MAX_FILES`]. One URL per set of files: anything else is not a
+/// batch we make.
 pub struct HashList(String);
+
+fn is_batch_key(part: &str) -> bool {
+    part.len() == BATCH_KEY_CHARS
+        && part
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+}
 
 impl FromPathText for HashList {
     fn from_path_text(text: &str) -> Option<Self> {
-        let hashes: Vec<&str> = text.split('.').collect();
-        let canonical = hashes.len() <= MAX_FILES
-            && hashes.iter().all(|h| is_content_hash(h))
-            && hashes.windows(2).all(|w| w[0] < w[1]);
+        let keys: Vec<&str> = text.split('.').collect();
+        let canonical = keys.len() <= MAX_FILES
+            && keys.iter().all(|k| is_batch_key(k))
+            && keys.windows(2).all(|w| w[0] < w[1]);
         canonical.then(|| HashList(text.to_string()))
     }
 }
@@ -223,29 +228,18 @@ pub async fn serve(
 mod tests {
     use super::*;
 
-    fn hash(n: usize) -> String {
-        format!("{n:0>22}")
-    }
-
     #[test]
-    fn a_screen_preloads_the_batches_its_loader_asks_for() {
-        // Unsorted, one chunk twice: one batch, sorted, each chunk once.
-        let few = batch_urls(vec![hash(3), hash(1), hash(3), hash(2)]);
-        assert_eq!(
-            few,
-            [format!("/pkg/batch/{}.{}.{}", hash(1), hash(2), hash(3))]
-        );
-        // More than a request carries: split where the loader splits.
-        let many = batch_urls((0..CHUNK_BATCH_FILES + 10).rev().map(hash).collect());
-        assert_eq!(many.len(), 2, "{many:?}");
-        let first: Vec<String> = (0..CHUNK_BATCH_FILES).map(hash).collect();
-        assert_eq!(many[0], format!("/pkg/batch/{}", first.join(".")));
-        assert_eq!(many[1].matches('.').count(), 9);
-        for url in &many {
+    fn the_batches_a_page_preloads_are_batches_the_server_answers() {
+        use app::screen_split::CHUNK_BATCH_FILES;
+        let hashes = (0..CHUNK_BATCH_FILES + 10)
+            .rev()
+            .map(|n| format!("{n:0>11}tail{n:0>7}"));
+        let urls = app::screen_split::batch_urls(hashes.collect());
+        assert_eq!(urls.len(), 2, "{urls:?}");
+        for url in &urls {
             let list = url.trim_start_matches("/pkg/batch/");
             assert!(HashList::from_path_text(list).is_some(), "{url}");
         }
-        assert!(batch_urls(Vec::new()).is_empty());
     }
 
     #[test]

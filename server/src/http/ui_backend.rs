@@ -75,7 +75,7 @@ impl SessionPort for Sessions {
 
 /// Runs for every page render and server-function call.
 pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'static {
-    let preloads = app::screen_split::ScreenPreloads(state.chunk_batches.preloads());
+    let preloads = state.chunk_batches.preloads();
     let islands_build = state.islands_build.clone();
     let services = state.services.clone();
     let sso = state
