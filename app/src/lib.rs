@@ -23,6 +23,10 @@ use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, Lazy, LazyRoute};
 use protocol::actions::{ActionKind, Allowed};
 
+/// Holds the presses and form submissions made before the page has
+/// hydrated, and makes them again once it has, with what was typed meanwhile.
+const BEFORE_HYDRATION_JS: &str = include_str!("assets/before_hydration.js");
+
 /// The HTML document around the app; the server renders it for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
     let lang = use_context::<Lang>().unwrap_or_default();
@@ -36,6 +40,8 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <HashedStylesheet options=options.clone() />
                 // Before the hydration scripts: it must see the split loader's first fetch.
                 <script nonce=leptos::nonce::use_nonce() inner_html=screen_split::CHUNK_BATCH_JS></script>
+                // Listening before the first press a person can make.
+                <script nonce=leptos::nonce::use_nonce() inner_html=BEFORE_HYDRATION_JS></script>
                 <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
                 <meta name=ALLOWED_META content=use_allowed().to_words() />
                 {use_context::<SsoOffer>().map(|offer| view! { <meta name=SSO_META content=offer.0 /> })}

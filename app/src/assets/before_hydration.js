@@ -1,0 +1,85 @@
+// What a person does before the page has hydrated, kept and done again once
+// it has (inlined in the <head> by app::shell). The server's HTML shows
+// buttons and forms at once, but their handlers come with the WebAssembly:
+// a press meanwhile did nothing, and a form without an action went to the
+// page's own address by GET, its fields in the URL. Until the page is
+// hydrated (body data-hydrated), presses of buttons and submissions of forms
+// that will hydrate (in the islands build, those inside an island) are held;
+// then what was typed or chosen is given to the page's handlers, and what
+// was pressed is pressed again. Plain links are left alone: they work
+// without it.
+(function () {
+  var PRESSABLE =
+    'button, input[type="submit"], input[type="button"], input[type="checkbox"], input[type="radio"], [role="button"]';
+  // Field -> its value or checked state when last changed.
+  var typed = new Map();
+  // Buttons pressed and forms submitted, each once, in order.
+  var pressed = [];
+
+  function hydrates(el) {
+    // The islands build hydrates only its islands; the full build has none
+    // and hydrates the whole page.
+    return !document.querySelector("leptos-island") || el.closest("leptos-island") !== null;
+  }
+
+  function onTyped(e) {
+    var el = e.target;
+    if (el instanceof HTMLInputElement || el instanceof HTMLTextAreaElement || el instanceof HTMLSelectElement) {
+      if (hydrates(el)) typed.set(el, { value: el.value, checked: el.checked });
+    }
+  }
+
+  function hold(e, el) {
+    e.preventDefault();
+    e.stopImmediatePropagation();
+    if (pressed.indexOf(el) < 0) pressed.push(el);
+  }
+
+  function onClick(e) {
+    var el = e.target instanceof Element ? e.target.closest(PRESSABLE) : null;
+    if (el !== null && !el.disabled && hydrates(el)) hold(e, el);
+  }
+
+  function onSubmit(e) {
+    if (e.target instanceof HTMLFormElement && hydrates(e.target)) hold(e, e.target);
+  }
+
+  // Hydration may have put a fresh element in the place of the one used.
+  function current(el) {
+    if (el.isConnected) return el;
+    return el.id ? document.getElementById(el.id) : null;
+  }
+
+  function replay() {
+    document.removeEventListener("input", onTyped, true);
+    document.removeEventListener("change", onTyped, true);
+    document.removeEventListener("click", onClick, true);
+    document.removeEventListener("submit", onSubmit, true);
+    typed.forEach(function (was, el) {
+      el = current(el);
+      if (el === null) return;
+      if (el.type === "checkbox" || el.type === "radio") el.checked = was.checked;
+      else el.value = was.value;
+      el.dispatchEvent(new Event("input", { bubbles: true }));
+      el.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    pressed.forEach(function (el) {
+      el = current(el);
+      if (el === null) return;
+      if (el instanceof HTMLFormElement) el.requestSubmit();
+      else el.click();
+    });
+  }
+
+  document.addEventListener("input", onTyped, true);
+  document.addEventListener("change", onTyped, true);
+  document.addEventListener("click", onClick, true);
+  document.addEventListener("submit", onSubmit, true);
+  new MutationObserver(function (changes, observer) {
+    if (document.body && document.body.hasAttribute("data-hydrated")) {
+      observer.disconnect();
+      // After the hydration's own effects have run.
+      setTimeout(replay, 0);
+    }
+  }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-hydrated"] });
+})();

@@ -1,0 +1,125 @@
+//! What a person does before the page has hydrated is not lost
+//! (app/src/assets/before_hydration.js). On a phone the server's HTML is on
+//! screen a second or more before the WebAssembly has arrived: a press
+//! meanwhile used to do nothing, what was typed was not seen by the form, and
+//! a form without an action went to its page's address with its fields in
+//! the URL. Here the page's WebAssembly is held back (DevTools' Fetch domain)
+//! while the admin fills in the new-network form and presses Save; once it
+//! arrives, the network is created from what they typed.
+
+mod common;
+
+use playwright_rs::expect;
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+#[tokio::test]
+async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
+    let control = common::start_control().await;
+    let base = &control.base;
+    let b = common::open_browser("before-hydration", 390, 844, "en-US").await;
+    let page = &b.page;
+    b.sign_in(base).await;
+
+    // Hold every WebAssembly file and chunk batch until released; the cache
+    // is off, so that none comes from it instead.
+    let cdp = b.context.new_cdp_session(page).await.unwrap();
+    let paused: Arc<Mutex<Vec<String>>> = Arc::default();
+    let released = Arc::new(AtomicBool::new(false));
+    {
+        let (paused, released, cdp_in) = (paused.clone(), released.clone(), cdp.clone());
+        cdp.on("Fetch.requestPaused", move |e: Value| {
+            let (paused, released, cdp) = (paused.clone(), released.clone(), cdp_in.clone());
+            async move {
+                let id = e["requestId"].as_str().unwrap_or_default().to_string();
+                if released.load(Ordering::SeqCst) {
+                    let _ = cdp
+                        .send("Fetch.continueRequest", Some(json!({ "requestId": id })))
+                        .await;
+                } else {
+                    paused.lock().unwrap().push(id);
+                }
+                Ok(())
+            }
+        });
+    }
+    cdp.send("Network.enable", None).await.unwrap();
+    cdp.send(
+        "Network.setCacheDisabled",
+        Some(json!({ "cacheDisabled": true })),
+    )
+    .await
+    .unwrap();
+    cdp.send(
+        "Fetch.enable",
+        Some(json!({ "patterns": [
+            { "urlPattern": "*/pkg/*.wasm" },
+            { "urlPattern": "*/pkg/batch/*" },
+        ] })),
+    )
+    .await
+    .unwrap();
+
+    page.evaluate::<(), ()>(
+        "() => { setTimeout(() => { location.href = '/networks/new'; }, 0); }",
+        None,
+    )
+    .await
+    .unwrap();
+    b.wait_visible("#network-form").await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    while paused.lock().unwrap().is_empty() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the page asked for no WebAssembly"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let hydrated = || async {
+        page.evaluate_value("String(document.body.hasAttribute('data-hydrated'))")
+            .await
+            .unwrap()
+    };
+
+    b.fill("#network-name", "Early Lab").await;
+    b.fill("#network-beacons", "https://beacon.example.net")
+        .await;
+    page.locator("#save-network").click(None).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        hydrated().await,
+        "false",
+        "the page hydrated before the test pressed Save"
+    );
+    assert_eq!(
+        page.url(),
+        format!("{base}/networks/new"),
+        "pressing Save before hydration must not submit the form to the page's address"
+    );
+    b.screenshot("0-saved-before-hydration").await;
+
+    released.store(true, Ordering::SeqCst);
+    let held: Vec<String> = std::mem::take(&mut *paused.lock().unwrap());
+    for id in held {
+        cdp.send("Fetch.continueRequest", Some(json!({ "requestId": id })))
+            .await
+            .unwrap();
+    }
+
+    // Once hydrated, the press is made again with what was typed.
+    b.wait_visible("#onboard-users").await;
+    expect(page.locator("h1"))
+        .with_timeout(Duration::from_secs(10))
+        .to_have_text("Early Lab")
+        .await
+        .unwrap();
+    assert!(
+        page.url().starts_with(&format!("{base}/networks/kn_")),
+        "the new network's page: {}",
+        page.url()
+    );
+    b.screenshot("1-created-once-hydrated").await;
+    b.close().await;
+}
