@@ -6,9 +6,9 @@
 # empty cache and a warm one, the requests and the bytes transferred; then the
 # WebAssembly each screen loads (scripts/wasm-size.sh).
 #
-# Usage: scripts/bench-phone.sh [runs] [--islands]   (median of runs, default 3)
-# --islands: against the islands build of the front end (app/src/islands.rs),
-# not shipped yet.
+# Usage: scripts/bench-phone.sh [runs] [--full]   (median of runs, default 3)
+# --full: against the full build of the front end (scripts/build-release.sh
+# --full), to compare it with the islands build that is shipped.
 # The test command checks only what does not depend on timing: requests per
 # screen, preloads, cache headers (end2end/tests/phone_loading.rs).
 set -euo pipefail
@@ -16,9 +16,9 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/install-tools.sh --browser
 site=target/site
-if [[ "${2:-}" == "--islands" ]]; then
-  site=target/site-islands
-  scripts/build-release.sh --islands
+if [[ "${2:-}" == "--full" ]]; then
+  site=target/site-full
+  scripts/build-release.sh --full
 else
   scripts/build-release.sh
 fi

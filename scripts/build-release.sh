@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The release build of Control and its front end, as scripts/test.sh,
 # scripts/run.sh and the Dockerfile make it:
-#   --split        each screen's code is its own WebAssembly chunk (app/src/lib.rs);
+#   islands        only the page's interactive parts hydrate (app/src/islands.rs);
+#   --split        each island's code is its own WebAssembly chunk, and the
+#                  forms opened on demand theirs;
 #   --precompress  brotli and gzip beside every asset, sent as they are (http::assets);
 #   hash-files     (workspace leptos metadata) content-hashed names, cached for good.
 # The site's list of hashed names (hash.txt) is copied into the site, so that
@@ -14,18 +16,19 @@
 # wasm-opt runs through scripts/cached-tools/wasm-opt, which keeps the output
 # of each chunk by content: a rebuild re-optimises only the chunks that changed.
 #
-# `--islands`: the islands build of the front end instead (app/src/islands.rs),
-# into target/site-islands. Split too: every `#[lazy]` function is an export
-# that a whole module would have to keep. The same server binary serves
-# either site (KNOTROUTE_CONTROL_SITE_ROOT).
+# `--full`: the full build of the front end instead, which hydrates the whole
+# page and routes in the browser (each screen its own split module), into
+# target/site-full. It was the one shipped until the islands build was faster
+# on a phone (BENCHMARKS.md); the same server binary serves either site
+# (KNOTROUTE_CONTROL_SITE_ROOT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 site=target/site
-flags=(--split)
-if [[ "${1:-}" == "--islands" ]]; then
-  site=target/site-islands
-  flags=(--split --lib-features islands)
+flags=(--split --lib-features islands)
+if [[ "${1:-}" == "--full" ]]; then
+  site=target/site-full
+  flags=(--split)
   export LEPTOS_SITE_ROOT="$site"
 fi
 stamp="$site/.build-fingerprint"

@@ -32,6 +32,8 @@ cargo fmt --all -- --check
 step "clippy (server side, all targets)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 step "clippy (browser side, wasm32)"
+# The islands build (shipped), then the full build (scripts/build-release.sh --full).
+cargo clippy -p knotroute-frontend -p knotroute-app --features knotroute-app/hydrate,knotroute-frontend/islands --target wasm32-unknown-unknown --locked -- -D warnings
 cargo clippy -p knotroute-frontend -p knotroute-app --features knotroute-app/hydrate --target wasm32-unknown-unknown --locked -- -D warnings
 
 step "PostgreSQL for the integration tests"
@@ -56,9 +58,9 @@ run_tests --workspace --exclude end2end --locked
 
 step "release build (server + WebAssembly front end)"
 scripts/build-release.sh
-# The islands build of the front end, which the screens move to one by one
-# (app/src/islands.rs); end2end/tests/islands.rs runs it.
-scripts/build-release.sh --islands
+# The full build of the front end, which the same source compiles and
+# end2end/tests/full_build.rs keeps working (app/src/islands.rs).
+scripts/build-release.sh --full
 
 step "images: Control and Agent from the Dockerfile, with the binaries just built"
 # The Agent's release binary; Control's came from cargo leptos above. The base
@@ -79,7 +81,7 @@ scripts/api-contract.sh "${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-cont
 step "browser tests (Chromium via playwright-rs)"
 export KNOTROUTE_E2E_BIN="${CARGO_TARGET_DIR:-$PWD/target}/release/knotroute-control"
 export KNOTROUTE_E2E_SITE_ROOT="$PWD/target/site"
-export KNOTROUTE_E2E_ISLANDS_SITE_ROOT="$PWD/target/site-islands"
+export KNOTROUTE_E2E_FULL_SITE_ROOT="$PWD/target/site-full"
 export KNOTROUTE_E2E_SCREENSHOTS="$PWD/target/e2e-screenshots"
 run_tests -p end2end --locked -- --test-threads=1
 

@@ -1,35 +1,19 @@
-//! The islands build of the front end (app/src/islands.rs), in Chromium: the
-//! page hydrates only its islands, and they work as in the full build:
-//! sign-in; the frame (live indicator, navigation, sign-out); the Overview and
-//! the job list (re-read on live updates, Cancel); a job's page; the network
-//! form (its rules as the admin types, creating a network); and Diagnose and
-//! Delete on a network's page. The full build stays the one shipped until the
-//! other browser tests pass against this build too.
+//! The islands build of the front end (app/src/islands.rs), the one shipped,
+//! in Chromium: the page hydrates only its islands, and they work: sign-in;
+//! the frame (live indicator, navigation, sign-out); the Overview and the
+//! job list (re-read on live updates, Cancel); a job's page; the network form
+//! (its rules as the admin types, creating a network); and Diagnose and
+//! Delete on a network's page. The other browser tests run against the same
+//! build; end2end/tests/full_build.rs keeps the full build working.
 
 mod common;
 
 use playwright_rs::expect;
 use std::time::Duration;
 
-/// The islands site: scripts/build-release.sh --islands (scripts/test.sh builds it).
-fn islands_site() -> String {
-    let site = std::env::var("KNOTROUTE_E2E_ISLANDS_SITE_ROOT").unwrap_or_else(|_| {
-        common::workspace_root()
-            .join("target/site-islands")
-            .display()
-            .to_string()
-    });
-    assert!(
-        std::path::Path::new(&site).join("hash.txt").exists(),
-        "{site} has no islands build: run scripts/build-release.sh --islands"
-    );
-    site
-}
-
 #[tokio::test]
 async fn the_islands_build_hydrates_only_islands_and_they_work() {
-    let site = islands_site();
-    let control = common::start_control_with(&[("KNOTROUTE_CONTROL_SITE_ROOT", &site)]).await;
+    let control = common::start_control().await;
     let base = &control.base;
     let b = common::open_browser("islands", 390, 844, "en-US").await;
     let page = &b.page;
@@ -213,19 +197,6 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
     b.wait_visible("#networks-empty").await;
 
     // Sign-out, an island of the frame, ends the session.
-    page.locator("#sign-out").click(None).await.unwrap();
-    page.wait_for_url(&format!("{base}/login"), None)
-        .await
-        .unwrap();
-    // Leaving a page cuts its live stream; that is no fault.
-    let problems: Vec<String> = b
-        .problems()
-        .into_iter()
-        .filter(|p| !p.contains("/api/v1/events"))
-        .collect();
-    assert!(
-        problems.is_empty(),
-        "no console errors or failed requests: {problems:?}"
-    );
+    b.sign_out_without_problems(base).await;
     b.close().await;
 }

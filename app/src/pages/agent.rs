@@ -46,8 +46,7 @@ pub fn AgentPage() -> impl IntoView {
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn AgentBody(id: String) -> impl IntoView {
     crate::islands::preload_island("agent_body_loader");
-    let id = StoredValue::new(id);
-    let id = move || id.get_value();
+    let id = crate::islands::prop_reader(id);
     let act = ServerAction::<AgentActionCall>::new();
     let moving = ServerAction::<MoveAgent>::new();
     let remove = ServerAction::<RemoveLeftoverCall>::new();

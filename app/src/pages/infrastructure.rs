@@ -69,8 +69,7 @@ fn AgentsTab(after: Option<String>) -> impl IntoView {
     let t = texts(lang);
     let it = infra_texts(lang);
     let live = crate::live::use_live();
-    let after = StoredValue::new(after);
-    let after = move || after.get_value();
+    let after = crate::islands::prop_reader(after);
     let revoke = ServerAction::<RevokeInstallToken>::new();
     let create = ServerAction::<CreateInstallToken>::new();
     let allow = ServerAction::<AllowRevokedKey>::new();

@@ -45,8 +45,7 @@ fn JobBody(id: String) -> impl IntoView {
     crate::islands::preload_island("job_body_loader");
     let lang = use_lang();
     let jt = jobs_texts(lang);
-    let id = StoredValue::new(id);
-    let id = move || id.get_value();
+    let id = crate::islands::prop_reader(id);
     let cancel = ServerAction::<CancelJob>::new();
     let retry = ServerAction::<RetryJob>::new();
     let live = crate::live::use_live();

@@ -79,8 +79,7 @@ fn OnboardingBody(
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let network = StoredValue::new(network);
-    let network = move || network.get_value();
+    let network = crate::islands::prop_reader(network);
     let platform = platform
         .and_then(|p| Platform::parse(&p))
         .unwrap_or(Platform::Android);

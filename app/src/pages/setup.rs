@@ -51,8 +51,7 @@ pub fn SetupPage() -> impl IntoView {
 fn SetupBody(id: String) -> impl IntoView {
     crate::islands::preload_island("setup_body_loader");
     let lang = use_lang();
-    let id = StoredValue::new(id);
-    let id = move || id.get_value();
+    let id = crate::islands::prop_reader(id);
     let live = use_live();
     let skip = ServerAction::<SkipSetupStep>::new();
     let checklist = Resource::new(

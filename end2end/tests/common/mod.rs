@@ -293,6 +293,26 @@ impl Browsing {
         self.events.lock().unwrap().clone()
     }
 
+    /// Signs out with the frame's button, and asserts that the walk so far
+    /// logged no console errors or failed requests (leaving a page cuts its
+    /// live stream; that is no fault).
+    pub async fn sign_out_without_problems(&self, base: &str) {
+        self.page.locator("#sign-out").click(None).await.unwrap();
+        self.page
+            .wait_for_url(&format!("{base}/login"), None)
+            .await
+            .unwrap();
+        let problems: Vec<String> = self
+            .problems()
+            .into_iter()
+            .filter(|p| !p.contains(phone::LIVE_STREAM))
+            .collect();
+        assert!(
+            problems.is_empty(),
+            "no console errors or failed requests: {problems:?}"
+        );
+    }
+
     /// Forgets the problems seen so far: after a step whose refusal the
     /// browser reports as a failed resource (a 4xx answer, on purpose).
     pub fn forget_problems(&self) {
