@@ -1,9 +1,10 @@
-//! How a screen's code reaches the browser. Each screen is its own split
-//! module of the WebAssembly (`--split`), loaded with its route. Its chunk
-//! files come in one request (`assets/chunk_batch.js` gathers the loader's
-//! fetches; the server answers /pkg/batch/…), and the server-rendered page
-//! preloads that request and the loader, so they load beside the main module
-//! instead of after it.
+//! How a page's code reaches the browser. In the islands build (the one
+//! shipped) each lazy island is its own split module of the WebAssembly
+//! (`--split`); in the full build each screen is, loaded with its route. A
+//! module's chunk files come in one request (`assets/chunk_batch.js` gathers
+//! the loader's fetches; the server answers /pkg/batch/…), and the
+//! server-rendered page preloads that request and the loader, so they load
+//! beside the main module instead of after it.
 
 use std::collections::HashMap;
 use std::sync::Arc;
