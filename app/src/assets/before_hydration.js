@@ -57,7 +57,8 @@
     document.removeEventListener("submit", onSubmit, true);
     typed.forEach(function (was, el) {
       el = current(el);
-      if (el === null) return;
+      // A file field cannot be given a value; its own handlers read the files.
+      if (el === null || el.type === "file") return;
       if (el.type === "checkbox" || el.type === "radio") el.checked = was.checked;
       else el.value = was.value;
       el.dispatchEvent(new Event("input", { bubbles: true }));
