@@ -57,10 +57,10 @@
     document.removeEventListener("submit", onSubmit, true);
     typed.forEach(function (was, el) {
       el = current(el);
-      // A file field cannot be given a value; its own handlers read the files.
-      if (el === null || el.type === "file") return;
+      if (el === null) return;
+      // A file field keeps its files and cannot be given a value.
       if (el.type === "checkbox" || el.type === "radio") el.checked = was.checked;
-      else el.value = was.value;
+      else if (el.type !== "file") el.value = was.value;
       el.dispatchEvent(new Event("input", { bubbles: true }));
       el.dispatchEvent(new Event("change", { bubbles: true }));
     });
