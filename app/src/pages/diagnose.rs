@@ -43,8 +43,8 @@ fn badge(severity: Severity) -> &'static str {
 pub fn DiagnoseSection(id: String) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
-    // Each press runs the diagnosis again. In the full build the result's
-    // rendering is fetched with the first press (a #[lazy] function).
+    // Each press runs the diagnosis again. The result's rendering is
+    // fetched with the first press (a #[lazy] function).
     let runs = RwSignal::new(0u32);
     // A second press while one runs would only queue the same work again.
     let running = RwSignal::new(false);
