@@ -62,18 +62,7 @@ async fn the_full_build_hydrates_the_page_and_routes_in_the_browser() {
 
     // The form's rules run as the admin types; saving goes on to the new
     // network's page, still without a page load.
-    b.fill("#network-name", "Full Lab").await;
-    b.fill("#network-beacons", "http://beacon.example.net:7447")
-        .await;
-    b.expect_text(
-        "#network-beacons-error",
-        "Port 7447 is the relay transport, not the Beacon HTTP API.",
-    )
-    .await;
-    b.fill("#network-beacons", "https://beacon.example.net")
-        .await;
-    page.locator("#save-network").click(None).await.unwrap();
-    b.wait_visible("#onboard-users").await;
+    b.create_network_through_form("Full Lab").await;
     expect(page.locator("h1"))
         .with_timeout(wait)
         .to_have_text("Full Lab")

@@ -293,6 +293,29 @@ impl Browsing {
         self.events.lock().unwrap().clone()
     }
 
+    /// On the new-network form: names the network, checks that the form
+    /// refuses the relay port as the admin types, then saves it with a good
+    /// Beacon URL and waits for the new network's page.
+    pub async fn create_network_through_form(&self, name: &str) {
+        self.fill("#network-name", name).await;
+        self.fill("#network-beacons", "http://beacon.example.net:7447")
+            .await;
+        self.expect_text(
+            "#network-beacons-error",
+            "Port 7447 is the relay transport, not the Beacon HTTP API.",
+        )
+        .await;
+        self.screenshot("form-refuses-relay-port").await;
+        self.fill("#network-beacons", "https://beacon.example.net")
+            .await;
+        self.page
+            .locator("#save-network")
+            .click(None)
+            .await
+            .unwrap();
+        self.wait_visible("#onboard-users").await;
+    }
+
     /// Signs out with the frame's button, and asserts that the walk so far
     /// logged no console errors or failed requests (leaving a page cuts its
     /// live stream; that is no fault).

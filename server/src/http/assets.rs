@@ -95,11 +95,14 @@ pub fn islands_build(
 /// characters of base64url (an md5). The loader's placeholder in an unhashed
 /// build (`______________________`) does not count.
 pub fn is_content_hash(part: &str) -> bool {
-    part.len() == HASH_LEN
-        && part
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
-        && !part.bytes().all(|b| b == b'_')
+    part.len() == HASH_LEN && is_base64url(part) && !part.bytes().all(|b| b == b'_')
+}
+
+/// Whether `part` is written in base64url's alphabet, as content hashes and
+/// the chunk keys made from them are.
+pub fn is_base64url(part: &str) -> bool {
+    part.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
 /// Whether cargo-leptos named this file after its content: a dot-separated

@@ -8,7 +8,7 @@
 //! content, so it always means the same bytes and is cached for good; the
 //! pages preload the batches of the islands they show (app::screen_split).
 
-use super::assets::is_content_hash;
+use super::assets::{is_base64url, is_content_hash};
 use crate::http::extract::{FromPathText, PathParam};
 use crate::state::AppState;
 use app::screen_split::{batch_key, ScreenPreloads, BATCH_KEY_CHARS};
@@ -165,10 +165,7 @@ fn accepts_brotli(headers: &HeaderMap) -> bool {
 pub struct HashList(String);
 
 fn is_batch_key(part: &str) -> bool {
-    part.len() == BATCH_KEY_CHARS
-        && part
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+    part.len() == BATCH_KEY_CHARS && is_base64url(part)
 }
 
 impl FromPathText for HashList {
