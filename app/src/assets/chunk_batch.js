@@ -18,9 +18,9 @@
   var MAX_FILES = 400;
   var KEY_CHARS = 11;
   var waiting = null;
-  // Hash -> the path of a batch the page preloads that holds it (read once).
+  // Key -> the path of a batch the page preloads that holds it (read once).
   var inPreloaded = null;
-  // Batch path -> a promise of its files by hash.
+  // Batch path -> a promise of its files by key.
   var read = {};
 
   function preloadedBatchOf(hash) {
@@ -36,8 +36,8 @@
     return inPreloaded[hash];
   }
 
-  // A batch's files by hash: the body is each file's length (u32, little
-  // endian) and bytes, in the order of the hashes in its path.
+  // A batch's files by key: the body is each file's length (u32, little
+  // endian) and bytes, in the order of the keys in its path.
   function readBatch(path) {
     if (read[path] === undefined) {
       read[path] = plainFetch(path)
