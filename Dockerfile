@@ -12,7 +12,7 @@ ARG KNOTROUTE_BINARIES=build
 
 FROM rust:1.95-bookworm AS build
 RUN rustup target add wasm32-unknown-unknown \
- && apt-get update && apt-get install -y --no-install-recommends nodejs npm \
+ && apt-get update && apt-get install -y --no-install-recommends nodejs npm python3 \
  && rm -rf /var/lib/apt/lists/*
 ENV CARGO_PROFILE_RELEASE_LTO=false
 RUN cargo install cargo-leptos --version 0.3.10 --locked --features no_downloads \

@@ -61,6 +61,7 @@ rm -rf "$site/pkg" "$stamp"
 PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --precompress "${flags[@]}"
 find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
 cp "$target/release/hash.txt" "$site/hash.txt"
+scripts/split-data-check.py "$target/front/wasm32-unknown-unknown/wasm-release/knotroute_frontend.wasm" "$site/pkg"
 if [[ -n "$now" ]]; then
   echo "$now" > "$stamp"
 fi

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Fails when the split left every module's read-only data in the main module.
+
+Usage: scripts/split-data-check.py <unsplit .wasm> <site pkg dir>
+
+The split tool gives each split module the data its code reads; when its new
+layout comes out longer than the read-only segment it gives up, silently, and
+the main module carries all of it (every island's texts in both languages:
+about 60 KB brotli more on every first load). frontend/src/lib.rs's
+SPLIT_DATA_SLACK leaves it room; this check says when that room ran out.
+"""
+import glob
+import os
+import sys
+
+
+def leb(data, i):
+    value = shift = 0
+    while True:
+        byte = data[i]
+        i += 1
+        value |= (byte & 0x7F) << shift
+        shift += 7
+        if byte < 0x80:
+            return value, i
+
+
+def sections(data):
+    i = 8
+    while i < len(data):
+        section_id = data[i]
+        size, i = leb(data, i + 1)
+        yield section_id, data[i : i + size]
+        i += size
+
+
+def data_section(path):
+    for section_id, body in sections(open(path, "rb").read()):
+        if section_id == 11:
+            return body
+    return b""
+
+
+def largest_active_segment(body):
+    """Length of the largest active data segment (flags 0, i32.const offset)."""
+    count, i = leb(body, 0)
+    largest = 0
+    for _ in range(count):
+        flags, i = leb(body, i)
+        if flags != 0:
+            break
+        i += 1  # i32.const
+        _, i = leb(body, i)
+        i += 1  # end
+        length, i = leb(body, i)
+        largest = max(largest, length)
+        i += length
+    return largest
+
+
+unsplit, pkg = sys.argv[1], sys.argv[2]
+segment = largest_active_segment(data_section(unsplit))
+main = [
+    p
+    for p in glob.glob(os.path.join(pkg, "knotroute*.wasm"))
+    if not p.endswith((".br", ".gz"))
+]
+if len(main) != 1:
+    sys.exit(f"split data check: expected one main module in {pkg}, found {main}")
+in_main = len(data_section(main[0]))
+print(f"split data check: main module data {in_main:,} bytes of a {segment:,}-byte read-only segment")
+if in_main * 2 > segment:
+    sys.exit(
+        "split data check: the split left the whole read-only segment in the main module "
+        "(its layout outgrew the segment). Raise SPLIT_DATA_SLACK in frontend/src/lib.rs."
+    )
