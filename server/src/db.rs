@@ -40,8 +40,11 @@ pub async fn connect(target: &DatabaseTarget) -> Result<DatabaseConnection, DbSe
                 .synchronous(SqliteSynchronous::Normal)
                 .foreign_keys(true)
                 .busy_timeout(Duration::from_secs(10));
+            // As PostgreSQL's: a pool that stays busy answers 503 in 10 s, not
+            // sqlx's default 30 s, which a browser's timeouts would hit first.
             let pool = SqlitePoolOptions::new()
                 .max_connections(8)
+                .acquire_timeout(Duration::from_secs(10))
                 .connect_with(options)
                 .await
                 .map_err(|e| DbSetupError::Sqlite {
