@@ -14,7 +14,7 @@
 //! ```ignore
 //! #[cfg_attr(hydrate_whole_page, component)]
 //! #[cfg_attr(not(hydrate_whole_page), island)]
-//! fn SignOutButton() -> impl IntoView { … }
+//! fn LiveMarker() -> impl IntoView { … }
 //! ```
 //!
 //! So that one source serves both builds, an island keeps these rules:

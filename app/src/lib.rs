@@ -24,8 +24,13 @@ use leptos_router::{path, Lazy, LazyRoute};
 use protocol::actions::{ActionKind, Allowed};
 
 /// Holds the presses and form submissions made before the page has
-/// hydrated, and makes them again once it has, with what was typed meanwhile.
-const BEFORE_HYDRATION_JS: &str = include_str!("assets/before_hydration.js");
+/// hydrated, and makes them again once it has, with what was typed meanwhile;
+/// and keeps the current screen's link in view in the main navigation. Both
+/// work on the server's HTML, so they come with it, in one script.
+const EARLY_PAGE_JS: &str = concat!(
+    include_str!("assets/before_hydration.js"),
+    include_str!("assets/main_nav.js")
+);
 
 /// The HTML document around the app; the server renders it for every page.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
@@ -41,7 +46,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 // Before the hydration scripts: it must see the split loader's first fetch.
                 <script nonce=leptos::nonce::use_nonce() inner_html=screen_split::CHUNK_BATCH_JS></script>
                 // Listening before the first press a person can make.
-                <script nonce=leptos::nonce::use_nonce() inner_html=BEFORE_HYDRATION_JS></script>
+                <script nonce=leptos::nonce::use_nonce() inner_html=EARLY_PAGE_JS></script>
                 <link rel="icon" href=screen_split::favicon_data_url() type="image/svg+xml" />
                 <meta name=ALLOWED_META content=use_allowed().to_words() />
                 {use_context::<SsoOffer>().map(|offer| view! { <meta name=SSO_META content=offer.0 /> })}

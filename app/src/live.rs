@@ -8,8 +8,6 @@
 //! when it closes: redrawing the screen under the dialog would close it.
 
 use leptos::prelude::*;
-#[cfg(feature = "hydrate")]
-use protocol::live::LiveChange;
 use protocol::live::LiveTopic;
 
 #[derive(Clone, Copy)]
@@ -143,6 +141,27 @@ fn connect_unless_signed_out(live: Live) {
     }
 }
 
+/// The topics a change event names ([`protocol::live::LiveChange`]), read
+/// with the browser's JSON parser: every page's main module opens the
+/// stream, and serde_json's decoder would be there for this alone.
+#[cfg(feature = "hydrate")]
+fn changed_topics(text: &str) -> Vec<LiveTopic> {
+    let Ok(change) = js_sys::JSON::parse(text) else {
+        return Vec::new();
+    };
+    let Ok(topics) = js_sys::Reflect::get(&change, &"topics".into()) else {
+        return Vec::new();
+    };
+    if !js_sys::Array::is_array(&topics) {
+        return Vec::new();
+    }
+    js_sys::Array::from(&topics)
+        .iter()
+        .filter_map(|word| word.as_string())
+        .filter_map(|word| LiveTopic::from_word(&word))
+        .collect()
+}
+
 /// Opens the stream for the life of the document; the browser reconnects on
 /// its own after an interruption, and every reconnection re-reads all topics,
 /// since changes may have been missed meanwhile.
@@ -158,10 +177,8 @@ fn connect(live: Live) {
             let Some(text) = e.data().as_string() else {
                 return;
             };
-            if let Ok(change) = serde_json::from_str::<LiveChange>(&text) {
-                for topic in change.topics {
-                    live.bump(topic);
-                }
+            for topic in changed_topics(&text) {
+                live.bump(topic);
             }
         });
     let mut opened_before = false;

@@ -5,7 +5,8 @@
 //! a form without an action went to its page's address with its fields in
 //! the URL. Here the page's WebAssembly is held back (DevTools' Fetch domain)
 //! while the admin fills in the new-network form and presses Save; once it
-//! arrives, the network is created from what they typed.
+//! arrives, the network is created from what they typed. Sign-out is a
+//! plain form and works without waiting.
 
 mod common;
 
@@ -15,6 +16,103 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+/// Holds every WebAssembly file and chunk batch the page asks for until
+/// released (DevTools' Fetch domain); the cache is off, so that none comes
+/// from it instead.
+struct HeldWebAssembly {
+    cdp: playwright_rs::protocol::CDPSession,
+    paused: Arc<Mutex<Vec<String>>>,
+    released: Arc<AtomicBool>,
+}
+
+impl HeldWebAssembly {
+    async fn start(b: &common::Browsing) -> HeldWebAssembly {
+        let cdp = b.context.new_cdp_session(&b.page).await.unwrap();
+        let paused: Arc<Mutex<Vec<String>>> = Arc::default();
+        let released = Arc::new(AtomicBool::new(false));
+        {
+            let (paused, released, cdp_in) = (paused.clone(), released.clone(), cdp.clone());
+            cdp.on("Fetch.requestPaused", move |e: Value| {
+                let (paused, released, cdp) = (paused.clone(), released.clone(), cdp_in.clone());
+                async move {
+                    let id = e["requestId"].as_str().unwrap_or_default().to_string();
+                    if released.load(Ordering::SeqCst) {
+                        let _ = cdp
+                            .send("Fetch.continueRequest", Some(json!({ "requestId": id })))
+                            .await;
+                    } else {
+                        paused.lock().unwrap().push(id);
+                    }
+                    Ok(())
+                }
+            });
+        }
+        cdp.send("Network.enable", None).await.unwrap();
+        cdp.send(
+            "Network.setCacheDisabled",
+            Some(json!({ "cacheDisabled": true })),
+        )
+        .await
+        .unwrap();
+        cdp.send(
+            "Fetch.enable",
+            Some(json!({ "patterns": [
+                { "urlPattern": "*/pkg/*.wasm" },
+                { "urlPattern": "*/pkg/batch/*" },
+            ] })),
+        )
+        .await
+        .unwrap();
+        HeldWebAssembly {
+            cdp,
+            paused,
+            released,
+        }
+    }
+
+    /// Waits until the page has asked for WebAssembly (and been held).
+    async fn asked_for(&self) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while self.paused.lock().unwrap().is_empty() {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the page asked for no WebAssembly"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn release(&self) {
+        self.released.store(true, Ordering::SeqCst);
+        let held: Vec<String> = std::mem::take(&mut *self.paused.lock().unwrap());
+        for id in held {
+            self.cdp
+                .send("Fetch.continueRequest", Some(json!({ "requestId": id })))
+                .await
+                .unwrap();
+        }
+    }
+}
+
+async fn hydrated(b: &common::Browsing) -> String {
+    b.page
+        .evaluate_value("String(document.body.hasAttribute('data-hydrated'))")
+        .await
+        .unwrap()
+}
+
+/// Loads `path` through the page's own script, so that the test's call does
+/// not wait for a load the held WebAssembly keeps from ending.
+async fn open_while_held(b: &common::Browsing, path: &str) {
+    b.page
+        .evaluate::<(), ()>(
+            &format!("() => {{ setTimeout(() => {{ location.href = '{path}'; }}, 0); }}"),
+            None,
+        )
+        .await
+        .unwrap();
+}
+
 #[tokio::test]
 async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
     let control = common::start_control().await;
@@ -22,66 +120,11 @@ async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
     let b = common::open_browser("before-hydration", 390, 844, "en-US").await;
     let page = &b.page;
     b.sign_in(base).await;
+    let held = HeldWebAssembly::start(&b).await;
 
-    // Hold every WebAssembly file and chunk batch until released; the cache
-    // is off, so that none comes from it instead.
-    let cdp = b.context.new_cdp_session(page).await.unwrap();
-    let paused: Arc<Mutex<Vec<String>>> = Arc::default();
-    let released = Arc::new(AtomicBool::new(false));
-    {
-        let (paused, released, cdp_in) = (paused.clone(), released.clone(), cdp.clone());
-        cdp.on("Fetch.requestPaused", move |e: Value| {
-            let (paused, released, cdp) = (paused.clone(), released.clone(), cdp_in.clone());
-            async move {
-                let id = e["requestId"].as_str().unwrap_or_default().to_string();
-                if released.load(Ordering::SeqCst) {
-                    let _ = cdp
-                        .send("Fetch.continueRequest", Some(json!({ "requestId": id })))
-                        .await;
-                } else {
-                    paused.lock().unwrap().push(id);
-                }
-                Ok(())
-            }
-        });
-    }
-    cdp.send("Network.enable", None).await.unwrap();
-    cdp.send(
-        "Network.setCacheDisabled",
-        Some(json!({ "cacheDisabled": true })),
-    )
-    .await
-    .unwrap();
-    cdp.send(
-        "Fetch.enable",
-        Some(json!({ "patterns": [
-            { "urlPattern": "*/pkg/*.wasm" },
-            { "urlPattern": "*/pkg/batch/*" },
-        ] })),
-    )
-    .await
-    .unwrap();
-
-    page.evaluate::<(), ()>(
-        "() => { setTimeout(() => { location.href = '/networks/new'; }, 0); }",
-        None,
-    )
-    .await
-    .unwrap();
+    open_while_held(&b, "/networks/new").await;
     b.wait_visible("#network-form").await;
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
-    while paused.lock().unwrap().is_empty() {
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "the page asked for no WebAssembly"
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    let hydrated = || async {
-        page.evaluate_value("String(document.body.hasAttribute('data-hydrated'))")
-            .await
-            .unwrap()
-    };
+    held.asked_for().await;
 
     b.fill("#network-name", "Early Lab").await;
     b.fill("#network-beacons", "https://beacon.example.net")
@@ -89,7 +132,7 @@ async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
     page.locator("#save-network").click(None).await.unwrap();
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(
-        hydrated().await,
+        hydrated(&b).await,
         "false",
         "the page hydrated before the test pressed Save"
     );
@@ -100,13 +143,7 @@ async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
     );
     b.screenshot("0-saved-before-hydration").await;
 
-    released.store(true, Ordering::SeqCst);
-    let held: Vec<String> = std::mem::take(&mut *paused.lock().unwrap());
-    for id in held {
-        cdp.send("Fetch.continueRequest", Some(json!({ "requestId": id })))
-            .await
-            .unwrap();
-    }
+    held.release().await;
 
     // Once hydrated, the press is made again with what was typed.
     b.wait_visible("#onboard-users").await;
@@ -121,5 +158,33 @@ async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
         page.url()
     );
     b.screenshot("1-created-once-hydrated").await;
+    b.close().await;
+}
+
+/// Sign-out is the frame's plain form: it signs out at once, with the
+/// WebAssembly still on its way (here: never arriving).
+#[tokio::test]
+async fn sign_out_works_before_the_webassembly_arrives() {
+    let control = common::start_control().await;
+    let base = &control.base;
+    let b = common::open_browser("sign-out-early", 390, 844, "en-US").await;
+    let page = &b.page;
+    b.sign_in(base).await;
+    let held = HeldWebAssembly::start(&b).await;
+
+    open_while_held(&b, "/audit").await;
+    b.wait_visible("#sign-out").await;
+    held.asked_for().await;
+    page.locator("#sign-out").click(None).await.unwrap();
+    page.wait_for_url(&format!("{base}/login"), None)
+        .await
+        .unwrap();
+    assert_eq!(hydrated(&b).await, "false", "signed out before hydrating");
+
+    // The session is over: a screen sends the browser to sign in again.
+    open_while_held(&b, "/networks").await;
+    page.wait_for_url(&format!("{base}/login?next=%2Fnetworks"), None)
+        .await
+        .unwrap();
     b.close().await;
 }

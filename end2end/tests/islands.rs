@@ -1,10 +1,11 @@
 //! The islands build of the front end (app/src/islands.rs), the one shipped,
 //! in Chromium: the page hydrates only its islands, and they work: sign-in;
-//! the frame (live indicator, navigation, sign-out); the Overview and the
-//! job list (re-read on live updates, Cancel); a job's page; the network form
-//! (its rules as the admin types, creating a network); and Diagnose and
-//! Delete on a network's page. The other browser tests run against the same
-//! build; end2end/tests/full_build.rs keeps the full build working.
+//! the frame's live indicator (its navigation and sign-out are plain HTML);
+//! the Overview and the job list (re-read on live updates, Cancel); a job's
+//! page; the network form (its rules as the admin types, creating a
+//! network); and Diagnose and Delete on a network's page. The other browser
+//! tests run against the same build; end2end/tests/full_build.rs keeps the
+//! full build working.
 
 mod common;
 

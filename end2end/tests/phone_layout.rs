@@ -31,6 +31,16 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("services", "#open-publish", "#service-agent"),
 ];
 
+/// Whether the navigation's link to the current screen, if it has one, lies
+/// within the navigation's box.
+const CURRENT_LINK_SHOWN: &str = "(() => {
+    const nav = document.querySelector('nav.mainnav');
+    const link = nav.querySelector('a[aria-current=\"page\"]');
+    if (!link) return 'true';
+    const row = nav.getBoundingClientRect(), box = link.getBoundingClientRect();
+    return String(box.left >= row.left - 1 && box.right <= row.right + 1);
+})()";
+
 async fn every_screen_fits(width: u32, locale: &str) {
     let (control, screens) = seeded_control().await;
     let name = format!("phone-{width}-{locale}");
@@ -61,6 +71,14 @@ async fn every_screen_fits(width: u32, locale: &str) {
         assert!(
             nav < 60.0,
             "{}: the main navigation is {nav} px high at {width} px",
+            screen.name
+        );
+        // In that row, which scrolls sideways, the current screen's link is
+        // in view (app/src/assets/main_nav.js).
+        assert_eq!(
+            b.page.evaluate_value(CURRENT_LINK_SHOWN).await.unwrap(),
+            "true",
+            "{}: the current screen's link is scrolled out of the navigation at {width} px",
             screen.name
         );
         for (_, button, field) in FORMS.iter().filter(|(on, _, _)| *on == screen.name) {

@@ -22,6 +22,16 @@ pub enum LiveTopic {
     Progress,
 }
 
+impl LiveTopic {
+    /// The topic a word of a change event names (`"agents"`), by the same
+    /// rule that writes it, without a JSON decoder: the browser's main
+    /// module reads the stream with the browser's own JSON parser.
+    pub fn from_word(word: &str) -> Option<LiveTopic> {
+        use serde::de::value::{Error, StrDeserializer};
+        LiveTopic::deserialize(StrDeserializer::<Error>::new(word)).ok()
+    }
+}
+
 /// The data of one `change` event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LiveChange {
@@ -40,5 +50,15 @@ mod tests {
         let text = serde_json::to_string(&change).unwrap();
         assert_eq!(text, r#"{"topics":["agents","jobs"]}"#);
         assert_eq!(serde_json::from_str::<LiveChange>(&text).unwrap(), change);
+    }
+
+    #[test]
+    fn a_topic_reads_back_from_the_word_written() {
+        for topic in [LiveTopic::Agents, LiveTopic::Jobs, LiveTopic::Progress] {
+            let word = serde_json::to_value(topic).unwrap();
+            assert_eq!(LiveTopic::from_word(word.as_str().unwrap()), Some(topic));
+        }
+        assert_eq!(LiveTopic::from_word("Agents"), None);
+        assert_eq!(LiveTopic::from_word(""), None);
     }
 }

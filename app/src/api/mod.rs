@@ -239,8 +239,12 @@ pub async fn sign_in(
     }
 }
 
+/// Sent by the frame's plain sign-out form (pages::layout): the answer is a
+/// redirect to the sign-in page, also when the session had already ended, so
+/// that the person is never left on an error or the page they left.
 #[server(prefix = "/ui", endpoint = "sign_out")]
 pub async fn sign_out() -> Result<(), UiError> {
+    leptos_axum::redirect("/login");
     let parts: http::request::Parts = use_context().ok_or(UiError::Internal)?;
     let cookie = crate::backend::sessions()?.sign_out(&parts).await?;
     if let Ok(value) = http::HeaderValue::from_str(&cookie) {

@@ -5,6 +5,7 @@ use crate::i18n::{texts, Lang};
 use crate::islands::provide_client_router;
 use crate::use_lang;
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_router::hooks::use_location;
 
 /// Whether live updates are flowing; `data-live` lets tests wait for it.
@@ -26,66 +27,26 @@ fn LiveMarker() -> impl IntoView {
     }
 }
 
-/// Scrolls the navigation row (not the page) so that the link marked as the
-/// current screen is fully visible.
-fn scroll_current_link_into_view() {
-    use wasm_bindgen::JsCast;
-    let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return;
-    };
-    let find = |selector: &str| {
-        document
-            .query_selector(selector)
-            .ok()
-            .flatten()
-            .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
-    };
-    let (Some(nav), Some(link)) = (
-        find("nav.mainnav"),
-        find("nav.mainnav a[aria-current=\"page\"]"),
-    ) else {
-        return;
-    };
-    let left = link.offset_left() - nav.offset_left();
-    let right = left + link.offset_width();
-    let (shown_from, width) = (nav.scroll_left(), nav.client_width());
-    if left < shown_from || right > shown_from + width {
-        nav.set_scroll_left((left - 16).max(0));
-    }
-}
-
-/// Signs out; whatever the answer, the session is no longer usable from
-/// this page, so the sign-in page is loaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island)]
+/// Signs out: a plain form, which works before (and without) the
+/// WebAssembly and keeps the server-function client out of the main module
+/// every page loads. The server function answers a form with a redirect to
+/// the sign-in page, whatever the outcome (`api::sign_out`).
+#[component]
 fn SignOutButton() -> impl IntoView {
     let t = texts(use_lang());
-    let sign_out = ServerAction::<SignOut>::new();
-    Effect::new(move |_| {
-        if sign_out.value().get().is_some() {
-            if let Some(w) = web_sys::window() {
-                let _ = w.location().set_href("/login");
-            }
-        }
-    });
     view! {
-        <button
-            type="button"
-            class="link-button"
-            id="sign-out"
-            on:click=move |_| {
-                sign_out.dispatch(SignOut {});
-            }
-        >
-            {t.sign_out}
-        </button>
+        <form class="sign-out" method="post" action=SignOut::PATH>
+            <button type="submit" class="link-button" id="sign-out">
+                {t.sign_out}
+            </button>
+        </form>
     }
 }
 
 /// The screens, the one at `path` marked as current. On a phone the row
-/// scrolls sideways: the current screen's link is kept in view.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island)]
+/// scrolls sideways; `assets/main_nav.js` keeps the current screen's link in
+/// view, from the server's HTML, before the WebAssembly has arrived.
+#[component]
 fn MainNav(path: String) -> impl IntoView {
     let t = texts(use_lang());
     let current = |prefix: &str| {
@@ -105,8 +66,6 @@ fn MainNav(path: String) -> impl IntoView {
         ("/audit", t.nav_audit),
         ("/settings", t.nav_settings),
     ];
-    // Reads no signal: runs once, after hydration (each screen has its own frame).
-    Effect::new(move |_| scroll_current_link_into_view());
     view! {
         <nav class="mainnav" aria-label="Main">
             {nav
