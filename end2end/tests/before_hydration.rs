@@ -175,11 +175,11 @@ async fn sign_out_works_before_the_webassembly_arrives() {
     open_while_held(&b, "/audit").await;
     b.wait_visible("#sign-out").await;
     held.asked_for().await;
+    assert_eq!(hydrated(&b).await, "false", "the page hydrated too early");
     page.locator("#sign-out").click(None).await.unwrap();
     page.wait_for_url(&format!("{base}/login"), None)
         .await
         .unwrap();
-    assert_eq!(hydrated(&b).await, "false", "signed out before hydrating");
 
     // The session is over: a screen sends the browser to sign in again.
     open_while_held(&b, "/networks").await;
