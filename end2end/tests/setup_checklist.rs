@@ -151,6 +151,9 @@ async fn setup_checklist(width: u32, height: u32, name: &str) {
         .await
         .unwrap();
     b.wait_visible("#policy-form").await;
+    // A press before hydration is made once the page has hydrated; the
+    // template's text is read right after this one.
+    b.hydrated().await;
     b.page
         .locator("#policy-template")
         .click(None)
