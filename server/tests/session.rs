@@ -144,6 +144,37 @@ on_both_databases!(
 );
 
 on_both_databases!(
+    the_frames_sign_out_form_ends_the_session_and_goes_to_sign_in,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        // What the frame's plain form sends (pages::layout): a same-origin
+        // POST of no fields, from a page that takes HTML back.
+        let send_form = || {
+            c.client
+                .post(c.url("/ui/sign_out"))
+                .header("accept", "text/html,application/xhtml+xml")
+                .form(&[] as &[(&str, &str)])
+                .send()
+        };
+        let r = send_form().await.unwrap();
+        assert_eq!(r.status(), 302);
+        assert_eq!(r.headers()["location"], "/login");
+        let cleared = r.headers()["set-cookie"].to_str().unwrap();
+        assert!(cleared.starts_with("kr_session=;"), "{cleared}");
+        let status: Value = c.get_json("/api/v1/session").await;
+        assert_eq!(status["authenticated"], false);
+        // Pressed again from a page left open, it still goes to sign-in,
+        // not back to that page with an error in its address.
+        let r = send_form().await.unwrap();
+        assert!(r.status().is_redirection(), "{}", r.status());
+        assert_eq!(r.headers()["location"], "/login");
+        // A server function's own client still gets the refusal it decodes.
+        let r = c.client.post(c.url("/ui/sign_out")).send().await.unwrap();
+        assert_eq!(r.status(), 401);
+    }
+);
+
+on_both_databases!(
     eight_failures_from_one_client_lock_it_out_for_ten_minutes,
     |backend| async move {
         let c = common::behind_proxy(backend).await;

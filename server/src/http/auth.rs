@@ -202,6 +202,9 @@ pub async fn require_admin(
     }
     match access {
         Access::Api => ApiError::unauthenticated().into_response(),
+        // A plain HTML form (the frame's sign-out) is a person on a page whose
+        // session has ended: to sign-in, as a page would, not a JSON refusal.
+        Access::ServerFn if takes_html(request.headers()) => Redirect::to("/login").into_response(),
         // Server functions decode their error type from the body.
         Access::ServerFn => (
             StatusCode::UNAUTHORIZED,
@@ -217,6 +220,15 @@ pub async fn require_admin(
             Redirect::to(&target).into_response()
         }
     }
+}
+
+/// Whether the request takes HTML back: a browser's own form submission, by
+/// the rule the server functions' form redirects use (`Accept: text/html`).
+fn takes_html(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("text/html"))
 }
 
 /// The token of an `Authorization: Bearer …` header, if any.
