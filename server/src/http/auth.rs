@@ -146,7 +146,8 @@ pub fn opened_by_api_token(path: &str) -> bool {
 }
 
 /// Lets a request through only with a valid session, except public paths.
-/// Pages redirect to the sign-in screen; API and server-function calls get 401.
+/// Pages, and plain forms posted to a server function, redirect to the
+/// sign-in screen; API and server-function calls get 401.
 /// A request it lets through carries its [`Principal`] (an extension): who
 /// acts, in which role. Handlers ask it for capabilities (`extract::Allowed`),
 /// and the Leptos context hands out the admin backend only to requests
