@@ -97,7 +97,8 @@ pub fn islands_as_components() {
 /// that it loads beside the main module instead of after it. The full build
 /// hydrates the island with its screen and never loads that code. Only a
 /// call made before the `<head>` has gone out counts: an island rendered
-/// under a Suspense is named by its page, up front ([`preload_islands`]).
+/// under a Suspense is named by its page, up front ([`preload_islands`]),
+/// and its own call then adds nothing (a page names each chunk once).
 pub fn preload_island(loader: &str) {
     preload_islands(&[loader]);
 }

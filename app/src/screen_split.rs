@@ -6,8 +6,8 @@
 //! server-rendered page preloads that request and the loader, so they load
 //! beside the main module instead of after it.
 
-use std::collections::HashMap;
-use std::sync::Arc;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 
 /// Gathers the split loader's chunk fetches into one request; inlined in
 /// the page's `<head>` so it runs before the loader.
@@ -52,6 +52,42 @@ pub fn favicon_data_url() -> &'static str {
 pub struct ScreenPreloads {
     pub chunks: Arc<HashMap<String, Vec<String>>>,
     pub loader: Option<String>,
+    /// The chunk keys one page has named so far ([`Self::for_page`]).
+    named: Arc<Mutex<HashSet<String>>>,
+}
+
+impl ScreenPreloads {
+    pub fn new(chunks: HashMap<String, Vec<String>>, loader: Option<String>) -> Self {
+        Self {
+            chunks: Arc::new(chunks),
+            loader,
+            named: Arc::default(),
+        }
+    }
+
+    /// The same build's preloads for one page, which has named nothing yet.
+    pub fn for_page(&self) -> Self {
+        Self {
+            named: Arc::default(),
+            ..self.clone()
+        }
+    }
+
+    /// Of `hashes`, those whose chunks the page has not named yet; they
+    /// count as named from now on. A page names a chunk once: an island that
+    /// names its own code (for the screens that show it outside a Suspense)
+    /// adds nothing where its page named it up front. Otherwise whether that
+    /// second, smaller batch made it into the `<head>` would depend on how
+    /// fast the Suspense resolved, and a page would preload one batch on one
+    /// visit and another on the next, fetching it again.
+    pub fn not_yet_named(&self, hashes: Vec<String>) -> Vec<String> {
+        // A panic elsewhere while holding it leaves a set that is still usable.
+        let mut named = self.named.lock().unwrap_or_else(|e| e.into_inner());
+        hashes
+            .into_iter()
+            .filter(|h| named.insert(batch_key(h).to_string()))
+            .collect()
+    }
 }
 
 /// A chunk's key in batch URLs, from its content hash.
@@ -94,6 +130,10 @@ pub fn preload_modules(modules: &[&str]) {
             .flatten()
             .cloned()
             .collect();
+        let chunks = preloads.not_yet_named(chunks);
+        if chunks.is_empty() {
+            return;
+        }
         // to_html registers a leptos_meta link with the page's head.
         for href in batch_urls(chunks) {
             _ = view! { <Link rel="preload" href=href as_="fetch" crossorigin="anonymous" /> }
@@ -216,6 +256,22 @@ mod tests {
         assert_eq!(many[0], format!("/pkg/batch/{}", first.join(".")));
         assert_eq!(many[1].matches('.').count(), 9);
         assert!(batch_urls(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_page_names_each_chunk_once() {
+        let build = ScreenPreloads::new(HashMap::new(), None);
+        let page = build.for_page();
+        // The page names two islands up front; one of them later names its own code.
+        assert_eq!(
+            page.not_yet_named(vec![hash(1), hash(2), hash(3)]),
+            [hash(1), hash(2), hash(3)]
+        );
+        assert!(page.not_yet_named(vec![hash(2), hash(1)]).is_empty());
+        // Code the page had not named is named, without what it shares.
+        assert_eq!(page.not_yet_named(vec![hash(3), hash(4)]), [hash(4)]);
+        // The next page starts afresh.
+        assert_eq!(build.for_page().not_yet_named(vec![hash(1)]), [hash(1)]);
     }
 
     #[test]

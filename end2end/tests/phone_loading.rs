@@ -60,6 +60,21 @@ async fn preloaded(b: &Browsing) -> Vec<String> {
     serde_json::from_str(&list).unwrap()
 }
 
+/// No chunk is in two of the batches a page preloads: the page would fetch
+/// its bytes twice, and which batch the loader reads it from would depend on
+/// their order.
+fn assert_each_chunk_named_once(screen: &str, named: &[String]) {
+    let mut seen = std::collections::HashSet::new();
+    for batch in named.iter().filter_map(|url| url.split_once("/pkg/batch/")) {
+        for key in batch.1.split('.') {
+            assert!(
+                seen.insert(key),
+                "{screen}: chunk {key} is in two preloaded batches: {named:#?}"
+            );
+        }
+    }
+}
+
 #[tokio::test]
 async fn every_screen_loads_in_a_few_requests_and_keeps_its_files() {
     let (control, screens) = seeded_control().await;
@@ -78,6 +93,7 @@ async fn every_screen_loads_in_a_few_requests_and_keeps_its_files() {
             first.len()
         );
         let named = preloaded(&b).await;
+        assert_each_chunk_named_once(screen.name, &named);
         // The WebAssembly comes as the main module and one batch of the screen's chunks.
         let wasm = |f: &&Fetched| f.url.ends_with(".wasm") || f.url.contains("/pkg/batch/");
         for wasm in first.iter().filter(wasm) {
@@ -106,9 +122,16 @@ async fn every_screen_loads_in_a_few_requests_and_keeps_its_files() {
         log.clear();
         load(&b, &log, &url).await;
         let again: Vec<Fetched> = log.requests().into_iter().filter(is_asset).collect();
+        // Else the next visit would fetch what this one did not name.
+        assert_eq!(
+            preloaded(&b).await,
+            named,
+            "{}: a second visit named other files up front",
+            screen.name
+        );
         assert!(
             again.is_empty(),
-            "{}: a second visit fetched files again:\n{}",
+            "{}: a second visit fetched files again:\n{}\nThe first visit's requests:\n{listing}",
             screen.name,
             describe(&again)
         );

@@ -56,6 +56,9 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
 #[derive(Clone, Debug, Default)]
 pub struct Fetched {
     pub url: String,
+    /// What asked for it, as DevTools names it ("Preload", "Fetch", "Script"…):
+    /// a file fetched twice shows by whom.
+    pub kind: String,
     /// Answered from the browser's cache: no round trip.
     pub from_cache: bool,
     pub status: u16,
@@ -100,6 +103,7 @@ impl NetworkLog {
         };
         on("Network.requestWillBeSent", |f, e| {
             f.url = e["request"]["url"].as_str().unwrap_or_default().to_string();
+            f.kind = e["type"].as_str().unwrap_or_default().to_string();
         });
         on("Network.requestServedFromCache", |f, _| f.from_cache = true);
         on("Network.responseReceived", |f, e| {
@@ -205,8 +209,8 @@ pub fn describe(requests: &[Fetched]) -> String {
         .iter()
         .map(|f| {
             format!(
-                "  {} {} [{}] {:.0} B",
-                f.status, f.url, f.cache_control, f.bytes
+                "  {} {} {} [{}] {:.0} B",
+                f.status, f.kind, f.url, f.cache_control, f.bytes
             )
         })
         .collect::<Vec<_>>()

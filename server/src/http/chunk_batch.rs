@@ -91,10 +91,7 @@ impl ChunkBatches {
         }
         Self {
             files: Arc::new(files),
-            preloads: ScreenPreloads {
-                chunks: Arc::new(chunks),
-                loader: Some(format!("/pkg/__wasm_split.{loader}.js")),
-            },
+            preloads: ScreenPreloads::new(chunks, Some(format!("/pkg/__wasm_split.{loader}.js"))),
             answered: Arc::default(),
         }
     }

@@ -90,7 +90,7 @@ pub fn request_context(state: AppState) -> impl Fn() + Clone + Send + Sync + 'st
         }
         provide_context(sessions.clone());
         provide_context(services.clone());
-        provide_context(preloads.clone());
+        provide_context(preloads.for_page());
         if let Some(build) = &islands_build {
             provide_context(build.clone());
         }
