@@ -52,7 +52,9 @@ const configuration = {
     groups: ['groups', NS],
   },
   // Default true => in the code flow the id_token only has sub and scope claims go to /me only.
-  conformIdTokenClaims: false,
+  // OIDC_CLAIMS_IN_USERINFO=1 keeps that default, as many providers do: Control then reads
+  // the groups from userinfo.
+  conformIdTokenClaims: process.env.OIDC_CLAIMS_IN_USERINFO === '1',
   features: { devInteractions: { enabled: false } }, // dev login ignores the password
   interactions: { url: (ctx, interaction) => `/interaction/${interaction.uid}` },
   // Skip consent: first-party client, grant every scope it may ask for.

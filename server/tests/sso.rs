@@ -1,14 +1,14 @@
 //! Single sign-on through a real OpenID provider (`test_kit::oidc`: the npm
 //! package `oidc-provider`, run with Node.js), on both databases: mapped
 //! roles, a network-scoped operator, a person waiting for approval, a group
-//! taken away at the provider, one-time callbacks, and a callback finished
-//! by another replica.
+//! taken away at the provider, groups that only userinfo holds, one-time
+//! callbacks, and a callback finished by another replica.
 
 mod common;
 
 use common::{browser_like_client, start_with, Backend, Control, Options};
 use serde_json::{json, Value};
-use test_kit::oidc::{TestProvider, CLIENT_ID, CLIENT_SECRET};
+use test_kit::oidc::{ClaimsIn, TestProvider, CLIENT_ID, CLIENT_SECRET};
 
 const NAMESPACED: &str = "\"https://knotroute.example/claims\".groups";
 
@@ -61,8 +61,20 @@ async fn sso_control(backend: Backend, role_map: &str) -> Sso {
 
 /// As [`sso_control`], with more settings (`--oidc-default-role`, …).
 async fn sso_control_with(backend: Backend, role_map: &str, more: &[&str]) -> Sso {
+    sso_control_where(backend, role_map, more, ClaimsIn::IdToken).await
+}
+
+/// As [`sso_control_with`], with a provider that puts people's claims where
+/// `claims` says.
+async fn sso_control_where(
+    backend: Backend,
+    role_map: &str,
+    more: &[&str],
+    claims: ClaimsIn,
+) -> Sso {
     let (l, public) = listener().await;
-    let provider = TestProvider::start(&format!("{public}/auth/oidc/callback"), &users()).await;
+    let callback = format!("{public}/auth/oidc/callback");
+    let provider = TestProvider::start_with(&callback, &users(), claims).await;
     let mut extra_args = sso_args(&provider, role_map);
     extra_args.extend(more.iter().map(|s| s.to_string()));
     let control = start_with(
@@ -126,6 +138,17 @@ async fn page_signed_out(c: &Control, path: &str) -> String {
     r.text().await.unwrap()
 }
 
+/// `browser` may create a network there (an admin's right).
+async fn creates_a_network(c: &Control, browser: &reqwest::Client) {
+    let r = browser
+        .post(c.url("/api/v1/networks"))
+        .json(&json!({"name": "Made by SSO", "beacons": ["https://beacon.example:8080"]}))
+        .send()
+        .await
+        .unwrap();
+    assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+}
+
 async fn person(c: &Control, name: &str) -> Value {
     let list: Value = c.get_json("/api/v1/users").await;
     list.as_array()
@@ -179,13 +202,7 @@ on_both_databases!(
         );
 
         // An admin: may create a network, may not manage people.
-        let r = alice
-            .post(c.url("/api/v1/networks"))
-            .json(&json!({"name": "Made by SSO", "beacons": ["https://beacon.example:8080"]}))
-            .send()
-            .await
-            .unwrap();
-        assert!(r.status().is_success(), "{}", r.text().await.unwrap());
+        creates_a_network(&c, &alice).await;
         let r = alice.get(c.url("/api/v1/users")).send().await.unwrap();
         assert_eq!(r.status(), 403);
 
@@ -211,6 +228,37 @@ on_both_databases!(
         let list: Value = c.get_json("/api/v1/users").await;
         assert_eq!(list.as_array().unwrap().len(), 1, "{list}");
         assert_eq!(person(&c, "alice").await["open_sessions"], 2);
+    }
+);
+
+on_both_databases!(
+    groups_that_only_userinfo_holds_are_read_from_there,
+    |backend| async move {
+        // The provider's ID token names the subject alone, as many do in
+        // the code flow; groups, name and email come from userinfo.
+        let Sso {
+            control: c,
+            provider,
+        } = sso_control_where(
+            backend,
+            "knotroute-admins=admin,knotroute-operators=operator",
+            &[],
+            ClaimsIn::UserinfoOnly,
+        )
+        .await;
+        let (alice, answer) = sso_sign_in(&c, &provider, "alice", "alice-pw").await;
+        assert_eq!(answer.status(), 200, "{:?}", answer.headers());
+        creates_a_network(&c, &alice).await;
+        let who = person(&c, "alice").await;
+        assert_eq!(
+            (who["role"].as_str(), who["pending"].as_bool()),
+            (Some("admin"), Some(false))
+        );
+
+        // Userinfo's groups decide for someone in none that maps, too: she waits.
+        let (_, answer) = sso_sign_in(&c, &provider, "carol", "carol-pw").await;
+        assert_eq!(sent_back_because(&answer).as_deref(), Some("pending"));
+        assert_eq!(person(&c, "carol").await["pending"], true);
     }
 );
 

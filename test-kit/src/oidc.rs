@@ -36,10 +36,26 @@ fn free_port() -> u16 {
         .port()
 }
 
+/// Where the provider puts a person's claims in the code flow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ClaimsIn {
+    /// In the ID token too (`conformIdTokenClaims: false`).
+    IdToken,
+    /// Only in userinfo; the ID token names the subject alone. The
+    /// provider's default, and many providers' way.
+    UserinfoOnly,
+}
+
 impl TestProvider {
     /// Starts the provider for a Control whose callback is `redirect_uri`,
     /// with `users` (`{"alice": {"password", "name", "email", "groups"}}`).
     pub async fn start(redirect_uri: &str, users: &Value) -> Self {
+        Self::start_with(redirect_uri, users, ClaimsIn::IdToken).await
+    }
+
+    /// As [`Self::start`], with the people's claims (groups, name, email)
+    /// where `claims` says.
+    pub async fn start_with(redirect_uri: &str, users: &Value, claims: ClaimsIn) -> Self {
         let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../end2end/oidc-provider");
         assert!(
             std::path::Path::new(&format!("{dir}/node_modules/oidc-provider")).exists(),
@@ -60,6 +76,14 @@ impl TestProvider {
             .env("OIDC_REDIRECT_URI", redirect_uri)
             .env("OIDC_USERS_FILE", &users_file)
             .env("OIDC_ADMIN_TOKEN", &admin_token)
+            .env(
+                "OIDC_CLAIMS_IN_USERINFO",
+                if claims == ClaimsIn::UserinfoOnly {
+                    "1"
+                } else {
+                    "0"
+                },
+            )
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
