@@ -56,8 +56,8 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
 #[derive(Clone, Debug, Default)]
 pub struct Fetched {
     pub url: String,
-    /// What asked for it, as DevTools names it ("Preload", "Fetch", "Script"…):
-    /// a file fetched twice shows by whom.
+    /// What asked for it, as DevTools names it ("Fetch", "Script", "Other"
+    /// for a `<link rel=preload>`…): a file fetched twice shows by whom.
     pub kind: String,
     /// Answered from the browser's cache: no round trip.
     pub from_cache: bool,
