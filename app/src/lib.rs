@@ -25,11 +25,13 @@ use protocol::actions::{ActionKind, Allowed};
 
 /// Holds the presses and form submissions made before the page has
 /// hydrated, and makes them again once it has, with what was typed meanwhile;
-/// and keeps the current screen's link in view in the main navigation. Both
-/// work on the server's HTML, so they come with it, in one script.
+/// keeps the current screen's link in view in the main navigation; and opens
+/// the live updates' stream (crate::live). All three work before the
+/// WebAssembly arrives, so they come with the server's HTML, in one script.
 const EARLY_PAGE_JS: &str = concat!(
     include_str!("assets/before_hydration.js"),
-    include_str!("assets/main_nav.js")
+    include_str!("assets/main_nav.js"),
+    include_str!("assets/live_stream.js")
 );
 
 /// The HTML document around the app; the server renders it for every page.

@@ -91,18 +91,18 @@ fn new_live() -> Live {
     }
 }
 
-/// Provides the counters to every screen; in the browser also opens the
-/// stream, except on screens seen signed out.
+/// Provides the counters to every screen; in the browser also takes on the
+/// stream the page opened early, except on screens seen signed out.
 pub fn provide_live() {
     let live = new_live();
     provide_context(live);
     #[cfg(feature = "hydrate")]
     // Reads no signal, so it runs once, after hydration.
-    Effect::new(move |_| connect_unless_signed_out(live));
+    Effect::new(move |_| connect(live));
 }
 
 /// The counters. Outside the app's root, in an island of the islands build
-/// (crate::islands), the document's one set, its stream opened on first use;
+/// (crate::islands), the document's one set, its stream taken on first use;
 /// on the server outside the app (tests of single components) counters that
 /// never change.
 pub fn use_live() -> Live {
@@ -120,7 +120,7 @@ fn document_live() -> Live {
             let owner = Owner::new_root(None);
             let live = owner.with(new_live);
             std::mem::forget(owner);
-            connect_unless_signed_out(live);
+            connect(live);
             live
         })
     })
@@ -129,16 +129,6 @@ fn document_live() -> Live {
 #[cfg(not(feature = "hydrate"))]
 fn document_live() -> Live {
     new_live()
-}
-
-#[cfg(feature = "hydrate")]
-fn connect_unless_signed_out(live: Live) {
-    let path = web_sys::window()
-        .and_then(|w| w.location().pathname().ok())
-        .unwrap_or_default();
-    if path != "/login" && !path.starts_with("/join/") {
-        connect(live);
-    }
 }
 
 /// The topics a change event names ([`protocol::live::LiveChange`]), read
@@ -162,14 +152,21 @@ fn changed_topics(text: &str) -> Vec<LiveTopic> {
         .collect()
 }
 
-/// Opens the stream for the life of the document; the browser reconnects on
-/// its own after an interruption, and every reconnection re-reads all topics,
-/// since changes may have been missed meanwhile.
+/// Listens to the stream the page's early script opened
+/// (assets/live_stream.js), which the document keeps for its life:
+/// `window.knotrouteLive.source`, absent on pages seen signed out. The browser
+/// reconnects on its own after an interruption, and every reconnection
+/// re-reads all topics, since changes may have been missed meanwhile.
 #[cfg(feature = "hydrate")]
 fn connect(live: Live) {
     use wasm_bindgen::closure::Closure;
     use wasm_bindgen::JsCast;
-    let Ok(source) = web_sys::EventSource::new(protocol::live::EVENTS_PATH) else {
+    let Some(source) = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"knotrouteLive".into()).ok())
+        .filter(|early| early.is_object())
+        .and_then(|early| js_sys::Reflect::get(&early, &"source".into()).ok())
+        .and_then(|source| source.dyn_into::<web_sys::EventSource>().ok())
+    else {
         return;
     };
     let on_change =
@@ -181,15 +178,24 @@ fn connect(live: Live) {
                 live.bump(topic);
             }
         });
-    let mut opened_before = false;
-    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+    let opened = move |again: bool| {
         live.connected.set(true);
         crate::mark_timing("knotroute-live");
-        if opened_before {
+        if again {
             for topic in [LiveTopic::Agents, LiveTopic::Jobs, LiveTopic::Progress] {
                 live.bump(topic);
             }
         }
+    };
+    // Opened already, before this module was loaded: what changed since is
+    // told again once the page has hydrated, so nothing is re-read. Shown
+    // once the part being hydrated now is done, as an open event would be.
+    let mut opened_before = source.ready_state() == web_sys::EventSource::OPEN;
+    if opened_before {
+        leptos::task::spawn_local(async move { opened(false) });
+    }
+    let on_open = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
+        opened(opened_before);
         opened_before = true;
     });
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_| {
@@ -205,5 +211,19 @@ fn connect(live: Live) {
     on_change.forget();
     on_open.forget();
     on_error.forget();
-    std::mem::forget(source);
+}
+
+#[cfg(test)]
+mod tests {
+    /// The page's early script (assets/live_stream.js) opens the stream the
+    /// server serves, and keeps and tells again the events the front end reads.
+    #[test]
+    fn the_early_script_opens_the_servers_stream() {
+        let script = include_str!("assets/live_stream.js");
+        let path = protocol::live::EVENTS_PATH;
+        let event = protocol::live::CHANGE_EVENT;
+        assert!(script.contains(&format!("new EventSource(\"{path}\")")));
+        assert!(script.contains(&format!("addEventListener(\"{event}\"")));
+        assert!(script.contains(&format!("new MessageEvent(\"{event}\"")));
+    }
 }

@@ -6,7 +6,9 @@
 //! the URL. Here the page's WebAssembly is held back (DevTools' Fetch domain)
 //! while the admin fills in the new-network form and presses Save; once it
 //! arrives, the network is created from what they typed. Sign-out is a
-//! plain form and works without waiting.
+//! plain form and works without waiting. And the live updates' stream opens
+//! with the HTML: a change made while the WebAssembly is on its way shows
+//! once it has arrived.
 
 mod common;
 
@@ -186,5 +188,95 @@ async fn sign_out_works_before_the_webassembly_arrives() {
     page.wait_for_url(&format!("{base}/login?next=%2Fnetworks"), None)
         .await
         .unwrap();
+    b.close().await;
+}
+
+/// What the page's live updates' stream (`GET /api/v1/events`) did, as
+/// DevTools saw it: answered, and the change events it brought.
+struct StreamWatch {
+    opened: Arc<AtomicBool>,
+    changes: Arc<Mutex<u32>>,
+}
+
+impl StreamWatch {
+    async fn start(b: &common::Browsing) -> StreamWatch {
+        let cdp = b.context.new_cdp_session(&b.page).await.unwrap();
+        let opened = Arc::new(AtomicBool::new(false));
+        let changes: Arc<Mutex<u32>> = Arc::default();
+        let seen = opened.clone();
+        cdp.on("Network.responseReceived", move |e: Value| {
+            let seen = seen.clone();
+            async move {
+                let url = e["response"]["url"].as_str().unwrap_or_default();
+                if url.ends_with("/api/v1/events") && e["response"]["status"] == 200 {
+                    seen.store(true, Ordering::SeqCst);
+                }
+                Ok(())
+            }
+        });
+        let told = changes.clone();
+        cdp.on("Network.eventSourceMessageReceived", move |e: Value| {
+            let told = told.clone();
+            async move {
+                if e["eventName"] == "change" {
+                    *told.lock().unwrap() += 1;
+                }
+                Ok(())
+            }
+        });
+        cdp.send("Network.enable", None).await.unwrap();
+        StreamWatch { opened, changes }
+    }
+
+    async fn wait_until(&self, what: &str, done: impl Fn(&Self) -> bool) {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        while !done(self) {
+            assert!(tokio::time::Instant::now() < deadline, "{what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_live_stream_opens_before_the_webassembly_and_keeps_what_changed_meanwhile() {
+    let control = common::start_control().await;
+    let base = &control.base;
+    let b = common::open_browser("live-before-hydration", 390, 844, "en-US").await;
+    b.sign_in(base).await;
+    let stream = StreamWatch::start(&b).await;
+    let held = HeldWebAssembly::start(&b).await;
+
+    open_while_held(&b, "/infrastructure").await;
+    b.wait_visible("#agents-empty").await;
+    held.asked_for().await;
+    stream
+        .wait_until(
+            "the stream did not open while the WebAssembly was held",
+            |s| s.opened.load(Ordering::SeqCst),
+        )
+        .await;
+
+    // An Agent enrolls meanwhile, and the stream says so before the page can listen.
+    let agent = common::SimAgent::enrolled(&control, 42, "edge-1").await;
+    stream
+        .wait_until("the stream reported no change", |s| {
+            *s.changes.lock().unwrap() > 0
+        })
+        .await;
+    assert_eq!(hydrated(&b).await, "false", "the page hydrated too early");
+    b.screenshot("live-0-held").await;
+
+    held.release().await;
+    b.hydrated().await;
+    b.wait_visible("#live-status[data-live='on']").await;
+    expect(
+        b.page
+            .locator(format!(".agent-row[data-agent='{}']", agent.id())),
+    )
+    .with_timeout(Duration::from_secs(10))
+    .to_be_visible()
+    .await
+    .unwrap();
+    b.screenshot("live-1-hydrated").await;
     b.close().await;
 }
