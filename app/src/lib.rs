@@ -219,6 +219,8 @@ lazy_screen!(
     settings_screen,
     pages::settings::SettingsPage
 );
+lazy_screen!(PeopleScreen, people_screen, pages::users::PeoplePage);
+lazy_screen!(TokensScreen, tokens_screen, pages::api_tokens::TokensPage);
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -248,6 +250,8 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
                 <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />
+                <Route path=path!("/settings/people") view={Lazy::<PeopleScreen>::new()} />
+                <Route path=path!("/settings/tokens") view={Lazy::<TokensScreen>::new()} />
                 <Route path=path!("/policy") view={Lazy::<PolicyScreen>::new()} />
             </Routes>
         </Router>

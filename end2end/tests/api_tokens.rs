@@ -11,7 +11,7 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
     let b = common::open_browser(name, width, height, "en-US").await;
     let page = &b.page;
     b.sign_in(&control.base).await;
-    b.goto(&format!("{}/settings", control.base)).await;
+    b.goto(&format!("{}/settings/tokens", control.base)).await;
     b.wait_visible("#token-name").await;
     b.hydrated().await;
     expect(page.locator("#tokens-empty"))

@@ -29,7 +29,7 @@ async fn a_person_limited_to_one_network_sees_only_that_one() {
     // The owner: role operator, not all networks, only Alpha.
     let owner = common::open_browser("scope-owner", 1280, 900, "en-US").await;
     owner.sign_in(&base).await;
-    owner.goto(&format!("{base}/settings")).await;
+    owner.goto(&format!("{base}/settings/people")).await;
     owner.hydrated().await;
     owner.wait_visible("#user-invite-form").await;
     owner.select("#invite-role", "operator").await;
@@ -106,7 +106,7 @@ async fn a_person_limited_to_one_network_sees_only_that_one() {
         .get_json::<Vec<serde_json::Value>>("/api/v1/users")
         .await;
     let id = people[0]["id"].as_str().unwrap().to_string();
-    owner.goto(&format!("{base}/settings")).await;
+    owner.goto(&format!("{base}/settings/people")).await;
     owner.hydrated().await;
     owner.expect_text(&format!("#networks-{id}"), "Alpha").await;
     owner

@@ -81,7 +81,10 @@ async fn an_operator_and_a_viewer_see_only_the_controls_their_role_allows() {
     operator.goto(&format!("{}/onboarding", control.base)).await;
     operator.wait_visible("#create-invite").await;
     operator.goto(&format!("{}/settings", control.base)).await;
-    operator.wait_visible("#api-tokens").await;
+    operator.wait_visible("#webhook-current").await;
+    operator
+        .wait_visible("#settings-tabs a[href=\"/settings/tokens\"]")
+        .await;
     absent(
         &operator,
         "#webhook-form",
@@ -89,7 +92,12 @@ async fn an_operator_and_a_viewer_see_only_the_controls_their_role_allows() {
     )
     .await;
     absent(&operator, "#send-test-alert", "nor sends test alerts").await;
-    absent(&operator, "#users", "nor manages people").await;
+    absent(
+        &operator,
+        "#settings-tabs a[href=\"/settings/people\"]",
+        "nor manages people",
+    )
+    .await;
     operator.screenshot("operator-settings").await;
     operator.close().await;
 

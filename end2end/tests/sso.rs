@@ -132,7 +132,7 @@ async fn sso(width: u32, height: u32, name: &str) {
     // The owner approves her in Settings → Users by choosing a role.
     let owner = common::open_browser(&format!("{name}-owner"), width, height, "en-US").await;
     owner.sign_in(&base).await;
-    owner.goto(&format!("{base}/settings")).await;
+    owner.goto(&format!("{base}/settings/people")).await;
     // Waiting people come first.
     owner
         .expect_text("#users-table .user-row >> nth=0", "carol")

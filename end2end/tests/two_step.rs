@@ -112,7 +112,7 @@ async fn two_step(width: u32, height: u32, name: &str) {
     // The owner sees the badge, requires it, and resets anna's.
     let owner = common::open_browser(&format!("{name}-owner"), width, height, "en-US").await;
     owner.sign_in(&base).await;
-    owner.goto(&format!("{base}/settings")).await;
+    owner.goto(&format!("{base}/settings/people")).await;
     owner
         .expect_text("#users-table .user-row", "two-step")
         .await;

@@ -14,7 +14,9 @@ async fn invite_join_disable(width: u32, height: u32, name: &str) {
     let control = common::start_control().await;
     let owner = common::open_browser(&format!("{name}-owner"), width, height, "en-US").await;
     owner.sign_in(&control.base).await;
-    owner.goto(&format!("{}/settings", control.base)).await;
+    owner
+        .goto(&format!("{}/settings/people", control.base))
+        .await;
     owner.wait_visible("#users-empty").await;
     owner.select("#invite-role", "operator").await;
     owner
@@ -70,16 +72,31 @@ async fn invite_join_disable(width: u32, height: u32, name: &str) {
         .await
         .unwrap();
     anna.hydrated().await;
-    anna.goto(&format!("{}/settings", control.base)).await;
+    anna.goto(&format!("{}/settings/tokens", control.base))
+        .await;
     anna.wait_visible("#api-tokens").await;
     assert_eq!(
-        anna.page.locator("#users").count().await.unwrap(),
+        anna.page
+            .locator("#settings-tabs a[href=\"/settings/people\"]")
+            .count()
+            .await
+            .unwrap(),
         0,
-        "an operator is not shown the Users section"
+        "an operator is not shown the People tab"
     );
+    let people = anna
+        .page
+        .goto(&format!("{}/settings/people", control.base), None)
+        .await
+        .unwrap()
+        .expect("a response");
+    assert_eq!(people.status(), 403, "the People tab is the owner's");
+    anna.wait_visible("#users .error").await;
 
     // The owner sees her, changes her role, then disables her.
-    owner.goto(&format!("{}/settings", control.base)).await;
+    owner
+        .goto(&format!("{}/settings/people", control.base))
+        .await;
     owner.expect_text("#users-table .user-row", "anna").await;
     owner.expect_text("#users-table .user-row", "1 ·").await;
     expect(owner.page.locator("#users-table select"))

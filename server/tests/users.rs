@@ -112,9 +112,17 @@ on_both_databases!(
         assert_eq!(settings.status(), 200, "Settings is hers to read");
         let html = settings.text().await.unwrap();
         assert!(
-            html.contains("id=\"api-tokens\"") && !html.contains("user-invite-form"),
-            "{html}"
+            html.contains("href=\"/settings/tokens\"")
+                && !html.contains("href=\"/settings/people\""),
+            "her tabs: API tokens, not People: {html}"
         );
+        let tokens = anna.get(c.url("/settings/tokens")).send().await.unwrap();
+        assert_eq!(tokens.status(), 200, "her API tokens are hers to manage");
+        assert!(tokens.text().await.unwrap().contains("id=\"api-tokens\""));
+        let people = anna.get(c.url("/settings/people")).send().await.unwrap();
+        assert_eq!(people.status(), 403, "the People tab is the owner's");
+        let html = people.text().await.unwrap();
+        assert!(!html.contains("user-invite-form"), "{html}");
         let joined: Value = c.get_json("/api/v1/audit?action=user.joined").await;
         assert_eq!(joined[0]["actor"], "user:anna", "{joined}");
 

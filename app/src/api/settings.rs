@@ -1,12 +1,12 @@
 //! Server functions of the Settings screen: alert webhook, test alert,
-//! Control's identity, the people (for the owner) and personal API tokens.
+//! Control's identity, and its API tokens tab (the People tab's are in
+//! `api::users`).
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::alerts::{AlertSettings, TestAlertOutcome};
 use protocol::api::ControlIdentityView;
 use protocol::tokens::{CreatedToken, TokenView};
-use protocol::users::UserView;
 use protocol::ApiTokenId;
 use serde::{Deserialize, Serialize};
 
@@ -18,47 +18,27 @@ use crate::{
     error::ui_error,
 };
 #[cfg(feature = "ssr")]
-use domain::access::roles::{ChangeSettings, ManageOwnApiTokens, ManageUsers};
+use domain::access::roles::{ChangeSettings, ManageOwnApiTokens};
 
-/// Where alerts go, Control's identity and the people, read in one call: on
-/// a phone every request is a round trip. The API tokens are read on their
-/// own, since they change apart from these.
+/// Where alerts go, Control's identity and the person's own two-step
+/// sign-in, read in one call: on a phone every request is a round trip. The
+/// people and the API tokens have tabs of their own (`people_screen`,
+/// `list_api_tokens`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SettingsScreen {
     pub alerts: AlertSettings,
     pub identity: ControlIdentityView,
-    /// Everyone, for the owner; `None` for a role that manages no people,
-    /// whose Settings simply has no Users section (a refusal would make the
-    /// whole page answer 403).
-    pub users: Option<Vec<UserView>>,
-    /// The signed-in person's own two-step sign-in (and whether the owner
-    /// requires it, which the owner's Users section shows too).
+    /// The signed-in person's own two-step sign-in, and whether the owner
+    /// requires it.
     pub second_factor: protocol::second_factor::SecondFactorStatus,
-    /// Every network's ID and name, for choosing the networks a person sees;
-    /// empty unless `users` is given.
-    pub networks: Vec<(String, String)>,
 }
 
 #[server(name = SettingsScreenCall, prefix = "/ui", endpoint = "settings_screen")]
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
     with_reader(|s, who| async move {
-        let (users, networks) = match crate::backend::granted_or_none::<ManageUsers>()? {
-            Some(by) => {
-                let people = s.users.list(&by).await.map_err(ui_error)?;
-                let networks = s.networks.all(who.networks()).await.map_err(ui_error)?;
-                let names = networks
-                    .into_iter()
-                    .map(|n| (n.id.to_string(), n.name))
-                    .collect();
-                (Some(people), names)
-            }
-            None => (None, Vec::new()),
-        };
         Ok(SettingsScreen {
             alerts: s.alerts.settings().await.map_err(ui_error)?,
             identity: s.identity.describe().await.map_err(ui_error)?,
-            users,
-            networks,
             second_factor: s.second_factors.status(&who).await.map_err(ui_error)?,
         })
     })

@@ -1,18 +1,53 @@
-//! Server functions of the Users section of Settings (the owner only).
-//! The list itself comes with `settings_screen`, so that reaching Settings
-//! costs one request fewer.
+//! Server functions of Settings' People tab (the owner only).
 
 use crate::error::UiError;
 use leptos::prelude::*;
 use protocol::users::{CreatedUserInvite, UserView};
 use protocol::UserId;
+use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
 use crate::backend::granted;
 #[cfg(feature = "ssr")]
-use crate::{api::with_services, error::ui_error};
+use crate::{
+    api::{with_reader, with_services},
+    error::ui_error,
+};
 #[cfg(feature = "ssr")]
 use domain::access::roles::ManageUsers;
+
+/// What the People tab shows, read in one call.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PeopleScreen {
+    pub people: Vec<UserView>,
+    /// Every network's ID and name, for choosing the networks a person sees.
+    pub networks: Vec<(String, String)>,
+    /// Whether the owner requires two-step sign-in of everyone.
+    pub two_step_required: bool,
+}
+
+/// Refused (403) to a role that manages no people: the tab is the owner's.
+#[server(name = PeopleScreenCall, prefix = "/ui", endpoint = "people_screen")]
+pub async fn people_screen() -> Result<PeopleScreen, UiError> {
+    with_reader(|s, who| async move {
+        let by = granted::<ManageUsers>()?;
+        let networks = s.networks.all(who.networks()).await.map_err(ui_error)?;
+        Ok(PeopleScreen {
+            people: s.users.list(&by).await.map_err(ui_error)?,
+            networks: networks
+                .into_iter()
+                .map(|n| (n.id.to_string(), n.name))
+                .collect(),
+            two_step_required: s
+                .second_factors
+                .status(&who)
+                .await
+                .map_err(ui_error)?
+                .required,
+        })
+    })
+    .await
+}
 
 /// `networks` empty: every network.
 #[server(prefix = "/ui", endpoint = "invite_user", input = leptos::server_fn::codec::Json)]

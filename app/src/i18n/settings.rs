@@ -4,6 +4,8 @@ use crate::i18n::Lang;
 
 pub struct SettingsTexts {
     pub title: &'static str,
+    /// The first tab: alerts, one's own two-step sign-in, Control's identity.
+    pub general_tab: &'static str,
     pub alerts_title: &'static str,
     pub alerts_intro: &'static str,
     pub webhook_field: &'static str,
@@ -30,6 +32,7 @@ pub struct SettingsTexts {
 
 const EN: SettingsTexts = SettingsTexts {
     title: "Settings",
+    general_tab: "General",
     alerts_title: "Alerts",
     alerts_intro: "Control can POST a JSON alert to a webhook when an Agent goes offline or comes back, a job fails, a Beacon goes down or up, or a service loses its .knot address. Each thing sends at most one alert per 5 minutes; failed deliveries are retried with backoff.",
     webhook_field: "Webhook URL",
@@ -56,6 +59,7 @@ const EN: SettingsTexts = SettingsTexts {
 
 const RU: SettingsTexts = SettingsTexts {
     title: "Настройки",
+    general_tab: "Общие",
     alerts_title: "Оповещения",
     alerts_intro: "Control может отправлять JSON-оповещение на вебхук, когда Agent уходит в офлайн или возвращается, задача завершается ошибкой, Beacon падает или восстанавливается, или сервис теряет адрес .knot. По каждому объекту — не чаще одного оповещения в 5 минут; неудачные доставки повторяются с нарастающей паузой.",
     webhook_field: "URL вебхука",

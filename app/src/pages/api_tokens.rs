@@ -1,10 +1,11 @@
-//! The API tokens section of Settings: create a token (shown once), list
-//! them by name and prefix, revoke one after a confirmation.
+//! Settings' API tokens tab: create a token (shown once), list them by name
+//! and prefix, revoke one after a confirmation.
 
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::loaded;
+use super::settings::SettingsFrame;
 use crate::api::settings::{list_api_tokens, CreateApiToken, RevokeApiToken};
 use crate::i18n::settings::token_texts;
 use crate::use_lang;
@@ -13,7 +14,19 @@ use protocol::tokens::{TokenInput, TokenView};
 use protocol::ApiTokenId;
 
 #[component]
-pub fn ApiTokensSection() -> impl IntoView {
+pub fn TokensPage() -> impl IntoView {
+    view! {
+        <SettingsFrame current="/settings/tokens">
+            <ApiTokensSection />
+        </SettingsFrame>
+    }
+}
+
+/// An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn ApiTokensSection() -> impl IntoView {
+    crate::islands::preload_island("api_tokens_section_loader");
     let lang = use_lang();
     let tt = token_texts(lang);
     let create = ServerAction::<CreateApiToken>::new();

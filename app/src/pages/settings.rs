@@ -1,9 +1,10 @@
-//! Settings: where alerts go (a webhook URL, unless the environment sets
-//! it), a test alert, the latest alerts with how their delivery went,
-//! the person's own two-step sign-in, people (for the owner), personal API
-//! tokens, and Control's identity key.
+//! Settings, in three tabs with URLs of their own, so that none carries the
+//! others' code on a first load (issue 21: Settings in one screen was the
+//! largest download of all). General: where alerts go (a webhook URL,
+//! unless the environment sets it), a test alert, the latest alerts with how
+//! their delivery went, the person's own two-step sign-in, and Control's
+//! identity key. People (the owner's, `users`) and API tokens (`api_tokens`).
 
-use super::api_tokens::ApiTokensSection;
 use super::badges::alert_badge;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
@@ -11,11 +12,11 @@ use super::infrastructure::when;
 use super::layout::Frame;
 use super::loaded;
 use super::two_step::TwoStepSection;
-use super::users::{UserChanges, UsersSection};
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
 use crate::error::UiError;
-use crate::i18n::settings::{identity_texts, settings_texts};
+use crate::i18n::settings::{identity_texts, settings_texts, token_texts};
 use crate::i18n::texts;
+use crate::i18n::users::user_texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -23,26 +24,60 @@ use protocol::actions::ActionKind;
 use protocol::alerts::{AlertSettings, AlertView};
 use protocol::api::ControlKeyView;
 
+/// A Settings tab: the page's title and heading, the tabs, and `children`.
+/// The People and API tokens tabs are shown to those who may use them.
 #[component]
-pub fn SettingsPage() -> impl IntoView {
+pub fn SettingsFrame(current: &'static str, children: Children) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let st = settings_texts(lang);
+    let tab = move |href: &'static str, label: &'static str| {
+        view! { <a class="tab" href=href aria-current=(href == current).then_some("page")>{label}</a> }
+    };
+    let tabs = [
+        ("/settings", st.general_tab, true),
+        (
+            "/settings/people",
+            user_texts(lang).title,
+            may(ActionKind::ManageUsers),
+        ),
+        (
+            "/settings/tokens",
+            token_texts(lang).title,
+            may(ActionKind::ManageOwnApiTokens),
+        ),
+    ];
+    let heading = tabs
+        .iter()
+        .find(|(href, _, _)| *href == current)
+        .map_or(st.title, |(_, label, _)| *label);
     view! {
-        <Title text=format!("{} · {}", st.title, t.product) />
+        <Title text=format!("{heading} · {} · {}", st.title, t.product) />
         <Frame>
             <h1>{st.title}</h1>
-            <p>
-                <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
-            </p>
-            <SettingsBody />
+            <nav class="tabs" id="settings-tabs" aria-label=st.title>
+                {tabs.into_iter().filter(|(_, _, shown)| *shown).map(|(href, label, _)| tab(href, label)).collect_view()}
+            </nav>
+            {children()}
         </Frame>
     }
 }
 
-/// Alerts, two-step sign-in, people, API tokens and Control's identity, all
-/// from one reading of the settings. An island (crate::islands), lazy and
-/// preloaded.
+#[component]
+pub fn SettingsPage() -> impl IntoView {
+    let lang = use_lang();
+    view! {
+        <SettingsFrame current="/settings">
+            <p>
+                <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
+            </p>
+            <SettingsBody />
+        </SettingsFrame>
+    }
+}
+
+/// Alerts, two-step sign-in and Control's identity, all from one reading of
+/// the settings. An island (crate::islands), lazy and preloaded.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn SettingsBody() -> impl IntoView {
@@ -50,9 +85,8 @@ fn SettingsBody() -> impl IntoView {
     let st = settings_texts(use_lang());
     let save = ServerAction::<SaveAlertWebhook>::new();
     let test = ServerAction::<SendTestAlert>::new();
-    let people = UserChanges::new();
     let settings = Resource::new(
-        move || (save.version().get(), test.version().get(), people.version()),
+        move || (save.version().get(), test.version().get()),
         |_| settings_screen(),
     );
     view! {
@@ -67,8 +101,6 @@ fn SettingsBody() -> impl IntoView {
             )}
         </section>
         <TwoStepSection settings />
-        <UsersSection settings changes=people />
-        <ApiTokensSection />
         <ControlIdentitySection settings />
     }
 }

@@ -1,17 +1,19 @@
-//! The Users section of Settings, shown to the owner only: invite a person
+//! Settings' People tab, the owner's only: invite a person
 //! with a one-time link (shown once), list people with their role, last
 //! sign-in and open sessions; change a role or the networks they see;
 //! disable, sign out everywhere, reset two-step sign-in or delete after a
-//! confirmation; require two-step sign-in of everyone. For anyone else the section is absent
-//! (the server refuses its calls all the same).
+//! confirmation; require two-step sign-in of everyone. For anyone else the
+//! tab is not shown, and the server refuses its calls (the page answers 403).
 
 use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
+use super::settings::SettingsFrame;
 use super::user_networks::{described, NetworkChoice, NetworkPick};
 use super::LoadError;
-use crate::api::settings::SettingsScreen;
 use crate::api::two_step::{RequireTwoStep, ResetTwoStep};
-use crate::api::users::{ChangeUser, DeleteUser, EndUserSessions, InviteUser};
+use crate::api::users::{
+    people_screen, ChangeUser, DeleteUser, EndUserSessions, InviteUser, PeopleScreen,
+};
 use crate::error::UiError;
 use crate::i18n::two_step::two_step_texts;
 use crate::i18n::users::user_texts;
@@ -29,11 +31,10 @@ enum Ask {
     ResetTwoStep,
 }
 
-/// The actions that change the list of people. The list arrives with the
-/// Settings screen's one call, so Settings creates these and reloads when
-/// any of them has run.
+/// The actions that change the list of people, which is read again when any
+/// of them has run.
 #[derive(Clone, Copy)]
-pub struct UserChanges {
+struct UserChanges {
     change: ServerAction<ChangeUser>,
     end: ServerAction<EndUserSessions>,
     delete: ServerAction<DeleteUser>,
@@ -41,15 +42,9 @@ pub struct UserChanges {
     require: ServerAction<RequireTwoStep>,
 }
 
-impl Default for UserChanges {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 impl UserChanges {
     /// Call inside a component: the actions belong to its reactive owner.
-    pub fn new() -> Self {
+    fn new() -> Self {
         Self {
             change: ServerAction::new(),
             end: ServerAction::new(),
@@ -60,7 +55,7 @@ impl UserChanges {
     }
 
     /// Tracked: changes whenever one of the actions has finished.
-    pub fn version(&self) -> [usize; 5] {
+    fn version(&self) -> [usize; 5] {
         [
             self.change.version().get(),
             self.end.version().get(),
@@ -72,8 +67,27 @@ impl UserChanges {
 }
 
 #[component]
-pub fn UsersSection(
-    settings: Resource<Result<SettingsScreen, UiError>>,
+pub fn PeoplePage() -> impl IntoView {
+    view! {
+        <SettingsFrame current="/settings/people">
+            <PeopleBody />
+        </SettingsFrame>
+    }
+}
+
+/// An island (crate::islands), lazy and preloaded.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn PeopleBody() -> impl IntoView {
+    crate::islands::preload_island("people_body_loader");
+    let changes = UserChanges::new();
+    let people = Resource::new(move || changes.version(), |_| people_screen());
+    view! { <UsersSection people changes /> }
+}
+
+#[component]
+fn UsersSection(
+    people: Resource<Result<PeopleScreen, UiError>>,
     changes: UserChanges,
 ) -> impl IntoView {
     let lang = use_lang();
@@ -265,10 +279,8 @@ pub fn UsersSection(
     view! {
         <Transition fallback=|| ()>
             {move || Suspend::new(async move {
-                match settings.await.map(|screen| (screen.users, screen.networks, screen.second_factor.required)) {
-                    Ok((Some(list), networks, required)) => section(list, networks, required).into_any(),
-                    // Not the owner: the section is not theirs to see.
-                    Ok((None, _, _)) => ().into_any(),
+                match people.await {
+                    Ok(screen) => section(screen.people, screen.networks, screen.two_step_required).into_any(),
                     Err(e) => view! { <section class="card" id="users"><LoadError error=e /></section> }.into_any(),
                 }
             })}

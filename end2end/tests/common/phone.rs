@@ -44,6 +44,8 @@ pub async fn seeded_control() -> (Control, Vec<Screen>) {
         ("job", format!("/jobs/{job}")),
         ("audit", "/audit".to_string()),
         ("settings", "/settings".to_string()),
+        ("settings-people", "/settings/people".to_string()),
+        ("settings-tokens", "/settings/tokens".to_string()),
         ("policy", "/policy".to_string()),
     ]
     .into_iter()
