@@ -219,6 +219,8 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             (Act(ManageUsers), id(ids.user.clone()))
         }
         "require_two_step" => (Act(ManageUsers), Form("required=false".into())),
+        // The People tab's list: a read, but only for those who manage people.
+        "people_screen" => (Act(ManageUsers), none()),
         // Every person's own, in their session: refused by the domain (409,
         // not by role) to the break-glass owner, who has no second factor.
         "begin_two_step" => (Own, none()),
