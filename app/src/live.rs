@@ -1,5 +1,6 @@
-//! Live updates in the browser: one `EventSource` per loaded document listens
-//! to `GET /api/v1/events` and bumps a counter per topic. Screens read the
+//! Live updates in the browser: one `EventSource` per loaded document, opened
+//! by the page's early script (assets/live_stream.js), listens to
+//! `GET /api/v1/events`; the front end bumps a counter per topic. Screens read the
 //! counters in their resources' sources, so a change re-reads just what the
 //! screen shows, without a reload. On the server both counters stay 0, so the
 //! first render in the browser matches the server's.
@@ -132,7 +133,7 @@ fn document_live() -> Live {
 }
 
 /// The topics a change event names ([`protocol::live::LiveChange`]), read
-/// with the browser's JSON parser: every page's main module opens the
+/// with the browser's JSON parser: every page's main module listens to the
 /// stream, and serde_json's decoder would be there for this alone.
 #[cfg(feature = "hydrate")]
 fn changed_topics(text: &str) -> Vec<LiveTopic> {
