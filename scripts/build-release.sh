@@ -4,7 +4,8 @@
 #   islands        only the page's interactive parts hydrate (app/src/islands.rs);
 #   --split        each island's code is its own WebAssembly chunk, and the
 #                  forms opened on demand theirs;
-#   --precompress  brotli and gzip beside every asset, sent as they are (http::assets);
+#   --precompress  brotli and gzip beside every asset, sent as they are (http::assets),
+#                  and each island's chunk batch (http::chunk_batch);
 #   hash-files     (workspace leptos metadata) content-hashed names, cached for good.
 # The site's list of hashed names (hash.txt) is copied into the site, so that
 # an image that puts the binary elsewhere still finds it.
@@ -61,6 +62,8 @@ rm -rf "$site/pkg" "$stamp"
 PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --precompress "${flags[@]}"
 find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
 cp "$target/release/hash.txt" "$site/hash.txt"
+# Each island's chunk batch at brotli's best quality (server/src/http/chunk_batch.rs).
+KNOTROUTE_CONTROL_SITE_ROOT="$site" "$target/release/knotroute-control" precompress-batches
 scripts/split-data-check.py "$target/front/wasm32-unknown-unknown/wasm-release/knotroute_frontend.wasm" "$site/pkg"
 if [[ -n "$now" ]]; then
   echo "$now" > "$stamp"

@@ -59,6 +59,11 @@ pub enum Command {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// A step of the release build (scripts/build-release.sh), not an
+    /// operator's command: compresses the site's chunk batches at brotli's
+    /// best quality (http::chunk_batch).
+    #[command(hide = true)]
+    PrecompressBatches,
 }
 
 #[derive(Subcommand, Debug, Clone, PartialEq, Eq)]
@@ -349,6 +354,11 @@ pub(crate) fn public_url(raw: &str) -> Result<url::Url, ConfigError> {
 }
 
 impl Settings {
+    /// The folder with the compiled front end: `--site-root`, else the default.
+    pub fn site_root(&self) -> PathBuf {
+        self.site_root.clone().unwrap_or_else(default_site_root)
+    }
+
     /// Where the data lives; all that `migrate` needs, so it runs without the secrets.
     pub fn database(&self) -> Result<DatabaseTarget, ConfigError> {
         match self
@@ -413,7 +423,7 @@ impl Settings {
             data_dir: self.data.clone(),
             database: self.database()?,
             trusted_proxies: trusted_proxies(self.trust_proxy, self.trusted_proxies.as_deref())?,
-            site_root: self.site_root.clone().unwrap_or_else(default_site_root),
+            site_root: self.site_root(),
             agent_offline_after: chrono::Duration::seconds(self.agent_offline_after.into()),
             metrics_token,
             beacon_check_interval: (self.beacon_check_interval > 0)

@@ -18,6 +18,9 @@ async fn main() -> ExitCode {
         )
         .init();
     let cli = Cli::parse();
+    if cli.command == Some(Command::PrecompressBatches) {
+        return http::chunk_batch::precompress_site(&cli.settings.site_root());
+    }
     if let Some(command) = cli.command.as_ref().filter(|c| **c != Command::Serve) {
         return server::ops::run(command, &cli.settings).await;
     }

@@ -28,7 +28,7 @@ pub struct AppState {
 }
 
 /// The front end's file names (`output-name` in the workspace's leptos metadata).
-const OUTPUT_NAME: &str = "knotroute";
+pub(crate) const OUTPUT_NAME: &str = "knotroute";
 
 impl AppState {
     pub fn new(config: Config, db: DatabaseConnection) -> Self {

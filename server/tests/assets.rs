@@ -249,3 +249,60 @@ on_both_databases!(
         }
     }
 );
+
+on_both_databases!(
+    a_batch_the_build_compressed_is_sent_as_it_is,
+    |backend| async move {
+        let site = hashed_site();
+        // What scripts/build-release.sh runs after the build.
+        assert_eq!(
+            server::http::chunk_batch::precompress_site(site.path()),
+            std::process::ExitCode::SUCCESS
+        );
+        let built: Vec<_> = std::fs::read_dir(site.path().join("pkg/batch-br"))
+            .unwrap()
+            .map(|entry| std::fs::read(entry.unwrap().path()).unwrap())
+            .collect();
+        assert_eq!(built.len(), 1, "one split module, one batch");
+        // What the server would make on demand differs, so the check below
+        // tells the build's answer from it.
+        let mut on_demand = Vec::new();
+        let mut batch = Vec::new();
+        for file in [&b"\0asm-chunk"[..], b"\0asm-own"] {
+            batch.extend_from_slice(&(file.len() as u32).to_le_bytes());
+            batch.extend_from_slice(file);
+        }
+        let params = brotli::enc::BrotliEncoderParams {
+            quality: 9,
+            lgwin: 22,
+            ..Default::default()
+        };
+        brotli::BrotliCompress(&mut &batch[..], &mut on_demand, &params).unwrap();
+        assert_ne!(on_demand, built[0]);
+        let options = common::Options {
+            site_root: Some(site.path().to_path_buf()),
+            ..Default::default()
+        };
+        let c = common::start_with(backend, options).await;
+        let (chunk, own) = (&CHUNK[..11], &OWN[..11]);
+
+        // The module's batch: the build's bytes, which hold the module's files.
+        let br = get(&c, &format!("/pkg/batch/{chunk}.{own}"), "br").await;
+        assert_eq!(br.headers()["content-encoding"], "br");
+        let sent = br.bytes().await.unwrap();
+        assert_eq!(sent.as_ref(), built[0].as_slice());
+        let mut body = Vec::new();
+        brotli::BrotliDecompress(&mut &sent[..], &mut body).unwrap();
+        assert_eq!(
+            unbatch(&body),
+            vec![b"\0asm-chunk".to_vec(), b"\0asm-own".to_vec()]
+        );
+
+        // A list the build did not compress is compressed on demand.
+        let one = get(&c, &format!("/pkg/batch/{own}"), "br").await;
+        assert_eq!(one.status(), 200);
+        let mut body = Vec::new();
+        brotli::BrotliDecompress(&mut &one.bytes().await.unwrap()[..], &mut body).unwrap();
+        assert_eq!(unbatch(&body), vec![b"\0asm-own".to_vec()]);
+    }
+);
