@@ -5,7 +5,7 @@
 
 use super::badges::agent_badge;
 use super::form_errors::FormErrors;
-use super::layout::Frame;
+use super::layout::{Frame, TabLinks};
 use super::revoked_keys::RevokedKeys;
 use super::{loaded, LastSeen};
 use crate::api::infra::{agents_tab, AllowRevokedKey, CreateInstallToken, RevokeInstallToken};
@@ -27,14 +27,12 @@ pub fn when(rfc3339: &str) -> String {
 #[component]
 pub fn InfraTabs(current: &'static str) -> impl IntoView {
     let it = infra_texts(use_lang());
-    let tab = move |href: &'static str, label: &'static str| {
-        view! { <a class="tab" href=href aria-current=(href == current).then_some("page")>{label}</a> }
-    };
     view! {
-        <nav class="tabs" aria-label=it.infra_title>
-            {tab("/infrastructure", it.agents_title)}
-            {tab("/infrastructure/beacons", it.beacons_tab)}
-        </nav>
+        <TabLinks
+            label=it.infra_title
+            current
+            tabs=vec![("/infrastructure", it.agents_title), ("/infrastructure/beacons", it.beacons_tab)]
+        />
     }
 }
 

@@ -114,3 +114,25 @@ pub fn Frame(children: Children) -> impl IntoView {
         <main class="content">{children()}</main>
     }
 }
+
+/// A screen's tabs, each a page of its own: links, the current one marked for
+/// screen readers and the stylesheet (`aria-current`). `id` names the list
+/// for tests and the page's script; `tabs` are (path, label) in order.
+#[component]
+pub fn TabLinks(
+    label: &'static str,
+    current: &'static str,
+    #[prop(optional)] id: Option<&'static str>,
+    tabs: Vec<(&'static str, &'static str)>,
+) -> impl IntoView {
+    view! {
+        <nav class="tabs" id=id aria-label=label>
+            {tabs
+                .into_iter()
+                .map(|(href, text)| {
+                    view! { <a class="tab" href=href aria-current=(href == current).then_some("page")>{text}</a> }
+                })
+                .collect_view()}
+        </nav>
+    }
+}

@@ -9,7 +9,7 @@ use super::badges::alert_badge;
 use super::confirm::ConfirmDialog;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
-use super::layout::Frame;
+use super::layout::{Frame, TabLinks};
 use super::loaded;
 use super::two_step::TwoStepSection;
 use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
@@ -31,9 +31,6 @@ pub fn SettingsFrame(current: &'static str, children: Children) -> impl IntoView
     let lang = use_lang();
     let t = texts(lang);
     let st = settings_texts(lang);
-    let tab = move |href: &'static str, label: &'static str| {
-        view! { <a class="tab" href=href aria-current=(href == current).then_some("page")>{label}</a> }
-    };
     let tabs = [
         ("/settings", st.general_tab, true),
         (
@@ -55,9 +52,12 @@ pub fn SettingsFrame(current: &'static str, children: Children) -> impl IntoView
         <Title text=format!("{heading} · {} · {}", st.title, t.product) />
         <Frame>
             <h1>{st.title}</h1>
-            <nav class="tabs" id="settings-tabs" aria-label=st.title>
-                {tabs.into_iter().filter(|(_, _, shown)| *shown).map(|(href, label, _)| tab(href, label)).collect_view()}
-            </nav>
+            <TabLinks
+                label=st.title
+                current
+                id="settings-tabs"
+                tabs=tabs.into_iter().filter(|(_, _, shown)| *shown).map(|(href, label, _)| (href, label)).collect()
+            />
             {children()}
         </Frame>
     }
