@@ -11,6 +11,7 @@ pub mod error;
 pub mod i18n;
 pub mod islands;
 pub mod live;
+pub mod live_region;
 mod pages;
 pub mod screen_split;
 
@@ -20,18 +21,22 @@ use i18n::Lang;
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
-use leptos_router::{path, Lazy, LazyRoute};
+use leptos_router::{path, Lazy, LazyRoute, SsrMode};
 use protocol::actions::{ActionKind, Allowed};
 
 /// Holds the presses and form submissions made before the page has
 /// hydrated, and makes them again once it has, with what was typed meanwhile;
-/// keeps the current screen's link in view in the main navigation; and opens
-/// the live updates' stream (crate::live). All three work before the
-/// WebAssembly arrives, so they come with the server's HTML, in one script.
+/// keeps the current screen's link in view in the main navigation; opens the
+/// live updates' stream (crate::live); and draws again the parts of a page
+/// that follow it without WebAssembly (crate::live_region). All of it works
+/// before the WebAssembly arrives, so it comes with the server's HTML, in one
+/// script.
 const EARLY_PAGE_JS: &str = concat!(
+    include_str!("assets/after_hydration.js"),
     include_str!("assets/before_hydration.js"),
     include_str!("assets/main_nav.js"),
-    include_str!("assets/live_stream.js")
+    include_str!("assets/live_stream.js"),
+    include_str!("assets/live_regions.js")
 );
 
 /// The HTML document around the app; the server renders it for every page.
@@ -236,7 +241,8 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=pages::NotFoundPage>
                 <Route path=path!("/login") view=pages::login::LoginPage />
-                <Route path=path!("/") view={Lazy::<OverviewScreen>::new()} />
+                // Rendered whole before it is sent: its live region is drawn again from the page's HTML (crate::live_region).
+                <Route path=path!("/") view={Lazy::<OverviewScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/networks") view={Lazy::<NetworksScreen>::new()} />
                 <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />

@@ -51,15 +51,25 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
     b.forget_problems();
     b.sign_in(base).await;
 
-    // The Overview's counts and lists are an island that re-reads on live
-    // updates: an Agent that enrolls while it is open is counted, no reload.
+    // The Overview's counts and lists are no island: a live region the page's
+    // early script draws again from the server's HTML on live updates
+    // (app::live_region). An Agent that enrolls while it is open is counted,
+    // no reload.
     assert_eq!(
-        page.locator("leptos-island[data-component^='OverviewLive'] #count-agents")
+        page.locator("#overview-live[data-live-region='agents jobs'] #count-agents")
             .count()
             .await
             .unwrap(),
         1,
-        "the Overview's counts are an island"
+        "the Overview's counts are a live region"
+    );
+    assert_eq!(
+        page.locator("leptos-island #count-agents")
+            .count()
+            .await
+            .unwrap(),
+        0,
+        "the Overview's counts need no island"
     );
     b.wait_visible("#live-status[data-live='on']").await;
     let agents_online = page.locator("#count-agents .stat-value");

@@ -23,6 +23,15 @@ pub enum LiveTopic {
 }
 
 impl LiveTopic {
+    /// The word a change event names it by (`"agents"`).
+    pub fn word(self) -> &'static str {
+        match self {
+            LiveTopic::Agents => "agents",
+            LiveTopic::Jobs => "jobs",
+            LiveTopic::Progress => "progress",
+        }
+    }
+
     /// The topic a word of a change event names (`"agents"`), by the same
     /// rule that writes it, without a JSON decoder: the browser's main
     /// module reads the stream with the browser's own JSON parser.
@@ -57,6 +66,7 @@ mod tests {
         for topic in [LiveTopic::Agents, LiveTopic::Jobs, LiveTopic::Progress] {
             let word = serde_json::to_value(topic).unwrap();
             assert_eq!(LiveTopic::from_word(word.as_str().unwrap()), Some(topic));
+            assert_eq!(topic.word(), word.as_str().unwrap());
         }
         assert_eq!(LiveTopic::from_word("Agents"), None);
         assert_eq!(LiveTopic::from_word(""), None);

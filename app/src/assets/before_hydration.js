@@ -76,11 +76,5 @@
   document.addEventListener("change", onTyped, true);
   document.addEventListener("click", onClick, true);
   document.addEventListener("submit", onSubmit, true);
-  new MutationObserver(function (changes, observer) {
-    if (document.body && document.body.hasAttribute("data-hydrated")) {
-      observer.disconnect();
-      // After the hydration's own effects have run.
-      setTimeout(replay, 0);
-    }
-  }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-hydrated"] });
+  window.knotrouteAfterHydration(replay);
 })();

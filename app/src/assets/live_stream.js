@@ -16,16 +16,10 @@
   }
   source.addEventListener("change", keep);
   window.knotrouteLive = { source: source };
-  new MutationObserver(function (changes, observer) {
-    if (document.body && document.body.hasAttribute("data-hydrated")) {
-      observer.disconnect();
-      source.removeEventListener("change", keep);
-      // After the hydration's own effects have run.
-      setTimeout(function () {
-        kept.forEach(function (data) {
-          source.dispatchEvent(new MessageEvent("change", { data: data }));
-        });
-      }, 0);
-    }
-  }).observe(document.documentElement, { attributes: true, subtree: true, attributeFilter: ["data-hydrated"] });
+  window.knotrouteAfterHydration(function () {
+    source.removeEventListener("change", keep);
+    kept.forEach(function (data) {
+      source.dispatchEvent(new MessageEvent("change", { data: data }));
+    });
+  });
 })();

@@ -12,9 +12,11 @@ use crate::i18n::jobs::jobs_texts;
 use crate::i18n::overview::overview_texts;
 use crate::i18n::texts;
 use crate::live::use_live;
+use crate::live_region::LiveRegion;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use protocol::live::LiveTopic;
 
 #[component]
 fn Card(
@@ -40,18 +42,18 @@ pub fn OverviewPage() -> impl IntoView {
         <Title text=format!("{} · {}", t.overview_title, t.product) />
         <Frame>
             <h1>{t.overview_title}</h1>
-            <OverviewLive />
+            <LiveRegion id="overview-live" topics=&[LiveTopic::Agents, LiveTopic::Jobs]>
+                <OverviewLive />
+            </LiveRegion>
         </Frame>
     }
 }
 
-/// The counts and lists, re-read on every live update. An island
-/// (crate::islands), lazy and preloaded: the code comes beside the main
-/// module, and only to this screen.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// The counts and lists, re-read on every live update: in the full build by
+/// its resources, in the islands build from the server's HTML (a live region,
+/// so that this screen needs no WebAssembly of its own).
+#[component]
 fn OverviewLive() -> impl IntoView {
-    crate::islands::preload_island("overview_live_loader");
     let lang = use_lang();
     let t = texts(lang);
     let live = use_live();
