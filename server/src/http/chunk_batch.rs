@@ -24,6 +24,7 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use data_encoding::HEXLOWER;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeSet, HashMap, VecDeque};
 use std::io::Write;
@@ -186,9 +187,7 @@ fn compress(body: &[u8], quality: u32, window: u32) -> std::io::Result<Vec<u8>> 
 /// A precompressed batch's file name: its list is up to 4.8 KB, longer than a
 /// file name may be, so it is named by the list's SHA-256.
 fn precompressed_name(list: &str) -> String {
-    let digest = Sha256::digest(list.as_bytes());
-    let hex: String = digest.iter().map(|b| format!("{b:02x}")).collect();
-    format!("{hex}.br")
+    format!("{}.br", HEXLOWER.encode(&Sha256::digest(list.as_bytes())))
 }
 
 /// `knotroute-control precompress-batches`, run by scripts/build-release.sh:
