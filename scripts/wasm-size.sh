@@ -60,7 +60,7 @@ print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
 OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
                "job_section": "jobs_screen", "diagnosis_view": "network_screen"}
 ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacons_section", "add_beacon_form": "beacons_section",
-                      "publish_section": "services_body", "job_section": "jobs_body", "diagnosis_view": "diagnose_section"}
+                      "publish_section": "services_body", "job_section": "new_job", "diagnosis_view": "diagnose_section"}
 if not any(k.endswith("_screen") for k in screens):
     OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):

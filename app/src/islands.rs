@@ -5,6 +5,9 @@
 //!
 //! Every screen's interactive parts are islands: a screen's body that reads,
 //! re-reads on live updates or acts is one lazy island, preloaded by the page.
+//! Where a screen only shows what the server read and acts by plain forms
+//! (Overview, Jobs, Infrastructure), its lists are live regions instead
+//! (crate::live_region), and only its forms are islands.
 //! The full build (`scripts/build-release.sh --full`) hydrates the whole page
 //! and routes in the browser; it was the one shipped until the islands build
 //! was faster on a phone (BENCHMARKS.md). Its WebAssembly compiles the

@@ -247,12 +247,12 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
                 <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} />
-                <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} />
+                <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
                 <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
                 <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} />
-                <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} />
+                <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
                 <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />

@@ -64,6 +64,20 @@ impl Live {
         self.counter(topic).update(|n| *n += 1);
     }
 
+    /// Counts a change the stream does not announce (a new install token)
+    /// as one of `topic`, so that what follows that topic is drawn again
+    /// now: in the full build the parts that read it, in the islands build
+    /// the page's live regions that name it (crate::live_region).
+    pub fn changed_here(&self, topic: LiveTopic) {
+        #[cfg(feature = "hydrate")]
+        {
+            self.bump(topic);
+            redraw_regions(topic);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = topic;
+    }
+
     /// Holds changes back (a dialog opened).
     pub fn hold(&self) {
         self.held.update(|n| *n += 1);
@@ -151,6 +165,20 @@ fn changed_topics(text: &str) -> Vec<LiveTopic> {
         .filter_map(|word| word.as_string())
         .filter_map(|word| LiveTopic::from_word(&word))
         .collect()
+}
+
+/// Asks the page's early script (assets/live_regions.js) to draw again
+/// the live regions that name `topic`; none in the full build.
+#[cfg(feature = "hydrate")]
+fn redraw_regions(topic: LiveTopic) {
+    use wasm_bindgen::JsCast;
+    let redraw = web_sys::window()
+        .and_then(|w| js_sys::Reflect::get(&w, &"knotrouteRedrawRegions".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let Some(redraw) = redraw {
+        let topics = js_sys::Array::of1(&topic.word().into());
+        let _ = redraw.call1(&wasm_bindgen::JsValue::NULL, &topics);
+    }
 }
 
 /// Listens to the stream the page's early script opened

@@ -1,18 +1,23 @@
 //! Parts of a page that the server renders and that follow live updates
 //! without WebAssembly. In the islands build, a screen that only shows what
-//! the server read (the Overview) needs no island: its part is drawn again
+//! the server read (the Overview; the lists of Jobs and Infrastructure, whose
+//! row actions are plain forms, `pages::plain_action`) needs no island for
+//! it: its part is drawn again
 //! from the server's HTML by the page's early script
 //! (assets/live_regions.js). When a change names one of the region's topics,
 //! the script fetches the page again and puts the region's new contents in
 //! place. The page then loads only the main module, and is interactive as
 //! soon as the frame is.
 //!
+//! An island's action that the live stream does not announce (a new install
+//! token) asks for the regions to be drawn again: [`crate::live::Live::changed_here`].
+//!
 //! The full build hydrates the whole page, so there the region's contents
 //! are ordinary components that re-read on live updates (crate::live), and
 //! the region is a plain `<div>` the script leaves alone.
 //!
 //! A page with a region is rendered whole before it is sent (the route's
-//! `SsrMode::Async`). The script reads the region from the fetched HTML and
+//! `SsrMode::Async`; `server/tests/pages.rs` checks each). The script reads the region from the fetched HTML and
 //! does not run Leptos' streaming scripts.
 
 use crate::islands::IslandsBuild;

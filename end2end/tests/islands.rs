@@ -1,7 +1,8 @@
 //! The islands build of the front end (app/src/islands.rs), the one shipped,
 //! in Chromium: the page hydrates only its islands, and they work: sign-in;
 //! the frame's live indicator (its navigation and sign-out are plain HTML);
-//! the Overview and the job list (re-read on live updates, Cancel); a job's
+//! the Overview and the job list (live regions without an island, Cancel a
+//! plain form; the new-job button an island); a job's
 //! page; the network form (its rules as the admin types, creating a
 //! network); and Diagnose and Delete on a network's page. The other browser
 //! tests run against the same build; end2end/tests/full_build.rs keeps the
@@ -94,11 +95,31 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
     assert_eq!(same, "yes", "the Overview updates without a reload");
     b.screenshot("0-overview-live").await;
 
-    // The job list is an island too: a job queued meanwhile appears, and
-    // Cancel works on it.
+    // The job list is a live region too, its Cancel a plain form; only the
+    // new-job button is an island. A job queued meanwhile appears without a
+    // reload, and Cancel works on it.
     b.goto(&format!("{base}/jobs")).await;
     b.wait_visible("#jobs-empty").await;
+    assert_eq!(
+        page.locator("#jobs-live[data-live-region='jobs progress'] #jobs-empty")
+            .count()
+            .await
+            .unwrap(),
+        1,
+        "the job list is a live region"
+    );
+    assert_eq!(
+        page.locator("leptos-island[data-component^='NewJob'] #open-new-job")
+            .count()
+            .await
+            .unwrap(),
+        1,
+        "the new-job button is an island"
+    );
     b.wait_visible("#live-status[data-live='on']").await;
+    page.evaluate::<(), ()>("() => { window.__sameDocument = 'yes'; }", None)
+        .await
+        .unwrap();
     let job = common::queue_restart(base, &agent.id(), "sidecar-web").await;
     let job_status = format!(".job-row[data-job='{job}'] .badge");
     expect(page.locator(job_status.clone()))
@@ -106,6 +127,19 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
         .to_have_text("pending")
         .await
         .unwrap();
+    let same = page
+        .evaluate::<(), String>("() => window.__sameDocument || 'reloaded'", None)
+        .await
+        .unwrap();
+    assert_eq!(same, "yes", "the job list updates without a reload");
+    assert_eq!(
+        page.locator("leptos-island .job-row")
+            .count()
+            .await
+            .unwrap(),
+        0,
+        "the job list needs no island"
+    );
     page.locator(format!(".job-row[data-job='{job}'] .cancel-job"))
         .click(None)
         .await
@@ -115,6 +149,12 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
         .to_have_text("cancelled")
         .await
         .unwrap();
+    assert!(
+        // server_fn's redirect leaves an empty query ("/jobs?").
+        page.url().trim_end_matches('?').ends_with("/jobs"),
+        "Cancel leads back to the list: {}",
+        page.url()
+    );
 
     // A job's own page is an island: Cancel there too.
     let job = common::queue_restart(base, &agent.id(), "sidecar-web").await;

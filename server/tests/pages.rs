@@ -209,3 +209,29 @@ on_both_databases!(
         assert!(html.contains(r#"method="post""#) && html.contains(r#"action="/ui/sign_in""#));
     }
 );
+
+on_both_databases!(
+    screens_with_live_regions_are_rendered_whole_before_they_are_sent,
+    |backend| async move {
+        // The page's early script draws a live region again from the page's
+        // HTML as fetched (app::live_region): a page streamed in parts would
+        // hold only the region's "Loading…" placeholder there, and the
+        // region would be drawn as that. So these routes render whole.
+        let c = common::signed_in(backend).await;
+        for (path, region) in [
+            ("/", "overview-live"),
+            ("/jobs", "jobs-live"),
+            ("/infrastructure", "agents-live"),
+            ("/infrastructure", "agent-tokens-live"),
+        ] {
+            let html = c.page_in(path, "en").await;
+            let start = html
+                .find(&format!("id=\"{region}\""))
+                .unwrap_or_else(|| panic!("{path}: no {region}"));
+            assert!(
+                !html[start..].contains("Loading…"),
+                "{path}: {region} holds a placeholder"
+            );
+        }
+    }
+);

@@ -142,17 +142,7 @@ on_both_databases!(
         ];
 
         // The markers do show where they should, so their absence below means something.
-        let session_cookie = {
-            let r = reqwest::Client::new()
-                .post(c.url("/api/v1/session"))
-                .header("origin", &c.base)
-                .json(&json!({"password": common::PASSWORD}))
-                .send()
-                .await
-                .unwrap();
-            let cookie = r.headers()["set-cookie"].to_str().unwrap().to_string();
-            cookie.split(';').next().unwrap().to_string()
-        };
+        let session_cookie = common::session_cookie(&c).await;
         let signed_in = raw_request(
             c.addr,
             "/infrastructure",

@@ -169,20 +169,6 @@ on_both_databases!(
     }
 );
 
-/// Signs in with a client that keeps no cookies and returns the session cookie.
-async fn session_cookie(c: &common::Control) -> String {
-    let r = reqwest::Client::new()
-        .post(c.url("/api/v1/session"))
-        .header("origin", &c.base)
-        .json(&json!({"password": common::PASSWORD}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(r.status(), 200);
-    let cookie = r.headers()["set-cookie"].to_str().unwrap();
-    cookie.split(';').next().unwrap().to_string()
-}
-
 /// A PUT written byte for byte (an HTTP client would refuse or tidy some of
 /// these headers); returns the status and the JSON body.
 async fn raw_put(
@@ -215,7 +201,7 @@ on_both_databases!(
         let c = common::signed_in(backend).await;
         let (id, _) = new_profile(&c, json!({"name": "Target"})).await;
         let path = format!("/api/v1/networks/{id}");
-        let cookie = session_cookie(&c).await;
+        let cookie = common::session_cookie(&c).await;
         let body = r#"{"name":"Changed"}"#;
         // If-Match lines that name no single strong version (the profile is at 1).
         let if_match: &[&[u8]] = &[

@@ -76,8 +76,11 @@ on_both_databases!(
         let html = infrastructure_page(&c).await;
         assert!(html.contains("Revoked keys"));
         assert!(
-            html.contains(&format!(r#"data-agent="{}" class="allow-key""#, a.id())),
-            "an Allow again button for the key"
+            html.contains(&format!(
+                r#"href="/infrastructure?allow_key={}#confirm-allow""#,
+                a.id()
+            )),
+            "an Allow again link for the key, to its confirmation"
         );
         let r = c
             .post_json(&format!("/api/v1/revoked-keys/{}/allow", a.id()), json!({}))
@@ -114,7 +117,7 @@ on_both_databases!(
             html.contains("Delete the Agent first"),
             "no Allow button yet"
         );
-        assert!(!html.contains(r#"class="allow-key""#));
+        assert!(!html.contains("allow-key"));
         let allow = format!("/api/v1/revoked-keys/{}/allow", a.id());
         let (status, body) = refusal(c.post_json(&allow, json!({})).await).await;
         assert_eq!(

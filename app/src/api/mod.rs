@@ -109,13 +109,33 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             UiError::Internal | UiError::ServerFn(_) => StatusCode::INTERNAL_SERVER_ERROR,
         };
         if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-            response.set_status(status);
+            // A plain form's post is answered by a redirect back to its page
+            // with the refusal in the address (pages::plain_action); a status
+            // set here would replace that redirect, and the browser would
+            // show the refusal's JSON instead of the page.
+            if !is_plain_form_post() {
+                response.set_status(status);
+            }
             if let UiError::Unavailable { retry_after_secs } = e {
                 response.insert_header(http::header::RETRY_AFTER, (*retry_after_secs).into());
             }
         }
     }
     result
+}
+
+/// Whether the request is a plain HTML form's post, which server_fn and
+/// leptos_axum answer with a redirect: by the same test they use, an
+/// `Accept` that takes HTML.
+#[cfg(feature = "ssr")]
+fn is_plain_form_post() -> bool {
+    use_context::<http::request::Parts>().is_some_and(|request| {
+        request
+            .headers
+            .get(http::header::ACCEPT)
+            .and_then(|accept| accept.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"))
+    })
 }
 
 #[cfg(feature = "ssr")]

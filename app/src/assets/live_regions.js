@@ -7,7 +7,6 @@
 // missed, so its reopening draws the regions again.
 (function () {
   var live = window.knotrouteLive;
-  if (!live) return;
   var busy = false;
   var again = false;
 
@@ -54,6 +53,14 @@
       });
   }
 
+  // An island's action the stream does not announce (a new install token)
+  // draws the regions that name its topics (app::live::Live::changed_here).
+  window.knotrouteRedrawRegions = function (topics) {
+    var shown = regions(Array.prototype.slice.call(topics));
+    if (shown.length) redraw(shown);
+  };
+
+  if (!live) return;
   live.source.addEventListener("change", function (e) {
     // Events told again once the page has hydrated (live_stream.js) were
     // drawn when they came.

@@ -6,16 +6,20 @@
 use super::badges::agent_badge;
 use super::form_errors::FormErrors;
 use super::layout::{Frame, TabLinks};
+use super::plain_action::{refusal_in_address, RowAction};
 use super::revoked_keys::RevokedKeys;
 use super::{loaded, LastSeen};
 use crate::api::infra::{agents_tab, AllowRevokedKey, CreateInstallToken, RevokeInstallToken};
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use protocol::actions::ActionKind;
 use protocol::api::{CreatedInstallToken, NewInstallToken, INSTALL_TOKEN_DEFAULT_HOURS};
+use protocol::live::LiveTopic;
 
 /// "2026-11-30T04:21:41Z" → "2026-11-30 04:21:41 UTC": readable without JavaScript.
 pub fn when(rfc3339: &str) -> String {
@@ -43,49 +47,50 @@ pub fn InfrastructurePage() -> impl IntoView {
     let it = infra_texts(lang);
     let query = leptos_router::hooks::use_query_map();
     let after = Memo::new(move |_| query.read().get("agents_after").filter(|s| !s.is_empty()));
+    // The Agent whose revoked key the admin is asked to confirm letting back in.
+    let allow = Memo::new(move |_| query.read().get("allow_key").filter(|s| !s.is_empty()));
+    let refusal = move || {
+        refusal_in_address(
+            &query.read(),
+            &[RevokeInstallToken::PATH, AllowRevokedKey::PATH],
+        )
+        .map(|e| e.message(lang))
+    };
     view! {
         <Title text=format!("{} · {}", it.infra_title, t.product) />
         <Frame>
             <h1>{it.infra_title}</h1>
             <p class="muted">{it.infra_intro}</p>
             <InfraTabs current="/infrastructure" />
+            <p class="field-error" role="alert" id="infra-action-error">{refusal}</p>
             // Drawn again when the full build's client router changes the
             // query in place (the pager's links).
-            {move || view! { <AgentsTab after=after.get() /> }}
+            {move || view! { <AgentsTab after=after.get() allow=allow.get() /> }}
         </Frame>
     }
 }
 
 /// The Agents, Add agent, the install tokens, the revoked keys and the
-/// enrollment log, re-read when an Agent changes or after an action of the
-/// tab's. An island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn AgentsTab(after: Option<String>) -> impl IntoView {
-    crate::islands::preload_island("agents_tab_loader");
+/// enrollment log. Only Add agent is an island: the lists are live regions
+/// (crate::live_region), drawn again from the server's HTML when an Agent
+/// changes, and their actions plain forms (`plain_action`), after which the
+/// page comes back as it now is.
+#[component]
+fn AgentsTab(after: Option<String>, allow: Option<String>) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = infra_texts(lang);
     let live = crate::live::use_live();
-    let after = crate::islands::prop_reader(after);
-    let revoke = ServerAction::<RevokeInstallToken>::new();
-    let create = ServerAction::<CreateInstallToken>::new();
-    let allow = ServerAction::<AllowRevokedKey>::new();
-    // The whole tab in one call, read again when an Agent changes or after
-    // any action of the tab's.
+    let after = StoredValue::new(after);
+    let after = move || after.get_value();
+    // The whole tab in one call, read again when an Agent changes (the full
+    // build; the islands build draws the regions again).
     let tab = Resource::new(
-        move || {
-            (
-                after(),
-                live.agents(),
-                revoke.version().get(),
-                create.version().get(),
-                allow.version().get(),
-            )
-        },
+        move || (after(), live.agents()),
         |(after, ..)| agents_tab(after),
     );
     view! {
+        <LiveRegion id="agents-live" topics=&[LiveTopic::Agents]>
         <h2 id="agents">{it.agents_title}</h2>
         {loaded(
             move || async move { tab.await.map(|tab| tab.agents) },
@@ -160,12 +165,12 @@ fn AgentsTab(after: Option<String>) -> impl IntoView {
             },
         )}
 
-        {may(ActionKind::ManageInstallTokens).then(|| view! { <AddAgentForm create /> })}
+        </LiveRegion>
 
+        {may(ActionKind::ManageInstallTokens).then(|| view! { <AddAgent /> })}
+
+        <LiveRegion id="agent-tokens-live" topics=&[LiveTopic::Agents]>
         <h2 id="install-tokens">{it.tokens_title}</h2>
-        <p class="field-error" role="alert">
-            {move || revoke.value().get().and_then(|r| r.err()).map(|e| e.message(lang))}
-        </p>
         {loaded(
             move || async move { tab.await.map(|tab| tab.install_tokens) },
             move |answer| {
@@ -191,11 +196,7 @@ fn AgentsTab(after: Option<String>) -> impl IntoView {
                                         <td data-label=it.col_used_by>{tok.used_by.unwrap_or_default()}</td>
                                         <td>
                                             {revocable.then(|| view! {
-                                                <button type="button" class="revoke-token"
-                                                    disabled=move || revoke.pending().get()
-                                                    on:click=move |_| { revoke.dispatch(RevokeInstallToken { id: id.clone() }); }>
-                                                    {it.revoke}
-                                                </button>
+                                                <RowAction action=RevokeInstallToken::PATH id=id.to_string() class="revoke-token" label=it.revoke />
                                             })}
                                         </td>
                                     </tr>
@@ -282,13 +283,26 @@ fn AgentsTab(after: Option<String>) -> impl IntoView {
                 }
             },
         )}
+        </LiveRegion>
     }
 }
 
-/// Add agent: creates an install token and shows its snippets once.
-#[component]
-fn AddAgentForm(create: ServerAction<CreateInstallToken>) -> impl IntoView {
+/// Add agent: creates an install token and shows its snippets once. An
+/// island (crate::islands), lazy and preloaded; the new token's row comes
+/// with the live regions drawn again.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn AddAgent() -> impl IntoView {
+    crate::islands::preload_island("add_agent_loader");
     let lang = use_lang();
+    let create = ServerAction::<CreateInstallToken>::new();
+    // The new token's row: the stream does not announce tokens.
+    let live = crate::live::use_live();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = create.value().get() {
+            live.changed_here(LiveTopic::Agents);
+        }
+    });
     let it = infra_texts(lang);
     let name = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());

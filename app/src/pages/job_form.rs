@@ -103,7 +103,10 @@ fn payload(kind: &str, f: &Fields) -> Value {
 /// The form with its Agent and profile lists, as its own WebAssembly chunk:
 /// the Jobs screen loads without it.
 #[lazy]
-pub async fn job_section(create: ServerAction<CreateJob>, draft: JobDraft) -> AnyView {
+pub async fn job_section(draft: JobDraft) -> AnyView {
+    // Made here, in the form's own chunk, so that the screen's island does
+    // not carry the server-function client.
+    let create = ServerAction::<CreateJob>::new();
     let form = move |agents, networks, searching| {
         view! { <JobForm agents networks searching create draft /> }.into_any()
     };

@@ -8,16 +8,20 @@ use super::job_form::{job_section, JobDraft};
 use super::layout::Frame;
 use super::loaded;
 use super::on_demand::OnDemand;
-use crate::api::jobs::{list_jobs, CancelJob, CreateJob, JobQuery, RetryJob};
+use super::plain_action::{refusal_in_address, RowAction};
+use crate::api::jobs::{list_jobs, CancelJob, JobQuery, RetryJob};
 use crate::api::list_networks;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
-use protocol::api::JobView;
+use protocol::api::{JobView, NetworkProfile};
+use protocol::live::LiveTopic;
 use protocol::JobStatus;
 
 /// Why the last Cancel or Retry was refused, for the page's alert line.
@@ -36,6 +40,10 @@ pub fn cancel_or_retry_refusal(
     }
 }
 
+/// The screen. Only the new-job form is an island; the filters are a plain
+/// GET form, and the list a live region whose Cancel and Retry are plain
+/// forms (`plain_action`), so the screen's first load needs no WebAssembly
+/// of its own but the form's button.
 #[component]
 pub fn JobsPage() -> impl IntoView {
     let lang = use_lang();
@@ -54,175 +62,198 @@ pub fn JobsPage() -> impl IntoView {
             after: param("after"),
         }
     });
+    let refusal = move || {
+        refusal_in_address(&params.read(), &[CancelJob::PATH, RetryJob::PATH])
+            .map(|e| e.message(lang))
+    };
     view! {
         <Title text=format!("{} · {}", jt.jobs_title, t.product) />
         <Frame>
             <h1>{jt.jobs_title}</h1>
             <p class="muted">{jt.jobs_intro}</p>
+            {may(ActionKind::RunJobs).then(|| view! { <NewJob /> })}
             // Drawn again when the full build's client router changes the
             // query in place (the pager's links).
-            {move || view! { <JobsBody query=query.get() /> }}
+            {move || view! { <JobFilters query=query.get() /> }}
+            <p class="field-error" role="alert" id="job-action-error">{refusal}</p>
+            <LiveRegion id="jobs-live" topics=&[LiveTopic::Jobs, LiveTopic::Progress]>
+                {move || view! { <JobList query=query.get() /> }}
+            </LiveRegion>
         </Frame>
     }
 }
 
-/// The new-job form, the filters and the list, re-read on live updates and
-/// after Cancel, Retry or a new job. An island (crate::islands), lazy and
-/// preloaded.
+/// The new-job form behind its button. An island (crate::islands), lazy and
+/// preloaded; the form itself, with its server-function client, is fetched
+/// on the first press (`job_section`). The list shows the new job through
+/// the live stream.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn JobsBody(query: JobQuery) -> impl IntoView {
-    crate::islands::preload_island("jobs_body_loader");
+fn NewJob() -> impl IntoView {
+    crate::islands::preload_island("new_job_loader");
+    let jt = jobs_texts(use_lang());
+    let draft = JobDraft::new();
+    let form_open = RwSignal::new(false);
+    view! {
+        <section class="card" id="new-job">
+            <h2>{jt.new_job}</h2>
+            <OnDemand id="open-new-job" label=jt.new_job open=form_open load=move || job_section(draft) />
+        </section>
+    }
+}
+
+/// The filters: a plain GET form, filled in from the address.
+#[component]
+fn JobFilters(query: JobQuery) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let jt = jobs_texts(lang);
-    let query = StoredValue::new(query);
-    let status = move || query.with_value(|q| q.status.clone());
-    let agent = move || query.with_value(|q| q.agent_id.clone());
-    let kind = move || query.with_value(|q| q.kind.clone());
-    let network = move || query.with_value(|q| q.network_id.clone());
-    let after = move || query.with_value(|q| q.after.clone());
-    let query = move || query.get_value();
-    let cancel = ServerAction::<CancelJob>::new();
-    let retry = ServerAction::<RetryJob>::new();
-    let create = ServerAction::<CreateJob>::new();
-    let live = crate::live::use_live();
-    let jobs = Resource::new(
-        move || {
-            (
-                query(),
-                (
-                    cancel.version().get(),
-                    retry.version().get(),
-                    create.version().get(),
-                    (live.jobs(), live.progress()),
-                ),
-            )
-        },
-        |(query, _)| list_jobs(query),
-    );
-    let draft = JobDraft::new();
-    let form_open = RwSignal::new(false);
+    let shows_probe_runs = query.shows_probe_runs();
+    let JobQuery {
+        status,
+        agent_id,
+        kind,
+        network_id: network,
+        ..
+    } = query;
     // The filter offers the first profiles; one named in the address is kept.
     let networks = Resource::new(|| (), |_| list_networks(None, None));
-    let action_error = cancel_or_retry_refusal(cancel, retry, lang);
+    let status_options = JobStatus::ALL
+        .into_iter()
+        .map(|s| {
+            let selected = status.as_deref() == Some(s.as_str());
+            view! { <option value=s.as_str() selected=selected>{s.as_str()}</option> }
+        })
+        .collect_view();
+    let kind_options = protocol::jobs::JobPayload::KINDS
+        .iter()
+        .map(|k| {
+            let selected = kind.as_deref() == Some(*k);
+            view! { <option value=*k selected=selected>{jt.kind(k)}</option> }
+        })
+        .collect_view();
+    let any_status = status.is_none();
+    let any_kind = kind.is_none();
+    let any_network = network.is_none();
     view! {
-        {may(ActionKind::RunJobs).then(|| view! {
-            <section class="card" id="new-job">
-                <h2>{jt.new_job}</h2>
-                <OnDemand id="open-new-job" label=jt.new_job open=form_open load=move || job_section(create, draft) />
-            </section>
-        })}
-
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-        {move || Suspend::new(async move {
-        let network_options = networks
-            .await
-            .map(|page| {
-                let chosen = network();
-                let listed = page.items.iter().any(|n| Some(n.id.as_str()) == chosen.as_deref());
-                let unlisted = chosen
-                    .filter(|_| !listed)
-                    .map(|id| view! { <option value=id.clone() selected=true>{id.clone()}</option> });
-                let options = page
-                    .items
-                    .into_iter()
-                    .map(|n| {
-                        let id = n.id.to_string();
-                        let selected = network().as_deref() == Some(id.as_str());
-                        view! { <option value=id.clone() selected=selected>{n.name}" ("{id.clone()}")"</option> }
-                    })
-                    .collect_view();
-                view! { {unlisted}{options} }
-            })
-            .ok();
-        view! {
         <form method="get" action="/jobs" class="filters" id="job-filters">
             <label for="filter-status">{jt.filter_status}</label>
             <select id="filter-status" name="status">
-                <option value="" selected=move || status().is_none()>{jt.any}</option>
-                {JobStatus::ALL
-                    .into_iter()
-                    .map(|s| view! {
-                        <option value=s.as_str() selected=move || status().as_deref() == Some(s.as_str())>{s.as_str()}</option>
-                    })
-                    .collect_view()}
+                <option value="" selected=any_status>{jt.any}</option>
+                {status_options}
             </select>
             <label for="filter-kind">{jt.col_kind}</label>
             <select id="filter-kind" name="kind">
-                <option value="" selected=move || kind().is_none()>{jt.any}</option>
-                {protocol::jobs::JobPayload::KINDS
-                    .iter()
-                    .map(|k| view! { <option value=*k selected=move || kind().as_deref() == Some(*k)>{jt.kind(k)}</option> })
-                    .collect_view()}
+                <option value="" selected=any_kind>{jt.any}</option>
+                {kind_options}
             </select>
             <label for="filter-agent">{jt.filter_agent}</label>
-            <input id="filter-agent" name="agent_id" placeholder="ka_…" prop:value=move || agent().unwrap_or_default() />
+            <input id="filter-agent" name="agent_id" placeholder="ka_…" value=agent_id.unwrap_or_default() />
             <label for="filter-network">{jt.filter_network}</label>
             <select id="filter-network" name="network_id">
-                <option value="" selected=move || network().is_none()>{jt.any}</option>
-                {network_options}
+                <option value="" selected=any_network>{jt.any}</option>
+                <Transition fallback=move || view! { <option value="" disabled=true>{t.loading}</option> }>
+                    {move || {
+                        let network = network.clone();
+                        Suspend::new(async move {
+                            networks.await.ok().map(|page| network_options(page.items, network))
+                        })
+                    }}
+                </Transition>
             </select>
             <label class="check" for="filter-probes">
-                <input type="checkbox" id="filter-probes" name="probes" value="shown"
-                    prop:checked=move || query().shows_probe_runs() />
+                <input type="checkbox" id="filter-probes" name="probes" value="shown" checked=shows_probe_runs />
                 {jt.show_probe_runs}
             </label>
             <button type="submit">{jt.apply_filter}</button>
         </form>
-        }
-        })}
-        </Transition>
-        <p class="field-error" role="alert">{action_error}</p>
-
-        {loaded(
-            move || async move { jobs.await },
-            move |answer| {
-                let filtered = query().is_filtered();
-                match answer {
-                    page if page.items.is_empty() && after().is_none() => {
-                        let text = if filtered { jt.jobs_empty_filtered } else { jt.jobs_empty };
-                        view! { <p class="empty" id="jobs-empty">{text}</p> }.into_any()
-                    }
-                    page => {
-                        let rows = page
-                            .items
-                            .into_iter()
-                            .map(|job| view! { <JobRow job cancel retry /> })
-                            .collect_view();
-                        let filter = query().filter_query();
-                        let first = format!("/jobs?{filter}");
-                        view! {
-                            <table class="list" id="jobs-table">
-                                <thead><tr>
-                                    <th scope="col">{jt.col_created}</th>
-                                    <th scope="col">{jt.filter_agent}</th>
-                                    <th scope="col">{jt.col_kind}</th>
-                                    <th scope="col">{jt.filter_status}</th>
-                                    <th scope="col">{jt.col_result}</th>
-                                    <th scope="col"></th>
-                                </tr></thead>
-                                <tbody>{rows}</tbody>
-                            </table>
-                            <nav class="pager" aria-label="Pages">
-                                {after().map(|_| view! { <a href=first.clone()>{t.first_page}</a> })}
-                                {page.next.map(|c| view! { <a href=format!("/jobs?{filter}after={c}") rel="next">{t.next_page}</a> })}
-                            </nav>
-                        }
-                            .into_any()
-                    }
-                }
-            },
-        )}
     }
 }
 
+/// The network filter's options: the listed profiles, and the one the
+/// address names if it is not among them.
+fn network_options(items: Vec<NetworkProfile>, chosen: Option<String>) -> impl IntoView {
+    let listed = items
+        .iter()
+        .any(|n| Some(n.id.as_str()) == chosen.as_deref());
+    let unlisted = chosen
+        .clone()
+        .filter(|_| !listed)
+        .map(|id| view! { <option value=id.clone() selected=true>{id.clone()}</option> });
+    let options = items
+        .into_iter()
+        .map(|n| {
+            let id = n.id.to_string();
+            let selected = chosen.as_deref() == Some(id.as_str());
+            view! { <option value=id.clone() selected=selected>{n.name}" ("{id.clone()}")"</option> }
+        })
+        .collect_view();
+    view! { {unlisted}{options} }
+}
+
+/// The list, newest first, paged. In the islands build the server draws it
+/// and the live region draws it again; the full build re-reads it on live
+/// updates.
 #[component]
-fn JobRow(
-    job: JobView,
-    cancel: ServerAction<CancelJob>,
-    retry: ServerAction<RetryJob>,
-) -> impl IntoView {
+fn JobList(query: JobQuery) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let jt = jobs_texts(lang);
+    let query = StoredValue::new(query);
+    let after = move || query.with_value(|q| q.after.clone());
+    let query = move || query.get_value();
+    let live = crate::live::use_live();
+    let jobs = Resource::new(
+        move || (query(), (live.jobs(), live.progress())),
+        |(query, _)| list_jobs(query),
+    );
+    loaded(
+        move || async move { jobs.await },
+        move |answer| {
+            let filtered = query().is_filtered();
+            match answer {
+                page if page.items.is_empty() && after().is_none() => {
+                    let text = if filtered {
+                        jt.jobs_empty_filtered
+                    } else {
+                        jt.jobs_empty
+                    };
+                    view! { <p class="empty" id="jobs-empty">{text}</p> }.into_any()
+                }
+                page => {
+                    let rows = page
+                        .items
+                        .into_iter()
+                        .map(|job| view! { <JobRow job /> })
+                        .collect_view();
+                    let filter = query().filter_query();
+                    let first = format!("/jobs?{filter}");
+                    view! {
+                        <table class="list" id="jobs-table">
+                            <thead><tr>
+                                <th scope="col">{jt.col_created}</th>
+                                <th scope="col">{jt.filter_agent}</th>
+                                <th scope="col">{jt.col_kind}</th>
+                                <th scope="col">{jt.filter_status}</th>
+                                <th scope="col">{jt.col_result}</th>
+                                <th scope="col"></th>
+                            </tr></thead>
+                            <tbody>{rows}</tbody>
+                        </table>
+                        <nav class="pager" aria-label="Pages">
+                            {after().map(|_| view! { <a href=first.clone()>{t.first_page}</a> })}
+                            {page.next.map(|c| view! { <a href=format!("/jobs?{filter}after={c}") rel="next">{t.next_page}</a> })}
+                        </nav>
+                    }
+                    .into_any()
+                }
+            }
+        },
+    )
+}
+
+#[component]
+fn JobRow(job: JobView) -> impl IntoView {
     let jt = jobs_texts(use_lang());
     let first_line = job.result.lines().next().unwrap_or("").to_string();
     let id = job.id.clone();
@@ -247,19 +278,11 @@ fn JobRow(
             <td data-label=jt.filter_status><span class=job_badge(job.status)>{job.status.as_str()}</span>{stage}</td>
             <td data-label=jt.col_result class="result" title=job.result.clone()>{first_line}</td>
             <td>
-                {can_cancel.then(|| {
-                    let id = id.clone();
-                    view! {
-                        <button type="button" class="cancel-job" disabled=move || cancel.pending().get()
-                            on:click=move |_| { cancel.dispatch(CancelJob { id: id.clone() }); }>{jt.cancel_job}</button>
-                    }
+                {can_cancel.then(|| view! {
+                    <RowAction action=CancelJob::PATH id=id.to_string() class="cancel-job" label=jt.cancel_job />
                 })}
-                {can_retry.then(|| {
-                    let id = id.clone();
-                    view! {
-                        <button type="button" class="retry-job" disabled=move || retry.pending().get()
-                            on:click=move |_| { retry.dispatch(RetryJob { id: id.clone() }); }>{jt.retry_job}</button>
-                    }
+                {can_retry.then(|| view! {
+                    <RowAction action=RetryJob::PATH id=id.to_string() class="retry-job" label=jt.retry_job />
                 })}
             </td>
         </tr>

@@ -23,6 +23,7 @@ pub mod networks;
 pub mod on_demand;
 pub mod onboarding;
 pub mod overview;
+pub mod plain_action;
 pub mod policy;
 pub mod probe;
 pub mod revoked_keys;

@@ -1,42 +1,46 @@
 //! Revoked keys, on the Infrastructure screen: the keys refused at enrollment
 //! even after their Agent is deleted, each with "Allow again" behind a
 //! confirmation that says what it lets back in.
+//!
+//! Without WebAssembly: "Allow again" is a link to the same page with the
+//! key named in the address (`allow_key`), which the server renders with the
+//! confirmation under the list; its button is a plain form
+//! (`plain_action`), its Cancel a link back.
 
-use super::confirm::ConfirmDialog;
 use super::infrastructure::when;
 use super::loaded;
+use super::plain_action::RowAction;
 use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use protocol::actions::ActionKind;
+use protocol::api::RevokedKeyView;
+
+/// The address that asks to confirm letting `agent_id`'s key in again.
+fn confirm_href(agent_id: &str) -> String {
+    format!(
+        "/infrastructure?{}#confirm-allow",
+        url::form_urlencoded::Serializer::new(String::new())
+            .append_pair("allow_key", agent_id)
+            .finish()
+    )
+}
 
 #[component]
 pub fn RevokedKeys(
-    /// The Agents tab's data, read again after `allow`.
+    /// The Agents tab's data.
     tab: Resource<Result<AgentsTab, UiError>>,
-    allow: ServerAction<AllowRevokedKey>,
+    /// The key the address asks to confirm letting in again.
+    allow: Option<String>,
 ) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let it = infra_texts(lang);
-    // The key the open dialog is about.
-    let chosen = RwSignal::new(None::<protocol::AgentId>);
-    let open = RwSignal::new(false);
-    let error = Signal::derive(move || {
-        allow
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = allow.value().get() {
-            open.set(false);
-        }
-    });
+    let allow = StoredValue::new(allow);
     view! {
         <h2 id="revoked-keys">{it.revoked_title}</h2>
         <p class="muted">{it.revoked_intro}</p>
@@ -48,11 +52,16 @@ pub fn RevokedKeys(
                         view! { <p class="empty" id="revoked-empty">{it.revoked_empty}</p> }.into_any()
                     }
                     list => {
+                        let may_allow = may(ActionKind::ManageAgents);
+                        // Only a key still listed, and one that may be let in, is asked about.
+                        let asked = allow
+                            .get_value()
+                            .filter(|_| may_allow)
+                            .and_then(|id| list.iter().find(|k| k.agent_id.as_str() == id && !k.record_exists).cloned());
                         let rows = list
                             .into_iter()
                             .map(|k| {
-                                let id = k.agent_id.clone();
-                                let action = if !may(ActionKind::ManageAgents) {
+                                let action = if !may_allow {
                                     ().into_any()
                                 } else if k.record_exists {
                                     // Its record still refuses the key: deleting it comes first.
@@ -60,13 +69,10 @@ pub fn RevokedKeys(
                                     view! { <a href=href class="delete-first">{it.delete_first}</a> }.into_any()
                                 } else {
                                     view! {
-                                        <button type="button" class="allow-key" data-agent=id.to_string()
-                                            on:click=move |_| {
-                                                chosen.set(Some(id.clone()));
-                                                open.set(true);
-                                            }>
+                                        <a href=confirm_href(k.agent_id.as_str()) class="allow-key button"
+                                            data-agent=k.agent_id.to_string()>
                                             {it.allow_again}
-                                        </button>
+                                        </a>
                                     }
                                         .into_any()
                                 };
@@ -90,19 +96,34 @@ pub fn RevokedKeys(
                                 </tr></thead>
                                 <tbody>{rows}</tbody>
                             </table>
+                            {asked.map(|key| view! { <ConfirmAllow key /> })}
                         }
                             .into_any()
                     }
                 }
             },
         )}
-        <ConfirmDialog open title={it.allow_again} explain={it.allow_again_explain}
-            confirm_label={it.allow_again} confirm_id="confirm-allow-key"
-            error pending=allow.pending()
-            on_confirm=move || {
-                if let Some(agent_id) = chosen.get_untracked() {
-                    allow.dispatch(AllowRevokedKey { agent_id });
-                }
-            } />
+    }
+}
+
+/// The confirmation, drawn by the server under the list: what letting the
+/// key in again means, the button that does it and Cancel. Keyboard focus
+/// starts on Cancel, as in the screens' dialogs.
+#[component]
+fn ConfirmAllow(key: RevokedKeyView) -> impl IntoView {
+    let lang = use_lang();
+    let t = texts(lang);
+    let it = infra_texts(lang);
+    view! {
+        <div class="card confirm-inline" id="confirm-allow" role="alertdialog"
+            aria-labelledby="confirm-allow-title" aria-describedby="confirm-allow-explain">
+            <h3 id="confirm-allow-title">{it.allow_again}" "<code class="id">{key.agent_id.to_string()}</code></h3>
+            <p id="confirm-allow-explain">{it.allow_again_explain}</p>
+            <div class="actions">
+                <a href="/infrastructure#revoked-keys" class="button" id="cancel-allow-key" autofocus=true>{t.cancel}</a>
+                <RowAction action=AllowRevokedKey::PATH field="agent_id" id=key.agent_id.to_string()
+                    class="danger" button_id="confirm-allow-key" label=it.allow_again />
+            </div>
+        </div>
     }
 }

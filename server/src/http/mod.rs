@@ -14,6 +14,7 @@ mod invite_text;
 pub mod lang;
 pub mod metrics;
 pub mod paths;
+mod plain_forms;
 pub mod security;
 pub mod sso;
 pub mod throttle;
@@ -110,6 +111,7 @@ pub fn router(state: AppState) -> Router {
         >(context, app::shell))
         // Innermost first: the session gate sees only same-origin writes; every
         // answer, refusals included, carries the security headers.
+        .layer(from_fn(plain_forms::referer_without_old_refusal))
         .layer(from_fn_with_state(state.clone(), auth::require_admin))
         .layer(from_fn_with_state(
             state.clone(),

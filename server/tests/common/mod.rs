@@ -107,6 +107,21 @@ pub async fn start(backend: Backend) -> Control {
 }
 
 /// A Control with the admin already signed in: where most tests begin.
+/// Signs in with a client that keeps no cookies and returns the session
+/// cookie (`name=value`), for requests sent raw.
+pub async fn session_cookie(c: &Control) -> String {
+    let r = reqwest::Client::new()
+        .post(c.url("/api/v1/session"))
+        .header("origin", &c.base)
+        .json(&serde_json::json!({"password": PASSWORD}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200);
+    let cookie = r.headers()["set-cookie"].to_str().unwrap();
+    cookie.split(';').next().unwrap().to_string()
+}
+
 pub async fn signed_in(backend: Backend) -> Control {
     let c = start(backend).await;
     c.sign_in().await;

@@ -1,0 +1,96 @@
+//! Row actions sent as plain HTML forms, so that a list drawn by the server
+//! (a live region, crate::live_region) needs no WebAssembly for them. The
+//! server function answers the form's post with a redirect back to the page
+//! (server_fn's form redirects), which then shows the list as it now is.
+//! When the server function refuses, that redirect names the refusal in the
+//! address (`__path`, `__err`), and the page shows it ([`refusal_in_address`]).
+//!
+//! The post is a state-changing request like any other: the server's
+//! same-origin check (CSRF) and the server function's role check apply.
+
+use crate::error::UiError;
+use leptos::prelude::*;
+use leptos::server_fn::error::ServerFnUrlError;
+use leptos_router::params::ParamsMap;
+
+/// A button that sends `id` to the server function at `action`.
+#[component]
+pub fn RowAction(
+    /// The server function's path (`CancelJob::PATH`).
+    action: &'static str,
+    /// The server function's argument that names what it acts on.
+    #[prop(default = "id")]
+    field: &'static str,
+    /// What it acts on.
+    id: String,
+    /// The button's class, by which tests and styles find it.
+    class: &'static str,
+    /// The button's id, where the page has one such button.
+    #[prop(optional)]
+    button_id: Option<&'static str>,
+    label: &'static str,
+) -> impl IntoView {
+    view! {
+        <form method="post" action=action class="row-action">
+            <input type="hidden" name=field value=id />
+            <button type="submit" class=class id=button_id>{label}</button>
+        </form>
+    }
+}
+
+/// The refusal that one of the server functions at `paths` sent back in the
+/// page's address. An address someone hand-wrote can only name a refusal
+/// the catalogue has: the message is always one of ours.
+pub fn refusal_in_address(query: &ParamsMap, paths: &[&str]) -> Option<UiError> {
+    let path = query.get_str("__path")?;
+    let encoded = query.get_str("__err")?;
+    paths
+        .contains(&path)
+        .then(|| ServerFnUrlError::<UiError>::decode_err(encoded))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use protocol::refusals::Refusal;
+    use protocol::JobStatus;
+
+    fn query(pairs: &[(&str, &str)]) -> ParamsMap {
+        let mut map = ParamsMap::new();
+        for (k, v) in pairs {
+            map.insert(k.to_string(), v.to_string());
+        }
+        map
+    }
+
+    /// The address server_fn writes after a refused form post reads back as
+    /// that refusal, but only for the server functions the page sends to.
+    #[test]
+    fn a_refusal_in_the_address_reads_back_for_the_pages_own_actions() {
+        let refused = UiError::Refused(Refusal::JobState {
+            status: JobStatus::Succeeded,
+        });
+        let url = ServerFnUrlError::new("/ui/cancel_job", refused)
+            .to_url("http://c.example/jobs?status=pending")
+            .unwrap();
+        let map = ParamsMap::from_iter(
+            url.query_pairs()
+                .map(|(k, v)| (k.into_owned(), v.into_owned())),
+        );
+        let read = refusal_in_address(&map, &["/ui/cancel_job", "/ui/retry_job"]);
+        assert!(matches!(
+            read,
+            Some(UiError::Refused(Refusal::JobState { .. }))
+        ));
+        assert!(refusal_in_address(&map, &["/ui/retry_job"]).is_none());
+        assert!(
+            refusal_in_address(&query(&[("status", "pending")]), &["/ui/cancel_job"]).is_none()
+        );
+        // Garbage in the address is not a 500 and not raw text: a generic error.
+        let garbage = query(&[("__path", "/ui/cancel_job"), ("__err", "<script>")]);
+        assert!(matches!(
+            refusal_in_address(&garbage, &["/ui/cancel_job"]),
+            Some(UiError::ServerFn(_))
+        ));
+    }
+}

@@ -1,0 +1,306 @@
+//! Row actions sent as plain HTML forms (app::pages::plain_action): what a
+//! browser sends before or without WebAssembly, sent raw, and the page the
+//! answer leads back to.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::net::SocketAddr;
+
+/// A form post as a browser sends it: same origin, from `referer`, taking HTML.
+async fn post_form(
+    addr: SocketAddr,
+    origin: &str,
+    cookie: &str,
+    path: &str,
+    referer: &str,
+    body: &str,
+) -> common::RawAnswer {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nReferer: {referer}\r\n\
+         Cookie: {cookie}\r\nAccept: text/html,application/xhtml+xml\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        body.len()
+    );
+    common::raw_http(addr, request.as_bytes()).await
+}
+
+async fn get_page(addr: SocketAddr, cookie: &str, target: &str) -> common::RawAnswer {
+    let request = format!(
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+    );
+    common::raw_http(addr, request.as_bytes()).await
+}
+
+/// The text of a page's alert line (`<p … id="{id}">`).
+fn alert_line_of(html: &str, id: &str) -> String {
+    let start = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no {id} in {html}"));
+    let open = start + html[start..].find('>').unwrap() + 1;
+    let close = open + html[open..].find("</p>").unwrap();
+    html[open..close].replace("<!>", "").trim().to_string()
+}
+
+fn alert_line(html: &str) -> String {
+    alert_line_of(html, "job-action-error")
+}
+
+on_both_databases!(
+    the_job_lists_cancel_and_retry_forms_act_and_say_why_when_refused,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let agent = common::SimAgent::with_docker(&c, 31).await;
+        let job = c
+            .queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
+                "payload": {"component_id": "sidecar-web"}}))
+            .await;
+        let id = job["id"].as_str().unwrap().to_string();
+        let cookie = common::session_cookie(&c).await;
+        let list = format!("{}/jobs?status=pending", c.base);
+
+        // The list offers Cancel as a form that needs no script.
+        let page = get_page(c.addr, &cookie, "/jobs").await;
+        assert_eq!(page.status, 200);
+        assert!(
+            page.body.contains("action=\"/ui/cancel_job\"")
+                && page.body.contains(&format!("name=\"id\" value=\"{id}\"")),
+            "{}",
+            page.body
+        );
+
+        // Cancel: back to the list the form was on, the job cancelled.
+        let id_field = format!("id={id}");
+        let done = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
+        assert_eq!(done.status, 302, "{}", done.head);
+        assert_eq!(done.header("location"), vec![list.clone()]);
+        let now: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
+        assert_eq!(now["status"], "cancelled");
+
+        // Again: refused, and the page it leads back to says why.
+        let refused = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
+        assert_eq!(refused.status, 302, "{}", refused.head);
+        let location = refused.header("location")[0].clone();
+        assert!(
+            location.starts_with(&format!("{list}&__path=%2Fui%2Fcancel_job&__err=")),
+            "{location}"
+        );
+        let target = location.strip_prefix(&c.base).unwrap();
+        let page = get_page(c.addr, &cookie, target).await;
+        assert_eq!(page.status, 200);
+        assert_eq!(
+            alert_line(&page.body),
+            "The job is cancelled: only pending or running jobs can be cancelled, only failed or expired ones retried."
+        );
+        // Retry of a cancelled job is refused the same way, from the page
+        // that showed the last refusal: the address then names this one only.
+        let retried = post_form(
+            c.addr,
+            &c.base,
+            &cookie,
+            "/ui/retry_job",
+            &location,
+            &id_field,
+        )
+        .await;
+        assert_eq!(retried.status, 302);
+        let again = retried.header("location")[0].clone();
+        assert!(again.contains("__path=%2Fui%2Fretry_job"), "{again}");
+        assert_eq!(again.matches("__err=").count(), 1, "{again}");
+
+        // Hostile IDs, sent raw: a redirect with a refusal, never a 500,
+        // and the job untouched.
+        for body in [
+            "",
+            "id=",
+            "id=not-an-id",
+            "id=..%2F..%2Fetc%2Fpasswd",
+            "id=%00",
+            "id=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+            "id=1&id=2",
+            &format!("id={}", "a".repeat(5000)),
+        ] {
+            let r = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, body).await;
+            assert_eq!(r.status, 302, "{body:.40}: {}", r.head);
+            assert!(r.header("location")[0].contains("__err="), "{body:.40}");
+        }
+        // From another site: refused by the same-origin check, not carried out.
+        let other = common::SimAgent::with_docker(&c, 32).await;
+        let pending = c
+            .queued_job(json!({"agent_id": other.id(), "kind": "restart_component",
+                "payload": {"component_id": "sidecar-web"}}))
+            .await;
+        let pending_id = pending["id"].as_str().unwrap();
+        let r = post_form(
+            c.addr,
+            "https://evil.example",
+            &cookie,
+            "/ui/cancel_job",
+            "https://evil.example/",
+            &format!("id={pending_id}"),
+        )
+        .await;
+        assert_eq!(r.status, 403, "{}", r.head);
+        let still: Value = c.get_json(&format!("/api/v1/jobs/{pending_id}")).await;
+        assert_eq!(still["status"], "pending");
+
+        // A hand-made address shows only a sentence of ours, never its own
+        // text, and no refusal of a server function the page does not send to.
+        let generic = "Something went wrong on the server";
+        for (query, shown) in [
+            (
+                "__path=%2Fui%2Fcancel_job&__err=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+                generic,
+            ),
+            (
+                "__path=%2Fui%2Fcancel_job&__err=IkludGVybmFsIg%3D%3D",
+                generic,
+            ),
+            ("__path=%2Fui%2Fcancel_job&__err=eyJ4Ijp7fX0%3D", generic),
+            (
+                "__path=%2Fui%2Fcreate_network&__err=Ik5vdEZvdW5kIg%3D%3D",
+                "",
+            ),
+            ("__err=Ik5vdEZvdW5kIg%3D%3D", ""),
+            (
+                "__path=%2Fui%2Fcancel_job&__err=Ik5vdEZvdW5kIg%3D%3D",
+                "Not found.",
+            ),
+        ] {
+            let page = get_page(c.addr, &cookie, &format!("/jobs?{query}")).await;
+            assert_eq!(page.status, 200, "{query}");
+            assert!(!page.body.contains("<script>alert"), "{query}");
+            let line = alert_line(&page.body);
+            assert!(
+                line.starts_with(shown) && (shown.is_empty() == line.is_empty()),
+                "{query}: {line}"
+            );
+        }
+    }
+);
+
+on_both_databases!(
+    infrastructures_token_revoke_and_key_allow_work_as_plain_forms,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let cookie = common::session_cookie(&c).await;
+        let page_url = format!("{}/infrastructure", c.base);
+
+        // Revoke an install token: a form in its row, back to the page.
+        let r = c
+            .post_json("/api/v1/install-tokens", json!({"name": "edge-r"}))
+            .await;
+        assert_eq!(r.status(), 201);
+        let token: Value = r.json().await.unwrap();
+        let token_id = token["id"].as_str().unwrap();
+        let page = get_page(c.addr, &cookie, "/infrastructure").await;
+        assert!(
+            page.body.contains("action=\"/ui/revoke_install_token\"")
+                && page
+                    .body
+                    .contains(&format!("name=\"id\" value=\"{token_id}\"")),
+            "{}",
+            page.body
+        );
+        let body = format!("id={token_id}");
+        let r = post_form(
+            c.addr,
+            &c.base,
+            &cookie,
+            "/ui/revoke_install_token",
+            &page_url,
+            &body,
+        )
+        .await;
+        // server_fn's redirect leaves an empty query ("…?").
+        assert_eq!(
+            (r.status, r.header("location")),
+            (302, vec![format!("{page_url}?")])
+        );
+        let tokens: Value = c.get_json("/api/v1/install-tokens").await;
+        assert_eq!(tokens[0]["state"], "revoked", "{tokens}");
+
+        // A revoked, deleted Agent's key: Allow again asks first, on a page
+        // of its own address, and only its form lets the key in.
+        let a = common::SimAgent::new(&c, 73);
+        assert_eq!(a.enroll(common::ENROLL, "edge-k").await.status(), 201);
+        let r = c
+            .post_json(&format!("/api/v1/agents/{}/revoke", a.id()), json!({}))
+            .await;
+        assert_eq!(r.status(), 200);
+        assert_eq!(
+            c.delete(&format!("/api/v1/agents/{}", a.id()))
+                .await
+                .status(),
+            204
+        );
+        let page = get_page(c.addr, &cookie, "/infrastructure").await;
+        let ask = format!("/infrastructure?allow_key={}", a.id());
+        assert!(
+            page.body.contains(&format!("href=\"{ask}#confirm-allow\"")),
+            "{}",
+            page.body
+        );
+        assert!(
+            !page.body.contains("id=\"confirm-allow\""),
+            "no confirmation until asked"
+        );
+        let confirm = get_page(c.addr, &cookie, &ask).await;
+        assert_eq!(confirm.status, 200);
+        assert!(
+            confirm.body.contains("id=\"confirm-allow\""),
+            "{}",
+            confirm.body
+        );
+        assert!(confirm.body.contains(&format!(
+            "<input type=\"hidden\" name=\"agent_id\" value=\"{}\"",
+            a.id()
+        )));
+        let keys: Value = c.get_json("/api/v1/revoked-keys").await;
+        assert_eq!(keys.as_array().unwrap().len(), 1, "asking changed nothing");
+        // The address may name anything: only a listed key is asked about.
+        for hostile in ["ka_nope", "%3Cscript%3E", "", "..%2F"] {
+            let page = get_page(
+                c.addr,
+                &cookie,
+                &format!("/infrastructure?allow_key={hostile}"),
+            )
+            .await;
+            assert_eq!(page.status, 200, "{hostile}");
+            assert!(!page.body.contains("id=\"confirm-allow\""), "{hostile}");
+            assert!(!page.body.contains("<script>"), "{hostile}");
+        }
+        let referer = format!("{}{ask}", c.base);
+        let body = format!("agent_id={}", a.id());
+        let allow = || {
+            post_form(
+                c.addr,
+                &c.base,
+                &cookie,
+                "/ui/allow_revoked_key",
+                &referer,
+                &body,
+            )
+        };
+        let r = allow().await;
+        assert_eq!(
+            (r.status, r.header("location")),
+            (302, vec![referer.clone()])
+        );
+        let keys: Value = c.get_json("/api/v1/revoked-keys").await;
+        assert_eq!(keys, json!([]));
+        // The page it comes back to no longer asks; the key is not listed.
+        let back = get_page(c.addr, &cookie, &ask).await;
+        assert!(!back.body.contains("id=\"confirm-allow\""));
+        // Again: refused, and said at the top of the page.
+        let r = allow().await;
+        assert_eq!(r.status, 302);
+        let location = r.header("location")[0].clone();
+        let page = get_page(c.addr, &cookie, location.strip_prefix(&c.base).unwrap()).await;
+        assert_eq!(
+            alert_line_of(&page.body, "infra-action-error"),
+            "No revoked key has this Agent ID."
+        );
+    }
+);
