@@ -119,7 +119,14 @@ on_both_databases!(
         let tokens = anna.get(c.url("/settings/tokens")).send().await.unwrap();
         assert_eq!(tokens.status(), 200, "her API tokens are hers to manage");
         assert!(tokens.text().await.unwrap().contains("id=\"api-tokens\""));
-        let people = anna.get(c.url("/settings/people")).send().await.unwrap();
+        // As a browser asks for a page (taking HTML, as a plain form's post
+        // does too): the page still answers with the refusal's status.
+        let people = anna
+            .get(c.url("/settings/people"))
+            .header("accept", "text/html,application/xhtml+xml")
+            .send()
+            .await
+            .unwrap();
         assert_eq!(people.status(), 403, "the People tab is the owner's");
         let html = people.text().await.unwrap();
         assert!(!html.contains("user-invite-form"), "{html}");

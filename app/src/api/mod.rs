@@ -126,15 +126,17 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
 
 /// Whether the request is a plain HTML form's post, which server_fn and
 /// leptos_axum answer with a redirect: by the same test they use, an
-/// `Accept` that takes HTML.
+/// `Accept` that takes HTML, on a POST. A page being rendered (a GET, which
+/// takes HTML too) keeps its refusal's status (403 for a screen not one's role's).
 #[cfg(feature = "ssr")]
 fn is_plain_form_post() -> bool {
     use_context::<http::request::Parts>().is_some_and(|request| {
-        request
-            .headers
-            .get(http::header::ACCEPT)
-            .and_then(|accept| accept.to_str().ok())
-            .is_some_and(|accept| accept.contains("text/html"))
+        request.method == http::Method::POST
+            && request
+                .headers
+                .get(http::header::ACCEPT)
+                .and_then(|accept| accept.to_str().ok())
+                .is_some_and(|accept| accept.contains("text/html"))
     })
 }
 
