@@ -59,7 +59,7 @@ fn JobBody(id: String) -> impl IntoView {
             }
         },
     );
-    let action_error = super::jobs::cancel_or_retry_refusal(cancel, retry, lang);
+    let action_error = cancel_or_retry_refusal(cancel, retry, lang);
     let shown = JobLive::new();
     follow_job(id, job, shown, live);
     let retried = move || retry.value().get().and_then(|r| r.ok());
@@ -75,6 +75,22 @@ fn JobBody(id: String) -> impl IntoView {
                 {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
             </p>
         })}
+    }
+}
+
+/// Why the last Cancel or Retry was refused, for the page's alert line.
+fn cancel_or_retry_refusal(
+    cancel: ServerAction<CancelJob>,
+    retry: ServerAction<RetryJob>,
+    lang: crate::i18n::Lang,
+) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static {
+    move || {
+        cancel
+            .value()
+            .get()
+            .and_then(|r| r.err())
+            .or_else(|| retry.value().get().and_then(|r| r.err()))
+            .map(|e| e.message(lang))
     }
 }
 

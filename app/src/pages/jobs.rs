@@ -24,22 +24,6 @@ use protocol::api::{JobView, NetworkProfile};
 use protocol::live::LiveTopic;
 use protocol::JobStatus;
 
-/// Why the last Cancel or Retry was refused, for the page's alert line.
-pub fn cancel_or_retry_refusal(
-    cancel: ServerAction<CancelJob>,
-    retry: ServerAction<RetryJob>,
-    lang: crate::i18n::Lang,
-) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static {
-    move || {
-        cancel
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .or_else(|| retry.value().get().and_then(|r| r.err()))
-            .map(|e| e.message(lang))
-    }
-}
-
 /// The screen. Only the new-job form is an island; the filters are a plain
 /// GET form, and the list a live region whose Cancel and Retry are plain
 /// forms (`plain_action`), so the screen's first load needs no WebAssembly
