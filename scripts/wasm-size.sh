@@ -58,9 +58,11 @@ print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
 # On-demand forms: the chunks of a #[lazy] function that its screen has not
 # loaded already. Which screen opens which form is not in the manifest.
 OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
-               "job_section": "jobs_screen", "diagnosis_view": "network_screen"}
-ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacons_section", "add_beacon_form": "beacons_section",
-                      "publish_section": "services_body", "job_section": "new_job", "diagnosis_view": "diagnose_section"}
+               "job_section": "jobs_screen", "diagnosis_view": "network_screen",
+               "add_agent_form": "infrastructure_screen"}
+ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacon_forms", "add_beacon_form": "beacon_forms",
+                      "publish_section": "services_body", "job_section": "new_job", "diagnosis_view": "diagnose_section",
+                      "add_agent_form": "add_agent"}
 if not any(k.endswith("_screen") for k in screens):
     OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):

@@ -52,6 +52,24 @@ impl FromServerFnError for UiError {
 }
 
 impl UiError {
+    /// The refusal as it may travel in a page's address, where server_fn
+    /// puts it when it answers a plain form's post (pages::plain_action).
+    /// An address stays in the browser's history and in proxies' logs, so a
+    /// second factor's set-up keeps its sentence there but not its secret;
+    /// the form, once hydrated, asks again and gets it in the answer's body.
+    pub fn for_address(self) -> UiError {
+        match self {
+            UiError::SetUpSecondFactor(_) => {
+                UiError::SetUpSecondFactor(Box::new(protocol::second_factor::Enrollment {
+                    secret: String::new(),
+                    otpauth_uri: String::new(),
+                    qr_svg: String::new(),
+                }))
+            }
+            other => other,
+        }
+    }
+
     /// A sentence for the person at the screen.
     pub fn message(&self, lang: Lang) -> String {
         let t = texts(lang);

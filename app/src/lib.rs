@@ -248,7 +248,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
                 <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} />
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} ssr=SsrMode::Async />
-                <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} />
+                <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
                 <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
                 <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} />
@@ -257,7 +257,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
                 <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />
                 <Route path=path!("/settings/people") view={Lazy::<PeopleScreen>::new()} />
-                <Route path=path!("/settings/tokens") view={Lazy::<TokensScreen>::new()} />
+                <Route path=path!("/settings/tokens") view={Lazy::<TokensScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/policy") view={Lazy::<PolicyScreen>::new()} />
             </Routes>
         </Router>

@@ -16,6 +16,8 @@ pub struct Live {
     agents: RwSignal<u64>,
     jobs: RwSignal<u64>,
     progress: RwSignal<u64>,
+    /// Changes made on this page that no topic of the stream covers.
+    on_page: RwSignal<u64>,
     /// Whether the stream is open; shown in the top bar.
     connected: RwSignal<bool>,
     /// Open dialogs holding changes back, and the topics that changed meanwhile.
@@ -37,6 +39,12 @@ impl Live {
     /// Changes when a running job reports progress (tracked).
     pub fn progress(&self) -> u64 {
         self.progress.get()
+    }
+
+    /// Changes when this page made a change that no topic of the stream
+    /// covers (an API token created), [`Live::changed_on_page`] (tracked).
+    pub fn on_page(&self) -> u64 {
+        self.on_page.get()
     }
 
     fn counter(&self, topic: LiveTopic) -> RwSignal<u64> {
@@ -72,10 +80,25 @@ impl Live {
         #[cfg(feature = "hydrate")]
         {
             self.bump(topic);
-            redraw_regions(topic);
+            redraw_regions(topic.word());
         }
         #[cfg(not(feature = "hydrate"))]
         let _ = topic;
+    }
+
+    /// Counts a change made on this page that no topic of the stream covers
+    /// (an API token created), so that what shows it is drawn again now: in
+    /// the full build the parts that read [`Live::on_page`], in the islands
+    /// build the page's live regions that name `region_word`
+    /// (crate::live_region).
+    pub fn changed_on_page(&self, region_word: &'static str) {
+        #[cfg(feature = "hydrate")]
+        {
+            self.on_page.update(|n| *n += 1);
+            redraw_regions(region_word);
+        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = region_word;
     }
 
     /// Holds changes back (a dialog opened).
@@ -100,6 +123,7 @@ fn new_live() -> Live {
         agents: RwSignal::new(0),
         jobs: RwSignal::new(0),
         progress: RwSignal::new(0),
+        on_page: RwSignal::new(0),
         connected: RwSignal::new(false),
         held: RwSignal::new(0),
         missed: RwSignal::new(Vec::new()),
@@ -168,15 +192,15 @@ fn changed_topics(text: &str) -> Vec<LiveTopic> {
 }
 
 /// Asks the page's early script (assets/live_regions.js) to draw again
-/// the live regions that name `topic`; none in the full build.
+/// the live regions that name `word`; none in the full build.
 #[cfg(feature = "hydrate")]
-fn redraw_regions(topic: LiveTopic) {
+fn redraw_regions(word: &str) {
     use wasm_bindgen::JsCast;
     let redraw = web_sys::window()
         .and_then(|w| js_sys::Reflect::get(&w, &"knotrouteRedrawRegions".into()).ok())
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
     if let Some(redraw) = redraw {
-        let topics = js_sys::Array::of1(&topic.word().into());
+        let topics = js_sys::Array::of1(&word.into());
         let _ = redraw.call1(&wasm_bindgen::JsValue::NULL, &topics);
     }
 }

@@ -10,7 +10,9 @@
 //! soon as the frame is.
 //!
 //! An island's action that the live stream does not announce (a new install
-//! token) asks for the regions to be drawn again: [`crate::live::Live::changed_here`].
+//! token) asks for the regions to be drawn again: [`crate::live::Live::changed_here`],
+//! or, for what no topic covers (an API token), [`crate::live::Live::changed_on_page`]
+//! with a word the region names in `local`.
 //!
 //! The full build hydrates the whole page, so there the region's contents
 //! are ordinary components that re-read on live updates (crate::live), and
@@ -25,12 +27,14 @@ use leptos::prelude::*;
 use protocol::live::LiveTopic;
 
 /// A live region: `children`, drawn again from the server's HTML when one of
-/// `topics` changes (islands build). `id` must be unique on the page: the
-/// script finds the region's new contents by it.
+/// `topics` changes, or a change made on the page names one of `local`
+/// (islands build). `id` must be unique on the page: the script finds the
+/// region's new contents by it.
 #[component]
 pub fn LiveRegion(
     id: &'static str,
-    topics: &'static [LiveTopic],
+    #[prop(optional)] topics: &'static [LiveTopic],
+    #[prop(optional)] local: &'static [&'static str],
     children: Children,
 ) -> impl IntoView {
     // Only the server knows which build the page is for. The full build's
@@ -39,6 +43,7 @@ pub fn LiveRegion(
         topics
             .iter()
             .map(|topic| topic.word())
+            .chain(local.iter().copied())
             .collect::<Vec<_>>()
             .join(" ")
     });

@@ -1,6 +1,7 @@
 //! API tokens on the Settings screen in a real browser: a nameless token is
-//! refused in the form, a write token is shown once and works for a script,
-//! and once revoked after a confirmation it is refused.
+//! refused in the form, a write token is shown once, joins the list and
+//! works for a script, and once revoked after a confirmation (which Cancel
+//! leaves) it is refused.
 
 mod common;
 
@@ -57,18 +58,39 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
     };
     assert_eq!(create("From a script").await.unwrap().status(), 201);
 
-    page.locator("#tokens-table .token-row button.danger")
+    // Revoke asks first, on the page's own address; Cancel leaves the token be.
+    page.locator("#tokens-table .token-row .revoke-token")
         .click(None)
         .await
         .unwrap();
     b.wait_visible("#confirm-revoke-token").await;
+    b.expect_text("#confirm-revoke-title", "deploy script")
+        .await;
     b.screenshot("2-confirm-revoke").await;
+    page.locator("#cancel-revoke-token")
+        .click(None)
+        .await
+        .unwrap();
+    expect(page.locator("#confirm-revoke"))
+        .to_be_hidden()
+        .await
+        .unwrap();
+    assert_eq!(create("Still works").await.unwrap().status(), 201);
+    page.locator("#tokens-table .token-row .revoke-token")
+        .click(None)
+        .await
+        .unwrap();
     page.locator("#confirm-revoke-token")
         .click(None)
         .await
         .unwrap();
     b.expect_text("#tokens-table .token-row .badge.bad", "revoked")
         .await;
+    assert_eq!(
+        page.locator("#confirm-revoke").count().await.unwrap(),
+        0,
+        "the question is gone once answered"
+    );
     assert_eq!(create("Too late").await.unwrap().status(), 401);
     b.close().await;
 }

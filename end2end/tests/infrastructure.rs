@@ -20,6 +20,8 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     b.goto(&format!("{}/infrastructure", control.base)).await;
     b.wait_visible("#agents-empty").await;
 
+    // The form comes with its button's first press.
+    b.open_form("#open-add-agent", "#token-name").await;
     b.fill("#token-hours", "0").await;
     page.locator("#create-token").click(None).await.unwrap();
     b.expect_text("#token-hours-error", "from 1 to 720").await;

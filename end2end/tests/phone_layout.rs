@@ -27,6 +27,7 @@ const OVERFLOW: &str = r#"(() => {
 const FORMS: &[(&str, &str, &str)] = &[
     ("beacons", "#open-deploy", "#deploy-agent"),
     ("beacons", "#open-add-beacon", "#beacon-network"),
+    ("infrastructure", "#open-add-agent", "#token-name"),
     ("jobs", "#open-new-job", "#job-agent"),
     ("services", "#open-publish", "#service-agent"),
 ];

@@ -223,6 +223,8 @@ on_both_databases!(
             ("/jobs", "jobs-live"),
             ("/infrastructure", "agents-live"),
             ("/infrastructure", "agent-tokens-live"),
+            ("/settings/tokens", "api-tokens-live"),
+            ("/infrastructure/beacons", "beacons-live"),
         ] {
             let html = c.page_in(path, "en").await;
             let start = html

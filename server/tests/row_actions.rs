@@ -5,46 +5,9 @@
 mod common;
 
 use serde_json::{json, Value};
-use std::net::SocketAddr;
-
-/// A form post as a browser sends it: same origin, from `referer`, taking HTML.
-async fn post_form(
-    addr: SocketAddr,
-    origin: &str,
-    cookie: &str,
-    path: &str,
-    referer: &str,
-    body: &str,
-) -> common::RawAnswer {
-    let request = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nReferer: {referer}\r\n\
-         Cookie: {cookie}\r\nAccept: text/html,application/xhtml+xml\r\n\
-         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\
-         Connection: close\r\n\r\n{body}",
-        body.len()
-    );
-    common::raw_http(addr, request.as_bytes()).await
-}
-
-async fn get_page(addr: SocketAddr, cookie: &str, target: &str) -> common::RawAnswer {
-    let request = format!(
-        "GET {target} HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
-    );
-    common::raw_http(addr, request.as_bytes()).await
-}
-
-/// The text of a page's alert line (`<p … id="{id}">`).
-fn alert_line_of(html: &str, id: &str) -> String {
-    let start = html
-        .find(&format!("id=\"{id}\""))
-        .unwrap_or_else(|| panic!("no {id} in {html}"));
-    let open = start + html[start..].find('>').unwrap() + 1;
-    let close = open + html[open..].find("</p>").unwrap();
-    html[open..close].replace("<!>", "").trim().to_string()
-}
 
 fn alert_line(html: &str) -> String {
-    alert_line_of(html, "job-action-error")
+    common::alert_line(html, "job-action-error")
 }
 
 on_both_databases!(
@@ -60,26 +23,29 @@ on_both_databases!(
         let cookie = common::session_cookie(&c).await;
         let list = format!("{}/jobs?status=pending", c.base);
 
-        // The list offers Cancel as a form that needs no script.
-        let page = get_page(c.addr, &cookie, "/jobs").await;
+        // The list offers Cancel as a form that needs no script, its button
+        // named by the job, so that a redraw of the list keeps focus on it.
+        let page = common::get_page(c.addr, &cookie, "/jobs").await;
         assert_eq!(page.status, 200);
         assert!(
-            page.body.contains("action=\"/ui/cancel_job\"")
-                && page.body.contains(&format!("name=\"id\" value=\"{id}\"")),
+            common::offers_form(&page.body, "/ui/cancel_job", &[("id", &id)])
+                && page.body.contains(&format!("id=\"cancel-job-{id}\"")),
             "{}",
             page.body
         );
 
         // Cancel: back to the list the form was on, the job cancelled.
         let id_field = format!("id={id}");
-        let done = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
+        let done =
+            common::post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
         assert_eq!(done.status, 302, "{}", done.head);
         assert_eq!(done.header("location"), vec![list.clone()]);
         let now: Value = c.get_json(&format!("/api/v1/jobs/{id}")).await;
         assert_eq!(now["status"], "cancelled");
 
         // Again: refused, and the page it leads back to says why.
-        let refused = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
+        let refused =
+            common::post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, &id_field).await;
         assert_eq!(refused.status, 302, "{}", refused.head);
         let location = refused.header("location")[0].clone();
         assert!(
@@ -87,7 +53,7 @@ on_both_databases!(
             "{location}"
         );
         let target = location.strip_prefix(&c.base).unwrap();
-        let page = get_page(c.addr, &cookie, target).await;
+        let page = common::get_page(c.addr, &cookie, target).await;
         assert_eq!(page.status, 200);
         assert_eq!(
             alert_line(&page.body),
@@ -95,7 +61,7 @@ on_both_databases!(
         );
         // Retry of a cancelled job is refused the same way, from the page
         // that showed the last refusal: the address then names this one only.
-        let retried = post_form(
+        let retried = common::post_form(
             c.addr,
             &c.base,
             &cookie,
@@ -121,7 +87,8 @@ on_both_databases!(
             "id=1&id=2",
             &format!("id={}", "a".repeat(5000)),
         ] {
-            let r = post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, body).await;
+            let r =
+                common::post_form(c.addr, &c.base, &cookie, "/ui/cancel_job", &list, body).await;
             assert_eq!(r.status, 302, "{body:.40}: {}", r.head);
             assert!(r.header("location")[0].contains("__err="), "{body:.40}");
         }
@@ -132,7 +99,7 @@ on_both_databases!(
                 "payload": {"component_id": "sidecar-web"}}))
             .await;
         let pending_id = pending["id"].as_str().unwrap();
-        let r = post_form(
+        let r = common::post_form(
             c.addr,
             "https://evil.example",
             &cookie,
@@ -168,7 +135,7 @@ on_both_databases!(
                 "Not found.",
             ),
         ] {
-            let page = get_page(c.addr, &cookie, &format!("/jobs?{query}")).await;
+            let page = common::get_page(c.addr, &cookie, &format!("/jobs?{query}")).await;
             assert_eq!(page.status, 200, "{query}");
             assert!(!page.body.contains("<script>alert"), "{query}");
             let line = alert_line(&page.body);
@@ -194,17 +161,14 @@ on_both_databases!(
         assert_eq!(r.status(), 201);
         let token: Value = r.json().await.unwrap();
         let token_id = token["id"].as_str().unwrap();
-        let page = get_page(c.addr, &cookie, "/infrastructure").await;
+        let page = common::get_page(c.addr, &cookie, "/infrastructure").await;
         assert!(
-            page.body.contains("action=\"/ui/revoke_install_token\"")
-                && page
-                    .body
-                    .contains(&format!("name=\"id\" value=\"{token_id}\"")),
+            common::offers_form(&page.body, "/ui/revoke_install_token", &[("id", token_id)]),
             "{}",
             page.body
         );
         let body = format!("id={token_id}");
-        let r = post_form(
+        let r = common::post_form(
             c.addr,
             &c.base,
             &cookie,
@@ -235,7 +199,7 @@ on_both_databases!(
                 .status(),
             204
         );
-        let page = get_page(c.addr, &cookie, "/infrastructure").await;
+        let page = common::get_page(c.addr, &cookie, "/infrastructure").await;
         let ask = format!("/infrastructure?allow_key={}", a.id());
         assert!(
             page.body.contains(&format!("href=\"{ask}#confirm-allow\"")),
@@ -246,22 +210,23 @@ on_both_databases!(
             !page.body.contains("id=\"confirm-allow\""),
             "no confirmation until asked"
         );
-        let confirm = get_page(c.addr, &cookie, &ask).await;
+        let confirm = common::get_page(c.addr, &cookie, &ask).await;
         assert_eq!(confirm.status, 200);
         assert!(
             confirm.body.contains("id=\"confirm-allow\""),
             "{}",
             confirm.body
         );
-        assert!(confirm.body.contains(&format!(
-            "<input type=\"hidden\" name=\"agent_id\" value=\"{}\"",
-            a.id()
-        )));
+        assert!(common::offers_form(
+            &confirm.body,
+            "/ui/allow_revoked_key",
+            &[("agent_id", &a.id())]
+        ));
         let keys: Value = c.get_json("/api/v1/revoked-keys").await;
         assert_eq!(keys.as_array().unwrap().len(), 1, "asking changed nothing");
         // The address may name anything: only a listed key is asked about.
         for hostile in ["ka_nope", "%3Cscript%3E", "", "..%2F"] {
-            let page = get_page(
+            let page = common::get_page(
                 c.addr,
                 &cookie,
                 &format!("/infrastructure?allow_key={hostile}"),
@@ -274,7 +239,7 @@ on_both_databases!(
         let referer = format!("{}{ask}", c.base);
         let body = format!("agent_id={}", a.id());
         let allow = || {
-            post_form(
+            common::post_form(
                 c.addr,
                 &c.base,
                 &cookie,
@@ -291,15 +256,15 @@ on_both_databases!(
         let keys: Value = c.get_json("/api/v1/revoked-keys").await;
         assert_eq!(keys, json!([]));
         // The page it comes back to no longer asks; the key is not listed.
-        let back = get_page(c.addr, &cookie, &ask).await;
+        let back = common::get_page(c.addr, &cookie, &ask).await;
         assert!(!back.body.contains("id=\"confirm-allow\""));
         // Again: refused, and said at the top of the page.
         let r = allow().await;
         assert_eq!(r.status, 302);
         let location = r.header("location")[0].clone();
-        let page = get_page(c.addr, &cookie, location.strip_prefix(&c.base).unwrap()).await;
+        let page = common::get_page(c.addr, &cookie, location.strip_prefix(&c.base).unwrap()).await;
         assert_eq!(
-            alert_line_of(&page.body, "infra-action-error"),
+            common::alert_line(&page.body, "infra-action-error"),
             "No revoked key has this Agent ID."
         );
     }

@@ -308,6 +308,7 @@ on_both_databases!(
             .expect("an enrollment")
             .to_string();
         assert_eq!(decode_qr(setup["qr_svg"].as_str().unwrap()), bob_uri);
+        the_secret_stays_out_of_a_plain_forms_address(&c, &bob_uri).await;
         // Asking again (another tab, a script) shows the same secret, so the
         // QR code just scanned keeps working; a wrong code is refused.
         let (status, body) = sign_in(&c, "bob", None).await;
@@ -439,3 +440,67 @@ on_both_databases!(
         );
     }
 );
+
+/// A sign-in sent as a plain HTML form (before or without WebAssembly) is
+/// answered by a redirect back to the sign-in page with the refusal in the
+/// address, which the page then says. The address ends up in the browser's
+/// history and in proxies' logs: it names the set-up that is needed, never
+/// the secret (`uri`) to add to an app.
+async fn the_secret_stays_out_of_a_plain_forms_address(c: &Control, uri: &str) {
+    let secret = uri
+        .split("secret=")
+        .nth(1)
+        .and_then(|rest| rest.split('&').next())
+        .unwrap();
+    let login = format!("{}/login?next=/jobs", c.base);
+    let cases = [
+        (
+            format!("name=bob&password={PERSON_PASSWORD}"),
+            "requires two-step sign-in",
+        ),
+        (
+            "name=bob&password=not-it".to_string(),
+            "Wrong name or password.",
+        ),
+    ];
+    for (form, says) in cases {
+        let answer = common::post_form(c.addr, &c.base, "", "/ui/sign_in", &login, &form).await;
+        assert_eq!(answer.status, 302, "{}", answer.head);
+        let location = answer.header("location").concat();
+        assert!(
+            location.starts_with(&login) && location.contains("__err="),
+            "{location}"
+        );
+        assert!(
+            !answer.head.contains(secret) && !answer.body.contains(secret),
+            "the secret went into the redirect: {}",
+            answer.head
+        );
+        let refusal: Value = url::Url::parse(&location)
+            .unwrap()
+            .query_pairs()
+            .find(|(key, _)| key == "__err")
+            .map(|(_, value)| {
+                // server_fn writes the refusal's JSON in base64.
+                let json = data_encoding::BASE64.decode(value.as_bytes()).unwrap();
+                serde_json::from_slice(&json).unwrap()
+            })
+            .unwrap();
+        if let Some(set_up) = refusal.get("SetUpSecondFactor") {
+            assert_eq!(
+                set_up,
+                &json!({"secret": "", "otpauth_uri": "", "qr_svg": ""}),
+                "the set-up's secret, its URI and its QR code stay out of the address"
+            );
+        }
+        let page = common::get_page(c.addr, "", &location[c.base.len()..]).await;
+        assert_eq!(page.status, 200, "{}", page.head);
+        let start = page
+            .body
+            .find("id=\"login-error\"")
+            .expect("the error line");
+        let line = &page.body[start..start + page.body[start..].find("</p>").unwrap()];
+        assert!(line.contains(says), "{form}: {line}");
+        assert!(!page.body.contains(secret));
+    }
+}

@@ -21,8 +21,12 @@ pub async fn list_beacons() -> Result<Vec<BeaconView>, UiError> {
         .await
 }
 
-#[server(prefix = "/ui", endpoint = "check_beacon", input = leptos::server_fn::codec::Json)]
-pub async fn check_beacon(beacon: BeaconRef) -> Result<BeaconCheckView, UiError> {
+/// Checks one Beacon of a profile now and keeps the result. Sent by the
+/// Check button of each row of the Beacons list, a plain HTML form
+/// (pages::plain_action): its fields are the profile's ID and the URL.
+#[server(prefix = "/ui", endpoint = "check_beacon")]
+pub async fn check_beacon(network_id: String, url: String) -> Result<BeaconCheckView, UiError> {
+    let beacon = BeaconRef { network_id, url };
     with_services(|s| async move {
         let by = granted::<CheckBeacons>()?;
         s.beacons.check(&by, &beacon).await.map_err(ui_error)

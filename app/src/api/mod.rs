@@ -78,11 +78,14 @@ where
 }
 
 /// Gives a refused call the HTTP status that fits it, so logs and monitoring
-/// tell a validation refusal (400/404/409) from a server fault (500).
+/// tell a validation refusal (400/404/409) from a server fault (500). A
+/// plain form's post keeps server_fn's redirect instead, and its refusal,
+/// which goes into the address, no secret ([`UiError::for_address`]).
 #[cfg(feature = "ssr")]
 fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
     use http::StatusCode;
     use protocol::refusals::RefusalKind;
+    let plain_form = is_plain_form_post();
     if let Err(e) = &result {
         let status = match e {
             UiError::Invalid(errors)
@@ -113,7 +116,7 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             // with the refusal in the address (pages::plain_action); a status
             // set here would replace that redirect, and the browser would
             // show the refusal's JSON instead of the page.
-            if !is_plain_form_post() {
+            if !plain_form {
                 response.set_status(status);
             }
             if let UiError::Unavailable { retry_after_secs } = e {
@@ -121,7 +124,11 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
             }
         }
     }
-    result
+    if plain_form {
+        result.map_err(UiError::for_address)
+    } else {
+        result
+    }
 }
 
 /// Whether the request is a plain HTML form's post, which server_fn and

@@ -53,8 +53,9 @@
       });
   }
 
-  // An island's action the stream does not announce (a new install token)
-  // draws the regions that name its topics (app::live::Live::changed_here).
+  // An island's action the stream does not announce (a new install token,
+  // an API token) draws the regions that name its topic or its own word
+  // (app::live::Live::changed_here, changed_on_page).
   window.knotrouteRedrawRegions = function (topics) {
     var shown = regions(Array.prototype.slice.call(topics));
     if (shown.length) redraw(shown);

@@ -2,6 +2,10 @@
 //! of every profile, managed or external, with its latest check and a Check
 //! button; the form that adds an existing Beacon to a profile; and the
 //! Deploy-new-Beacon wizard.
+//!
+//! The list needs no WebAssembly: the server draws it, and Check is a plain
+//! form whose answer is the page with the new result. Only the two forms'
+//! buttons are an island; each form comes with its first press.
 
 use super::choice_search::{as_search, more_profiles, ChoiceSearch};
 use super::form_errors::FormErrors;
@@ -9,15 +13,19 @@ use super::infrastructure::{when, InfraTabs};
 use super::layout::Frame;
 use super::loaded;
 use super::on_demand::OnDemand;
+use super::plain_action::{refusal_in_address, RowAction};
 use super::sparkline::{escape, sparkline_svg};
 use crate::api::beacons::{list_beacons, AddExistingBeacon, CheckBeacon};
 use crate::api::list_networks;
 use crate::i18n::beacons::{beacon_texts, check_outcome};
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
 use protocol::beacons::{BeaconCheckView, BeaconRef, BeaconView};
 
@@ -35,20 +43,30 @@ pub fn BeaconsPage() -> impl IntoView {
     }
 }
 
-/// The Beacons with their checks, Add a Beacon and Deploy a Beacon. An
-/// island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// The word by which Add a Beacon asks for the list to be drawn again
+/// (`Live::changed_on_page`): the live stream does not announce Beacons.
+const BEACONS_CHANGED: &str = "beacons";
+
+/// The Beacons with their checks, then Add a Beacon and Deploy a Beacon.
+/// The list is a region the server draws (crate::live_region), and each
+/// row's Check a plain form (`plain_action`) whose answer is the page with
+/// the new result; only the forms' buttons are an island.
+#[component]
 fn BeaconsSection() -> impl IntoView {
-    crate::islands::preload_island("beacons_section_loader");
     let lang = use_lang();
     let bt = beacon_texts(lang);
-    let add = ServerAction::<AddExistingBeacon>::new();
-    let adding = RwSignal::new(false);
-    let beacons = Resource::new(move || add.version().get(), |_| list_beacons());
+    let query = use_query_map();
+    let refusal =
+        move || refusal_in_address(&query.read(), &[CheckBeacon::PATH]).map(|e| e.message(lang));
+    let live = crate::live::use_live();
+    // Read again when a Beacon was added (the full build; the islands build
+    // draws the region again).
+    let beacons = Resource::new(move || live.on_page(), |_| list_beacons());
     view! {
         <h2 id="beacons">{bt.title}</h2>
         <p class="muted">{bt.intro}</p>
+        <p class="field-error" role="alert" id="beacons-action-error">{refusal}</p>
+        <LiveRegion id="beacons-live" local=&[BEACONS_CHANGED]>
         {loaded(
             move || async move { beacons.await },
             move |answer| {
@@ -79,11 +97,26 @@ fn BeaconsSection() -> impl IntoView {
                 }
             },
         )}
+        </LiveRegion>
+        {(may(ActionKind::EditNetworks) || may(ActionKind::RunJobs)).then(|| view! { <BeaconForms /> })}
+    }
+}
+
+/// Add a Beacon and Deploy a Beacon, each behind its button. An island
+/// (crate::islands), lazy and preloaded; each form is a chunk of its own,
+/// fetched on the first press.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn BeaconForms() -> impl IntoView {
+    crate::islands::preload_island("beacon_forms_loader");
+    let bt = beacon_texts(use_lang());
+    let adding = RwSignal::new(false);
+    view! {
         {may(ActionKind::EditNetworks).then(|| view! {
             <section class="card" id="add-beacon">
                 <h2>{bt.add_title}</h2>
                 <p class="muted">{bt.add_intro}" "<a href="#deploy-beacon">{bt.deploy_hint}</a></p>
-                <OnDemand id="open-add-beacon" label=bt.add_title open=adding load=move || add_beacon_form(add) />
+                <OnDemand id="open-add-beacon" label=bt.add_title open=adding load=add_beacon_form />
             </section>
         })}
         {may(ActionKind::RunJobs).then(|| view! { <super::deploy_beacon::DeployBeaconCard /> })}
@@ -94,27 +127,6 @@ fn BeaconsSection() -> impl IntoView {
 fn BeaconRow(beacon: BeaconView) -> impl IntoView {
     let lang = use_lang();
     let bt = beacon_texts(lang);
-    let check = ServerAction::<CheckBeacon>::new();
-    let last = beacon.last_check.clone();
-    // The newest result: this page's check, else the stored one.
-    let shown = move || {
-        check
-            .value()
-            .get()
-            .and_then(|r| r.ok())
-            .or_else(|| last.clone())
-    };
-    let error = move || {
-        check
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
-    };
-    let target = BeaconRef {
-        network_id: beacon.network_id.clone(),
-        url: beacon.url.clone(),
-    };
     let kind = match &beacon.managed_by {
         Some(managed) => view! {
             <span class="badge ok">{bt.managed}</span>
@@ -127,6 +139,14 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
         None => view! { <span class="badge">{bt.external}</span> }.into_any(),
     };
     let day = beacon_day(&beacon, lang);
+    let check = may(ActionKind::CheckBeacons).then(|| {
+        view! {
+            <RowAction action=CheckBeacon::PATH field="network_id" id=beacon.network_id.clone()
+                more=vec![("url", beacon.url.clone())] class="check-beacon"
+                button_id=format!("check-{}-{}", beacon.network_id, beacon.url)
+                aria_label=format!("{} {}", bt.check, beacon.url) label=bt.check />
+        }
+    });
     view! {
         <tr class="beacon-row" data-url=beacon.url.clone()>
             <td data-label=bt.col_url><code class="beacon-url">{beacon.url.clone()}</code></td>
@@ -134,24 +154,14 @@ fn BeaconRow(beacon: BeaconView) -> impl IntoView {
                 <a href=format!("/networks/{}", beacon.network_id)>{beacon.network_name.clone()}</a>
             </td>
             <td data-label=bt.col_kind>{kind}</td>
-            <td data-label=bt.col_check class="beacon-check" aria-live="polite">
-                {move || match shown() {
+            <td data-label=bt.col_check class="beacon-check">
+                {match beacon.last_check {
                     None => view! { <span class="muted">{bt.never_checked}</span> }.into_any(),
                     Some(result) => view! { <CheckResult result /> }.into_any(),
                 }}
-                <p class="field-error" role="alert">{error}</p>
             </td>
             <td data-label=bt.col_day class="beacon-day">{day}</td>
-            <td>
-                {may(ActionKind::CheckBeacons).then(|| view! {
-                    <button type="button" class="check-beacon"
-                        aria-label=format!("{} {}", bt.check, beacon.url)
-                        disabled=move || check.pending().get()
-                        on:click=move |_| { check.dispatch(CheckBeacon { beacon: target.clone() }); }>
-                        {move || if check.pending().get() { bt.checking } else { bt.check }}
-                    </button>
-                })}
-            </td>
+            <td>{check}</td>
         </tr>
     }
 }
@@ -222,15 +232,23 @@ fn CheckResult(result: BeaconCheckView) -> impl IntoView {
     }
 }
 
-/// The form as its own WebAssembly chunk: the Beacons tab loads without it.
+/// The form as its own WebAssembly chunk, with its server-function client:
+/// the Beacons tab loads without it.
 #[lazy]
-async fn add_beacon_form(add: ServerAction<AddExistingBeacon>) -> AnyView {
-    view! { <AddBeaconForm add /> }.into_any()
+async fn add_beacon_form() -> AnyView {
+    view! { <AddBeaconForm /> }.into_any()
 }
 
-/// Adds an existing Beacon's URL to a profile.
+/// Adds an existing Beacon's URL to a profile; the list then shows it.
 #[component]
-fn AddBeaconForm(add: ServerAction<AddExistingBeacon>) -> impl IntoView {
+fn AddBeaconForm() -> impl IntoView {
+    let add = ServerAction::<AddExistingBeacon>::new();
+    let live = crate::live::use_live();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = add.value().get() {
+            live.changed_on_page(BEACONS_CHANGED);
+        }
+    });
     let lang = use_lang();
     let t = texts(lang);
     let bt = beacon_texts(lang);

@@ -6,6 +6,7 @@
 use super::badges::agent_badge;
 use super::form_errors::FormErrors;
 use super::layout::{Frame, TabLinks};
+use super::on_demand::OnDemand;
 use super::plain_action::{refusal_in_address, RowAction};
 use super::revoked_keys::RevokedKeys;
 use super::{loaded, LastSeen};
@@ -287,13 +288,34 @@ fn AgentsTab(after: Option<String>, allow: Option<String>) -> impl IntoView {
     }
 }
 
-/// Add agent: creates an install token and shows its snippets once. An
-/// island (crate::islands), lazy and preloaded; the new token's row comes
+/// Add agent behind its button. An island (crate::islands), lazy and
+/// preloaded; the form, with its server-function client, is its own chunk,
+/// fetched on the first press (`add_agent_form`). The new token's row comes
 /// with the live regions drawn again.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn AddAgent() -> impl IntoView {
     crate::islands::preload_island("add_agent_loader");
+    let it = infra_texts(use_lang());
+    let form_open = RwSignal::new(false);
+    view! {
+        <section class="card" id="add-agent">
+            <h2>{it.add_agent}</h2>
+            <p class="muted">{it.add_agent_intro}</p>
+            <OnDemand id="open-add-agent" label=it.add_agent open=form_open load=add_agent_form />
+        </section>
+    }
+}
+
+/// The Add agent form as its own WebAssembly chunk.
+#[lazy]
+async fn add_agent_form() -> AnyView {
+    view! { <AddAgentForm /> }.into_any()
+}
+
+/// Creates an install token and shows its snippets once.
+#[component]
+fn AddAgentForm() -> impl IntoView {
     let lang = use_lang();
     let create = ServerAction::<CreateInstallToken>::new();
     // The new token's row: the stream does not announce tokens.
@@ -329,28 +351,24 @@ fn AddAgent() -> impl IntoView {
         }
     };
     view! {
-        <section class="card" id="add-agent">
-            <h2>{it.add_agent}</h2>
-            <p class="muted">{it.add_agent_intro}</p>
-            <form on:submit=on_submit novalidate>
-                <label for="token-name">{it.field_agent_name}</label>
-                <input id="token-name" name="name" maxlength="80"
-                    prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
-                <p class="field-error" id="token-name-error">{move || message_for("name")}</p>
-                <label for="token-tags">{it.field_tags}</label>
-                <input id="token-tags" name="tags"
-                    prop:value=move || tags.get() on:input=move |ev| tags.set(event_target_value(&ev)) />
-                <p class="field-error" id="token-tags-error">{move || message_for("tags")}</p>
-                <label for="token-hours">{it.field_hours}</label>
-                <input id="token-hours" name="expires_in_hours" inputmode="numeric"
-                    prop:value=move || hours.get() on:input=move |ev| hours.set(event_target_value(&ev)) />
-                <p class="field-error" id="token-hours-error">{move || message_for("expires_in_hours")}</p>
-                <button type="submit" class="primary" id="create-token" disabled=move || create.pending().get()>
-                    {it.create_token}
-                </button>
-            </form>
-            {move || create.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
-        </section>
+        <form on:submit=on_submit novalidate>
+            <label for="token-name">{it.field_agent_name}</label>
+            <input id="token-name" name="name" maxlength="80"
+                prop:value=move || name.get() on:input=move |ev| name.set(event_target_value(&ev)) />
+            <p class="field-error" id="token-name-error">{move || message_for("name")}</p>
+            <label for="token-tags">{it.field_tags}</label>
+            <input id="token-tags" name="tags"
+                prop:value=move || tags.get() on:input=move |ev| tags.set(event_target_value(&ev)) />
+            <p class="field-error" id="token-tags-error">{move || message_for("tags")}</p>
+            <label for="token-hours">{it.field_hours}</label>
+            <input id="token-hours" name="expires_in_hours" inputmode="numeric"
+                prop:value=move || hours.get() on:input=move |ev| hours.set(event_target_value(&ev)) />
+            <p class="field-error" id="token-hours-error">{move || message_for("expires_in_hours")}</p>
+            <button type="submit" class="primary" id="create-token" disabled=move || create.pending().get()>
+                {it.create_token}
+            </button>
+        </form>
+        {move || create.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
     }
 }
 

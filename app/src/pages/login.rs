@@ -5,6 +5,7 @@ use crate::error::UiError;
 use crate::i18n::sso::sso_texts;
 use crate::i18n::texts;
 use crate::i18n::two_step::two_step_texts;
+use crate::pages::plain_action::refusal_in_address;
 use crate::pages::two_step::{EnrollmentView, RecoveryCodesView};
 use crate::{use_lang, use_sso_offer};
 use leptos::prelude::*;
@@ -50,9 +51,13 @@ fn urlencoded(s: &str) -> String {
 
 #[component]
 pub fn LoginPage() -> impl IntoView {
-    let t = texts(use_lang());
+    let lang = use_lang();
+    let t = texts(lang);
     let query = use_query_map();
     let query = query.read_untracked();
+    // A sign-in sent as a plain form (before or without WebAssembly) comes
+    // back here with its refusal in the address.
+    let refused = refusal_in_address(&query, &[SIGN_IN_PATH]).map(|refusal| refusal.message(lang));
     let next = safe_next(query.get("next"));
     let sso_start = use_sso_offer().map(|offer| {
         let href = format!("{SSO_START_PATH}?next={}", urlencoded(&next));
@@ -66,6 +71,7 @@ pub fn LoginPage() -> impl IntoView {
                 welcome_set_up=query.get("two_step").as_deref() == Some("setup")
                 sso_why=query.get("sso")
                 sso_start
+                refused
             />
         </main>
     }
@@ -77,7 +83,8 @@ pub fn LoginPage() -> impl IntoView {
 /// of every other screen does not carry it: `next` is where to go once
 /// signed in (already checked by [`safe_next`]), `sso_why` why a sign-in
 /// through the provider came back here, `sso_start` the provider's name and
-/// where its sign-in begins.
+/// where its sign-in begins, `refused` why a sign-in sent as a plain form
+/// was turned down.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn SignInForm(
@@ -85,6 +92,7 @@ fn SignInForm(
     welcome_set_up: bool,
     sso_why: Option<String>,
     sso_start: Option<(String, String)>,
+    refused: Option<String>,
 ) -> impl IntoView {
     crate::islands::preload_island("sign_in_form_loader");
     let lang = use_lang();
@@ -118,13 +126,14 @@ fn SignInForm(
         }
         _ => {}
     });
-    let error = move || {
-        sign_in
-            .value()
-            .get()
-            .and_then(|r| r.err())
+    let refused = StoredValue::new(refused);
+    let error = move || match sign_in.value().get() {
+        // Until this form is sent, the plain form's refusal, if any.
+        None => refused.get_value(),
+        Some(answer) => answer
+            .err()
             .filter(|e| e.for_field("code").is_none())
-            .map(|e| e.message(lang))
+            .map(|e| e.message(lang)),
     };
     let code_error = move || {
         sign_in

@@ -23,18 +23,72 @@ pub fn RowAction(
     field: &'static str,
     /// What it acts on.
     id: String,
+    /// Further arguments of the server function, as (name, value).
+    #[prop(optional)]
+    more: Vec<(&'static str, String)>,
     /// The button's class, by which tests and styles find it.
     class: &'static str,
-    /// The button's id, where the page has one such button.
-    #[prop(optional)]
-    button_id: Option<&'static str>,
+    /// The button's id, where the page has one such button; else
+    /// `{class}-{id}`. A live region drawn again keeps keyboard focus on the
+    /// element of the same id (assets/live_regions.js).
+    #[prop(optional, into)]
+    button_id: Option<String>,
+    /// The button's accessible name, where its label says too little
+    /// ("Check", on every row).
+    #[prop(optional, into)]
+    aria_label: Option<String>,
     label: &'static str,
 ) -> impl IntoView {
+    let button_id = button_id.unwrap_or_else(|| format!("{class}-{id}"));
+    let more = more
+        .into_iter()
+        .map(|(name, value)| view! { <input type="hidden" name=name value=value /> })
+        .collect_view();
     view! {
         <form method="post" action=action class="row-action">
             <input type="hidden" name=field value=id />
-            <button type="submit" class=class id=button_id>{label}</button>
+            {more}
+            <button type="submit" class=class id=button_id aria-label=aria_label>{label}</button>
         </form>
+    }
+}
+
+/// A confirmation drawn by the server under the list it is about, at an
+/// address of its own (a link such as `?allow_key=…#confirm-allow` asks for
+/// it): the title, what the action means, Cancel (a link back) and the
+/// button that does it, a [`RowAction`]. Keyboard focus starts on Cancel, as
+/// in the screens' dialogs. Its title and explanation are `{id}-title` and
+/// `{id}-explain`.
+#[component]
+pub fn ConfirmAtAddress(
+    id: &'static str,
+    /// What the explanation says the action does.
+    explain: &'static str,
+    /// Where Cancel goes: the page without the question.
+    cancel_href: &'static str,
+    cancel_id: &'static str,
+    /// The action, as [`RowAction`] takes it.
+    action: &'static str,
+    #[prop(default = "id")] field: &'static str,
+    value: String,
+    confirm_id: &'static str,
+    label: &'static str,
+    /// The title's contents.
+    children: Children,
+) -> impl IntoView {
+    let cancel = crate::i18n::texts(crate::use_lang()).cancel;
+    let (title, explained) = (format!("{id}-title"), format!("{id}-explain"));
+    let (labelled_by, described_by) = (title.clone(), explained.clone());
+    view! {
+        <div class="card confirm-inline" id=id role="alertdialog"
+            aria-labelledby=labelled_by aria-describedby=described_by>
+            <h3 id=title>{children()}</h3>
+            <p id=explained>{explain}</p>
+            <div class="actions">
+                <a href=cancel_href class="button" id=cancel_id autofocus=true>{cancel}</a>
+                <RowAction action field id=value class="danger" button_id=confirm_id label />
+            </div>
+        </div>
     }
 }
 

@@ -9,7 +9,7 @@
 
 use super::infrastructure::when;
 use super::loaded;
-use super::plain_action::RowAction;
+use super::plain_action::ConfirmAtAddress;
 use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
@@ -106,24 +106,16 @@ pub fn RevokedKeys(
     }
 }
 
-/// The confirmation, drawn by the server under the list: what letting the
-/// key in again means, the button that does it and Cancel. Keyboard focus
-/// starts on Cancel, as in the screens' dialogs.
+/// The confirmation under the list: what letting the key in again means.
 #[component]
 fn ConfirmAllow(key: RevokedKeyView) -> impl IntoView {
-    let lang = use_lang();
-    let t = texts(lang);
-    let it = infra_texts(lang);
+    let it = infra_texts(use_lang());
     view! {
-        <div class="card confirm-inline" id="confirm-allow" role="alertdialog"
-            aria-labelledby="confirm-allow-title" aria-describedby="confirm-allow-explain">
-            <h3 id="confirm-allow-title">{it.allow_again}" "<code class="id">{key.agent_id.to_string()}</code></h3>
-            <p id="confirm-allow-explain">{it.allow_again_explain}</p>
-            <div class="actions">
-                <a href="/infrastructure#revoked-keys" class="button" id="cancel-allow-key" autofocus=true>{t.cancel}</a>
-                <RowAction action=AllowRevokedKey::PATH field="agent_id" id=key.agent_id.to_string()
-                    class="danger" button_id="confirm-allow-key" label=it.allow_again />
-            </div>
-        </div>
+        <ConfirmAtAddress id="confirm-allow" explain=it.allow_again_explain
+            cancel_href="/infrastructure#revoked-keys" cancel_id="cancel-allow-key"
+            action=AllowRevokedKey::PATH field="agent_id" value=key.agent_id.to_string()
+            confirm_id="confirm-allow-key" label=it.allow_again>
+            {it.allow_again}" "<code class="id">{key.agent_id.to_string()}</code>
+        </ConfirmAtAddress>
     }
 }

@@ -6,7 +6,7 @@
 mod raw_http;
 // Each test binary compiles this module anew and names only what it uses.
 #[allow(unused_imports)]
-pub use raw_http::{raw_http, RawAnswer};
+pub use raw_http::{alert_line, get_page, offers_form, post_form, raw_http, RawAnswer};
 
 pub mod people;
 pub mod private_postgres;

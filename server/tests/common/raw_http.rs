@@ -27,6 +27,65 @@ impl RawAnswer {
     }
 }
 
+/// A form post as a browser sends it: from `origin` and `referer`, taking
+/// HTML, with the session `cookie` (none when empty).
+pub async fn post_form(
+    addr: SocketAddr,
+    origin: &str,
+    cookie: &str,
+    path: &str,
+    referer: &str,
+    body: &str,
+) -> RawAnswer {
+    let request = format!(
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nOrigin: {origin}\r\nReferer: {referer}\r\n\
+         {}Accept: text/html,application/xhtml+xml\r\n\
+         Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n{body}",
+        cookie_line(cookie),
+        body.len()
+    );
+    raw_http(addr, request.as_bytes()).await
+}
+
+/// A page as a browser asks for it, with the session `cookie` (none when empty).
+pub async fn get_page(addr: SocketAddr, cookie: &str, target: &str) -> RawAnswer {
+    let request = format!(
+        "GET {target} HTTP/1.1\r\nHost: {addr}\r\n{}Accept: text/html\r\nConnection: close\r\n\r\n",
+        cookie_line(cookie)
+    );
+    raw_http(addr, request.as_bytes()).await
+}
+
+/// The text of a page's alert line (`<p … id="{id}">`).
+pub fn alert_line(html: &str, id: &str) -> String {
+    let start = html
+        .find(&format!("id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no {id} in {html}"));
+    let open = start + html[start..].find('>').unwrap() + 1;
+    let close = open + html[open..].find("</p>").unwrap();
+    html[open..close].replace("<!>", "").trim().to_string()
+}
+
+/// Whether `html` holds a plain form that posts to `action` with these
+/// hidden fields (app::pages::plain_action::RowAction).
+pub fn offers_form(html: &str, action: &str, fields: &[(&str, &str)]) -> bool {
+    html.contains(&format!("action=\"{action}\""))
+        && fields.iter().all(|(name, value)| {
+            html.contains(&format!(
+                "<input type=\"hidden\" name=\"{name}\" value=\"{value}\""
+            ))
+        })
+}
+
+fn cookie_line(cookie: &str) -> String {
+    if cookie.is_empty() {
+        String::new()
+    } else {
+        format!("Cookie: {cookie}\r\n")
+    }
+}
+
 /// Sends `request` exactly as given (it should say `Connection: close`) and
 /// reads the answer to its end. A connection the server keeps open fails the
 /// test after a minute, naming the request, instead of hanging the run (a

@@ -165,7 +165,10 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Read,
             Json(json!({"network_id": ids.network.clone(), "platform": "android", "lang": "En"})),
         ),
-        "check_beacon" => (Act(CheckBeacons), Json(beacon())),
+        "check_beacon" => (
+            Act(CheckBeacons),
+            Form(format!("network_id={}&url=http%3A%2F%2F127.0.0.1%3A9", ids.network)),
+        ),
         "diagnose_network" => (Act(CheckBeacons), id(ids.network.clone())),
         "add_existing_beacon" => (Act(EditNetworks), Json(beacon())),
         "create_network" => (Act(EditNetworks), Json(json!({"input": {"name": ""}}))),
