@@ -13,8 +13,7 @@ async fn create_use_revoke(width: u32, height: u32, name: &str) {
     let page = &b.page;
     b.sign_in(&control.base).await;
     b.goto(&format!("{}/settings/tokens", control.base)).await;
-    b.wait_visible("#token-name").await;
-    b.hydrated().await;
+    b.open_form("#open-new-token", "#token-name").await;
     expect(page.locator("#tokens-empty"))
         .to_contain_text("No API token yet")
         .await

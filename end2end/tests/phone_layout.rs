@@ -30,6 +30,7 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("infrastructure", "#open-add-agent", "#token-name"),
     ("jobs", "#open-new-job", "#job-agent"),
     ("services", "#open-publish", "#service-agent"),
+    ("settings-tokens", "#open-new-token", "#token-name"),
 ];
 
 /// Whether the navigation's link to the current screen, if it has one, lies

@@ -61,9 +61,11 @@ on_both_databases!(
         };
         assert_eq!(use_it().await.unwrap().status(), 200);
 
-        // Revoke is a link to the question, drawn by the server.
+        // Revoke is a link to the question, drawn by the server; the form
+        // that creates a token is behind its button.
         let page = common::get_page(c.addr, &cookie, "/settings/tokens").await;
         assert_eq!(page.status, 200);
+        assert!(page.body.contains("id=\"open-new-token\""));
         let ask = format!("/settings/tokens?revoke={id}");
         assert!(
             page.body
@@ -168,7 +170,7 @@ on_both_databases!(
             .await
             .unwrap();
         assert!(
-            html.contains("id=\"tokens-not-for-role\"") && !html.contains("id=\"token-form\""),
+            html.contains("id=\"tokens-not-for-role\"") && !html.contains("id=\"open-new-token\""),
             "{html}"
         );
     }

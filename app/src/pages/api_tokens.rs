@@ -11,6 +11,7 @@
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::loaded;
+use super::on_demand::OnDemand;
 use super::plain_action::{refusal_in_address, ConfirmAtAddress};
 use super::settings::SettingsFrame;
 use crate::api::settings::{list_api_tokens, CreateApiToken, RevokeApiToken};
@@ -86,12 +87,27 @@ fn ApiTokensSection() -> impl IntoView {
     }
 }
 
-/// Creates a token and shows it once. An island (crate::islands), lazy and
-/// preloaded.
+/// The create form behind its button. An island (crate::islands), lazy and
+/// preloaded; the form, with its server-function client, is its own chunk,
+/// fetched on the first press (`new_token_form`).
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn NewApiToken() -> impl IntoView {
     crate::islands::preload_island("new_api_token_loader");
+    let tt = token_texts(use_lang());
+    let open = RwSignal::new(false);
+    view! { <OnDemand id="open-new-token" label=tt.create open load=new_token_form /> }
+}
+
+/// The create form as its own WebAssembly chunk.
+#[lazy]
+async fn new_token_form() -> AnyView {
+    view! { <NewTokenForm /> }.into_any()
+}
+
+/// Creates a token and shows it once; the list then shows it too.
+#[component]
+fn NewTokenForm() -> impl IntoView {
     let lang = use_lang();
     let tt = token_texts(lang);
     let create = ServerAction::<CreateApiToken>::new();
