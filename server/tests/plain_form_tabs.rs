@@ -1,8 +1,9 @@
-//! The API tokens tab and the Beacons tab without WebAssembly: an API
-//! token's Revoke asks first on a page of its own address and is a plain
-//! form; a Beacon's Check is a plain form whose answer is the page with the
-//! result (app::pages::plain_action). Sent raw, as a browser sends them,
-//! with hostile fields and from another origin.
+//! The API tokens tab, the Beacons tab and the operations policy without
+//! WebAssembly: an API token's Revoke asks first on a page of its own
+//! address and is a plain form; a Beacon's Check is a plain form whose
+//! answer is the page with the result; the policy's form is a plain form
+//! (app::pages::plain_action). Sent raw, as a browser sends them, with
+//! hostile fields and from another origin.
 
 mod common;
 
@@ -255,6 +256,76 @@ on_both_databases!(
 
         // From another site: refused by the same-origin check.
         let status = from_another_site(&c, &cookie, "/ui/check_beacon", &body).await;
+        assert_eq!(status, 403);
+    }
+);
+
+on_both_databases!(
+    the_policy_is_saved_by_a_plain_form_and_refusals_are_said_at_their_field,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let cookie = common::session_cookie(&c).await;
+        let page_url = format!("{}/policy", c.base);
+        let page = common::get_page(c.addr, &cookie, "/policy").await;
+        assert_eq!(page.status, 200);
+        assert!(
+            page.body.contains("action=\"/ui/save_policy\""),
+            "{}",
+            page.body
+        );
+
+        // "Start from the template" asked by the address fills the empty parts.
+        let template = common::get_page(c.addr, &cookie, "/policy?template=1").await;
+        assert!(template.body.contains("7447"), "{}", template.body);
+
+        // Saved: back to the page, which says so and shows the text.
+        // Leptos writes a textarea's text unescaped: the page escapes it.
+        let body = "relays=Two+relays%2C+%3C%2Ftextarea%3E%3Cb%3Eeast%3C%2Fb%3E&revocation=";
+        let r =
+            common::post_form(c.addr, &c.base, &cookie, "/ui/save_policy", &page_url, body).await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        let location = r.header("location")[0].clone();
+        assert_eq!(location, "/policy?saved=1#policy-form");
+        let page = common::get_page(c.addr, &cookie, "/policy?saved=1").await;
+        assert!(
+            page.body.contains("Saved.")
+                && page
+                    .body
+                    .contains("Two relays, &lt;/textarea&gt;&lt;b&gt;east&lt;/b&gt;")
+                && !page.body.contains("<b>east"),
+            "{}",
+            page.body
+        );
+        let policy: Value = c.get_json("/api/v1/policy?lang=en").await;
+        assert_eq!(
+            policy["written"]["relays"],
+            "Two relays, </textarea><b>east</b>"
+        );
+
+        // Refused at its field: too long (past the textarea's limit, sent
+        // raw), control characters; a missing field is refused as a whole.
+        let save = ("/ui/save_policy", page_url.as_str());
+        let long = format!("relays={}&revocation=", "a".repeat(4001));
+        let said = refusal_said(&c, &cookie, save, &long, "policy-relays-error").await;
+        assert!(said.contains("4000"), "{said}");
+        let control = "relays=&revocation=a%07b";
+        let said = refusal_said(&c, &cookie, save, control, "policy-revocation-error").await;
+        assert!(!said.is_empty());
+        for body in ["", "relays=x", "revocation=%00"] {
+            let r = common::post_form(c.addr, &c.base, &cookie, "/ui/save_policy", &page_url, body)
+                .await;
+            assert_eq!(r.status, 302, "{body}: {}", r.head);
+            assert!(r.header("location")[0].contains("__err="), "{body}");
+        }
+        let policy: Value = c.get_json("/api/v1/policy?lang=en").await;
+        assert_eq!(
+            policy["written"]["relays"], "Two relays, </textarea><b>east</b>",
+            "unchanged"
+        );
+
+        // From another site: refused by the same-origin check.
+        let status =
+            from_another_site(&c, &cookie, "/ui/save_policy", "relays=x&revocation=y").await;
         assert_eq!(status, 403);
     }
 );

@@ -136,7 +136,7 @@ fn with_status<T>(result: Result<T, UiError>) -> Result<T, UiError> {
 /// `Accept` that takes HTML, on a POST. A page being rendered (a GET, which
 /// takes HTML too) keeps its refusal's status (403 for a screen not one's role's).
 #[cfg(feature = "ssr")]
-fn is_plain_form_post() -> bool {
+pub(crate) fn is_plain_form_post() -> bool {
     use_context::<http::request::Parts>().is_some_and(|request| {
         request.method == http::Method::POST
             && request

@@ -4,10 +4,10 @@
 
 use crate::error::UiError;
 use leptos::prelude::*;
-use protocol::policy::{OperationsPolicy, PolicyInput};
+use protocol::policy::OperationsPolicy;
 use protocol::setup::SetupChecklist;
 #[cfg(feature = "ssr")]
-use protocol::setup::SkipInput;
+use protocol::{policy::PolicyInput, setup::SkipInput};
 
 #[cfg(feature = "ssr")]
 use crate::backend::granted;
@@ -77,12 +77,20 @@ pub async fn load_policy() -> Result<OperationsPolicy, UiError> {
     .await
 }
 
-#[server(prefix = "/ui", endpoint = "save_policy", input = leptos::server_fn::codec::Json)]
-pub async fn save_policy(input: PolicyInput) -> Result<OperationsPolicy, UiError> {
+/// Saves the two written parts. Sent by the policy page's form, a plain
+/// HTML form (pages::policy): the answer is the page again, saying it was
+/// saved (`?saved`), or with the refusal in the address.
+#[server(prefix = "/ui", endpoint = "save_policy")]
+pub async fn save_policy(relays: String, revocation: String) -> Result<OperationsPolicy, UiError> {
     let lang = lang();
-    with_services(|s| async move {
+    let input = PolicyInput { relays, revocation };
+    let saved = with_services(|s| async move {
         let by = granted::<ChangeSettings>()?;
         s.policy.write(&by, &input, lang).await.map_err(ui_error)
     })
-    .await
+    .await;
+    if saved.is_ok() && super::is_plain_form_post() {
+        leptos_axum::redirect("/policy?saved=1#policy-form");
+    }
+    saved
 }

@@ -38,7 +38,6 @@ pub struct SetupTexts {
     pub policy_revocation: &'static str,
     pub policy_use_template: &'static str,
     pub policy_save: &'static str,
-    pub policy_saving: &'static str,
     pub policy_saved: &'static str,
     pub policy_markdown: &'static str,
     /// "Last changed {at} by {by}".
@@ -78,7 +77,6 @@ const EN: SetupTexts = SetupTexts {
     policy_revocation: "How a compromised host is revoked",
     policy_use_template: "Start from the template",
     policy_save: "Save",
-    policy_saving: "Saving…",
     policy_saved: "Saved.",
     policy_markdown: "Download as Markdown",
     policy_changed: "Last changed {at} by {by}.",
@@ -117,7 +115,6 @@ const RU: SetupTexts = SetupTexts {
     policy_revocation: "Как отзывается скомпрометированный хост",
     policy_use_template: "Начать с шаблона",
     policy_save: "Сохранить",
-    policy_saving: "Сохранение…",
     policy_saved: "Сохранено.",
     policy_markdown: "Скачать в Markdown",
     policy_changed: "Изменено {at}, {by}.",

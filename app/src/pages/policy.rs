@@ -1,17 +1,27 @@
 //! The operations policy (issue 25, item 4): what Control knows filled in,
 //! the two parts the admin writes (from a template when empty), saved with
 //! an audit entry and downloadable as Markdown.
+//!
+//! The server draws all of it, and the form is a plain HTML form whose
+//! answer is this page again (saying so, or with the refusal in the
+//! address, `plain_action`). Only "Start from the template", which fills
+//! the parts still empty without losing what was typed, is an island.
 
 use super::layout::Frame;
 use super::loaded;
+use super::plain_action::refusal_in_address;
+use super::sparkline::escape;
 use crate::api::setup::{load_policy, SavePolicy};
+use crate::error::UiError;
 use crate::i18n::setup::setup_texts;
 use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
-use protocol::policy::{KnownPart, OperationsPolicy, PolicyInput};
+use protocol::policy::{KnownPart, OperationsPolicy, PolicyInput, POLICY_TEXT_MAX};
 
 #[component]
 pub fn PolicyPage() -> impl IntoView {
@@ -19,6 +29,11 @@ pub fn PolicyPage() -> impl IntoView {
     let st = setup_texts(lang);
     let t = texts(lang);
     let allowed = may(ActionKind::ChangeSettings);
+    if allowed {
+        // Its island renders under the policy's Suspense, after the
+        // page's <head> has gone out: its code is named here.
+        crate::islands::preload_island("template_button_loader");
+    }
     view! {
         <Title text=format!("{} · {}", st.policy_title, t.product) />
         <Frame>
@@ -33,15 +48,32 @@ pub fn PolicyPage() -> impl IntoView {
     }
 }
 
-/// The policy and its form. An island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// What the address says about the form: the template asked for, a save
+/// just made, or a save refused.
+#[derive(Clone, Default)]
+struct FormState {
+    with_template: bool,
+    saved: bool,
+    refused: Option<UiError>,
+}
+
+#[component]
 fn PolicyBody() -> impl IntoView {
-    crate::islands::preload_island("policy_body_loader");
+    let query = use_query_map();
     let policy = Resource::new(|| (), |_| load_policy());
     loaded(
-        move || async move { policy.await },
-        move |p| view! { <Policy policy=p /> },
+        move || {
+            // Read here, where it is tracked: the full build's router
+            // changes the address in place.
+            let query = query.read();
+            let state = FormState {
+                with_template: query.get_str("template").is_some(),
+                saved: query.get_str("saved").is_some(),
+                refused: refusal_in_address(&query, &[SavePolicy::PATH]),
+            };
+            async move { policy.await.map(|policy| (policy, state)) }
+        },
+        move |(p, state)| view! { <Policy policy=p state /> },
     )
 }
 
@@ -57,7 +89,7 @@ fn Known(title: &'static str, part: KnownPart, id: &'static str) -> impl IntoVie
 }
 
 #[component]
-fn Policy(policy: OperationsPolicy) -> impl IntoView {
+fn Policy(policy: OperationsPolicy, state: FormState) -> impl IntoView {
     let lang = use_lang();
     let st = setup_texts(lang);
     let people = policy
@@ -87,7 +119,7 @@ fn Policy(policy: OperationsPolicy) -> impl IntoView {
     let changed = changed_line(&policy, lang);
     view! {
         {known}
-        <PolicyForm written=policy.written template=policy.template changed />
+        <PolicyForm written=policy.written template=policy.template changed state />
         <p>
             <a href=format!("/api/v1/policy/markdown?lang={}", lang.code()) id="policy-markdown" rel="external" download="operations-policy.md">
                 {st.policy_markdown}
@@ -103,102 +135,103 @@ fn changed_line(policy: &OperationsPolicy, lang: crate::i18n::Lang) -> Option<St
     Some(st.policy_changed.replace("{at}", at).replace("{by}", by))
 }
 
+/// The written parts as a plain HTML form, filled in with what was saved
+/// (and, asked for, the template where a part is empty).
 #[component]
 fn PolicyForm(
     written: PolicyInput,
     template: PolicyInput,
-    /// As loaded; a save shows its own.
     changed: Option<String>,
+    state: FormState,
 ) -> impl IntoView {
     let lang = use_lang();
     let st = setup_texts(lang);
-    let relays = RwSignal::new(written.relays);
-    let revocation = RwSignal::new(written.revocation);
-    let save = ServerAction::<SavePolicy>::new();
-    // The same rule as the server's, checked as the admin types.
-    let local_errors = Memo::new(move |_| {
-        PolicyInput {
-            relays: relays.get(),
-            revocation: revocation.get(),
-        }
-        .validate()
-        .err()
-        .unwrap_or_default()
-    });
-    let error_for = move |field: &'static str| {
-        move || {
-            local_errors
-                .with(|errors| {
-                    errors
-                        .iter()
-                        .find(|e| e.field == field)
-                        .map(|e| e.message(lang))
-                })
-                .or_else(|| {
-                    save.value().with(|v| {
-                        v.as_ref()
-                            .and_then(|r| r.as_ref().err())
-                            .and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-                    })
-                })
+    let FormState {
+        with_template,
+        saved,
+        refused,
+    } = state;
+    let shown = |text: String, template: &str| {
+        if with_template && text.trim().is_empty() {
+            template.to_string()
+        } else {
+            text
         }
     };
-    let other_error = move || {
-        save.value().with(|v| {
-            v.as_ref()
-                .and_then(|r| r.as_ref().err())
-                .filter(|e| e.for_field("relays").is_none() && e.for_field("revocation").is_none())
-                .map(|e| e.message(lang))
-        })
+    // Escaped here: Leptos writes a <textarea>'s children as they are (as
+    // for <script>), so "</textarea>" in the text would end the field.
+    let relays = escape(&shown(written.relays, &template.relays));
+    let revocation = escape(&shown(written.revocation, &template.revocation));
+    let error_for = |field: &str| {
+        refused
+            .as_ref()
+            .and_then(|e| e.for_field(field))
+            .map(|f| f.message(lang))
     };
-    let saved = move || matches!(save.value().get(), Some(Ok(_))) && !save.pending().get();
+    let relays_error = error_for("relays");
+    let revocation_error = error_for("revocation");
+    let other_error = refused
+        .as_ref()
+        .filter(|e| e.for_field("relays").is_none() && e.for_field("revocation").is_none())
+        .map(|e| e.message(lang));
+    // Counted as the browser counts (UTF-16), which is never more than the
+    // server's count: what fits here is never refused for its length.
+    let (max, max_too) = (POLICY_TEXT_MAX.to_string(), POLICY_TEXT_MAX.to_string());
+    view! {
+        <form class="card" id="policy-form" method="post" action=SavePolicy::PATH>
+            <h2>{st.policy_written}</h2>
+            <p><TemplateButton relays=template.relays revocation=template.revocation /></p>
+            <label for="policy-relays">{st.policy_relays}</label>
+            <textarea id="policy-relays" name="relays" rows="6" maxlength=max>{relays}</textarea>
+            <p class="field-error" role="alert" id="policy-relays-error">{relays_error}</p>
+            <label for="policy-revocation">{st.policy_revocation}</label>
+            <textarea id="policy-revocation" name="revocation" rows="6" maxlength=max_too>{revocation}</textarea>
+            <p class="field-error" role="alert" id="policy-revocation-error">{revocation_error}</p>
+            <p class="alert error" role="alert" hidden=other_error.is_none()>{other_error.clone()}</p>
+            <button type="submit" id="policy-save">{st.policy_save}</button>
+            <span role="status" id="policy-saved">{saved.then_some(st.policy_saved)}</span>
+            <p class="muted" id="policy-changed">{changed}</p>
+        </form>
+    }
+}
+
+/// "Start from the template": fills the parts still empty with the
+/// template's text and keeps what was typed. An island (crate::islands),
+/// lazy; [`PolicyPage`] names its code among the preloads.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn TemplateButton(relays: String, revocation: String) -> impl IntoView {
+    let st = setup_texts(use_lang());
     let fill = move |_| {
-        if relays.with(|r| r.trim().is_empty()) {
-            relays.set(template.relays.clone());
+        #[cfg(feature = "hydrate")]
+        {
+            fill_if_empty("policy-relays", &relays);
+            fill_if_empty("policy-revocation", &revocation);
         }
-        if revocation.with(|r| r.trim().is_empty()) {
-            revocation.set(template.revocation.clone());
-        }
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (&relays, &revocation);
     };
     view! {
-        <form
-            class="card"
-            id="policy-form"
-            on:submit=move |ev| {
-                ev.prevent_default();
-                if local_errors.with(|e| !e.is_empty()) {
-                    return;
-                }
-                save.dispatch(SavePolicy {
-                    input: PolicyInput {
-                        relays: relays.get_untracked(),
-                        revocation: revocation.get_untracked(),
-                    },
-                });
-            }
-        >
-            <h2>{st.policy_written}</h2>
-            <p><button type="button" class="link-button" id="policy-template" on:click=fill>{st.policy_use_template}</button></p>
-            <label for="policy-relays">{st.policy_relays}</label>
-            <textarea id="policy-relays" name="relays" rows="6" prop:value=move || relays.get()
-                on:input=move |ev| relays.set(event_target_value(&ev))></textarea>
-            <p class="field-error" role="alert">{error_for("relays")}</p>
-            <label for="policy-revocation">{st.policy_revocation}</label>
-            <textarea id="policy-revocation" name="revocation" rows="6" prop:value=move || revocation.get()
-                on:input=move |ev| revocation.set(event_target_value(&ev))></textarea>
-            <p class="field-error" role="alert">{error_for("revocation")}</p>
-            <p class="alert error" role="alert" hidden=move || other_error().is_none()>{other_error}</p>
-            <button type="submit" id="policy-save" disabled=move || save.pending().get()>
-                {move || if save.pending().get() { st.policy_saving } else { st.policy_save }}
-            </button>
-            <span role="status" id="policy-saved">{move || saved().then_some(st.policy_saved)}</span>
-            <p class="muted" id="policy-changed">
-                {move || {
-                    save.value()
-                        .with(|v| v.as_ref().and_then(|r| r.as_ref().ok()).and_then(|p| changed_line(p, lang)))
-                        .or_else(|| changed.clone())
-                }}
-            </p>
-        </form>
+        <button type="button" class="link-button" id="policy-template" on:click=fill>
+            {st.policy_use_template}
+        </button>
+    }
+}
+
+/// Puts `text` in the field `id` if it holds only white space.
+#[cfg(feature = "hydrate")]
+fn fill_if_empty(id: &str, text: &str) {
+    let Some(field) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id(id))
+    else {
+        return;
+    };
+    let value = js_sys::Reflect::get(&field, &"value".into())
+        .ok()
+        .and_then(|v| v.as_string())
+        .unwrap_or_default();
+    if value.trim().is_empty() {
+        let _ = js_sys::Reflect::set(&field, &"value".into(), &text.into());
     }
 }

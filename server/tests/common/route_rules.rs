@@ -156,10 +156,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Form(format!("id={}&step=monitoring&skipped=true", ids.network)),
         ),
         "policy" => (Act(ChangeSettings), none()),
-        "save_policy" => (
-            Act(ChangeSettings),
-            Json(json!({"input": {"relays": "", "revocation": ""}})),
-        ),
+        "save_policy" => (Act(ChangeSettings), Form("relays=&revocation=".into())),
         "list_jobs" => (Read, Json(json!({"query": {}}))),
         "load_onboarding_guide" => (
             Read,
