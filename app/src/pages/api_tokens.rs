@@ -12,7 +12,7 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::loaded;
 use super::on_demand::OnDemand;
-use super::plain_action::{refusal_in_address, ConfirmAtAddress};
+use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
 use super::settings::SettingsFrame;
 use crate::api::settings::{list_api_tokens, CreateApiToken, RevokeApiToken};
 use crate::i18n::settings::token_texts;
@@ -169,16 +169,6 @@ fn NewTokenForm() -> impl IntoView {
     }
 }
 
-/// The address that asks to confirm revoking token `id`.
-fn confirm_href(id: &str) -> String {
-    format!(
-        "/settings/tokens?{}#confirm-revoke",
-        url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("revoke", id)
-            .finish()
-    )
-}
-
 /// The tokens, and under them the confirmation the address asks for, if it
 /// names one of them that still works.
 #[component]
@@ -197,7 +187,7 @@ fn TokenTable(list: Vec<TokenView>, revoking: Option<String>) -> impl IntoView {
                 view! { <span class="badge bad">{tt.revoked}</span> }.into_any()
             } else {
                 view! {
-                    <a href=confirm_href(&id) class="button danger revoke-token" id=format!("revoke-{id}")>
+                    <a href=confirm_address("/settings/tokens", "revoke", &id, "confirm-revoke") class="button danger revoke-token" id=format!("revoke-{id}")>
                         {tt.revoke}
                     </a>
                 }

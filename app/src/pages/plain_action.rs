@@ -53,6 +53,17 @@ pub fn RowAction(
     }
 }
 
+/// The address of `page` that asks the confirmation `confirm_id`
+/// ([`ConfirmAtAddress`]) about `value`, named by `key` in the query.
+pub fn confirm_address(page: &str, key: &str, value: &str, confirm_id: &str) -> String {
+    format!(
+        "{page}?{}#{confirm_id}",
+        url::form_urlencoded::Serializer::new(String::new())
+            .append_pair(key, value)
+            .finish()
+    )
+}
+
 /// A confirmation drawn by the server under the list it is about, at an
 /// address of its own (a link such as `?allow_key=…#confirm-allow` asks for
 /// it): the title, what the action means, Cancel (a link back) and the

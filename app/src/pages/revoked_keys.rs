@@ -9,7 +9,7 @@
 
 use super::infrastructure::when;
 use super::loaded;
-use super::plain_action::ConfirmAtAddress;
+use super::plain_action::{confirm_address, ConfirmAtAddress};
 use crate::api::infra::{AgentsTab, AllowRevokedKey};
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
@@ -19,16 +19,6 @@ use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use protocol::actions::ActionKind;
 use protocol::api::RevokedKeyView;
-
-/// The address that asks to confirm letting `agent_id`'s key in again.
-fn confirm_href(agent_id: &str) -> String {
-    format!(
-        "/infrastructure?{}#confirm-allow",
-        url::form_urlencoded::Serializer::new(String::new())
-            .append_pair("allow_key", agent_id)
-            .finish()
-    )
-}
 
 #[component]
 pub fn RevokedKeys(
@@ -69,7 +59,7 @@ pub fn RevokedKeys(
                                     view! { <a href=href class="delete-first">{it.delete_first}</a> }.into_any()
                                 } else {
                                     view! {
-                                        <a href=confirm_href(k.agent_id.as_str()) class="allow-key button"
+                                        <a href=confirm_address("/infrastructure", "allow_key", k.agent_id.as_str(), "confirm-allow") class="allow-key button"
                                             data-agent=k.agent_id.to_string()>
                                             {it.allow_again}
                                         </a>
