@@ -80,7 +80,9 @@ pub fn FrontendScripts(options: LeptosOptions) -> impl IntoView {
     view! {
         <link rel="modulepreload" href=main_script crossorigin="anonymous" />
         <link rel="preload" href=main_module r#as="fetch" r#type="application/wasm" crossorigin="anonymous" />
-        <script type="module" nonce=leptos::nonce::use_nonce() inner_html=script></script>
+        // Marked for the early script (assets/before_hydration.js): in this
+        // build, what is outside an island never hydrates.
+        <script type="module" data-islands="" nonce=leptos::nonce::use_nonce() inner_html=script></script>
     }
     .into_any()
 }

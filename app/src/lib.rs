@@ -27,8 +27,9 @@ use protocol::actions::{ActionKind, Allowed};
 /// Holds the presses and form submissions made before the page has
 /// hydrated, and makes them again once it has, with what was typed meanwhile;
 /// keeps the current screen's link in view in the main navigation; opens the
-/// live updates' stream (crate::live); and draws again the parts of a page
-/// that follow it without WebAssembly (crate::live_region). All of it works
+/// live updates' stream (crate::live); draws again the parts of a page
+/// that follow it without WebAssembly (crate::live_region); and copies for
+/// the copy buttons (pages::copy). All of it works
 /// before the WebAssembly arrives, so it comes with the server's HTML, in one
 /// script.
 const EARLY_PAGE_JS: &str = concat!(
@@ -36,7 +37,8 @@ const EARLY_PAGE_JS: &str = concat!(
     include_str!("assets/before_hydration.js"),
     include_str!("assets/main_nav.js"),
     include_str!("assets/live_stream.js"),
-    include_str!("assets/live_regions.js")
+    include_str!("assets/live_regions.js"),
+    include_str!("assets/copy_buttons.js")
 );
 
 /// The HTML document around the app; the server renders it for every page.
@@ -246,14 +248,14 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks") view={Lazy::<NetworksScreen>::new()} />
                 <Route path=path!("/networks/new") view={Lazy::<NewNetworkScreen>::new()} />
                 <Route path=path!("/networks/:id") view={Lazy::<NetworkScreen>::new()} />
-                <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} />
+                <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
                 <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
-                <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} />
+                <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} ssr=SsrMode::Async />
-                <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} />
+                <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/audit") view={Lazy::<AuditScreen>::new()} />
                 <Route path=path!("/settings") view={Lazy::<SettingsScreen>::new()} />
                 <Route path=path!("/settings/people") view={Lazy::<PeopleScreen>::new()} />

@@ -160,11 +160,17 @@ pub fn preload_lazy(names: &[&str]) {
             .iter()
             .filter_map(|name| {
                 let prefix = format!("{name}_");
-                preloads.chunks.keys().find(|module| {
+                let found = preloads.chunks.keys().find(|module| {
                     module
                         .strip_prefix(&prefix)
                         .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-                })
+                });
+                // A misspelt name costs a phone a round trip, silently:
+                // say so where the developer looks.
+                if found.is_none() {
+                    tracing::warn!(name, "no split module of this name to preload");
+                }
+                found
             })
             .map(String::as_str)
             .collect();

@@ -156,7 +156,7 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
         page.url()
     );
 
-    // A job's own page is an island: Cancel there too.
+    // A job's own page: Cancel is a plain form there too.
     let job = common::queue_restart(base, &agent.id(), "sidecar-web").await;
     b.goto(&format!("{base}/jobs/{job}")).await;
     b.expect_text("#job-status", "pending").await;

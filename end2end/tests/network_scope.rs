@@ -93,8 +93,7 @@ async fn a_person_limited_to_one_network_sees_only_that_one() {
     ops.expect_text("[role=alert]", "No network profile with this ID.")
         .await;
     ops.goto(&format!("{base}/onboarding")).await;
-    ops.hydrated().await;
-    ops.wait_visible("#create-invite").await;
+    ops.open_form("#open-new-invite", "#invite-network").await;
     assert!(
         !shows(&ops, "main", "Bravo").await,
         "Bravo is not offered for invites"

@@ -112,7 +112,15 @@ async fn an_admin_invites_and_a_phone_joins() {
         "the choice is in the address"
     );
     b.screenshot("guide-windows").await;
+    // The guide's copy buttons work without WebAssembly.
+    page.locator("#copy-instructions")
+        .click(None)
+        .await
+        .unwrap();
+    b.expect_text("#copy-instructions", "Copied").await;
 
+    // The invite form comes behind its button.
+    b.open_form("#open-new-invite", "#invite-network").await;
     b.select("#invite-network", network_id.as_str()).await;
     b.fill("#invite-max-opens", "0").await;
     page.locator("#create-invite").click(None).await.unwrap();

@@ -29,6 +29,7 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("beacons", "#open-add-beacon", "#beacon-network"),
     ("infrastructure", "#open-add-agent", "#token-name"),
     ("jobs", "#open-new-job", "#job-agent"),
+    ("onboarding", "#open-new-invite", "#invite-name"),
     ("services", "#open-publish", "#service-agent"),
     ("settings-tokens", "#open-new-token", "#token-name"),
 ];

@@ -79,7 +79,7 @@ async fn an_operator_and_a_viewer_see_only_the_controls_their_role_allows() {
     )
     .await;
     operator.goto(&format!("{}/onboarding", control.base)).await;
-    operator.wait_visible("#create-invite").await;
+    operator.wait_visible("#open-new-invite").await;
     operator.goto(&format!("{}/settings", control.base)).await;
     operator.wait_visible("#webhook-current").await;
     operator

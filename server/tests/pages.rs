@@ -218,6 +218,19 @@ on_both_databases!(
         // hold only the region's "Loading…" placeholder there, and the
         // region would be drawn as that. So these routes render whole.
         let c = common::signed_in(backend).await;
+        let network: Value = c
+            .create_network(json!({"name": "Regions"}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let setup = format!("/networks/{}/setup", network["id"].as_str().unwrap());
+        let agent = common::SimAgent::with_docker(&c, 61).await;
+        let job = c
+            .queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
+                "payload": {"component_id": "sidecar-web"}}))
+            .await;
+        let job = format!("/jobs/{}", job["id"].as_str().unwrap());
         for (path, region) in [
             ("/", "overview-live"),
             ("/jobs", "jobs-live"),
@@ -225,6 +238,10 @@ on_both_databases!(
             ("/infrastructure", "agent-tokens-live"),
             ("/settings/tokens", "api-tokens-live"),
             ("/infrastructure/beacons", "beacons-live"),
+            (setup.as_str(), "setup-live"),
+            (setup.as_str(), "probe-live"),
+            (job.as_str(), "job-live"),
+            ("/onboarding", "invites-live"),
         ] {
             let html = c.page_in(path, "en").await;
             let start = html

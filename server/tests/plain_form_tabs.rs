@@ -7,35 +7,7 @@
 
 mod common;
 
-use common::Control;
 use serde_json::{json, Value};
-
-/// Posts `body` to `action` as a form sent from `referer`, which the server
-/// refuses: the answer leads back there with the refusal in the address,
-/// and the page says it on its alert line `alert`, whose text this is.
-async fn refusal_said(
-    c: &Control,
-    cookie: &str,
-    (action, referer): (&str, &str),
-    body: &str,
-    alert: &str,
-) -> String {
-    let r = common::post_form(c.addr, &c.base, cookie, action, referer, body).await;
-    assert_eq!(r.status, 302, "{body:.60}: {}", r.head);
-    let location = r.header("location")[0].clone();
-    assert!(location.contains("__err="), "{body:.60}: {location}");
-    let page = common::get_page(c.addr, cookie, location.strip_prefix(&c.base).unwrap()).await;
-    assert_eq!(page.status, 200, "{body:.60}");
-    common::alert_line(&page.body, alert)
-}
-
-/// The status of `body` posted to `action` by a page of another site.
-async fn from_another_site(c: &Control, cookie: &str, action: &str, body: &str) -> u16 {
-    let evil = "https://evil.example";
-    common::post_form(c.addr, evil, cookie, action, evil, body)
-        .await
-        .status
-}
 
 on_both_databases!(
     api_tokens_revoke_asks_first_and_works_as_a_plain_form,
@@ -121,13 +93,13 @@ on_both_databases!(
             "id=%3Cscript%3E",
             "id=a&id=b",
         ] {
-            let said = refusal_said(&c, &cookie, revoke, body, "tokens-action-error").await;
+            let said = common::refusal_said(&c, &cookie, revoke, body, "tokens-action-error").await;
             assert!(!said.is_empty(), "{body}");
         }
         assert_eq!(use_it().await.unwrap().status(), 200);
 
         // From another site: refused, not carried out.
-        let status = from_another_site(&c, &cookie, revoke.0, &format!("id={id}")).await;
+        let status = common::from_another_site(&c, &cookie, revoke.0, &format!("id={id}")).await;
         assert_eq!(status, 403);
         assert_eq!(use_it().await.unwrap().status(), 200);
 
@@ -155,7 +127,7 @@ on_both_databases!(
         // A token that is not hers: refused, and said above the list.
         let not_hers = "id=tok_AAAAAAAAAAAAAAAA";
         assert_eq!(
-            refusal_said(&c, &cookie, revoke, not_hers, "tokens-action-error").await,
+            common::refusal_said(&c, &cookie, revoke, not_hers, "tokens-action-error").await,
             "No API token has this ID."
         );
 
@@ -242,7 +214,7 @@ on_both_databases!(
         ];
         for body in &hostile {
             let check = ("/ui/check_beacon", page_url.as_str());
-            let said = refusal_said(&c, &cookie, check, body, "beacons-action-error").await;
+            let said = common::refusal_said(&c, &cookie, check, body, "beacons-action-error").await;
             assert!(
                 !said.is_empty(),
                 "{body:.60}: the refusal is said on the page"
@@ -255,7 +227,7 @@ on_both_databases!(
         );
 
         // From another site: refused by the same-origin check.
-        let status = from_another_site(&c, &cookie, "/ui/check_beacon", &body).await;
+        let status = common::from_another_site(&c, &cookie, "/ui/check_beacon", &body).await;
         assert_eq!(status, 403);
     }
 );
@@ -306,10 +278,11 @@ on_both_databases!(
         // raw), control characters; a missing field is refused as a whole.
         let save = ("/ui/save_policy", page_url.as_str());
         let long = format!("relays={}&revocation=", "a".repeat(4001));
-        let said = refusal_said(&c, &cookie, save, &long, "policy-relays-error").await;
+        let said = common::refusal_said(&c, &cookie, save, &long, "policy-relays-error").await;
         assert!(said.contains("4000"), "{said}");
         let control = "relays=&revocation=a%07b";
-        let said = refusal_said(&c, &cookie, save, control, "policy-revocation-error").await;
+        let said =
+            common::refusal_said(&c, &cookie, save, control, "policy-revocation-error").await;
         assert!(!said.is_empty());
         for body in ["", "relays=x", "revocation=%00"] {
             let r = common::post_form(c.addr, &c.base, &cookie, "/ui/save_policy", &page_url, body)
@@ -325,7 +298,8 @@ on_both_databases!(
 
         // From another site: refused by the same-origin check.
         let status =
-            from_another_site(&c, &cookie, "/ui/save_policy", "relays=x&revocation=y").await;
+            common::from_another_site(&c, &cookie, "/ui/save_policy", "relays=x&revocation=y")
+                .await;
         assert_eq!(status, 403);
     }
 );

@@ -6,6 +6,13 @@ mod common;
 
 use serde_json::{json, Value};
 
+/// A restart of `sidecar-web` queued for `agent`; its view.
+async fn queued_restart(c: &common::Control, agent: &common::SimAgent) -> Value {
+    c.queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
+        "payload": {"component_id": "sidecar-web"}}))
+        .await
+}
+
 fn alert_line(html: &str) -> String {
     common::alert_line(html, "job-action-error")
 }
@@ -15,10 +22,7 @@ on_both_databases!(
     |backend| async move {
         let c = common::signed_in(backend).await;
         let agent = common::SimAgent::with_docker(&c, 31).await;
-        let job = c
-            .queued_job(json!({"agent_id": agent.id(), "kind": "restart_component",
-                "payload": {"component_id": "sidecar-web"}}))
-            .await;
+        let job = queued_restart(&c, &agent).await;
         let id = job["id"].as_str().unwrap().to_string();
         let cookie = common::session_cookie(&c).await;
         let list = format!("{}/jobs?status=pending", c.base);
@@ -94,10 +98,7 @@ on_both_databases!(
         }
         // From another site: refused by the same-origin check, not carried out.
         let other = common::SimAgent::with_docker(&c, 32).await;
-        let pending = c
-            .queued_job(json!({"agent_id": other.id(), "kind": "restart_component",
-                "payload": {"component_id": "sidecar-web"}}))
-            .await;
+        let pending = queued_restart(&c, &other).await;
         let pending_id = pending["id"].as_str().unwrap();
         let r = common::post_form(
             c.addr,
@@ -267,5 +268,106 @@ on_both_databases!(
             common::alert_line(&page.body, "infra-action-error"),
             "No revoked key has this Agent ID."
         );
+    }
+);
+
+on_both_databases!(
+    a_jobs_own_page_cancels_and_retries_with_plain_forms,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let agent = common::SimAgent::with_docker(&c, 34).await;
+        let job = queued_restart(&c, &agent).await;
+        let id = job["id"].as_str().unwrap().to_string();
+        let cookie = common::session_cookie(&c).await;
+        let path = format!("/jobs/{id}");
+        let page_url = format!("{}{path}", c.base);
+
+        // Cancel is a form that needs no script; its answer is this page.
+        let page = common::get_page(c.addr, &cookie, &path).await;
+        assert_eq!(page.status, 200);
+        assert!(
+            common::offers_form(&page.body, "/ui/cancel_job", &[("id", &id)])
+                && page.body.contains("id=\"cancel-this-job\""),
+            "{}",
+            page.body
+        );
+        let r = common::post_form(
+            c.addr,
+            &c.base,
+            &cookie,
+            "/ui/cancel_job",
+            &page_url,
+            &format!("id={id}"),
+        )
+        .await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        assert_eq!(r.header("location"), vec![format!("{page_url}?")]);
+        let page = common::get_page(c.addr, &cookie, &path).await;
+        assert!(page.body.contains(">cancelled<"), "{}", page.body);
+        assert!(!page.body.contains("id=\"cancel-this-job\""));
+
+        // A failed job offers Retry, which leads on to the new job's page,
+        // which names the one it retries.
+        let job = queued_restart(&c, &agent).await;
+        let id = job["id"].as_str().unwrap().to_string();
+        agent.post("/api/v1/agents/jobs/next", json!({})).await;
+        let r = agent
+            .post(
+                "/api/v1/agents/jobs/result",
+                json!({"job_id": id, "status": "failed", "result": "exited with code 1"}),
+            )
+            .await;
+        assert_eq!(r.status(), 200);
+        let path = format!("/jobs/{id}");
+        let page_url = format!("{}{path}", c.base);
+        let page = common::get_page(c.addr, &cookie, &path).await;
+        assert!(
+            common::offers_form(
+                &page.body,
+                "/ui/retry_job",
+                &[("id", &id), ("open_new", "true")]
+            ) && page.body.contains("id=\"retry-this-job\""),
+            "{}",
+            page.body
+        );
+        let body = format!("id={id}&open_new=true");
+        let r =
+            common::post_form(c.addr, &c.base, &cookie, "/ui/retry_job", &page_url, &body).await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        let new_path = r.header("location")[0].clone();
+        assert!(
+            new_path.starts_with("/jobs/") && new_path != path,
+            "{new_path}"
+        );
+        let page = common::get_page(c.addr, &cookie, &new_path).await;
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains(">pending<"), "{}", page.body);
+        assert!(page.body.contains(&format!("href=\"{path}\"")));
+
+        // Retrying what is pending is refused, and the job's page says why;
+        // so is an answer it cannot read, never a 500.
+        let new_url = format!("{}{new_path}", c.base);
+        let new_id = new_path.trim_start_matches("/jobs/");
+        for body in [
+            format!("id={new_id}&open_new=true"),
+            format!("id={new_id}&open_new=maybe"),
+            "id=%3Cscript%3Ealert(1)%3C%2Fscript%3E&open_new=true".to_string(),
+        ] {
+            let r =
+                common::post_form(c.addr, &c.base, &cookie, "/ui/retry_job", &new_url, &body).await;
+            assert_eq!(r.status, 302, "{body}: {}", r.head);
+            let location = r.header("location")[0].clone();
+            assert!(
+                location.starts_with(&new_url) && location.contains("__err="),
+                "{location}"
+            );
+            let page =
+                common::get_page(c.addr, &cookie, location.strip_prefix(&c.base).unwrap()).await;
+            assert!(!page.body.contains("<script>alert"), "{body}");
+            assert!(
+                !alert_line(&page.body).is_empty(),
+                "{body}: no reason given"
+            );
+        }
     }
 );

@@ -38,25 +38,6 @@ async fn put_raw(c: &common::Control, network: &str, body: &str) -> reqwest::Res
         .unwrap()
 }
 
-/// An Agent reporting a heartbeat with `hostname` and these components.
-async fn agent_on(
-    c: &common::Control,
-    seed: u8,
-    name: &str,
-    components: Value,
-) -> common::SimAgent {
-    let agent = common::SimAgent::with_docker(c, seed).await;
-    let r = agent
-        .post(
-            "/api/v1/agents/heartbeat",
-            json!({"name": name, "hostname": name, "docker_available": true,
-                   "components": components}),
-        )
-        .await;
-    assert_eq!(r.status(), 200);
-    agent
-}
-
 /// The prober claims the queued probe and answers with `report`.
 async fn answer(prober: &common::SimAgent, status: &str, report: Value, text: &str) -> Value {
     let job = prober.claim().await.expect("a probe job is handed out");
@@ -101,7 +82,7 @@ on_both_databases!(
         let id = c
             .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
             .await;
-        agent_on(
+        common::SimAgent::on_host(
             &c,
             71,
             "shop-host",
@@ -117,7 +98,7 @@ on_both_databases!(
         assert!(view["settings"].is_null(), "{view}");
         assert_eq!(view["runs"], json!([]));
 
-        let prober = agent_on(&c, 72, "probe-host", json!([])).await;
+        let prober = common::SimAgent::on_host(&c, 72, "probe-host", json!([])).await;
         let prober_id = prober.id();
         // Each refusal names its field, whatever the body looks like.
         let hostile: Vec<(String, u16, &str)> = vec![
@@ -342,7 +323,7 @@ on_both_databases!(
             .created_network(json!({"name": "Lab", "beacons": ["https://b.example"]}))
             .await;
         // A one-host network: the only Agent probes its own service.
-        let prober = agent_on(
+        let prober = common::SimAgent::on_host(
             &c,
             73,
             "lab-host",
@@ -453,10 +434,10 @@ on_both_databases!(
                     "status": "running", "service": ADDRESS,
                     "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": network}}])
         };
-        agent_on(&c, 81, "home-host", sidecar(&home)).await;
-        agent_on(&c, 82, "work-host", sidecar(&work)).await;
-        let first = agent_on(&c, 83, "first-prober", json!([])).await;
-        let second = agent_on(&c, 84, "second-prober", json!([])).await;
+        common::SimAgent::on_host(&c, 81, "home-host", sidecar(&home)).await;
+        common::SimAgent::on_host(&c, 82, "work-host", sidecar(&work)).await;
+        let first = common::SimAgent::on_host(&c, 83, "first-prober", json!([])).await;
+        let second = common::SimAgent::on_host(&c, 84, "second-prober", json!([])).await;
         let passed = json!({"address": ADDRESS, "ok": true, "latency_ms": 9});
 
         // Home probes from the first Agent, which starts its node.
@@ -534,9 +515,10 @@ on_both_databases!(
                     "labels": {"io.knotroute.managed": "true",
                                "io.knotroute.network-id": network}}])
         };
-        let home_host = agent_on(&c, 91, "home-host", sidecar(&home, "web")).await;
-        let other_host = agent_on(&c, 92, "other-host", sidecar(&other, "shop")).await;
-        let fresh_host = agent_on(&c, 93, "fresh-host", json!([])).await;
+        let home_host = common::SimAgent::on_host(&c, 91, "home-host", sidecar(&home, "web")).await;
+        let other_host =
+            common::SimAgent::on_host(&c, 92, "other-host", sidecar(&other, "shop")).await;
+        let fresh_host = common::SimAgent::on_host(&c, 93, "fresh-host", json!([])).await;
         let admin =
             common::people::join_limited(&c, "admin", "adm-home", std::slice::from_ref(&home))
                 .await;
@@ -600,7 +582,7 @@ on_both_databases!(
         let home = c
             .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
             .await;
-        let shop = agent_on(
+        let shop = common::SimAgent::on_host(
             &c,
             94,
             "shop-host",
@@ -609,7 +591,7 @@ on_both_databases!(
                     "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": home}}]),
         )
         .await;
-        let prober = agent_on(&c, 95, "probe-host", json!([])).await;
+        let prober = common::SimAgent::on_host(&c, 95, "probe-host", json!([])).await;
         c.queued_job(json!({"agent_id": shop.id(), "kind": "restart_component",
                             "payload": {"component_id": "sidecar-web"}}))
             .await;

@@ -243,6 +243,26 @@ impl SimAgent {
         agent
     }
 
+    /// A new Agent with Docker on host `name`, reporting these components
+    /// in its heartbeat.
+    pub async fn on_host(
+        control: &impl TestControl,
+        seed: u8,
+        name: &str,
+        components: Value,
+    ) -> Self {
+        let agent = Self::with_docker(control, seed).await;
+        let r = agent
+            .post(
+                "/api/v1/agents/heartbeat",
+                json!({"name": name, "hostname": name, "docker_available": true,
+                       "components": components}),
+            )
+            .await;
+        assert_eq!(r.status(), 200, "the heartbeat is taken");
+        agent
+    }
+
     /// A request signed now (or `skew` seconds off), with the exact body bytes given.
     pub fn signed(&self, path: &str, body: &[u8], skew: i64) -> reqwest::RequestBuilder {
         self.signed_as(path, body, skew, "application/json")

@@ -164,12 +164,19 @@ pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
     .await
 }
 
+/// Queues a finished job again. Sent by a plain form: its answer is the
+/// page it came from again, or with `open_new`, the new job's page (the job
+/// page's Retry: the reader goes on to the run they asked for).
 #[server(prefix = "/ui", endpoint = "retry_job")]
-pub async fn retry_job(id: JobId) -> Result<JobView, UiError> {
-    with_services(|s| async move {
+pub async fn retry_job(id: JobId, open_new: Option<bool>) -> Result<JobView, UiError> {
+    let retried = with_services(|s| async move {
         let by = granted::<RunJobs>()?;
         let job = s.jobs.retry(&by, &id).await.map_err(ui_error)?;
         Ok(domain::jobs::queue::view(&job))
     })
-    .await
+    .await?;
+    if open_new == Some(true) && super::is_plain_form_post() {
+        leptos_axum::redirect(&format!("/jobs/{}", retried.id));
+    }
+    Ok(retried)
 }

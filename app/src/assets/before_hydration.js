@@ -17,9 +17,9 @@
   var pressed = [];
 
   function hydrates(el) {
-    // The islands build hydrates only its islands; the full build has none
-    // and hydrates the whole page.
-    return !document.querySelector("leptos-island") || el.closest("leptos-island") !== null;
+    // The islands build (its script is marked data-islands) hydrates only
+    // its islands; the full build hydrates the whole page.
+    return !document.querySelector("script[data-islands]") || el.closest("leptos-island") !== null;
   }
 
   function onTyped(e) {
@@ -37,7 +37,9 @@
 
   function onClick(e) {
     var el = e.target instanceof Element ? e.target.closest(PRESSABLE) : null;
-    if (el !== null && !el.disabled && hydrates(el)) hold(e, el);
+    // A copy button works without WebAssembly (copy_buttons.js), and the
+    // clipboard takes a text only in the press itself.
+    if (el !== null && !el.disabled && !el.hasAttribute("data-copy") && hydrates(el)) hold(e, el);
   }
 
   function onSubmit(e) {

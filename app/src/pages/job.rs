@@ -7,16 +7,20 @@ use super::infrastructure::when;
 use super::job_log::{JobLive, JobStages};
 use super::layout::Frame;
 use super::loaded;
+use super::plain_action::{refusal_in_address, RowAction};
 use crate::api::jobs::{get_job, job_log, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 use protocol::actions::ActionKind;
 use protocol::api::JobView;
+use protocol::live::LiveTopic;
 use protocol::JobId;
 
 #[component]
@@ -37,69 +41,48 @@ pub fn JobPage() -> impl IntoView {
     }
 }
 
-/// The job, its stages and output as they come, Cancel and Retry. An
-/// island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// The job with Cancel and Retry, and its stages and output as they come.
+/// The job is a live region (crate::live_region) drawn again when a job
+/// changes, its buttons plain forms (`plain_action`); only the stages, whose
+/// output is read on line by line, are an island.
+#[component]
 fn JobBody(id: String) -> impl IntoView {
-    crate::islands::preload_island("job_body_loader");
     let lang = use_lang();
-    let jt = jobs_texts(lang);
-    let id = crate::islands::prop_reader(id);
-    let cancel = ServerAction::<CancelJob>::new();
-    let retry = ServerAction::<RetryJob>::new();
     let live = crate::live::use_live();
+    let query = use_query_map();
+    let refusal = move || {
+        refusal_in_address(&query.read(), &[CancelJob::PATH, RetryJob::PATH])
+            .map(|e| e.message(lang))
+    };
+    let asked = StoredValue::new(id.clone());
+    // Read again when a job changes (the full build; the islands build
+    // draws the region again).
     let job = Resource::new(
-        move || (id(), cancel.version().get(), (live.jobs(), live.progress())),
-        |(id, ..)| async move {
-            // A malformed ID in the address names no job.
-            match JobId::parse(&id) {
-                Ok(id) => get_job(id).await,
-                Err(_) => Err(UiError::NotFound),
-            }
-        },
+        move || (asked.get_value(), live.jobs()),
+        |(id, _)| read_job(id),
     );
-    let action_error = cancel_or_retry_refusal(cancel, retry, lang);
-    let shown = JobLive::new();
-    follow_job(id, job, shown, live);
-    let retried = move || retry.value().get().and_then(|r| r.ok());
     view! {
-        {loaded(
-            move || async move { job.await },
-            move |job| view! { <JobDetail job cancel retry /> }.into_any(),
-        )}
-        <p class="field-error" role="alert">{action_error}</p>
-        <JobStages live=shown />
-        {move || retried().map(|new| view! {
-            <p class="alert" role="status" id="job-retried">
-                {jt.retried_as}" "<a href=format!("/jobs/{}", new.id)>{new.id.to_string()}</a>
-            </p>
-        })}
+        <LiveRegion id="job-live" topics=&[LiveTopic::Jobs]>
+            {loaded(
+                move || async move { job.await },
+                move |job| view! { <JobDetail job /> }.into_any(),
+            )}
+        </LiveRegion>
+        <p class="field-error" role="alert" id="job-action-error">{refusal}</p>
+        <JobOutput id />
     }
 }
 
-/// Why the last Cancel or Retry was refused, for the page's alert line.
-fn cancel_or_retry_refusal(
-    cancel: ServerAction<CancelJob>,
-    retry: ServerAction<RetryJob>,
-    lang: crate::i18n::Lang,
-) -> impl Fn() -> Option<String> + Copy + Send + Sync + 'static {
-    move || {
-        cancel
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .or_else(|| retry.value().get().and_then(|r| r.err()))
-            .map(|e| e.message(lang))
+/// The job the address names; a malformed ID in the address names no job.
+async fn read_job(id: String) -> Result<JobView, UiError> {
+    match JobId::parse(&id) {
+        Ok(id) => get_job(id).await,
+        Err(_) => Err(UiError::NotFound),
     }
 }
 
 #[component]
-fn JobDetail(
-    job: JobView,
-    cancel: ServerAction<CancelJob>,
-    retry: ServerAction<RetryJob>,
-) -> impl IntoView {
+fn JobDetail(job: JobView) -> impl IntoView {
     let lang = use_lang();
     let jt = jobs_texts(lang);
     let payload = serde_json::to_string_pretty(&job.payload).unwrap_or_default();
@@ -108,13 +91,26 @@ fn JobDetail(
             .map(when)
             .unwrap_or_else(|| jt.not_yet.to_string())
     };
-    let (cancel_id, retry_id) = (job.id.clone(), job.id.clone());
+    let id = job.id.to_string();
     let runs_jobs = may(ActionKind::RunJobs);
     let can_cancel = runs_jobs && job.can_cancel();
     let can_retry = runs_jobs && job.status.can_retry();
     let stopping = job.cancel_requested && job.status == protocol::JobStatus::Running;
+    // Cancel's answer is this page again; Retry's is the new job's page.
+    let cancel = can_cancel.then(|| {
+        view! {
+            <RowAction action=CancelJob::PATH id=id.clone() class="cancel-job"
+                button_id="cancel-this-job" label=jt.cancel_job />
+        }
+    });
+    let retry = can_retry.then(|| {
+        view! {
+            <RowAction action=RetryJob::PATH id=id.clone() more=vec![("open_new", "true".to_string())]
+                class="primary" button_id="retry-this-job" label=jt.retry_job />
+        }
+    });
     view! {
-        <h1>{jt.job_title}" "<code class="id">{job.id.to_string()}</code></h1>
+        <h1>{jt.job_title}" "<code class="id">{id.clone()}</code></h1>
         <p>
             <span class=job_badge(job.status) id="job-status">{job.status.as_str()}</span>
             " "{jt.kind(&job.kind)}" "<code>{job.component_id.clone().unwrap_or_default()}</code>
@@ -131,16 +127,7 @@ fn JobDetail(
             })}
         </dl>
         {stopping.then(|| view! { <p class="alert" role="status" id="job-stopping">{jt.stop_requested}</p> })}
-        <div class="actions">
-            {can_cancel.then(|| view! {
-                <button type="button" id="cancel-this-job" disabled=move || cancel.pending().get()
-                    on:click=move |_| { cancel.dispatch(CancelJob { id: cancel_id.clone() }); }>{jt.cancel_job}</button>
-            })}
-            {can_retry.then(|| view! {
-                <button type="button" class="primary" id="retry-this-job" disabled=move || retry.pending().get()
-                    on:click=move |_| { retry.dispatch(RetryJob { id: retry_id.clone() }); }>{jt.retry_job}</button>
-            })}
-        </div>
+        <div class="actions">{cancel}{retry}</div>
         <h2>{jt.col_result}</h2>
         {if job.result.is_empty() {
             view! { <p class="muted" id="job-result">{jt.no_result}</p> }.into_any()
@@ -150,6 +137,25 @@ fn JobDetail(
         <h2>{jt.payload}</h2>
         <pre class="snippet" id="job-payload">{payload}</pre>
     }
+}
+
+/// The job's stages and output, read on as the Agent reports them. An
+/// island (crate::islands), lazy and preloaded: the output grows line by
+/// line and keeps its scroll position, which a region drawn again from the
+/// server's HTML could not.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn JobOutput(id: String) -> impl IntoView {
+    crate::islands::preload_island("job_output_loader");
+    let id = crate::islands::prop_reader(id);
+    let live = crate::live::use_live();
+    let job = Resource::new(
+        move || (id(), (live.jobs(), live.progress())),
+        |(id, _)| read_job(id),
+    );
+    let shown = JobLive::new();
+    follow_job(id, job, shown, live);
+    view! { <JobStages live=shown /> }
 }
 
 /// Keeps `shown` current in the browser: the job's stages and status from

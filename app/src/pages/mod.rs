@@ -8,6 +8,7 @@ pub mod badges;
 pub mod beacons;
 pub mod choice_search;
 pub mod confirm;
+pub mod copy;
 pub mod deploy_beacon;
 pub mod diagnose;
 pub mod form_errors;

@@ -3,26 +3,43 @@
 //! (create, shown once; list with opens; revoke with confirmation). The
 //! choice lives in the query string (`?network=&platform=&lang=`), so a guide
 //! can be bookmarked and the back button works.
+//!
+//! The server draws the screen. Its copy buttons need no WebAssembly
+//! (`copy`); the invites are a live region (crate::live_region), drawn again
+//! once the form has made an invite; Revoke asks first at an address of its
+//! own (`?revoke_invite=`) and is a plain form (`plain_action`). Only the
+//! create form, behind its button, is an island: the link it makes is shown
+//! once, from the answer.
 
-use super::confirm::ConfirmDialog;
+use super::copy::CopyButton;
 use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
+use super::on_demand::OnDemand;
+use super::plain_action::{refusal_in_address, ConfirmAtAddress};
 use super::{loaded, LoadError};
 use crate::api::list_networks;
 use crate::api::onboarding::{
     list_invites, load_onboarding_guide, CreateInvite, InviteListPage, RevokeInvite,
 };
-use crate::error::UiError;
 use crate::i18n::onboarding::{invite_state, onboarding_texts, platform_label};
 use crate::i18n::{texts, Lang};
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
 use protocol::api::NetworkProfile;
 use protocol::onboarding::{CreatedInvite, InviteView, NewInvite, OnboardingGuide, Platform};
+
+/// The word by which the form asks for the invites to be drawn again
+/// (`Live::changed_on_page`): the live stream does not announce invites.
+const INVITES_CHANGED: &str = "invites";
+
+/// The address's key that asks to confirm revoking an invite.
+const REVOKE_ASKED: &str = "revoke_invite";
 
 /// The screen's address for a choice of profile, platform and text language.
 fn guide_href(network: &str, platform: Platform, text_lang: Lang) -> String {
@@ -33,22 +50,40 @@ fn guide_href(network: &str, platform: Platform, text_lang: Lang) -> String {
     )
 }
 
+/// What the address asks for: the guide's profile, platform and text
+/// language (unchecked), the invites' page and the invite to confirm revoking.
+#[derive(Clone, PartialEq)]
+struct Asked {
+    network: String,
+    platform: Option<String>,
+    text_lang: Option<String>,
+    invites_after: Option<String>,
+    revoking: Option<String>,
+}
+
 #[component]
 pub fn OnboardingPage() -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
     let params = use_query_map();
-    let choice = Memo::new(move |_| {
+    let asked = Memo::new(move |_| {
         let params = params.read();
         let param = |name: &str| params.get(name).filter(|s| !s.is_empty());
-        (
-            param("network").unwrap_or_default(),
-            param("platform"),
-            param("lang"),
-            param("invites_after"),
-        )
+        Asked {
+            network: param("network").unwrap_or_default(),
+            platform: param("platform"),
+            text_lang: param("lang"),
+            invites_after: param("invites_after"),
+            revoking: param(REVOKE_ASKED),
+        }
     });
+    if may(ActionKind::ManageInvites) {
+        // Its island renders under the profiles' Suspense: its code is named here.
+        crate::islands::preload_island("new_invite_button_loader");
+    }
+    let refusal =
+        move || refusal_in_address(&params.read(), &[RevokeInvite::PATH]).map(|e| e.message(lang));
     view! {
         <Title text=format!("{} · {}", ot.title, t.product) />
         <Frame>
@@ -56,49 +91,61 @@ pub fn OnboardingPage() -> impl IntoView {
             <p class="muted">{ot.intro}</p>
             // Drawn again when the full build's client router changes the
             // query in place (the picker's links, the invites' pager).
-            {move || {
-                let (network, platform, text_lang, invites_after) = choice.get();
-                view! { <OnboardingBody network platform text_lang invites_after /> }
-            }}
+            {move || view! { <OnboardingBody asked=asked.get() refusal=Signal::derive(refusal) /> }}
         </Frame>
     }
 }
 
-/// The guide for the chosen profile, platform and text language (as the
-/// query string has them, unchecked), and the invites. An island
-/// (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn OnboardingBody(
-    network: String,
-    platform: Option<String>,
-    text_lang: Option<String>,
-    invites_after: Option<String>,
-) -> impl IntoView {
-    crate::islands::preload_island("onboarding_body_loader");
+/// The guide for the chosen profile, platform and text language, and the
+/// invites.
+#[component]
+fn OnboardingBody(asked: Asked, refusal: Signal<Option<String>>) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let network = crate::islands::prop_reader(network);
-    let platform = platform
-        .and_then(|p| Platform::parse(&p))
+    let live = crate::live::use_live();
+    let platform = asked
+        .platform
+        .as_deref()
+        .and_then(Platform::parse)
         .unwrap_or(Platform::Android);
-    let platform = move || platform;
-    let text_lang = text_lang.and_then(|l| Lang::from_code(&l)).unwrap_or(lang);
-    let text_lang = move || text_lang;
-    let invites = Invites::new(invites_after);
+    let text_lang = asked
+        .text_lang
+        .as_deref()
+        .and_then(Lang::from_code)
+        .unwrap_or(lang);
+    let asked = StoredValue::new(asked);
+    let network = move || asked.with_value(|a| a.network.clone());
     // The first profiles by name; one named in the address (each network
     // page links here with its own) is offered even beyond them.
     let networks = Resource::new(|| (), |_| list_networks(None, None));
-    let guide = Resource::new(
-        move || (network(), platform(), text_lang()),
-        |(network, platform, text_lang)| async move {
-            if network.is_empty() {
-                return None;
-            }
-            Some(load_onboarding_guide(network, platform, text_lang).await)
+    let guide = Resource::new(network, move |network| async move {
+        if network.is_empty() {
+            return None;
+        }
+        Some(load_onboarding_guide(network, platform, text_lang).await)
+    });
+    // Read again once the form has made an invite (the full build; the
+    // islands build draws the region again).
+    let invites = Resource::new(
+        move || {
+            (
+                asked.with_value(|a| a.invites_after.clone()),
+                live.on_page(),
+            )
         },
+        |(after, _)| list_invites(after),
     );
+    // Where the guide is, with what the address adds to it (the pager's
+    // and the confirmation's links keep the guide in view).
+    let here = move || {
+        let network = network();
+        if network.is_empty() {
+            "/onboarding".to_string()
+        } else {
+            guide_href(&network, platform, text_lang)
+        }
+    };
     view! {
         {loaded(
             move || async move { networks.await },
@@ -111,32 +158,37 @@ fn OnboardingBody(
                     }
                         .into_any(),
                     page => view! {
-                        <GuidePicker profiles=page.items network=network() text_lang=text_lang() platform=platform() />
+                        <GuidePicker profiles=page.items network=network() text_lang platform />
+                        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
+                            {move || Suspend::new(async move {
+                                match guide.await {
+                                    None => view! { <p class="empty" id="guide-empty">{ot.pick_network}</p> }.into_any(),
+                                    Some(Err(e)) => view! { <LoadError error=e /> }.into_any(),
+                                    Some(Ok(guide)) => view! { <GuideView guide text_lang /> }.into_any(),
+                                }
+                            })}
+                        </Transition>
+                        <section class="card" id="invites">
+                            <h2>{ot.invites_title}</h2>
+                            <p class="muted">{ot.invites_intro}</p>
+                            {may(ActionKind::ManageInvites).then(|| view! { <NewInviteButton network=network() /> })}
+                            <p class="field-error" role="alert" id="invites-action-error">{move || refusal.get()}</p>
+                            <LiveRegion id="invites-live" local=&[INVITES_CHANGED]>
+                                {loaded(
+                                    move || async move { invites.await },
+                                    move |page| {
+                                        let (after, revoking) =
+                                            asked.with_value(|a| (a.invites_after.clone(), a.revoking.clone()));
+                                        view! { <InviteList page after revoking here=here() /> }
+                                    },
+                                )}
+                            </LiveRegion>
+                        </section>
                     }
                         .into_any(),
                 }
             },
         )}
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-            {move || Suspend::new(async move {
-                match guide.await {
-                    None => view! { <p class="empty" id="guide-empty">{ot.pick_network}</p> }.into_any(),
-                    Some(Err(e)) => view! { <LoadError error=e /> }.into_any(),
-                    Some(Ok(guide)) => view! { <GuideView guide text_lang=text_lang() /> }.into_any(),
-                }
-            })}
-        </Transition>
-        // The same profile list, read once, feeds the invite form.
-        <Transition fallback=move || view! { <p class="muted">{t.loading}</p> }>
-            {move || Suspend::new(async move {
-                match networks.await {
-                    Ok(page) if !page.items.is_empty() => {
-                        view! { <InvitesSection profiles=page.items network=network() invites /> }.into_any()
-                    }
-                    _ => ().into_any(),
-                }
-            })}
-        </Transition>
     }
 }
 
@@ -201,39 +253,6 @@ fn GuidePicker(
     }
 }
 
-/// Copies `text` to the clipboard and says so for a moment. Browsers offer
-/// the clipboard only over HTTPS (or on localhost); elsewhere the button says
-/// to select the text instead.
-#[component]
-pub fn CopyButton(
-    text: String,
-    label: &'static str,
-    #[prop(optional)] id: Option<&'static str>,
-) -> impl IntoView {
-    let ot = onboarding_texts(use_lang());
-    let shown = RwSignal::new(label);
-    let copy = move |_| {
-        let Some(window) = web_sys::window() else {
-            return;
-        };
-        if window.is_secure_context() {
-            let _ = window.navigator().clipboard().write_text(&text);
-            shown.set(ot.copied);
-        } else {
-            shown.set(ot.select_to_copy);
-        }
-        set_timeout(
-            move || shown.set(label),
-            std::time::Duration::from_millis(2000),
-        );
-    };
-    view! {
-        <button type="button" class="copy" id=id on:click=copy aria-live="polite">
-            {move || shown.get()}
-        </button>
-    }
-}
-
 #[component]
 fn GuideView(guide: OnboardingGuide, text_lang: Lang) -> impl IntoView {
     let lang = use_lang();
@@ -267,125 +286,84 @@ fn GuideView(guide: OnboardingGuide, text_lang: Lang) -> impl IntoView {
     }
 }
 
-/// The invites from `after` (the last invite of the previous page), read
-/// again after each create or revoke. Made in the body of the page's island,
-/// not under the profiles' Suspense (crate::islands).
-#[derive(Clone, Copy)]
-struct Invites {
-    after: StoredValue<Option<String>>,
-    create: ServerAction<CreateInvite>,
-    revoke: ServerAction<RevokeInvite>,
-    list: Resource<Result<InviteListPage, UiError>>,
-}
-
-impl Invites {
-    fn new(after: Option<String>) -> Self {
-        let after = StoredValue::new(after);
-        let create = ServerAction::<CreateInvite>::new();
-        let revoke = ServerAction::<RevokeInvite>::new();
-        let list = Resource::new(
-            move || {
-                (
-                    after.get_value(),
-                    create.version().get(),
-                    revoke.version().get(),
-                )
-            },
-            |(after, _, _)| list_invites(after),
-        );
-        Self {
-            after,
-            create,
-            revoke,
-            list,
-        }
-    }
-}
-
-/// The invites: the form, and the list.
+/// The invites of one page, the pager, and under them the confirmation the
+/// address asks for, if it names one still active. `here` is the screen's
+/// address with the guide the person is looking at.
 #[component]
-fn InvitesSection(
-    profiles: Vec<NetworkProfile>,
-    network: String,
-    invites: Invites,
+fn InviteList(
+    page: InviteListPage,
+    after: Option<String>,
+    revoking: Option<String>,
+    here: String,
 ) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let Invites {
-        after,
-        create,
-        revoke,
-        list: invites,
-    } = invites;
-    let after = move || after.get_value();
-    view! {
-        <section class="card" id="invites">
-            <h2>{ot.invites_title}</h2>
-            <p class="muted">{ot.invites_intro}</p>
-            {may(ActionKind::ManageInvites).then(|| view! { <InviteForm profiles network create /> })}
-            {loaded(
-                move || async move { invites.await },
-                move |answer| {
-                    match answer {
-                        page if page.items.is_empty() && after().is_none() => {
-                            view! { <p class="empty" id="invites-empty">{ot.invites_empty}</p> }.into_any()
-                        }
-                        page => {
-                            let rows = page
-                                .items
-                                .into_iter()
-                                .map(|invite| view! { <InviteRow invite revoke /> })
-                                .collect_view();
-                            view! {
-                                <table class="list" id="invites-table">
-                                    <thead><tr>
-                                        <th scope="col">{t.col_name}</th>
-                                        <th scope="col">{ot.col_network}</th>
-                                        <th scope="col">{ot.col_state}</th>
-                                        <th scope="col">{ot.col_opens}</th>
-                                        <th scope="col">{ot.col_expires}</th>
-                                        <th scope="col"></th>
-                                    </tr></thead>
-                                    <tbody>{rows}</tbody>
-                                </table>
-                                <nav class="pager" aria-label="Pages">
-                                    {after().map(|_| view! { <a href="/onboarding#invites">{t.first_page}</a> })}
-                                    {page.next.map(|c| view! {
-                                        <a href=format!("/onboarding?invites_after={c}#invites") rel="next">{t.next_page}</a>
-                                    })}
-                                </nav>
-                            }
-                                .into_any()
-                        }
-                    }
-                },
-            )}
-        </section>
+    if page.items.is_empty() && after.is_none() {
+        return view! { <p class="empty" id="invites-empty">{ot.invites_empty}</p> }.into_any();
     }
+    let joined = if here.contains('?') { '&' } else { '?' };
+    let asked = revoking.and_then(|id| {
+        page.items
+            .iter()
+            .find(|i| i.id.as_str() == id && i.state.is_active())
+            .cloned()
+    });
+    let rows = page
+        .items
+        .into_iter()
+        .map(|invite| {
+            let revoke_href = format!(
+                "{here}{joined}{}#revoke-invite",
+                url::form_urlencoded::Serializer::new(String::new())
+                    .append_pair(REVOKE_ASKED, invite.id.as_str())
+                    .finish()
+            );
+            view! { <InviteRow invite revoke_href /> }
+        })
+        .collect_view();
+    let first = after.map(|_| view! { <a href=format!("{here}#invites")>{t.first_page}</a> });
+    let next = page.next.map(|c| {
+        view! { <a href=format!("{here}{joined}invites_after={c}#invites") rel="next">{t.next_page}</a> }
+    });
+    view! {
+        <table class="list" id="invites-table">
+            <thead><tr>
+                <th scope="col">{t.col_name}</th>
+                <th scope="col">{ot.col_network}</th>
+                <th scope="col">{ot.col_state}</th>
+                <th scope="col">{ot.col_opens}</th>
+                <th scope="col">{ot.col_expires}</th>
+                <th scope="col"></th>
+            </tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+        <nav class="pager" aria-label="Pages">{first}{next}</nav>
+        {asked.map(|invite| view! {
+            <ConfirmAtAddress id="revoke-invite" explain=ot.revoke_explain
+                cancel_href=format!("{here}#invites") cancel_id="cancel-revoke-invite"
+                action=RevokeInvite::PATH value=invite.id.to_string()
+                confirm_id="confirm-revoke-invite" label=ot.revoke>
+                {ot.revoke_title}" "<q>{invite.name}</q>
+            </ConfirmAtAddress>
+        })}
+    }
+    .into_any()
 }
 
 #[component]
-fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl IntoView {
+fn InviteRow(invite: InviteView, revoke_href: String) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
     let ot = onboarding_texts(lang);
-    let confirming = RwSignal::new(false);
-    let id = invite.id.clone();
     let opens = match invite.max_opens {
         Some(max) => format!("{} / {max}", invite.opens),
         None => invite.opens.to_string(),
     };
     let active = invite.state.is_active() && may(ActionKind::ManageInvites);
-    let error = Signal::derive(move || {
-        revoke
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
-    });
+    let id = invite.id.to_string();
     view! {
-        <tr class="invite-row" data-invite=invite.id.to_string() data-state=invite.state.as_str()>
+        <tr class="invite-row" data-invite=id.clone() data-state=invite.state.as_str()>
             <td data-label=t.col_name>{invite.name}</td>
             <td data-label=ot.col_network>
                 <a href=format!("/onboarding?network={}", invite.network_id)>{invite.network_name}</a>
@@ -395,25 +373,52 @@ fn InviteRow(invite: InviteView, revoke: ServerAction<RevokeInvite>) -> impl Int
             <td data-label=ot.col_expires>{invite.expires_at.as_deref().map(when).unwrap_or_else(|| ot.never.to_string())}</td>
             <td>
                 {active.then(|| view! {
-                    <button type="button" class="revoke-invite" on:click=move |_| confirming.set(true)>{ot.revoke}</button>
+                    <a href=revoke_href class="button revoke-invite" id=format!("revoke-{id}")>{ot.revoke}</a>
                 })}
-                <ConfirmDialog open=confirming title=ot.revoke_title explain=ot.revoke_explain confirm_label=ot.revoke
-                    confirm_id="confirm-revoke-invite" error pending=revoke.pending()
-                    on_confirm=move || {
-                        revoke.dispatch(RevokeInvite { id: id.clone() });
-                        confirming.set(false);
-                    } />
             </td>
         </tr>
     }
 }
 
+/// Create invite, the form behind its button. An island (crate::islands),
+/// lazy; [`OnboardingPage`] names its code among the preloads. The form,
+/// with its server-function client, is its own chunk, fetched on the first
+/// press (`new_invite_form`).
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn NewInviteButton(network: String) -> impl IntoView {
+    let ot = onboarding_texts(use_lang());
+    let open = RwSignal::new(false);
+    let network = StoredValue::new(network);
+    view! {
+        <OnDemand id="open-new-invite" label=ot.create_invite open
+            load=move || new_invite_form(network.get_value()) />
+    }
+}
+
+/// The create form, with the profiles to choose from, as its own
+/// WebAssembly chunk.
+#[lazy]
+async fn new_invite_form(network: String) -> AnyView {
+    let profiles = Resource::new(|| (), |_| list_networks(None, None));
+    let network = StoredValue::new(network);
+    loaded(
+        move || async move { profiles.await },
+        move |page| view! { <InviteForm profiles=page.items network=network.get_value() /> },
+    )
+    .into_any()
+}
+
+/// Makes an invite and shows its link once; the list then shows it too.
 #[component]
-fn InviteForm(
-    profiles: Vec<NetworkProfile>,
-    network: String,
-    create: ServerAction<CreateInvite>,
-) -> impl IntoView {
+fn InviteForm(profiles: Vec<NetworkProfile>, network: String) -> impl IntoView {
+    let create = ServerAction::<CreateInvite>::new();
+    let live = crate::live::use_live();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = create.value().get() {
+            live.changed_on_page(INVITES_CHANGED);
+        }
+    });
     let lang = use_lang();
     let ot = onboarding_texts(lang);
     let chosen = RwSignal::new(network.clone());

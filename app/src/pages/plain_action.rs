@@ -76,7 +76,8 @@ pub fn ConfirmAtAddress(
     /// What the explanation says the action does.
     explain: &'static str,
     /// Where Cancel goes: the page without the question.
-    cancel_href: &'static str,
+    #[prop(into)]
+    cancel_href: String,
     cancel_id: &'static str,
     /// The action, as [`RowAction`] takes it.
     action: &'static str,

@@ -1,61 +1,88 @@
 //! The end-to-end probe panel of a network's setup screen (issue 25): which
 //! service is opened, from which Agent, how often; "Save and probe now",
-//! "Stop probing" (confirmed), and the recent runs. Follows live updates, so
-//! a run shows as soon as its job finishes.
+//! "Stop probing" (confirmed), and the recent runs.
+//!
+//! The server draws it. What the probe is and its runs are a live region
+//! (crate::live_region), so a run shows as soon as its job finishes; the
+//! form is a plain HTML form outside it, so a redraw never takes what is
+//! being typed. Its answer is the page again, saying it was saved
+//! (`?probe_saved`) or with the refusal in the address (`plain_action`).
+//! Stop probing asks first at an address of its own (`?stop_probe`).
 
-use super::confirm::ConfirmDialog;
 use super::loaded;
+use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
 use crate::api::probes::{load_probe, RemoveProbe, SaveProbe};
 use crate::error::UiError;
 use crate::i18n::probe::{probe_texts, stage_label};
 use crate::live::use_live;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
-use protocol::probes::{ProbeRun, ProbeScreen, ProbeSettings, EVERY_DEFAULT, EVERY_MAX, EVERY_MIN};
-use protocol::FieldError;
+use protocol::live::LiveTopic;
+use protocol::probes::{ProbeRun, ProbeScreen, EVERY_DEFAULT, EVERY_MAX, EVERY_MIN};
+
+/// The address's key that asks to confirm Stop probing.
+const STOP_ASKED: &str = "stop_probe";
+
+/// What the address says about the form: saved, refused, or Stop probing
+/// to be confirmed.
+#[derive(Clone, Default)]
+struct FormState {
+    saved: bool,
+    refused: Option<UiError>,
+    stop_asked: bool,
+}
 
 #[component]
-pub fn ProbePanel(#[prop(into)] network_id: Signal<String>) -> impl IntoView {
-    let lang = use_lang();
-    let pt = probe_texts(lang);
+pub fn ProbePanel(network_id: String) -> impl IntoView {
+    let pt = probe_texts(use_lang());
     let live = use_live();
-    let save = ServerAction::<SaveProbe>::new();
-    let remove = ServerAction::<RemoveProbe>::new();
-    let screen = Resource::new(
-        move || {
-            (
-                network_id.get(),
-                live.jobs(),
-                save.version().get(),
-                remove.version().get(),
-            )
-        },
-        |(id, ..)| load_probe(id),
+    let query = use_query_map();
+    let network = StoredValue::new(network_id);
+    // The runs follow the jobs (the full build; the islands build draws the
+    // region again). The form reads once: it is not drawn again under the
+    // person filling it in.
+    let runs = Resource::new(
+        move || (network.get_value(), live.jobs()),
+        |(id, _)| load_probe(id),
     );
+    let choices = Resource::new(move || network.get_value(), load_probe);
     view! {
         <section class="card" id="probe">
             <h2>{pt.title}</h2>
             <p class="muted">{pt.intro}</p>
+            <LiveRegion id="probe-live" topics=&[LiveTopic::Jobs]>
+                {loaded(
+                    move || async move { runs.await },
+                    move |s| view! { <ProbeRuns screen=s /> },
+                )}
+            </LiveRegion>
             {loaded(
-                move || async move { screen.await },
-                move |s| view! { <ProbeBody screen=s network_id save remove /> },
+                move || {
+                    // Read here, where it is tracked: the full build's
+                    // router changes the address in place.
+                    let query = query.read();
+                    let state = FormState {
+                        saved: query.get_str("probe_saved").is_some(),
+                        refused: refusal_in_address(&query, &[SaveProbe::PATH, RemoveProbe::PATH]),
+                        stop_asked: query.get_str(STOP_ASKED).is_some(),
+                    };
+                    async move { choices.await.map(|screen| (screen, state)) }
+                },
+                move |(screen, state)| view! { <ProbeChoice screen state network_id=network.get_value() /> },
             )}
         </section>
     }
 }
 
+/// What is probed, and the recent runs.
 #[component]
-fn ProbeBody(
-    screen: ProbeScreen,
-    network_id: Signal<String>,
-    save: ServerAction<SaveProbe>,
-    remove: ServerAction<RemoveProbe>,
-) -> impl IntoView {
-    let lang = use_lang();
-    let pt = probe_texts(lang);
-    let settings = screen.view.settings.clone();
-    let current = settings.as_ref().map(|s| {
+fn ProbeRuns(screen: ProbeScreen) -> impl IntoView {
+    let pt = probe_texts(use_lang());
+    let current = screen.view.settings.as_ref().map(|s| {
         let agent = screen
             .agents
             .iter()
@@ -66,8 +93,20 @@ fn ProbeBody(
             .replace("{agent}", &agent)
             .replace("{n}", &s.every_minutes.to_string())
     });
-    let history = runs(screen.view.runs.clone());
-    let form = if !may(ActionKind::EditNetworks) {
+    view! {
+        <p id="probe-current">
+            {current.unwrap_or_else(|| pt.none_yet.to_string())}
+        </p>
+        <h3>{pt.history_title}</h3>
+        {runs(screen.view.runs)}
+    }
+}
+
+/// The form, or why there is none.
+#[component]
+fn ProbeChoice(screen: ProbeScreen, state: FormState, network_id: String) -> impl IntoView {
+    let pt = probe_texts(use_lang());
+    if !may(ActionKind::EditNetworks) {
         view! { <p class="muted">{pt.not_for_role}</p> }.into_any()
     } else if screen.services.is_empty() {
         view! { <p class="alert" role="status" id="probe-no-services">{pt.no_services}</p> }
@@ -75,109 +114,57 @@ fn ProbeBody(
     } else if screen.agents.is_empty() {
         view! { <p class="alert" role="status" id="probe-no-agents">{pt.no_agents}</p> }.into_any()
     } else {
-        view! { <ProbeForm screen settings network_id save remove /> }.into_any()
-    };
-    view! {
-        <p id="probe-current">
-            {current.unwrap_or_else(|| pt.none_yet.to_string())}
-        </p>
-        {form}
-        <h3>{pt.history_title}</h3>
-        {history}
+        view! { <ProbeForm screen state network_id /> }.into_any()
     }
 }
 
 #[component]
-fn ProbeForm(
-    screen: ProbeScreen,
-    settings: Option<ProbeSettings>,
-    network_id: Signal<String>,
-    save: ServerAction<SaveProbe>,
-    remove: ServerAction<RemoveProbe>,
-) -> impl IntoView {
+fn ProbeForm(screen: ProbeScreen, state: FormState, network_id: String) -> impl IntoView {
     let lang = use_lang();
     let pt = probe_texts(lang);
-    let service = RwSignal::new(
-        settings
-            .as_ref()
-            .map(|s| s.service.clone())
-            .unwrap_or_else(|| screen.services[0].name.clone()),
-    );
+    let settings = screen.view.settings.clone();
+    let service = settings
+        .as_ref()
+        .map(|s| s.service.clone())
+        .unwrap_or_else(|| screen.services[0].name.clone());
     // By default an Agent other than the first service's own.
-    let first_host = screen.services[0].agent_id.clone();
-    let agent = RwSignal::new(
-        settings
-            .as_ref()
-            .map(|s| s.agent_id.clone())
-            .unwrap_or_else(|| {
-                screen
-                    .agents
-                    .iter()
-                    .find(|a| a.id != first_host)
-                    .unwrap_or(&screen.agents[0])
-                    .id
-                    .clone()
-            }),
+    let first_host = &screen.services[0].agent_id;
+    let agent = settings.as_ref().map_or_else(
+        || {
+            screen
+                .agents
+                .iter()
+                .find(|a| &a.id != first_host)
+                .unwrap_or(&screen.agents[0])
+                .id
+                .clone()
+        },
+        |s| s.agent_id.clone(),
     );
-    let every = RwSignal::new(
-        settings
+    let every = settings
+        .as_ref()
+        .map_or(EVERY_DEFAULT, |s| s.every_minutes)
+        .to_string();
+    let FormState {
+        saved,
+        refused,
+        stop_asked,
+    } = state;
+    let field_error = |field: &'static str| {
+        refused
             .as_ref()
-            .map_or(EVERY_DEFAULT, |s| s.every_minutes)
-            .to_string(),
+            .and_then(|e| e.for_field(field))
+            .map(|f| view! { <p class="field-error" id=format!("probe-{field}-error")>{f.message(lang)}</p> })
+    };
+    let (service_error, agent_error, every_error) = (
+        field_error("service"),
+        field_error("agent_id"),
+        field_error("every_minutes"),
     );
-    let local = RwSignal::new(None::<FieldError>);
-    let confirm_open = RwSignal::new(false);
-    let remove_error = Signal::derive(move || {
-        remove
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
-    });
-    let server_error = move || save.value().get().and_then(|r| r.err());
-    let field_error = move |field: &'static str| {
-        move || {
-            local
-                .get()
-                .filter(|e| e.field == field)
-                .map(|e| e.message(lang))
-                .or_else(|| {
-                    server_error().and_then(|e| e.for_field(field).map(|f| f.message(lang)))
-                })
-                .map(|m| view! { <p class="field-error" id=format!("probe-{field}-error")>{m}</p> })
-        }
-    };
-    let general = move || {
-        server_error()
-            .filter(|e| !matches!(e, UiError::Invalid(_)))
-            .map(|e| view! { <p class="alert error" role="alert">{e.message(lang)}</p> })
-    };
-    let saved = move || {
-        matches!(save.value().get(), Some(Ok(_)))
-            .then(|| view! { <p class="muted" role="status" id="probe-saved">{pt.saved}</p> })
-    };
-    let submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        // The interval's rule, checked here first as the server checks it.
-        let input = ProbeSettings {
-            service: service.get_untracked(),
-            agent_id: agent.get_untracked(),
-            every_minutes: every.get_untracked().trim().parse().unwrap_or(0),
-        };
-        match input.check() {
-            Err(e) => local.set(Some(e)),
-            Ok(ok) => {
-                local.set(None);
-                save.dispatch(SaveProbe {
-                    id: network_id.get_untracked(),
-                    service: ok.service,
-                    agent_id: ok.agent_id,
-                    every_minutes: ok.every_minutes,
-                });
-            }
-        }
-    };
-    let has_settings = settings.is_some();
+    let general = refused
+        .as_ref()
+        .filter(|e| !matches!(e, UiError::Invalid(_)))
+        .map(|e| view! { <p class="alert error" role="alert" id="probe-error">{e.message(lang)}</p> });
     let service_options = screen
         .services
         .iter()
@@ -186,9 +173,7 @@ fn ProbeForm(
                 .service_option
                 .replace("{name}", &s.name)
                 .replace("{agent}", &s.agent_name);
-            let name = s.name.clone();
-            let value = name.clone();
-            view! { <option value=value selected=move || service.get() == name>{label}</option> }
+            view! { <option value=s.name.clone() selected=s.name == service>{label}</option> }
         })
         .collect_view();
     let agent_options = screen
@@ -200,47 +185,47 @@ fn ProbeForm(
             } else {
                 format!("{} ({})", a.name, a.hostname)
             };
-            let id = a.id.clone();
-            let value = id.clone();
-            view! { <option value=value selected=move || agent.get() == id>{label}</option> }
+            view! { <option value=a.id.clone() selected=a.id == agent>{label}</option> }
         })
         .collect_view();
+    let page = format!("/networks/{network_id}/setup");
+    let stop = settings.is_some().then(|| {
+        let href = confirm_address(&page, STOP_ASKED, "1", "confirm-stop-probe");
+        view! { " "<a href=href class="button danger" id="probe-remove">{pt.remove}</a> }
+    });
+    let confirm = (stop_asked && settings.is_some()).then(|| {
+        view! {
+            <ConfirmAtAddress id="confirm-stop-probe" explain=pt.remove_explain
+                cancel_href=format!("{page}#probe") cancel_id="cancel-probe-remove"
+                action=RemoveProbe::PATH value=network_id.clone()
+                confirm_id="confirm-probe-remove" label=pt.remove>
+                {pt.remove}
+            </ConfirmAtAddress>
+        }
+    });
+    // `novalidate`: the server's message, in the form, says what is wrong
+    // with the interval, in the page's language.
     view! {
-        <form id="probe-form" on:submit=submit novalidate>
+        <form id="probe-form" method="post" action=SaveProbe::PATH novalidate>
             {general}
+            <input type="hidden" name="id" value=network_id.clone() />
             <label for="probe-service">{pt.field_service}</label>
-            <select id="probe-service" name="service" on:change=move |ev| service.set(event_target_value(&ev))>
-                {service_options}
-            </select>
-            {field_error("service")}
+            <select id="probe-service" name="service">{service_options}</select>
+            {service_error}
             <label for="probe-agent">{pt.field_agent}</label>
-            <select id="probe-agent" name="agent_id" on:change=move |ev| agent.set(event_target_value(&ev))>
-                {agent_options}
-            </select>
-            {field_error("agent_id")}
+            <select id="probe-agent" name="agent_id">{agent_options}</select>
+            {agent_error}
             <label for="probe-every">{pt.field_every}</label>
             <input id="probe-every" name="every_minutes" type="number" inputmode="numeric"
-                min=EVERY_MIN.to_string() max=EVERY_MAX.to_string()
-                prop:value=move || every.get() on:input=move |ev| every.set(event_target_value(&ev)) />
-            {field_error("every_minutes")}
+                min=EVERY_MIN.to_string() max=EVERY_MAX.to_string() value=every />
+            {every_error}
             <p class="form-actions">
-                <button type="submit" class="primary" id="probe-save" disabled=move || save.pending().get()>
-                    {move || if save.pending().get() { pt.saving } else { pt.save }}
-                </button>
-                {has_settings.then(|| view! {
-                    " "
-                    <button type="button" class="danger" id="probe-remove"
-                        on:click=move |_| confirm_open.set(true)>{pt.remove}</button>
-                })}
+                <button type="submit" class="primary" id="probe-save">{pt.save}</button>
+                {stop}
             </p>
-            {saved}
+            {saved.then(|| view! { <p class="muted" role="status" id="probe-saved">{pt.saved}</p> })}
         </form>
-        <ConfirmDialog open=confirm_open title=pt.remove explain=pt.remove_explain confirm_label=pt.remove
-            confirm_id="confirm-probe-remove" error=remove_error pending=remove.pending()
-            on_confirm=move || {
-                remove.dispatch(RemoveProbe { id: network_id.get_untracked() });
-                confirm_open.set(false);
-            } />
+        {confirm}
     }
 }
 

@@ -2,19 +2,28 @@
 //! its state as Control sees it, why it matters and the screen that does it;
 //! then the "bootstrap complete" criteria. Follows live updates, so a step
 //! turns green while the admin works on it in another tab.
+//!
+//! The server draws all of it: the checklist is a live region
+//! (crate::live_region), Skip a plain form (`plain_action`) whose answer is
+//! this page again, and so is the probe panel's form (`probe`). The screen
+//! has no island.
 
 use super::layout::Frame;
 use super::loaded;
+use super::plain_action::{refusal_in_address, RowAction};
 use super::probe::ProbePanel;
 use crate::api::setup::{load_setup, SkipSetupStep};
 use crate::i18n::setup::{knowledge_label, setup_texts, state_label};
 use crate::i18n::texts;
 use crate::live::use_live;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 use protocol::actions::ActionKind;
+use protocol::live::LiveTopic;
 use protocol::setup::{BootstrapCheck, ChecklistStep, Knowledge, SetupChecklist, StepState};
 
 fn state_badge(state: StepState) -> &'static str {
@@ -44,37 +53,37 @@ pub fn SetupPage() -> impl IntoView {
     }
 }
 
-/// The checklist with Skip, and the end-to-end probe; re-read on live
-/// updates. An island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// The checklist with Skip, and the end-to-end probe. The checklist is
+/// read again when an Agent or a job changes (the full build; the islands
+/// build draws the region again).
+#[component]
 fn SetupBody(id: String) -> impl IntoView {
-    crate::islands::preload_island("setup_body_loader");
     let lang = use_lang();
-    let id = crate::islands::prop_reader(id);
     let live = use_live();
-    let skip = ServerAction::<SkipSetupStep>::new();
+    let query = use_query_map();
+    let skip_error =
+        move || refusal_in_address(&query.read(), &[SkipSetupStep::PATH]).map(|e| e.message(lang));
+    let network = StoredValue::new(id);
     let checklist = Resource::new(
-        move || (id(), live.agents(), live.jobs(), skip.version().get()),
+        move || (network.get_value(), live.agents(), live.jobs()),
         |(id, ..)| load_setup(id),
     );
-    let skip_error = move || {
-        skip.value().get().and_then(|r| r.err()).map(
-            |e| view! { <p class="alert error" role="alert" id="skip-error">{e.message(lang)}</p> },
-        )
-    };
     view! {
-        {skip_error}
-        {loaded(
-            move || async move { checklist.await },
-            move |c| view! { <Checklist checklist=c skip /> },
-        )}
-        <ProbePanel network_id=Signal::derive(id) />
+        <p class="alert error" role="alert" id="skip-error" hidden=move || skip_error().is_none()>
+            {skip_error}
+        </p>
+        <LiveRegion id="setup-live" topics=&[LiveTopic::Agents, LiveTopic::Jobs]>
+            {loaded(
+                move || async move { checklist.await },
+                move |c| view! { <Checklist checklist=c /> },
+            )}
+        </LiveRegion>
+        <ProbePanel network_id=network.get_value() />
     }
 }
 
 #[component]
-fn Checklist(checklist: SetupChecklist, skip: ServerAction<SkipSetupStep>) -> impl IntoView {
+fn Checklist(checklist: SetupChecklist) -> impl IntoView {
     let lang = use_lang();
     let st = setup_texts(lang);
     let summary = checklist.summary();
@@ -93,7 +102,7 @@ fn Checklist(checklist: SetupChecklist, skip: ServerAction<SkipSetupStep>) -> im
     let steps = checklist
         .steps
         .into_iter()
-        .map(|step| view! { <StepItem step network_id=id.clone() skip /> }.into_any())
+        .map(|step| view! { <StepItem step network_id=id.clone() /> }.into_any())
         .collect_view();
     let warnings = checklist
         .warnings
@@ -111,11 +120,7 @@ fn Checklist(checklist: SetupChecklist, skip: ServerAction<SkipSetupStep>) -> im
 }
 
 #[component]
-fn StepItem(
-    step: ChecklistStep,
-    network_id: String,
-    skip: ServerAction<SkipSetupStep>,
-) -> impl IntoView {
+fn StepItem(step: ChecklistStep, network_id: String) -> impl IntoView {
     let lang = use_lang();
     let st = setup_texts(lang);
     let slug = step.step.slug();
@@ -126,24 +131,16 @@ fn StepItem(
         .skipped_by
         .zip(step.skipped_at)
         .map(|(by, at)| st.skipped_by.replace("{by}", &by).replace("{at}", &at));
+    // Skip, or take the skip back: one form whose answer is this page again.
     let button = can_skip.then(|| {
         let label = if skipped { st.unskip } else { st.skip };
+        let more = vec![
+            ("step", slug.to_string()),
+            ("skipped", (!skipped).to_string()),
+        ];
         view! {
-            <button
-                type="button"
-                class="link-button"
-                id=format!("skip-{slug}")
-                disabled=move || skip.pending().get()
-                on:click=move |_| {
-                    skip.dispatch(SkipSetupStep {
-                        id: network_id.clone(),
-                        step: slug.to_string(),
-                        skipped: !skipped,
-                    });
-                }
-            >
-                {label}
-            </button>
+            <RowAction action=SkipSetupStep::PATH id=network_id more class="link-button"
+                button_id=format!("skip-{slug}") label />
         }
     });
     view! {
@@ -156,10 +153,10 @@ fn StepItem(
             {step.warning.map(|w| view! { <p class="alert" role="status">{w}</p> })}
             <p class="muted">{st.why}" "{step.why}</p>
             {skipped_note.map(|n| view! { <p class="muted">{n}</p> })}
-            <p class="step-actions">
+            <div class="step-actions">
                 <a href=step.fix_href>{step.fix_label}</a>
                 {button.map(|b| view! { " · " {b} })}
-            </p>
+            </div>
         </li>
     }
 }

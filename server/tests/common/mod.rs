@@ -512,3 +512,30 @@ pub fn setup_step(checklist: &serde_json::Value, slug: &str) -> (String, String)
         s["detail"].as_str().unwrap().to_string(),
     )
 }
+
+/// Posts `body` to `action` as a form sent from `referer`, which the server
+/// refuses: the answer leads back there with the refusal in the address,
+/// and the page says it on its alert line `alert`, whose text this is.
+pub async fn refusal_said(
+    c: &Control,
+    cookie: &str,
+    (action, referer): (&str, &str),
+    body: &str,
+    alert: &str,
+) -> String {
+    let r = post_form(c.addr, &c.base, cookie, action, referer, body).await;
+    assert_eq!(r.status, 302, "{body:.60}: {}", r.head);
+    let location = r.header("location")[0].clone();
+    assert!(location.contains("__err="), "{body:.60}: {location}");
+    let page = get_page(c.addr, cookie, location.strip_prefix(&c.base).unwrap()).await;
+    assert_eq!(page.status, 200, "{body:.60}");
+    alert_line(&page.body, alert)
+}
+
+/// The status of `body` posted to `action` by a page of another site.
+pub async fn from_another_site(c: &Control, cookie: &str, action: &str, body: &str) -> u16 {
+    let evil = "https://evil.example";
+    post_form(c.addr, evil, cookie, action, evil, body)
+        .await
+        .status
+}
