@@ -168,6 +168,20 @@ pub struct JobLogPage {
     pub next: Option<u64>,
 }
 
+/// What a job's page shows of its run, in one answer: the job's state, its
+/// stages, and its output after a line (the page's output view reads on
+/// with it while the job runs).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct JobOutputPage {
+    pub status: crate::JobStatus,
+    pub result: String,
+    /// Its Agent reports stages and output while it runs.
+    pub reports_progress: bool,
+    pub stages: Vec<StageView>,
+    /// The output after the line asked for, a page of it.
+    pub lines: JobLogPage,
+}
+
 /// The marker that stands for `lines` cut lines.
 pub fn cut_marker(lines: u64) -> String {
     format!("… {lines} lines cut here: a job keeps the first 256 KiB and the last 768 KiB of its output …")

@@ -128,15 +128,33 @@ pub async fn get_job(id: JobId) -> Result<JobView, UiError> {
         .await
 }
 
-/// The job's output after line `after` (0: from the start), a page at a time.
-#[server(prefix = "/ui", endpoint = "job_log")]
-pub async fn job_log(id: JobId, after: u64) -> Result<protocol::progress::JobLogPage, UiError> {
+/// The job's state and stages, and its output after line `after` (0: from
+/// the start), a page at a time: all the job page's output view reads, in
+/// one call.
+#[server(prefix = "/ui", endpoint = "job_output")]
+pub async fn job_output(
+    id: JobId,
+    after: u64,
+) -> Result<protocol::progress::JobOutputPage, UiError> {
     with_reader(|s, who| async move {
-        s.jobs
+        let job = s
+            .jobs
+            .view_of(who.networks(), &id)
+            .await
+            .map_err(ui_error)?;
+        let lines = s
+            .jobs
             .journal()
             .lines(who.networks(), &id, after)
             .await
-            .map_err(ui_error)
+            .map_err(ui_error)?;
+        Ok(protocol::progress::JobOutputPage {
+            status: job.status,
+            result: job.result,
+            reports_progress: job.reports_progress,
+            stages: job.stages,
+            lines,
+        })
     })
     .await
 }

@@ -8,7 +8,7 @@ use super::job_log::{JobLive, JobStages};
 use super::layout::Frame;
 use super::loaded;
 use super::plain_action::{refusal_in_address, RowAction};
-use crate::api::jobs::{get_job, job_log, CancelJob, RetryJob};
+use crate::api::jobs::{get_job, job_output, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
@@ -147,69 +147,52 @@ fn JobDetail(job: JobView) -> impl IntoView {
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
 fn JobOutput(id: String) -> impl IntoView {
     crate::islands::preload_island("job_output_loader");
-    let id = crate::islands::prop_reader(id);
-    let live = crate::live::use_live();
-    let job = Resource::new(
-        move || (id(), (live.jobs(), live.progress())),
-        |(id, _)| read_job(id),
-    );
     let shown = JobLive::new();
-    follow_job(id, job, shown, live);
+    // A malformed ID in the address names no job: nothing to follow.
+    if let Ok(id) = JobId::parse(&id) {
+        follow_output(id, shown, crate::live::use_live());
+    }
     view! { <JobStages live=shown /> }
 }
 
-/// Keeps `shown` current in the browser: the job's stages and status from
-/// each reading of `job`, and its output read on from the last line held
-/// whenever the job changes or reports progress.
-fn follow_job(
-    id: impl Fn() -> String + Copy + Send + Sync + 'static,
-    job: Resource<Result<JobView, UiError>>,
-    shown: JobLive,
-    live: crate::live::Live,
-) {
+/// Keeps `shown` current: the first reading comes with the page (the
+/// server reads it), then, whenever the job changes or reports progress, its
+/// state and stages again and its output on from the last line held.
+fn follow_output(id: JobId, shown: JobLive, live: crate::live::Live) {
+    let id = StoredValue::new(id);
+    let first = Resource::new(move || id.get_value(), |id| job_output(id, 0));
     Effect::new(move |_| {
-        if let Some(Ok(view)) = job.get() {
-            shown.stages.set(view.stages.clone());
-            shown.job.set(Some((
-                view.status,
-                view.result.clone(),
-                view.reports_progress,
-            )));
+        if let Some(Ok(page)) = first.get() {
+            if shown.show(page) {
+                read_on(id.get_value(), shown);
+            }
         }
     });
-    // Only a job whose Agent reports progress has output to read.
-    let reports = Memo::new(move |_| shown.job.with(|j| j.as_ref().is_some_and(|j| j.2)));
-    Effect::new(move |previous: Option<String>| {
-        let id = id();
-        // Read to re-run on each change of the job or its progress.
+    Effect::new(move |started: Option<()>| {
         live.jobs();
         live.progress();
-        if previous.as_ref() != Some(&id) {
-            shown.clear();
+        // Its first run is the page's own reading, above.
+        if started.is_some() {
+            read_on(id.get_value(), shown);
         }
-        if !reports.get() {
-            return id;
+    });
+}
+
+/// Reads the job's output page by page, from the last line held up to the
+/// end (the first reading of a long run may be many pages).
+fn read_on(id: JobId, shown: JobLive) {
+    leptos::task::spawn_local(async move {
+        loop {
+            let after = shown
+                .lines
+                .with_untracked(|l| l.last().map_or(0, |l| l.line));
+            let more = match job_output(id.clone(), after).await {
+                Ok(page) => shown.show(page),
+                Err(_) => false,
+            };
+            if !more {
+                break;
+            }
         }
-        if let Ok(job_id) = JobId::parse(&id) {
-            leptos::task::spawn_local(async move {
-                // Page by page up to the end: the first reading may be long.
-                loop {
-                    let after = shown
-                        .lines
-                        .with_untracked(|l| l.last().map_or(0, |l| l.line));
-                    match job_log(job_id.clone(), after).await {
-                        Ok(page) => {
-                            let more = page.next.is_some();
-                            shown.append(page.lines);
-                            if !more {
-                                break;
-                            }
-                        }
-                        Err(_) => break,
-                    }
-                }
-            });
-        }
-        id
     });
 }

@@ -44,19 +44,23 @@ impl JobLive {
         }
     }
 
+    /// Shows what a reading of the job found: its state, its stages and its
+    /// output's next lines. Whether there is more output to read now.
+    pub fn show(&self, page: protocol::progress::JobOutputPage) -> bool {
+        self.stages.set(page.stages);
+        self.job
+            .set(Some((page.status, page.result, page.reports_progress)));
+        let more = page.lines.next.is_some();
+        self.append(page.lines.lines);
+        more
+    }
+
     /// Adds lines after the last one held (a page read twice adds nothing).
-    pub fn append(&self, page: Vec<LogLine>) {
+    fn append(&self, page: Vec<LogLine>) {
         self.lines.update(|lines| {
             let last = lines.last().map_or(0, |l| l.line);
             lines.extend(page.into_iter().filter(|l| l.line > last));
         });
-    }
-
-    /// Empties the log for another job, which starts followed.
-    pub fn clear(&self) {
-        self.lines.set(Vec::new());
-        self.following.set_value(true);
-        self.last_top.set_value(0);
     }
 
     /// Notes a scroll of the log: up stops following, reaching the end

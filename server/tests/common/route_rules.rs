@@ -141,7 +141,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
         "agent_choices" => (Read, Form("deployable=false".into())),
         "get_agent" => (Read, id(ids.agent.clone())),
         "get_job" => (Read, id(ids.job.clone())),
-        "job_log" => (Read, Form(format!("id={}&after=0", ids.job.clone()))),
+        "job_output" => (Read, Form(format!("id={}&after=0", ids.job.clone()))),
         "get_network" | "setup_checklist" | "probe" => (Read, id(ids.network.clone())),
         "save_probe" => (
             Act(EditNetworks),
