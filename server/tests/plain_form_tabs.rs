@@ -103,7 +103,7 @@ on_both_databases!(
         assert_eq!(status, 403);
         assert_eq!(use_it().await.unwrap().status(), 200);
 
-        // The question's form: back to the page, which no longer asks.
+        // The question's form: back to the tab, without the question.
         let r = common::post_form(
             c.addr,
             &c.base,
@@ -115,7 +115,7 @@ on_both_databases!(
         .await;
         assert_eq!(
             (r.status, r.header("location")),
-            (302, vec![referer.clone()])
+            (302, vec!["/settings/tokens#api-tokens".to_string()])
         );
         assert_eq!(use_it().await.unwrap().status(), 401);
         let back = common::get_page(c.addr, &cookie, &ask).await;

@@ -88,11 +88,17 @@ pub async fn create_api_token(name: String, scope: String) -> Result<CreatedToke
     .await
 }
 
+/// Revokes one of one's tokens. Sent by the confirmation's plain form
+/// (pages::api_tokens): its answer is the tab without the question.
 #[server(prefix = "/ui", endpoint = "revoke_api_token")]
 pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
-    with_services(|s| async move {
+    let revoked = with_services(|s| async move {
         let by = granted::<ManageOwnApiTokens>()?;
         s.api_tokens.revoke(&by, &id).await.map_err(ui_error)
     })
-    .await
+    .await?;
+    if super::is_plain_form_post() {
+        leptos_axum::redirect("/settings/tokens#api-tokens");
+    }
+    Ok(revoked)
 }
