@@ -60,11 +60,13 @@ print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
 OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
                "job_section": "jobs_screen", "diagnosis_view": "network_screen",
                "add_agent_form": "infrastructure_screen", "new_token_form": "tokens_screen",
-               "new_invite_form": "onboarding_screen"}
+               "new_invite_form": "onboarding_screen", "turn_on_form": "settings_screen",
+               "manage_form": "settings_screen"}
 ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacon_forms", "add_beacon_form": "beacon_forms",
                       "publish_section": "services_body", "job_section": "new_job", "diagnosis_view": "diagnose_section",
                       "add_agent_form": "add_agent", "new_token_form": "new_api_token",
-                      "new_invite_form": "new_invite_button"}
+                      "new_invite_form": "new_invite_button", "turn_on_form": "two_step",
+                      "manage_form": "two_step"}
 if not any(k.endswith("_screen") for k in screens):
     OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):

@@ -93,6 +93,17 @@ async fn two_step(width: u32, height: u32, name: &str) {
     anna.expect_text("#two-step-state", "On").await;
     anna.expect_text("#recovery-codes-left", "10").await;
     anna.screenshot("2-recovery-codes").await;
+    // New codes or turning it off: a form of its own, which asks for a code.
+    anna.open_form("#two-step-manage-open", "#two-step-code")
+        .await;
+    anna.fill("#two-step-code", "123").await;
+    anna.page
+        .locator("#two-step-new-codes")
+        .click(None)
+        .await
+        .unwrap();
+    anna.expect_text("#two-step-error", "6 digits").await;
+    anna.wait_visible("#two-step-turn-off").await;
     anna.close().await;
 
     // The next sign-in asks for a code after the password.

@@ -3,8 +3,11 @@
 //! its field, and Stop probing asks first at an address of its own
 //! (app::pages::setup, app::pages::probe). Onboarding: the guide's copy
 //! buttons need no island, and an invite's Revoke asks first at an address
-//! of its own and is a plain form (app::pages::onboarding). Sent raw, as a
-//! browser sends them, with hostile fields and from another origin.
+//! of its own and is a plain form (app::pages::onboarding). Settings: the
+//! webhook's Save, Turn alerts off (asked first) and Send test alert are
+//! plain forms, and no answer puts the webhook's secret in an address
+//! (app::pages::settings). Sent raw, as a browser sends them, with hostile
+//! fields and from another origin.
 
 mod common;
 
@@ -270,5 +273,116 @@ on_both_databases!(
         assert_eq!(invite_state(&page.body, &id), "revoked");
         assert!(!page.body.contains("id=\"confirm-revoke-invite\""));
         assert!(page.body.contains("id=\"guide-title\""));
+    }
+);
+
+/// What a form post from /settings is answered with, followed to the page.
+async fn settings_after(c: &Control, cookie: &str, location: &str) -> String {
+    let page = common::get_page(c.addr, cookie, location).await;
+    assert_eq!(page.status, 200, "{location}");
+    page.body
+}
+
+on_both_databases!(
+    settings_alert_forms_are_plain_forms_that_keep_the_webhook_secret_out_of_addresses,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let cookie = common::session_cookie(&c).await;
+        let page_url = format!("{}/settings", c.base);
+        let (hook, received) = test_kit::webhook_receiver().await;
+        let secret_hook = format!("{hook}?token=secret-token");
+
+        let page = settings_after(&c, &cookie, "/settings").await;
+        assert!(common::offers_form(&page, "/ui/save_alert_webhook", &[]));
+        assert!(common::offers_form(&page, "/ui/send_test_alert", &[]));
+        assert!(
+            !page.contains("id=\"turn-alerts-off\""),
+            "nothing to turn off yet"
+        );
+
+        // Save refuses an empty field and what is no webhook address, at
+        // the field; never turns alerts off, never a 500.
+        let save = ("/ui/save_alert_webhook", page_url.as_str());
+        for body in [
+            "webhook_url=".to_string(),
+            "webhook_url=%20%20".to_string(),
+            "".to_string(),
+            "webhook_url=hooks.example.net%2Fknotroute".to_string(),
+            "webhook_url=javascript%3Aalert(1)".to_string(),
+            "webhook_url=ftp%3A%2F%2Fhooks.example.net%2F".to_string(),
+            format!("webhook_url=https%3A%2F%2F{}.example", "a".repeat(5000)),
+        ] {
+            let said = common::refusal_said(&c, &cookie, save, &body, "webhook-url-error").await;
+            assert!(
+                !said.is_empty() && !said.contains('<'),
+                "{body:.60}: {said}"
+            );
+        }
+        let body = format!(
+            "webhook_url={}",
+            url::form_urlencoded::byte_serialize(secret_hook.as_bytes()).collect::<String>()
+        );
+        assert_eq!(
+            common::from_another_site(&c, &cookie, save.0, &body).await,
+            403
+        );
+        let settings: Value = c.get_json("/api/v1/settings/alerts").await;
+        assert!(settings["webhook"].is_null(), "{settings}");
+
+        // Saved: the page says so and shows the webhook without its secret.
+        let r = post(&c, &cookie, save.0, &page_url, &body).await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        assert_eq!(
+            r.header("location"),
+            vec!["/settings?saved=1#alerts".to_string()]
+        );
+        let page = settings_after(&c, &cookie, "/settings?saved=1").await;
+        assert!(common::alert_line(&page, "webhook-current").contains("127.0.0.1"));
+        assert!(!page.contains("secret-token"));
+        assert_eq!(common::alert_line(&page, "webhook-saved"), "Saved.");
+
+        // A test alert: delivered, said from the address, which holds no
+        // detail of the receiver's answer.
+        let test = "/ui/send_test_alert";
+        assert_eq!(common::from_another_site(&c, &cookie, test, "").await, 403);
+        let r = post(&c, &cookie, test, &page_url, "").await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        assert_eq!(
+            r.header("location"),
+            vec!["/settings?tested=delivered#alerts".to_string()]
+        );
+        assert_eq!(received.lock().unwrap().len(), 1);
+        let page = settings_after(&c, &cookie, "/settings?tested=delivered").await;
+        assert!(common::alert_line(&page, "test-alert-outcome").starts_with("Delivered"));
+
+        // Turning alerts off asks first, at an address of its own.
+        assert!(page.contains("id=\"turn-alerts-off\""));
+        let asked = settings_after(&c, &cookie, "/settings?alerts_off=1").await;
+        assert!(
+            common::offers_form(&asked, "/ui/save_alert_webhook", &[("turn_off", "true")])
+                && asked.contains("id=\"confirm-alerts-off\""),
+            "{asked}"
+        );
+        let from = format!("{page_url}?alerts_off=1");
+        let r = post(&c, &cookie, save.0, &from, "turn_off=true").await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        let settings: Value = c.get_json("/api/v1/settings/alerts").await;
+        assert!(settings["webhook"].is_null(), "{settings}");
+        let page = settings_after(&c, &cookie, "/settings").await;
+        assert!(!page.contains("id=\"turn-alerts-off\""));
+
+        // A test alert with no webhook: not delivered, and the page says
+        // why (no line under Recent alerts would).
+        let r = post(&c, &cookie, test, &page_url, "").await;
+        assert_eq!(
+            r.header("location"),
+            vec!["/settings?tested=failed#alerts".to_string()]
+        );
+        let page = settings_after(&c, &cookie, "/settings?tested=failed").await;
+        let said = common::alert_line(&page, "test-alert-outcome");
+        assert!(
+            said.starts_with("Not delivered") && said.contains("No webhook"),
+            "{said}"
+        );
     }
 );

@@ -45,24 +45,57 @@ pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
     .await
 }
 
-/// An empty URL turns alerts off.
+/// Sets where alerts go; with `turn_off`, forgets the webhook instead. Sent
+/// by the Settings screen's plain forms (pages::settings): Save never turns
+/// alerts off by an empty field, which is refused at the field, because
+/// turning them off is its own confirmed button. A plain form's answer is
+/// the screen again, saying it was saved (`?saved`).
 #[server(prefix = "/ui", endpoint = "save_alert_webhook")]
-pub async fn save_alert_webhook(webhook_url: String) -> Result<AlertSettings, UiError> {
-    let input = protocol::alerts::AlertSettingsInput { webhook_url };
-    with_services(|s| async move {
+pub async fn save_alert_webhook(
+    #[server(default)] webhook_url: String,
+    turn_off: Option<bool>,
+) -> Result<AlertSettings, UiError> {
+    let turn_off = turn_off == Some(true);
+    let input = protocol::alerts::AlertSettingsInput {
+        webhook_url: if turn_off { String::new() } else { webhook_url },
+    };
+    let saved = with_services(|s| async move {
         let by = granted::<ChangeSettings>()?;
+        if !turn_off && input.webhook_url.trim().is_empty() {
+            return Err(UiError::Invalid(vec![protocol::FieldError::new(
+                "webhook_url",
+                protocol::Problem::Required,
+            )]));
+        }
         s.alerts.set_webhook(&by, &input).await.map_err(ui_error)
     })
-    .await
+    .await?;
+    if super::is_plain_form_post() {
+        leptos_axum::redirect("/settings?saved=1#alerts");
+    }
+    Ok(saved)
 }
 
+/// Sends a test alert now. A plain form's answer is the screen again,
+/// saying whether it was delivered (`?tested=delivered|failed`); why not is
+/// in the recent alerts, never in the address (the receiver's answer could
+/// name the webhook, secret and all).
 #[server(prefix = "/ui", endpoint = "send_test_alert")]
 pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
-    with_services(|s| async move {
+    let outcome = with_services(|s| async move {
         let by = granted::<ChangeSettings>()?;
         s.alerts.send_test(&by).await.map_err(ui_error)
     })
-    .await
+    .await?;
+    if super::is_plain_form_post() {
+        let tested = if outcome.delivered {
+            "delivered"
+        } else {
+            "failed"
+        };
+        leptos_axum::redirect(&format!("/settings?tested={tested}#alerts"));
+    }
+    Ok(outcome)
 }
 
 /// The caller's own tokens; `None` for a role that may have none (a viewer),

@@ -15,7 +15,6 @@ pub struct ProbeTexts {
     /// "{name} — on Agent {agent}".
     pub service_option: &'static str,
     pub save: &'static str,
-    pub saving: &'static str,
     pub saved: &'static str,
     pub remove: &'static str,
     pub remove_explain: &'static str,
@@ -40,7 +39,6 @@ const EN: ProbeTexts = ProbeTexts {
     field_every: "Every (minutes)",
     service_option: "{name} — on Agent {agent}",
     save: "Save and probe now",
-    saving: "Saving…",
     saved: "Saved: the first probe is queued.",
     remove: "Stop probing",
     remove_explain: "Control stops queuing the probe and its alerts. The history stays for 30 days.",
@@ -64,7 +62,6 @@ const RU: ProbeTexts = ProbeTexts {
     field_every: "Каждые (минут)",
     service_option: "{name} — на Agent {agent}",
     save: "Сохранить и проверить сейчас",
-    saving: "Сохранение…",
     saved: "Сохранено: первая проверка поставлена в очередь.",
     remove: "Остановить проверку",
     remove_explain: "Control перестанет ставить проверку в очередь и присылать её оповещения. История хранится 30 дней.",

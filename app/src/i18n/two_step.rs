@@ -32,6 +32,8 @@ pub struct TwoStepTexts {
     pub cancel: &'static str,
     pub turn_off: &'static str,
     pub new_codes: &'static str,
+    /// Opens the form that renews the codes or turns two-step sign-in off.
+    pub manage: &'static str,
     pub code_to_act: &'static str,
     pub turned_off: &'static str,
     // Users section (owner).
@@ -68,6 +70,7 @@ const EN: TwoStepTexts = TwoStepTexts {
     cancel: "Cancel",
     turn_off: "Turn off",
     new_codes: "New recovery codes",
+    manage: "New codes or turn off…",
     code_to_act: "A current code from the app (or a recovery code)",
     turned_off: "Two-step sign-in is off.",
     require: "Require two-step sign-in of everyone who signs in with a password",
@@ -103,6 +106,7 @@ const RU: TwoStepTexts = TwoStepTexts {
     cancel: "Отмена",
     turn_off: "Выключить",
     new_codes: "Новые коды восстановления",
+    manage: "Новые коды или выключить…",
     code_to_act: "Текущий код из приложения (или код восстановления)",
     turned_off: "Двухэтапный вход выключен.",
     require: "Требовать двухэтапный вход от всех, кто входит по паролю",

@@ -16,7 +16,7 @@ use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::Frame;
 use super::on_demand::OnDemand;
-use super::plain_action::{refusal_in_address, ConfirmAtAddress};
+use super::plain_action::{confirm_address, refusal_in_address, with_query, ConfirmAtAddress};
 use super::{loaded, LoadError};
 use crate::api::list_networks;
 use crate::api::onboarding::{
@@ -302,7 +302,12 @@ fn InviteList(
     if page.items.is_empty() && after.is_none() {
         return view! { <p class="empty" id="invites-empty">{ot.invites_empty}</p> }.into_any();
     }
-    let joined = if here.contains('?') { '&' } else { '?' };
+    // This page of the invites, where a confirmation asked about one of
+    // them finds it.
+    let this_page = match &after {
+        Some(after) => with_query(&here, "invites_after", after),
+        None => here.clone(),
+    };
     let asked = revoking.and_then(|id| {
         page.items
             .iter()
@@ -313,18 +318,18 @@ fn InviteList(
         .items
         .into_iter()
         .map(|invite| {
-            let revoke_href = format!(
-                "{here}{joined}{}#revoke-invite",
-                url::form_urlencoded::Serializer::new(String::new())
-                    .append_pair(REVOKE_ASKED, invite.id.as_str())
-                    .finish()
+            let revoke_href = confirm_address(
+                &this_page,
+                REVOKE_ASKED,
+                invite.id.as_str(),
+                "revoke-invite",
             );
             view! { <InviteRow invite revoke_href /> }
         })
         .collect_view();
     let first = after.map(|_| view! { <a href=format!("{here}#invites")>{t.first_page}</a> });
     let next = page.next.map(|c| {
-        view! { <a href=format!("{here}{joined}invites_after={c}#invites") rel="next">{t.next_page}</a> }
+        view! { <a href=format!("{}#invites", with_query(&here, "invites_after", &c)) rel="next">{t.next_page}</a> }
     });
     view! {
         <table class="list" id="invites-table">
@@ -341,7 +346,7 @@ fn InviteList(
         <nav class="pager" aria-label="Pages">{first}{next}</nav>
         {asked.map(|invite| view! {
             <ConfirmAtAddress id="revoke-invite" explain=ot.revoke_explain
-                cancel_href=format!("{here}#invites") cancel_id="cancel-revoke-invite"
+                cancel_href=format!("{this_page}#invites") cancel_id="cancel-revoke-invite"
                 action=RevokeInvite::PATH value=invite.id.to_string()
                 confirm_id="confirm-revoke-invite" label=ot.revoke>
                 {ot.revoke_title}" "<q>{invite.name}</q>

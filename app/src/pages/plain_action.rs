@@ -56,12 +56,17 @@ pub fn RowAction(
 /// The address of `page` that asks the confirmation `confirm_id`
 /// ([`ConfirmAtAddress`]) about `value`, named by `key` in the query.
 pub fn confirm_address(page: &str, key: &str, value: &str, confirm_id: &str) -> String {
-    format!(
-        "{page}?{}#{confirm_id}",
-        url::form_urlencoded::Serializer::new(String::new())
-            .append_pair(key, value)
-            .finish()
-    )
+    format!("{}#{confirm_id}", with_query(page, key, value))
+}
+
+/// `address` with `key=value` added to its query, encoded (a value from
+/// the address, such as a pager's cursor, adds no other key).
+pub fn with_query(address: &str, key: &str, value: &str) -> String {
+    let joined = if address.contains('?') { '&' } else { '?' };
+    let pair = url::form_urlencoded::Serializer::new(String::new())
+        .append_pair(key, value)
+        .finish();
+    format!("{address}{joined}{pair}")
 }
 
 /// A confirmation drawn by the server under the list it is about, at an

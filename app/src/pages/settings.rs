@@ -4,25 +4,36 @@
 //! unless the environment sets it), a test alert, the latest alerts with how
 //! their delivery went, the person's own two-step sign-in, and Control's
 //! identity key. People (the owner's, `users`) and API tokens (`api_tokens`).
+//!
+//! The server draws General. The webhook's Save, Turn alerts off (asked
+//! first at `?alerts_off`) and Send test alert are plain HTML forms whose
+//! answer is this page again, saying what happened or with the refusal in
+//! the address (`plain_action`). Only two-step sign-in is an island
+//! (`two_step`): its secret and recovery codes are shown once, from an
+//! answer, and never go into an address.
 
 use super::badges::alert_badge;
-use super::confirm::ConfirmDialog;
-use super::form_errors::FormErrors;
 use super::infrastructure::when;
 use super::layout::{Frame, TabLinks};
 use super::loaded;
-use super::two_step::TwoStepSection;
-use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert, SettingsScreen};
+use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
+use super::two_step::TwoStep;
+use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert};
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts, token_texts};
 use crate::i18n::texts;
 use crate::i18n::users::user_texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
 use protocol::alerts::{AlertSettings, AlertView};
-use protocol::api::ControlKeyView;
+use protocol::api::{ControlIdentityView, ControlKeyView};
+
+/// The address's key that asks to confirm turning alerts off.
+const ALERTS_OFF_ASKED: &str = "alerts_off";
 
 /// A Settings tab: the page's title and heading, the tabs, and `children`.
 /// The People and API tokens tabs are shown to those who may use them.
@@ -66,51 +77,58 @@ pub fn SettingsFrame(current: &'static str, children: Children) -> impl IntoView
 #[component]
 pub fn SettingsPage() -> impl IntoView {
     let lang = use_lang();
+    // Its island renders under the settings' Suspense: its code is named here.
+    crate::islands::preload_island("two_step_loader");
+    let query = use_query_map();
+    let settings = Resource::new(|| (), |_| settings_screen());
     view! {
         <SettingsFrame current="/settings">
             <p>
                 <a href="/policy" id="policy-link">{crate::i18n::setup::setup_texts(lang).policy_title}</a>
             </p>
-            <SettingsBody />
+            {loaded(
+                move || {
+                    // Read here, where it is tracked: the full build's router
+                    // changes the address in place.
+                    let query = query.read();
+                    let said = AlertsSaid {
+                        saved: query.get_str("saved").is_some(),
+                        tested: query.get_str("tested").map(|t| t == "delivered"),
+                        refused: refusal_in_address(
+                            &query,
+                            &[SaveAlertWebhook::PATH, SendTestAlert::PATH],
+                        ),
+                        off_asked: query.get_str(ALERTS_OFF_ASKED).is_some(),
+                    };
+                    async move { settings.await.map(|screen| (screen, said)) }
+                },
+                move |(screen, said)| view! {
+                    <section class="card" id="alerts">
+                        <AlertSettingsView current=screen.alerts said />
+                    </section>
+                    <TwoStep status=screen.second_factor />
+                    <ControlIdentitySection identity=screen.identity />
+                },
+            )}
         </SettingsFrame>
     }
 }
 
-/// Alerts, two-step sign-in and Control's identity, all from one reading of
-/// the settings. An island (crate::islands), lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn SettingsBody() -> impl IntoView {
-    crate::islands::preload_island("settings_body_loader");
-    let st = settings_texts(use_lang());
-    let save = ServerAction::<SaveAlertWebhook>::new();
-    let test = ServerAction::<SendTestAlert>::new();
-    let settings = Resource::new(
-        move || (save.version().get(), test.version().get()),
-        |_| settings_screen(),
-    );
-    view! {
-        <section class="card" id="alerts">
-            <h2>{st.alerts_title}</h2>
-            <p class="muted">{st.alerts_intro}</p>
-            {loaded(
-                move || async move { settings.await },
-                move |screen| {
-                    view! { <AlertSettingsView current=screen.alerts save test /> }.into_any()
-                },
-            )}
-        </section>
-        <TwoStepSection settings />
-        <ControlIdentitySection settings />
-    }
+/// What the address says about the alerts' forms: saved, a test alert sent
+/// (delivered or not), a refusal, or turning alerts off to be confirmed.
+#[derive(Clone)]
+struct AlertsSaid {
+    saved: bool,
+    tested: Option<bool>,
+    refused: Option<UiError>,
+    off_asked: bool,
 }
 
 /// Control's public key and fingerprint, which the admin compares with what
 /// an install snippet pins and what `knotroute-control identity` prints.
 #[component]
-fn ControlIdentitySection(settings: Resource<Result<SettingsScreen, UiError>>) -> impl IntoView {
-    let lang = use_lang();
-    let it = identity_texts(lang);
+fn ControlIdentitySection(identity: ControlIdentityView) -> impl IntoView {
+    let it = identity_texts(use_lang());
     let key = move |k: ControlKeyView, id: &'static str| {
         view! {
             <dl class="facts" id=id>
@@ -120,81 +138,49 @@ fn ControlIdentitySection(settings: Resource<Result<SettingsScreen, UiError>>) -
             </dl>
         }
     };
+    let previous = identity.previous.map(|p| {
+        let until = p.retire_at.clone().unwrap_or_default();
+        view! {
+            <h3>{it.previous}" "{it.previous_until}" "{when(&until)}</h3>
+            {key(p, "control-key-previous")}
+        }
+    });
     view! {
         <section class="card" id="control-identity">
             <h2>{it.title}</h2>
             <p class="muted">{it.intro}</p>
-            {loaded(
-                move || async move { settings.await.map(|screen| screen.identity) },
-                move |id| {
-                    let previous = id.previous.map(|p| {
-                        let until = p.retire_at.clone().unwrap_or_default();
-                        view! {
-                            <h3>{it.previous}" "{it.previous_until}" "{when(&until)}</h3>
-                            {key(p, "control-key-previous")}
-                        }
-                    });
-                    view! {
-                        {key(id.current, "control-key-current")}
-                        {previous}
-                        <p class="muted">{it.rotate_how}</p>
-                    }
-                    .into_any()
-                },
-            )}
+            {key(identity.current, "control-key-current")}
+            {previous}
+            <p class="muted">{it.rotate_how}</p>
         </section>
     }
 }
 
 #[component]
-fn AlertSettingsView(
-    current: AlertSettings,
-    save: ServerAction<SaveAlertWebhook>,
-    test: ServerAction<SendTestAlert>,
-) -> impl IntoView {
+fn AlertSettingsView(current: AlertSettings, said: AlertsSaid) -> impl IntoView {
     let lang = use_lang();
     let st = settings_texts(lang);
-    let url = RwSignal::new(String::new());
-    let confirm_off = RwSignal::new(false);
-    let errors = FormErrors::of(save, lang);
-    let saved = move || {
-        save.value()
-            .get()
-            .is_some_and(|r| r.is_ok())
-            .then_some(st.saved)
-    };
-    let on_submit = move |ev: leptos::ev::SubmitEvent| {
-        ev.prevent_default();
-        let raw = url.get_untracked();
-        // An empty field is refused here: turning alerts off has its own button.
-        let verdict = match protocol::alerts::webhook_url(&raw) {
-            Ok(Some(_)) => Ok(()),
-            Ok(None) => Err(vec![protocol::FieldError::new(
-                "webhook_url",
-                protocol::Problem::Required,
-            )]),
-            Err(e) => Err(vec![e]),
-        };
-        if errors.check(verdict).is_some() {
-            save.dispatch(SaveAlertWebhook { webhook_url: raw });
-        }
-    };
-    let off_error = Signal::derive(move || errors.general());
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = save.value().get() {
-            confirm_off.set(false);
-            url.set(String::new());
-        }
-    });
+    let AlertsSaid {
+        saved,
+        tested,
+        refused,
+        off_asked,
+    } = said;
+    let field_error = refused
+        .as_ref()
+        .and_then(|e| e.for_field("webhook_url"))
+        .map(|f| f.message(lang));
+    let general_error = refused
+        .as_ref()
+        .filter(|e| e.for_field("webhook_url").is_none())
+        .map(|e| e.message(lang));
     let has_webhook = current.webhook.is_some();
-    let status_line = match (&current.webhook, current.from_environment) {
-        (Some(w), _) => view! {
+    let status_line = match &current.webhook {
+        Some(w) => view! {
             <p id="webhook-current">{st.webhook_current}" "<code>{w.clone()}</code></p>
         }
         .into_any(),
-        (None, _) => {
-            view! { <p class="muted" id="webhook-current">{st.webhook_none}</p> }.into_any()
-        }
+        None => view! { <p class="muted" id="webhook-current">{st.webhook_none}</p> }.into_any(),
     };
     let changes_settings = may(ActionKind::ChangeSettings);
     let form = if current.from_environment {
@@ -202,60 +188,69 @@ fn AlertSettingsView(
     } else if !changes_settings {
         ().into_any()
     } else {
+        let turn_off = has_webhook.then(|| {
+            let href = confirm_address("/settings", ALERTS_OFF_ASKED, "1", "alerts-off");
+            view! { <a href=href class="button danger" id="turn-alerts-off">{st.turn_off}</a> }
+        });
+        let confirm = (off_asked && has_webhook).then(|| {
+            view! {
+                <ConfirmAtAddress id="alerts-off" explain=st.turn_off_explain
+                    cancel_href="/settings#alerts" cancel_id="cancel-alerts-off"
+                    action=SaveAlertWebhook::PATH field="turn_off" value="true".to_string()
+                    confirm_id="confirm-alerts-off" label=st.turn_off>
+                    {st.turn_off}
+                </ConfirmAtAddress>
+            }
+        });
+        // `novalidate`: the server's message, in the form, says what is
+        // wrong with the address, in the page's language.
         view! {
-            <form on:submit=on_submit novalidate id="webhook-form">
+            <form method="post" action=SaveAlertWebhook::PATH novalidate id="webhook-form">
                 <label for="webhook-url">{st.webhook_field}</label>
                 {has_webhook.then(|| view! { <p class="muted">{st.webhook_replace}</p> })}
-                <input id="webhook-url" name="webhook_url" inputmode="url" autocomplete="off"
-                    placeholder="https://hooks.example.net/knotroute"
-                    prop:value=move || url.get() on:input=move |ev| url.set(event_target_value(&ev)) />
-                <p class="field-error" id="webhook-url-error">{move || errors.for_field("webhook_url")}</p>
-                <p class="field-error" role="alert">{move || errors.general()}</p>
+                <input id="webhook-url" name="webhook_url" type="url" inputmode="url" autocomplete="off"
+                    placeholder="https://hooks.example.net/knotroute" />
+                <p class="field-error" role="alert" id="webhook-url-error">{field_error}</p>
+                <p class="field-error" role="alert" id="alerts-error">{general_error}</p>
                 <div class="actions">
-                    <button type="submit" class="primary" id="save-webhook" disabled=move || save.pending().get()>
-                        {st.save}
-                    </button>
-                    {has_webhook.then(|| view! {
-                        <button type="button" class="danger" id="turn-alerts-off"
-                            on:click=move |_| confirm_off.set(true)>{st.turn_off}</button>
-                    })}
+                    <button type="submit" class="primary" id="save-webhook">{st.save}</button>
+                    {turn_off}
                 </div>
-                <p class="muted" role="status" id="webhook-saved">{saved}</p>
+                <p class="muted" role="status" id="webhook-saved">{saved.then_some(st.saved)}</p>
             </form>
-            <ConfirmDialog open=confirm_off title=st.turn_off explain=st.turn_off_explain
-                confirm_label=st.turn_off confirm_id="confirm-alerts-off"
-                error=off_error pending=save.pending()
-                on_confirm=move || { save.dispatch(SaveAlertWebhook { webhook_url: String::new() }); } />
+            {confirm}
         }
         .into_any()
     };
-    let outcome = move || {
-        test.value().get().map(|r| match r {
-            Ok(o) if o.delivered => view! {
-                <p class="alert" role="status" id="test-alert-outcome">{st.test_delivered}" "{o.detail}</p>
+    let outcome = tested.map(|delivered| {
+        if delivered {
+            view! { <p class="alert" role="status" id="test-alert-outcome">{st.test_delivered}</p> }
+                .into_any()
+        } else {
+            // With no webhook nothing was sent, and no recent alert says so.
+            let why = if has_webhook {
+                st.test_failed_see_below
+            } else {
+                st.webhook_none
+            };
+            view! {
+                <p class="alert warn" role="status" id="test-alert-outcome">
+                    {st.test_failed}" "{why}
+                </p>
             }
-            .into_any(),
-            Ok(o) => view! {
-                <p class="alert warn" role="status" id="test-alert-outcome">{st.test_failed}" "{o.detail}</p>
-            }
-            .into_any(),
-            Err(e) => view! {
-                <p class="field-error" role="alert" id="test-alert-outcome">{e.message(lang)}</p>
-            }
-            .into_any(),
-        })
-    };
+            .into_any()
+        }
+    });
     let recent = current.recent;
     view! {
+        <h2>{st.alerts_title}</h2>
+        <p class="muted">{st.alerts_intro}</p>
         {status_line}
         {form}
         {changes_settings.then(|| view! {
-            <div class="actions">
-                <button type="button" id="send-test-alert" disabled=move || test.pending().get() || !has_webhook
-                    on:click=move |_| { test.dispatch(SendTestAlert {}); }>
-                    {move || if test.pending().get() { st.sending } else { st.send_test }}
-                </button>
-            </div>
+            <form method="post" action=SendTestAlert::PATH class="actions">
+                <button type="submit" id="send-test-alert" disabled=!has_webhook>{st.send_test}</button>
+            </form>
         })}
         {outcome}
         <h3>{st.recent_title}</h3>

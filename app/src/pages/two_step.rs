@@ -3,13 +3,12 @@
 //! recovery codes shown once, and the Settings section where a person turns
 //! it on or off and renews their recovery codes.
 
-use crate::api::settings::SettingsScreen;
+use super::on_demand::OnDemand;
 use crate::api::two_step::{BeginTwoStep, ConfirmTwoStep, RenewRecoveryCodes, TurnOffTwoStep};
-use crate::error::UiError;
 use crate::i18n::two_step::two_step_texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::second_factor::{Enrollment, RecoveryCodes, SecondFactorStatus};
+use protocol::second_factor::{Enrollment, SecondFactorStatus};
 
 /// What an authenticator app needs: scan, type, or open.
 #[component]
@@ -42,49 +41,164 @@ pub fn RecoveryCodesView(codes: Vec<String>) -> impl IntoView {
     }
 }
 
-/// The Settings section: the signed-in person's own two-step sign-in.
+/// The Settings section: the signed-in person's own two-step sign-in, as
+/// the server read it; Turn on, or New codes or turn off, each a button
+/// whose form comes with its first press (`turn_on_form`, `manage_form`).
+/// An island (crate::islands), lazy; the Settings page names its code among
+/// the preloads. What the forms change, the section shows without reading
+/// the settings again: the codes handed out stay on screen above it.
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+pub fn TwoStep(status: SecondFactorStatus) -> impl IntoView {
+    let tt = two_step_texts(use_lang());
+    let status = RwSignal::new(status);
+    // Codes just handed out (turned on, or renewed).
+    let codes = RwSignal::new(Vec::<String>::new());
+    let body = move || {
+        let now = status.get();
+        if !now.applies {
+            return view! { <p class="muted" id="two-step-not-applicable">{tt.not_applicable}</p> }
+                .into_any();
+        }
+        let required = now
+            .required
+            .then(|| view! { <p class="muted" id="two-step-required">{tt.required_note}</p> });
+        let open = RwSignal::new(false);
+        if !now.enabled {
+            return view! {
+                <p id="two-step-state">{tt.state_off}</p>
+                {required}
+                <div class="actions">
+                    <OnDemand id="two-step-turn-on" label=tt.turn_on open
+                        load=move || turn_on_form(status, codes, open) />
+                </div>
+            }
+            .into_any();
+        }
+        let left = tt
+            .codes_left
+            .replace("{n}", &now.recovery_codes_left.to_string());
+        view! {
+            <p id="two-step-state"><span class="badge ok">{tt.badge}</span>" "{tt.state_on}</p>
+            {required}
+            <p class="muted" id="recovery-codes-left">{left}</p>
+            <div class="actions">
+                <OnDemand id="two-step-manage-open" label=tt.manage open
+                    load=move || manage_form(status, codes) />
+            </div>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="card" id="two-step">
+            <h2>{tt.title}</h2>
+            <p class="muted">{tt.intro}</p>
+            {move || {
+                let handed_out = codes.get();
+                (!handed_out.is_empty()).then(|| view! { <RecoveryCodesView codes=handed_out /> })
+            }}
+            {body}
+        </section>
+    }
+}
+
+/// Turning it on, as its own WebAssembly chunk: set-up begins as the form
+/// comes (its button was pressed), and a code from the app confirms it.
+#[lazy]
+async fn turn_on_form(
+    status: RwSignal<SecondFactorStatus>,
+    codes: RwSignal<Vec<String>>,
+    open: RwSignal<bool>,
+) -> AnyView {
+    view! { <TurnOn status codes open /> }.into_any()
+}
+
 #[component]
-pub fn TwoStepSection(settings: Resource<Result<SettingsScreen, UiError>>) -> impl IntoView {
+fn TurnOn(
+    status: RwSignal<SecondFactorStatus>,
+    codes: RwSignal<Vec<String>>,
+    open: RwSignal<bool>,
+) -> impl IntoView {
     let lang = use_lang();
     let tt = two_step_texts(lang);
     let begin = ServerAction::<BeginTwoStep>::new();
     let confirm = ServerAction::<ConfirmTwoStep>::new();
-    let renew = ServerAction::<RenewRecoveryCodes>::new();
-    let turn_off = ServerAction::<TurnOffTwoStep>::new();
     let code = RwSignal::new(String::new());
-    // Set-up begun and not yet confirmed or cancelled.
-    let setting_up = RwSignal::new(None::<Enrollment>);
-    // Codes just handed out (turned on, or renewed).
-    let shown_codes = RwSignal::new(Vec::<String>::new());
+    begin.dispatch(BeginTwoStep {});
     Effect::new(move |_| {
-        if let Some(Ok(e)) = begin.value().get() {
-            code.set(String::new());
-            setting_up.set(Some(e));
+        if let Some(Ok(handed_out)) = confirm.value().get() {
+            status.update(|s| {
+                s.enabled = true;
+                s.recovery_codes_left = handed_out.codes.len() as u32;
+            });
+            codes.set(handed_out.codes);
         }
     });
-    // Codes handed out (turned on, or renewed), each action watched on its own.
-    let show_codes = move |handed_out: Option<Result<RecoveryCodes, UiError>>| {
-        if let Some(Ok(codes)) = handed_out {
-            setting_up.set(None);
-            code.set(String::new());
-            shown_codes.set(codes.codes);
-            settings.refetch();
-        }
-    };
-    Effect::new(move |_| show_codes(confirm.value().get()));
-    Effect::new(move |_| show_codes(renew.value().get()));
-    Effect::new(move |_| {
-        if let Some(Ok(())) = turn_off.value().get() {
-            code.set(String::new());
-            shown_codes.set(Vec::new());
-            settings.refetch();
-        }
-    });
-    // A refusal of any of the four, shown by the code field.
     let refusal = move || {
         [
             begin.value().get().and_then(|r| r.err()),
             confirm.value().get().and_then(|r| r.err()),
+        ]
+        .into_iter()
+        .flatten()
+        .next()
+        .map(|e| e.message(lang))
+    };
+    let pending = move || begin.pending().get() || confirm.pending().get();
+    let enrollment = move || match begin.value().get() {
+        Some(Ok(enrollment)) => Some(view! { <EnrollmentView enrollment /> }),
+        _ => None,
+    };
+    view! {
+        {enrollment}
+        <form id="two-step-confirm" on:submit=move |ev: leptos::ev::SubmitEvent| {
+            ev.prevent_default();
+            confirm.dispatch(ConfirmTwoStep { code: code.get_untracked() });
+        }>
+            <CodeField code label=tt.code refusal=Signal::derive(refusal) />
+            <div class="actions">
+                <button type="submit" class="primary" id="two-step-confirm-button" disabled=pending>{tt.confirm}</button>
+                <button type="button" id="two-step-cancel" on:click=move |_| open.set(false)>{tt.cancel}</button>
+            </div>
+        </form>
+    }
+}
+
+/// New recovery codes, or turning it off, as its own WebAssembly chunk:
+/// both ask for a code from the app.
+#[lazy]
+async fn manage_form(
+    status: RwSignal<SecondFactorStatus>,
+    codes: RwSignal<Vec<String>>,
+) -> AnyView {
+    view! { <Manage status codes /> }.into_any()
+}
+
+#[component]
+fn Manage(status: RwSignal<SecondFactorStatus>, codes: RwSignal<Vec<String>>) -> impl IntoView {
+    let lang = use_lang();
+    let tt = two_step_texts(lang);
+    let renew = ServerAction::<RenewRecoveryCodes>::new();
+    let turn_off = ServerAction::<TurnOffTwoStep>::new();
+    let code = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        if let Some(Ok(handed_out)) = renew.value().get() {
+            code.set(String::new());
+            status.update(|s| s.recovery_codes_left = handed_out.codes.len() as u32);
+            codes.set(handed_out.codes);
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(())) = turn_off.value().get() {
+            codes.set(Vec::new());
+            status.update(|s| {
+                s.enabled = false;
+                s.recovery_codes_left = 0;
+            });
+        }
+    });
+    let refusal = move || {
+        [
             renew.value().get().and_then(|r| r.err()),
             turn_off.value().get().and_then(|r| r.err()),
         ]
@@ -93,97 +207,37 @@ pub fn TwoStepSection(settings: Resource<Result<SettingsScreen, UiError>>) -> im
         .next()
         .map(|e| e.message(lang))
     };
-    let pending = move || {
-        begin.pending().get()
-            || confirm.pending().get()
-            || renew.pending().get()
-            || turn_off.pending().get()
-    };
-    let code_field = move |label: &'static str| {
-        view! {
-            <label for="two-step-code">{label}</label>
-            <input id="two-step-code" name="code" autocomplete="one-time-code"
-                autocapitalize="none" spellcheck="false"
-                prop:value=move || code.get()
-                on:input=move |ev| code.set(event_target_value(&ev))
-                aria-describedby="two-step-error" />
-            <p class="field-error" role="alert" id="two-step-error">{refusal}</p>
-        }
-    };
-    let body = move |status: SecondFactorStatus| {
-        if !status.applies {
-            return view! { <p class="muted" id="two-step-not-applicable">{tt.not_applicable}</p> }
-                .into_any();
-        }
-        let required = status
-            .required
-            .then(|| view! { <p class="muted" id="two-step-required">{tt.required_note}</p> });
-        if let Some(enrollment) = setting_up.get() {
-            return view! {
-                <EnrollmentView enrollment />
-                <form id="two-step-confirm" on:submit=move |ev: leptos::ev::SubmitEvent| {
-                    ev.prevent_default();
-                    confirm.dispatch(ConfirmTwoStep { code: code.get_untracked() });
-                }>
-                    {code_field(tt.code)}
-                    <div class="actions">
-                        <button type="submit" class="primary" id="two-step-confirm-button" disabled=pending>{tt.confirm}</button>
-                        <button type="button" id="two-step-cancel" on:click=move |_| setting_up.set(None)>{tt.cancel}</button>
-                    </div>
-                </form>
-            }.into_any();
-        }
-        if !status.enabled {
-            return view! {
-                <p id="two-step-state">{tt.state_off}</p>
-                {required}
-                <p class="field-error" role="alert" id="two-step-error">{refusal}</p>
-                <div class="actions">
-                    <button type="button" class="primary" id="two-step-turn-on" disabled=pending
-                        on:click=move |_| { begin.dispatch(BeginTwoStep {}); }>{tt.turn_on}</button>
-                </div>
-            }
-            .into_any();
-        }
-        let left = tt
-            .codes_left
-            .replace("{n}", &status.recovery_codes_left.to_string());
-        view! {
-            <p id="two-step-state"><span class="badge ok">{tt.badge}</span>" "{tt.state_on}</p>
-            {required}
-            <p class="muted" id="recovery-codes-left">{left}</p>
-            <form id="two-step-manage" on:submit=|ev: leptos::ev::SubmitEvent| ev.prevent_default()>
-                {code_field(tt.code_to_act)}
-                <div class="actions">
-                    <button type="button" id="two-step-new-codes" disabled=pending
-                        on:click=move |_| { renew.dispatch(RenewRecoveryCodes { code: code.get_untracked() }); }>{tt.new_codes}</button>
-                    {(!status.required).then(|| view! {
-                        <button type="button" class="danger" id="two-step-turn-off" disabled=pending
-                            on:click=move |_| { turn_off.dispatch(TurnOffTwoStep { code: code.get_untracked() }); }>{tt.turn_off}</button>
-                    })}
-                </div>
-            </form>
-        }.into_any()
-    };
+    let pending = move || renew.pending().get() || turn_off.pending().get();
+    let required = status.with_untracked(|s| s.required);
     view! {
-        <section class="card" id="two-step">
-            <h2>{tt.title}</h2>
-            <p class="muted">{tt.intro}</p>
-            <Show when=move || !shown_codes.get().is_empty()>
-                <RecoveryCodesView codes=shown_codes.get() />
-            </Show>
-            <Transition fallback=|| ()>
-                {move || Suspend::new(async move {
-                    match settings.await {
-                        Ok(screen) => {
-                            let status = screen.second_factor;
-                            // Reactive inside: set-up begun or cancelled redraws it.
-                            (move || body(status.clone())).into_any()
-                        }
-                        Err(e) => view! { <super::LoadError error=e /> }.into_any(),
-                    }
+        <form id="two-step-manage" on:submit=|ev: leptos::ev::SubmitEvent| ev.prevent_default()>
+            <CodeField code label=tt.code_to_act refusal=Signal::derive(refusal) />
+            <div class="actions">
+                <button type="button" id="two-step-new-codes" disabled=pending
+                    on:click=move |_| { renew.dispatch(RenewRecoveryCodes { code: code.get_untracked() }); }>{tt.new_codes}</button>
+                {(!required).then(|| view! {
+                    <button type="button" class="danger" id="two-step-turn-off" disabled=pending
+                        on:click=move |_| { turn_off.dispatch(TurnOffTwoStep { code: code.get_untracked() }); }>{tt.turn_off}</button>
                 })}
-            </Transition>
-        </section>
+            </div>
+        </form>
+    }
+}
+
+/// The authenticator's code, with the last refusal under it.
+#[component]
+fn CodeField(
+    code: RwSignal<String>,
+    label: &'static str,
+    refusal: Signal<Option<String>>,
+) -> impl IntoView {
+    view! {
+        <label for="two-step-code">{label}</label>
+        <input id="two-step-code" name="code" autocomplete="one-time-code"
+            autocapitalize="none" spellcheck="false"
+            prop:value=move || code.get()
+            on:input=move |ev| code.set(event_target_value(&ev))
+            aria-describedby="two-step-error" />
+        <p class="field-error" role="alert" id="two-step-error">{move || refusal.get()}</p>
     }
 }

@@ -203,7 +203,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Json(json!({"input": {"network_id": ids.network.clone()}})),
         ),
         "revoke_invite" => (Act(ManageInvites), id(ids.invite.clone())),
-        "save_alert_webhook" => (Act(ChangeSettings), Form("webhook_url=".into())),
+        "save_alert_webhook" => (Act(ChangeSettings), Form("turn_off=true".into())),
         "send_test_alert" => (Act(ChangeSettings), none()),
         "create_api_token" => (Act(ManageOwnApiTokens), Form("name=&scope=read".into())),
         "revoke_api_token" => (Act(ManageOwnApiTokens), id(ids.api_token.clone())),
