@@ -29,7 +29,8 @@ use protocol::actions::{ActionKind, Allowed};
 /// keeps the current screen's link in view in the main navigation; opens the
 /// live updates' stream (crate::live); draws again the parts of a page
 /// that follow it without WebAssembly (crate::live_region); and copies for
-/// the copy buttons (pages::copy). All of it works
+/// the copy buttons (pages::copy); and backs out of a confirmation at its
+/// address on Escape (pages::plain_action). All of it works
 /// before the WebAssembly arrives, so it comes with the server's HTML, in one
 /// script.
 const EARLY_PAGE_JS: &str = concat!(
@@ -38,7 +39,8 @@ const EARLY_PAGE_JS: &str = concat!(
     include_str!("assets/main_nav.js"),
     include_str!("assets/live_stream.js"),
     include_str!("assets/live_regions.js"),
-    include_str!("assets/copy_buttons.js")
+    include_str!("assets/copy_buttons.js"),
+    include_str!("assets/confirm_escape.js")
 );
 
 /// The HTML document around the app; the server renders it for every page.
@@ -251,7 +253,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/networks/:id/setup") view={Lazy::<SetupScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} ssr=SsrMode::Async />
-                <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} />
+                <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
                 <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} ssr=SsrMode::Async />

@@ -127,9 +127,12 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     // Disable asks first, says what it does, then the Agent is disabled.
     b.hydrated().await;
     page.locator("#disable-agent").click(None).await.unwrap();
-    b.expect_text("#confirm-explain", "no jobs").await;
+    b.expect_text("#agent-question-explain", "no jobs").await;
     b.screenshot("4-disable-confirmation").await;
-    page.locator("#confirm-action").click(None).await.unwrap();
+    page.locator("#confirm-disable-agent")
+        .click(None)
+        .await
+        .unwrap();
     expect(page.locator("#agent-status"))
         .with_timeout(wait)
         .to_have_text("disabled")
@@ -155,6 +158,34 @@ async fn deploy_beacon_then_fail_a_job_then_disable(width: u32, height: u32, nam
     )
     .await;
     b.screenshot("6-overview").await;
+
+    // Move asks first, on the page, then shows the new host's install
+    // token once; the Agent is then waiting for its new host.
+    b.goto(&format!(
+        "{}/infrastructure/agents/{}",
+        control.base,
+        agent.id()
+    ))
+    .await;
+    b.hydrated().await;
+    page.locator("#move-agent").click(None).await.unwrap();
+    b.expect_text("#move-agent-explain", "one-time install token")
+        .await;
+    page.keyboard().press("Escape", None).await.unwrap();
+    b.wait_visible("#move-agent").await;
+    page.locator("#move-agent").click(None).await.unwrap();
+    page.locator("#confirm-move-agent")
+        .click(None)
+        .await
+        .unwrap();
+    b.expect_text("#token-snippets #snippet-docker-run", "docker run")
+        .await;
+    expect(page.locator("#agent-status"))
+        .with_timeout(wait)
+        .to_have_text("moved")
+        .await
+        .unwrap();
+    b.screenshot("7-moved").await;
     b.close().await;
 }
 

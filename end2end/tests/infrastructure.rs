@@ -117,9 +117,12 @@ async fn an_admin_adds_an_agent_with_an_install_token_and_revokes_it() {
     b.wait_visible("#agent-status").await;
     b.hydrated().await;
     page.locator("#revoke-agent").click(None).await.unwrap();
-    b.wait_visible("#confirm-explain").await;
+    b.wait_visible("#agent-question-explain").await;
     b.screenshot("4-revoke-confirmation").await;
-    page.locator("#confirm-action").click(None).await.unwrap();
+    page.locator("#confirm-revoke-agent")
+        .click(None)
+        .await
+        .unwrap();
     expect(page.locator("#agent-status"))
         .with_timeout(wait)
         .to_have_text("revoked")

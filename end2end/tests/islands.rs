@@ -219,7 +219,7 @@ async fn the_islands_build_hydrates_only_islands_and_they_work() {
         .unwrap();
     b.screenshot("2-network-created").await;
 
-    // Diagnose and Delete on the network's page are islands too.
+    // Diagnose, an island, and Delete, a plain form, on the network's page.
     page.locator("#diagnose-run").click(None).await.unwrap();
     expect(page.locator("#diagnosis .diag-line").first())
         .with_timeout(Duration::from_secs(30))

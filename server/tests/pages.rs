@@ -231,6 +231,7 @@ on_both_databases!(
                 "payload": {"component_id": "sidecar-web"}}))
             .await;
         let job = format!("/jobs/{}", job["id"].as_str().unwrap());
+        let agent_page = format!("/infrastructure/agents/{}", agent.id());
         for (path, region) in [
             ("/", "overview-live"),
             ("/jobs", "jobs-live"),
@@ -241,6 +242,7 @@ on_both_databases!(
             (setup.as_str(), "setup-live"),
             (setup.as_str(), "probe-live"),
             (job.as_str(), "job-live"),
+            (agent_page.as_str(), "agent-live"),
             ("/onboarding", "invites-live"),
         ] {
             let html = c.page_in(path, "en").await;

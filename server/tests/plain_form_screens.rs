@@ -6,8 +6,10 @@
 //! of its own and is a plain form (app::pages::onboarding). Settings: the
 //! webhook's Save, Turn alerts off (asked first) and Send test alert are
 //! plain forms, and no answer puts the webhook's secret in an address
-//! (app::pages::settings). Sent raw, as a browser sends them, with hostile
-//! fields and from another origin.
+//! (app::pages::settings). A network's Diagnose is a GET form, and its
+//! Delete asks first at an address of its own and is a plain form
+//! (app::pages::networks, app::pages::diagnose). Sent raw, as a
+//! browser sends them, with hostile fields and from another origin.
 
 mod common;
 
@@ -233,22 +235,15 @@ on_both_databases!(
         // Hostile IDs, sent raw: a redirect that says why, and the invite
         // untouched; from another site, refused by the same-origin check.
         let revoke = "/ui/revoke_invite";
-        for body in [
-            "".to_string(),
-            "id=".to_string(),
-            "id=not-an-id".to_string(),
-            "id=%3Cscript%3Ealert(1)%3C%2Fscript%3E".to_string(),
-            "id=..%2F..%2Fetc%2Fpasswd".to_string(),
-            format!("id={}", "a".repeat(5000)),
-        ] {
-            let said =
-                common::refusal_said(&c, &cookie, (revoke, &from), &body, "invites-action-error")
-                    .await;
-            assert!(
-                !said.is_empty() && !said.contains('<'),
-                "{body:.40}: {said}"
-            );
-        }
+        let hostile = common::hostile_ids();
+        common::each_refused(
+            &c,
+            &cookie,
+            (revoke, &from),
+            &hostile,
+            "invites-action-error",
+        )
+        .await;
         let id_field = format!("id={id}");
         assert_eq!(
             common::from_another_site(&c, &cookie, revoke, &id_field).await,
@@ -384,5 +379,73 @@ on_both_databases!(
             said.starts_with("Not delivered") && said.contains("No webhook"),
             "{said}"
         );
+    }
+);
+
+on_both_databases!(
+    a_networks_diagnose_and_delete_are_plain_forms_and_delete_asks_first,
+    |backend| async move {
+        let c = common::signed_in(backend).await;
+        let id = c.created_network(json!({"name": "Doomed"})).await;
+        let cookie = common::session_cookie(&c).await;
+        let path = format!("/networks/{id}");
+
+        let page = common::get_page(c.addr, &cookie, &path).await;
+        assert!(
+            page.body
+                .contains(&format!("href=\"{path}?ask=delete#network-question\"")),
+            "{}",
+            page.body
+        );
+        assert!(!page.body.contains("id=\"confirm-delete\""));
+        // Diagnose is a plain GET form too; its page holds the diagnosis
+        // (a profile with no Beacon says so).
+        assert!(page
+            .body
+            .contains(&format!("<form method=\"get\" action=\"{path}#diagnose\">")));
+        assert!(!page.body.contains("id=\"diagnosis\""));
+        let diagnosed = common::get_page(c.addr, &cookie, &format!("{path}?diagnose=1")).await;
+        assert!(
+            diagnosed
+                .body
+                .contains("id=\"diagnosis\" data-worst=\"error\""),
+            "{}",
+            diagnosed.body
+        );
+        let asked = format!("{path}?ask=delete");
+        let confirm = common::get_page(c.addr, &cookie, &asked).await;
+        assert!(
+            common::offers_form(&confirm.body, "/ui/delete_network", &[("id", &id)])
+                && confirm.body.contains("id=\"confirm-delete\""),
+            "{}",
+            confirm.body
+        );
+
+        // Hostile IDs, sent raw: said on the page, and the profile stays.
+        let (delete, from) = ("/ui/delete_network", format!("{}{asked}", c.base));
+        let mut hostile = common::hostile_ids();
+        hostile.push("id=kn_nosuchnetwork".to_string());
+        common::each_refused(
+            &c,
+            &cookie,
+            (delete, &from),
+            &hostile,
+            "network-action-error",
+        )
+        .await;
+        let id_field = format!("id={id}");
+        assert_eq!(
+            common::from_another_site(&c, &cookie, delete, &id_field).await,
+            403
+        );
+        assert_eq!(c.get(&format!("/api/v1/networks/{id}")).await.status(), 200);
+
+        // Deleted: on to the list, where it is gone.
+        let r = post(&c, &cookie, delete, &from, &id_field).await;
+        assert_eq!(r.status, 302, "{}", r.head);
+        assert_eq!(r.header("location"), vec!["/networks".to_string()]);
+        assert_eq!(c.get(&format!("/api/v1/networks/{id}")).await.status(), 404);
+        let list = common::get_page(c.addr, &cookie, "/networks").await;
+        assert!(!list.body.contains(&id));
     }
 );

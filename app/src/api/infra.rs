@@ -144,9 +144,15 @@ pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
     .await
 }
 
-#[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action", input = leptos::server_fn::codec::Json)]
+/// An Agent's lifecycle action, sent by the Agent page's plain forms: done,
+/// the page is drawn again (a deleted Agent's page leads to the list).
+#[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action")]
 pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiError> {
-    with_services(|s| async move {
+    let then = match action {
+        AgentAction::Delete => "/infrastructure".to_string(),
+        _ => format!("/infrastructure/agents/{id}#agent-actions"),
+    };
+    let done = with_services(|s| async move {
         let by = granted::<ManageAgents>()?;
         let inventory = &s.inventory;
         match action {
@@ -157,23 +163,40 @@ pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiErro
         }
         .map_err(ui_error)
     })
-    .await
+    .await;
+    answer_plain_form(done, &then)
 }
 
-/// Queues the removal of an unmanaged leftover. A call of its own, answering
-/// nothing, so the Agent page does not carry the job form's encoders.
+/// Queues the removal of an unmanaged leftover (the Agent page's plain
+/// form, after its confirmation); done, the page shows the job among the
+/// Agent's latest.
 #[server(name = RemoveLeftoverCall, prefix = "/ui", endpoint = "remove_leftover")]
 pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(), UiError> {
     let payload = serde_json::json!({ "component_id": component_id });
-    with_services(|s| async move {
+    let queued = with_services(|s| async move {
         let by = granted::<RunJobs>()?;
         s.jobs
             .create(&by, &agent_id, "remove_component", &payload)
             .await
-            .map(drop)
             .map_err(ui_error)
     })
-    .await
+    .await;
+    // The job's own Agent ID: the one the queue found, not the text sent.
+    let then = match &queued {
+        Ok(job) => format!("/infrastructure/agents/{}#agent-jobs", job.agent_id),
+        Err(_) => String::new(),
+    };
+    answer_plain_form(queued.map(drop), &then)
+}
+
+/// A plain form's post done is sent on to `then`; a refusal goes back to
+/// where the form was, with it in the address (`api::with_status`).
+#[cfg(feature = "ssr")]
+fn answer_plain_form(done: Result<(), UiError>, then: &str) -> Result<(), UiError> {
+    if done.is_ok() {
+        crate::api::plain_form_done_at(then);
+    }
+    done
 }
 
 #[server(prefix = "/ui", endpoint = "move_agent")]

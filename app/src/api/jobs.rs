@@ -193,8 +193,8 @@ pub async fn retry_job(id: JobId, open_new: Option<bool>) -> Result<JobView, UiE
         Ok(domain::jobs::queue::view(&job))
     })
     .await?;
-    if open_new == Some(true) && super::is_plain_form_post() {
-        leptos_axum::redirect(&format!("/jobs/{}", retried.id));
+    if open_new == Some(true) {
+        super::plain_form_done_at(&format!("/jobs/{}", retried.id));
     }
     Ok(retried)
 }

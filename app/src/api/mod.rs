@@ -147,6 +147,16 @@ pub(crate) fn is_plain_form_post() -> bool {
     })
 }
 
+/// Sends a plain form's post, done, on to `address` (server_fn would answer
+/// it with the page it came from, question and all). A call from
+/// WebAssembly gets the server function's answer as usual.
+#[cfg(feature = "ssr")]
+pub(crate) fn plain_form_done_at(address: &str) {
+    if is_plain_form_post() {
+        leptos_axum::redirect(address);
+    }
+}
+
 #[cfg(feature = "ssr")]
 pub(crate) fn parse_id(id: &str) -> Result<NetworkId, UiError> {
     // A malformed ID in a URL cannot name any profile.
@@ -229,14 +239,20 @@ pub async fn update_network(id: String, input: NetworkInput) -> Result<NetworkPr
     .await
 }
 
+/// Deletes a profile (the network page's plain form, after its
+/// confirmation); done, on to the list.
 #[server(prefix = "/ui", endpoint = "delete_network")]
 pub async fn delete_network(id: String) -> Result<(), UiError> {
-    with_services(|s| async move {
+    let deleted = with_services(|s| async move {
         let by = granted::<EditNetworks>()?;
         let id = parse_id(&id)?;
         s.networks.delete(&by, &id).await.map_err(ui_error)
     })
-    .await
+    .await;
+    if deleted.is_ok() {
+        plain_form_done_at("/networks");
+    }
+    deleted
 }
 
 /// `name` is empty (or left out, as by a script or a page from before

@@ -86,8 +86,6 @@ fn answer_plain_form(
     then: &str,
 ) -> Result<ProbeScreen, UiError> {
     let (id, screen) = done?;
-    if crate::api::is_plain_form_post() {
-        leptos_axum::redirect(&format!("/networks/{id}/setup{then}"));
-    }
+    crate::api::plain_form_done_at(&format!("/networks/{id}/setup{then}"));
     Ok(screen)
 }

@@ -70,9 +70,7 @@ pub async fn save_alert_webhook(
         s.alerts.set_webhook(&by, &input).await.map_err(ui_error)
     })
     .await?;
-    if super::is_plain_form_post() {
-        leptos_axum::redirect("/settings?saved=1#alerts");
-    }
+    super::plain_form_done_at("/settings?saved=1#alerts");
     Ok(saved)
 }
 
@@ -87,14 +85,12 @@ pub async fn send_test_alert() -> Result<TestAlertOutcome, UiError> {
         s.alerts.send_test(&by).await.map_err(ui_error)
     })
     .await?;
-    if super::is_plain_form_post() {
-        let tested = if outcome.delivered {
-            "delivered"
-        } else {
-            "failed"
-        };
-        leptos_axum::redirect(&format!("/settings?tested={tested}#alerts"));
-    }
+    let tested = if outcome.delivered {
+        "delivered"
+    } else {
+        "failed"
+    };
+    super::plain_form_done_at(&format!("/settings?tested={tested}#alerts"));
     Ok(outcome)
 }
 
@@ -130,8 +126,6 @@ pub async fn revoke_api_token(id: ApiTokenId) -> Result<TokenView, UiError> {
         s.api_tokens.revoke(&by, &id).await.map_err(ui_error)
     })
     .await?;
-    if super::is_plain_form_post() {
-        leptos_axum::redirect("/settings/tokens#api-tokens");
-    }
+    super::plain_form_done_at("/settings/tokens#api-tokens");
     Ok(revoked)
 }

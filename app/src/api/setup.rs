@@ -89,8 +89,8 @@ pub async fn save_policy(relays: String, revocation: String) -> Result<Operation
         s.policy.write(&by, &input, lang).await.map_err(ui_error)
     })
     .await;
-    if saved.is_ok() && super::is_plain_form_post() {
-        leptos_axum::redirect("/policy?saved=1#policy-form");
+    if saved.is_ok() {
+        super::plain_form_done_at("/policy?saved=1#policy-form");
     }
     saved
 }

@@ -1,24 +1,37 @@
 //! One Agent: its status and why, its components with their errors and
 //! warnings, and the lifecycle actions (disable/enable, move, revoke, delete),
 //! each destructive one behind a confirmation that says what it does.
+//!
+//! Drawn by the server: the Agent, its components and its latest jobs are a
+//! live region (crate::live_region), drawn again when an Agent or a job
+//! changes. Enable, Disable, Revoke, Delete and removing a leftover are plain
+//! forms (`plain_action`); the destructive ones are links to this page with
+//! the question in the address (`ask`, `remove_leftover`), whose confirmation
+//! the server draws. Only Move is an island: its answer is an install token,
+//! shown once.
 
 use super::agent_jobs::{latest_jobs, AgentJobs};
 use super::badges::agent_badge;
-use super::confirm::ConfirmDialog;
 use super::infrastructure::{when, TokenSnippets};
 use super::layout::Frame;
+use super::on_demand::OnDemand;
+use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress, RowAction};
 use super::{loaded, LastSeen};
-use crate::api::infra::{get_agent, AgentAction, AgentActionCall, MoveAgent, RemoveLeftoverCall};
+use crate::api::infra::{get_agent, AgentActionCall, MoveAgent, RemoveLeftoverCall};
 use crate::api::jobs::JobListPage;
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
+use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
+use leptos_router::params::ParamsMap;
 use protocol::actions::ActionKind;
 use protocol::api::{AgentView, ComponentView};
+use protocol::live::LiveTopic;
 use protocol::{AgentId, AgentStatus};
 
 #[component]
@@ -39,43 +52,86 @@ pub fn AgentPage() -> impl IntoView {
     }
 }
 
-/// The Agent, its components and jobs, and its lifecycle actions; re-read
-/// when an Agent changes or after an action. An island (crate::islands),
-/// lazy and preloaded.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// What the address asks to confirm (`?ask=…`, `?remove_leftover=…`).
+#[derive(Clone, Debug, PartialEq)]
+enum Question {
+    Disable,
+    Revoke,
+    Delete,
+    /// Removing the unmanaged leftover with this component ID.
+    RemoveLeftover(String),
+}
+
+impl Question {
+    fn in_address(query: &ParamsMap) -> Option<Self> {
+        if let Some(component) = query.get("remove_leftover").filter(|c| !c.is_empty()) {
+            return Some(Self::RemoveLeftover(component));
+        }
+        match query.get_str("ask")? {
+            "disable" => Some(Self::Disable),
+            "revoke" => Some(Self::Revoke),
+            "delete" => Some(Self::Delete),
+            _ => None,
+        }
+    }
+}
+
+/// The Agent's page under its title: the region the server draws, then the
+/// lifecycle actions. The actions sit outside the region because Move is an
+/// island, which a region drawn again from the server's HTML would replace
+/// unhydrated (with the token it shows).
+#[component]
 fn AgentBody(id: String) -> impl IntoView {
-    crate::islands::preload_island("agent_body_loader");
-    let id = crate::islands::prop_reader(id);
-    let act = ServerAction::<AgentActionCall>::new();
-    let moving = ServerAction::<MoveAgent>::new();
-    let remove = ServerAction::<RemoveLeftoverCall>::new();
+    let lang = use_lang();
     let live = crate::live::use_live();
+    let query = use_query_map();
+    let manages = may(ActionKind::ManageAgents);
+    if manages {
+        // Drawn under the Agent's Suspense: its code is named up front.
+        crate::islands::preload_island("move_agent_button_loader");
+    }
+    let asked = StoredValue::new(id);
+    // Read again when an Agent changes (the full build; the islands build
+    // draws the region again).
     let agent = Resource::new(
-        move || {
-            (
-                id(),
-                act.version().get(),
-                moving.version().get(),
-                remove.version().get(),
-                live.agents(),
-            )
-        },
-        |(id, ..)| async move {
-            // A malformed ID in the address names no Agent.
-            match AgentId::parse(&id) {
-                Ok(id) => get_agent(id).await,
-                Err(_) => Err(UiError::NotFound),
-            }
-        },
+        move || (asked.get_value(), live.agents()),
+        |(id, _)| read_agent(id),
     );
-    let jobs = latest_jobs(Signal::derive(id));
+    let jobs = latest_jobs(Signal::derive(move || asked.get_value()));
+    let question = Memo::new(move |_| Question::in_address(&query.read()));
+    let refusal = move || {
+        refusal_in_address(
+            &query.read(),
+            &[AgentActionCall::PATH, RemoveLeftoverCall::PATH],
+        )
+        .map(|e| e.message(lang))
+    };
     view! {
-        {loaded(
-            move || async move { agent.await },
-            move |a| view! { <AgentDetails agent=a act moving remove jobs /> }.into_any(),
-        )}
-        {move || moving.value().get().and_then(|r| r.ok()).map(|created| view! { <TokenSnippets created /> })}
+        <LiveRegion id="agent-live" topics=&[LiveTopic::Agents, LiveTopic::Jobs]>
+            {loaded(
+                move || {
+                    let question = question.get();
+                    async move { agent.await.map(|a| (a, question)) }
+                },
+                move |(agent, question)| view! { <AgentDetails agent jobs question /> }.into_any(),
+            )}
+        </LiveRegion>
+        <p class="field-error" role="alert" id="agent-action-error">{refusal}</p>
+        {manages.then(|| loaded(
+            move || {
+                let question = question.get();
+                async move { agent.await.map(|a| (a, question)) }
+            },
+            move |(agent, question)| view! { <AgentActions agent question /> }.into_any(),
+        ))}
+    }
+}
+
+/// The Agent the address names; a malformed ID in the address names none.
+async fn read_agent(id: String) -> Result<AgentView, UiError> {
+    match AgentId::parse(&id) {
+        Ok(id) => get_agent(id).await,
+        Err(_) => Err(UiError::NotFound),
     }
 }
 
@@ -83,17 +139,20 @@ fn AgentBody(id: String) -> impl IntoView {
 fn AgentDetails(
     agent: AgentView,
     jobs: Resource<Result<JobListPage, UiError>>,
-    act: ServerAction<AgentActionCall>,
-    moving: ServerAction<MoveAgent>,
-    remove: ServerAction<RemoveLeftoverCall>,
+    question: Option<Question>,
 ) -> impl IntoView {
     let it = infra_texts(use_lang());
-    let retired = agent.status.is_retired();
-    // A move can be asked again while no new host has taken the record over.
-    let movable = !retired || (agent.status == AgentStatus::Moved && agent.moved_to.is_none());
-    let disabled = agent.status == AgentStatus::Disabled;
     let components = agent.components.clone();
     let id = agent.id.clone();
+    // The leftover the address asks to remove, if this Agent still has it.
+    let removing = match question {
+        Some(Question::RemoveLeftover(component)) => components
+            .iter()
+            .find(|c| c.id == component && c.is_leftover())
+            .map(|c| c.id.clone()),
+        _ => None,
+    }
+    .filter(|_| may(ActionKind::RunJobs));
     view! {
         <h1>{agent.name.clone()}</h1>
         <p>
@@ -138,7 +197,7 @@ fn AgentDetails(
             })}
         </dl>
 
-        <h2>{it.col_components}</h2>
+        <h2 id="components">{it.col_components}</h2>
         {if components.is_empty() {
             view! { <p class="empty">{it.components_empty}</p> }.into_any()
         } else {
@@ -153,30 +212,33 @@ fn AgentDetails(
                     </tr></thead>
                     <tbody>{components.into_iter().map(|c| {
                         let agent_id = id.clone();
-                        view! { <ComponentRow c agent_id remove /> }
+                        view! { <ComponentRow c agent_id /> }
                     }).collect_view()}</tbody>
                 </table>
             }
                 .into_any()
         }}
+        {removing.map(|component| view! {
+            <ConfirmAtAddress id="remove-leftover-question" explain=it.remove_leftover_explain
+                cancel_href=agent_page(&id) cancel_id="cancel-remove-leftover"
+                action=RemoveLeftoverCall::PATH field="component_id" value=component.clone()
+                more=vec![("agent_id", id.to_string())]
+                confirm_id="confirm-remove-leftover" label=it.remove_leftover>
+                {it.remove_leftover}" "<code>{component}</code>
+            </ConfirmAtAddress>
+        })}
 
         <AgentJobs agent_id=id.to_string() jobs />
-
-        {may(ActionKind::ManageAgents).then(|| view! {
-            <section class="danger-zone" id="agent-actions">
-                <AgentActions id disabled retired movable act moving />
-            </section>
-        })}
     }
 }
 
+/// The Agent's page, the address its questions are asked at.
+fn agent_page(id: &AgentId) -> String {
+    format!("/infrastructure/agents/{id}")
+}
+
 #[component]
-fn ComponentRow(
-    c: ComponentView,
-    agent_id: AgentId,
-    /// Removes an unmanaged leftover through the shared Jobs server function.
-    remove: ServerAction<RemoveLeftoverCall>,
-) -> impl IntoView {
+fn ComponentRow(c: ComponentView, agent_id: AgentId) -> impl IntoView {
     let lang = use_lang();
     let it = infra_texts(lang);
     let leftover = c.is_leftover();
@@ -209,124 +271,149 @@ fn ComponentRow(
                 {c.warnings.iter().map(|w| view! { <p class="warn-text">{w.clone()}</p> }).collect_view()}
                 {leftover.then(|| view! { <p class="warn-text">{it.leftover_explain}</p> })}
                 {removable.then(|| view! {
-                    <RemoveLeftover agent_id=agent_id.to_string() component_id=c.id.clone() remove lang />
+                    <a class="button danger" id=format!("remove-{}", c.id)
+                        href=confirm_address(&agent_page(&agent_id), "remove_leftover", &c.id, "remove-leftover-question")>
+                        {it.remove_leftover}
+                    </a>
                 })}
             </td>
         </tr>
     }
 }
 
-/// The Remove button of an unmanaged leftover, behind a confirmation.
+/// The lifecycle actions, and the confirmation the address asks for. Enable
+/// is a plain form; Disable, Revoke and Delete are links that ask first;
+/// Move is an island ([`MoveAgentButton`]).
 #[component]
-fn RemoveLeftover(
-    agent_id: String,
-    component_id: String,
-    remove: ServerAction<RemoveLeftoverCall>,
-    lang: crate::i18n::Lang,
-) -> impl IntoView {
-    let it = infra_texts(lang);
+fn AgentActions(agent: AgentView, question: Option<Question>) -> impl IntoView {
+    let it = infra_texts(use_lang());
+    let retired = agent.status.is_retired();
+    // A move can be asked again while no new host has taken the record over.
+    let movable = !retired || (agent.status == AgentStatus::Moved && agent.moved_to.is_none());
+    let disabled = agent.status == AgentStatus::Disabled;
+    let page = agent_page(&agent.id);
+    let id = agent.id.to_string();
+    let ask = |what: &str, button_id: &'static str, class: &'static str, label: &'static str| {
+        view! {
+            <a href=confirm_address(&page, "ask", what, "agent-question") class=class id=button_id>{label}</a>
+        }
+    };
+    // Only what the Agent's state still allows is asked.
+    let asked = question.and_then(|q| match q {
+        Question::Disable if !retired && !disabled => Some((
+            "disable",
+            it.disable,
+            it.disable_explain,
+            "confirm-disable-agent",
+        )),
+        Question::Revoke if !retired => Some((
+            "revoke",
+            it.revoke,
+            it.revoke_explain,
+            "confirm-revoke-agent",
+        )),
+        Question::Delete => Some((
+            "delete",
+            it.delete_agent,
+            it.delete_agent_explain,
+            "confirm-delete-agent",
+        )),
+        _ => None,
+    });
+    view! {
+        <section class="danger-zone" id="agent-actions">
+            <div class="actions">
+                {(!retired && !disabled).then(|| ask("disable", "disable-agent", "button", it.disable))}
+                {(!retired && disabled).then(|| view! {
+                    <RowAction action=AgentActionCall::PATH id=id.clone() more=vec![("action", "enable".to_string())]
+                        class="enable-agent" button_id="enable-agent" label=it.enable />
+                })}
+                {movable.then(|| view! { <MoveAgentButton id=id.clone() /> })}
+                {(!retired).then(|| ask("revoke", "revoke-agent", "button danger", it.revoke))}
+                {ask("delete", "delete-agent", "button danger", it.delete_agent)}
+            </div>
+            {asked.map(|(action, title, explain, confirm_id)| view! {
+                <ConfirmAtAddress id="agent-question" explain
+                    cancel_href=page.clone() cancel_id="cancel-agent-question"
+                    action=AgentActionCall::PATH value=id.clone()
+                    more=vec![("action", action.to_string())]
+                    confirm_id label=title>
+                    {title}
+                </ConfirmAtAddress>
+            })}
+        </section>
+    }
+}
+
+/// Move to a new host. An island (crate::islands), lazy; [`AgentBody`]
+/// names its code among the preloads. It holds only the button: the
+/// confirmation, with its server-function client, is its own chunk, fetched
+/// on the first press (`move_agent_form`).
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+fn MoveAgentButton(id: String) -> impl IntoView {
+    crate::islands::preload_island("move_agent_button_loader");
+    let it = infra_texts(use_lang());
     let open = RwSignal::new(false);
-    let error = Signal::derive(move || {
-        remove
+    let id = StoredValue::new(id);
+    view! {
+        <OnDemand id="move-agent" class="" label=it.move_agent open
+            load=move || move_agent_form(id.get_value(), open) />
+    }
+}
+
+/// The Move confirmation as its own WebAssembly chunk.
+#[lazy]
+async fn move_agent_form(id: String, open: RwSignal<bool>) -> AnyView {
+    view! { <MoveAgentForm id open /> }.into_any()
+}
+
+/// What moving does, Cancel and Move; once moved, the new install token,
+/// shown once, in its place.
+#[component]
+fn MoveAgentForm(id: String, open: RwSignal<bool>) -> impl IntoView {
+    let lang = use_lang();
+    let (t, it) = (texts(lang), infra_texts(lang));
+    let moving = ServerAction::<MoveAgent>::new();
+    let id = StoredValue::new(id);
+    // Keyboard focus starts on Cancel, as in the other confirmations.
+    let cancel = NodeRef::<leptos::html::Button>::new();
+    Effect::new(move |_| {
+        if let Some(button) = cancel.get() {
+            let _ = button.focus();
+        }
+    });
+    let error = move || {
+        moving
             .value()
             .get()
             .and_then(|r| r.err())
             .map(|e| e.message(lang))
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = remove.value().get() {
-            open.set(false);
-        }
-    });
-    let button_id = format!("remove-{component_id}");
-    view! {
-        <button type="button" class="danger" id=button_id on:click=move |_| open.set(true)>{it.remove_leftover}</button>
-        <ConfirmDialog open title={it.remove_leftover} explain={it.remove_leftover_explain}
-            confirm_label={it.remove_leftover} confirm_id="confirm-remove-leftover"
-            error pending=remove.pending()
-            on_confirm=move || {
-                remove.dispatch(RemoveLeftoverCall {
-                    agent_id: agent_id.clone(),
-                    component_id: component_id.clone(),
-                });
-            } />
-    }
-}
-
-/// The buttons, and one confirmation dialog per destructive action.
-#[component]
-fn AgentActions(
-    id: AgentId,
-    disabled: bool,
-    retired: bool,
-    movable: bool,
-    act: ServerAction<AgentActionCall>,
-    moving: ServerAction<MoveAgent>,
-) -> impl IntoView {
-    let lang = use_lang();
-    let it = infra_texts(lang);
-    let navigate = crate::islands::navigator();
-    let confirm_disable = RwSignal::new(false);
-    let confirm_move = RwSignal::new(false);
-    let confirm_revoke = RwSignal::new(false);
-    let confirm_delete = RwSignal::new(false);
-    let last = RwSignal::new(None::<AgentAction>);
-    let error = Signal::derive(move || {
-        act.value()
-            .get()
-            .and_then(|r| r.err())
-            .or_else(|| moving.value().get().and_then(|r| r.err()))
-            .map(|e| e.message(lang))
-    });
-    let pending = Signal::derive(move || act.pending().get() || moving.pending().get());
-    // Close the dialog once its action succeeded; leave the deleted Agent's page.
-    Effect::new(move |_| {
-        if let Some(Ok(())) = act.value().get() {
-            confirm_disable.set(false);
-            confirm_revoke.set(false);
-            if last.get_untracked() == Some(AgentAction::Delete) {
-                navigate("/infrastructure");
-            }
-        }
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(_)) = moving.value().get() {
-            confirm_move.set(false);
-        }
-    });
-    let dispatch = move |id: AgentId, action: AgentAction| {
-        last.set(Some(action));
-        act.dispatch(AgentActionCall { id, action });
     };
-    let (id1, id2, id3, id4, id5) = (id.clone(), id.clone(), id.clone(), id.clone(), id);
-    view! {
-        <p class="field-error" role="alert">{move || error.get()}</p>
-        <div class="actions">
-            {(!retired && !disabled).then(|| view! {
-                <button type="button" id="disable-agent" on:click=move |_| confirm_disable.set(true)>{it.disable}</button>
-            })}
-            {(!retired && disabled).then(|| {
-                let id = id1.clone();
-                view! {
-                    <button type="button" id="enable-agent" disabled=move || pending.get()
-                        on:click=move |_| dispatch(id.clone(), AgentAction::Enable)>{it.enable}</button>
-                }
-            })}
-            {movable.then(|| view! {
-                <button type="button" id="move-agent" on:click=move |_| confirm_move.set(true)>{it.move_agent}</button>
-            })}
-            {(!retired).then(|| view! {
-                <button type="button" class="danger" id="revoke-agent" on:click=move |_| confirm_revoke.set(true)>{it.revoke}</button>
-            })}
-            <button type="button" class="danger" id="delete-agent" on:click=move |_| confirm_delete.set(true)>{it.delete_agent}</button>
-        </div>
-        <ConfirmDialog open=confirm_disable title={it.disable} explain={it.disable_explain} confirm_label={it.disable}
-            error pending on_confirm=move || dispatch(id2.clone(), AgentAction::Disable) />
-        <ConfirmDialog open=confirm_move title={it.move_agent} explain={it.move_explain} confirm_label={it.move_agent}
-            error pending on_confirm=move || { moving.dispatch(MoveAgent { id: id3.clone() }); } />
-        <ConfirmDialog open=confirm_revoke title={it.revoke} explain={it.revoke_explain} confirm_label={it.revoke}
-            error pending on_confirm=move || dispatch(id4.clone(), AgentAction::Revoke) />
-        <ConfirmDialog open=confirm_delete title={it.delete_agent} explain={it.delete_agent_explain} confirm_label={it.delete_agent}
-            error pending on_confirm=move || dispatch(id5.clone(), AgentAction::Delete) />
+    let confirm = move |_| {
+        // The page only draws the button for an Agent it read.
+        if let Ok(id) = AgentId::parse(&id.get_value()) {
+            moving.dispatch(MoveAgent { id });
+        }
+    };
+    move || {
+        match moving.value().get().and_then(|r| r.ok()) {
+        Some(created) => view! { <TokenSnippets created /> }.into_any(),
+        None => view! {
+            <div class="card confirm-inline" id="move-agent-question" role="alertdialog"
+                aria-labelledby="move-agent-title" aria-describedby="move-agent-explain">
+                <h3 id="move-agent-title">{it.move_agent}</h3>
+                <p id="move-agent-explain">{it.move_explain}</p>
+                <p class="field-error" role="alert" id="move-agent-error">{error}</p>
+                <div class="actions">
+                    <button type="button" id="cancel-move-agent" data-cancel="" node_ref=cancel
+                        on:click=move |_| open.set(false)>{t.cancel}</button>
+                    <button type="button" class="danger" id="confirm-move-agent"
+                        disabled=move || moving.pending().get() on:click=confirm>{it.move_agent}</button>
+                </div>
+            </div>
+        }
+        .into_any(),
+    }
     }
 }

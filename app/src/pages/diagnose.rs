@@ -6,6 +6,7 @@ use crate::api::diagnose_network;
 use crate::i18n::{texts, Lang};
 use crate::use_lang;
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
 use protocol::diagnostics::{Severity, Step};
 
 fn step_label(step: Step, lang: Lang) -> &'static str {
@@ -36,70 +37,69 @@ fn badge(severity: Severity) -> &'static str {
     }
 }
 
-/// An island (crate::islands), lazy: its code comes only to a network's
-/// page, which names it among its preloads (it renders under a Suspense).
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+/// Diagnose is a plain form (GET): the page at `?diagnose=1` runs the
+/// diagnosis while the server draws it, and streams it in when done (the
+/// rest of the page shows first, with "Diagnosing…" here). Pressed again,
+/// it runs again. No WebAssembly.
+#[component]
 pub fn DiagnoseSection(id: String) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
-    // Each press runs the diagnosis again. The result's rendering is
-    // fetched with the first press (a #[lazy] function).
-    let runs = RwSignal::new(0u32);
-    // A second press while one runs would only queue the same work again.
-    let running = RwSignal::new(false);
+    let query = use_query_map();
+    let action = format!("/networks/{id}#diagnose");
+    let asked = move || query.read().get_str("diagnose").is_some();
+    let diagnosis = Resource::new(
+        move || asked().then(|| id.clone()),
+        |id| async move {
+            match id {
+                Some(id) => diagnose_network(id).await.map(Some),
+                None => Ok(None),
+            }
+        },
+    );
     view! {
         <section class="card" id="diagnose">
             <h2>{t.diagnose_title}</h2>
             <p class="muted">{t.diagnose_intro}</p>
-            <button type="button" id="diagnose-run" disabled=move || running.get()
-                on:click=move |_| runs.update(|n| *n += 1)>
-                {move || if running.get() { t.diagnosing } else { t.diagnose }}
-            </button>
+            <form method="get" action=action>
+                <input type="hidden" name="diagnose" value="1" />
+                <button type="submit" id="diagnose-run">{t.diagnose}</button>
+            </form>
             <div aria-live="polite">
-                {move || (runs.get() > 0).then(|| {
-                    let id = id.clone();
-                    view! {
-                        <Transition set_pending=running fallback=move || view! { <p class="muted">{t.diagnosing}</p> }>
-                            {move || {
-                                runs.track();
-                                Suspend::new(diagnosis_view(id.clone(), lang))
-                            }}
-                        </Transition>
-                    }
-                })}
+                <Suspense fallback=move || view! { <p class="muted">{t.diagnosing}</p> }>
+                    {move || Suspend::new(async move {
+                        match diagnosis.await {
+                            Ok(None) => ().into_any(),
+                            Ok(Some(diagnosis)) => diagnosis_view(diagnosis, lang),
+                            Err(e) => view! { <p class="alert error" role="alert">{e.message(lang)}</p> }.into_any(),
+                        }
+                    })}
+                </Suspense>
             </div>
         </section>
     }
 }
 
-/// The diagnosis as its own WebAssembly chunk, loaded when Diagnose is first
-/// pressed: the Network page loads without it.
-#[lazy]
-async fn diagnosis_view(id: String, lang: Lang) -> AnyView {
+/// The diagnosis, a line per check in the order to fix things.
+fn diagnosis_view(diagnosis: protocol::diagnostics::Diagnosis, lang: Lang) -> AnyView {
     let t = texts(lang);
-    match diagnose_network(id).await {
-        Err(e) => view! { <p class="alert error" role="alert">{e.message(lang)}</p> }.into_any(),
-        Ok(diagnosis) => {
-            let worst = diagnosis.worst().as_str();
-            let lines = diagnosis
-                .lines
-                .into_iter()
-                .map(|l| {
-                    let subject = l.subject.clone();
-                    view! {
-                        <li class="diag-line" data-severity=l.severity.as_str() data-subject=subject>
-                            <span class=badge(l.severity)>{step_label(l.step, lang)}</span>
-                            " " <strong class="diag-subject">{l.subject}</strong>
-                            " " <span class="diag-reason">{l.reason}</span>
-                            {(!l.next_step.is_empty()).then(|| view! {
-                                <br /><span class="diag-next">{t.next_step}" "{l.next_step}</span>
-                            })}
-                        </li>
-                    }
-                })
-                .collect_view();
-            view! { <ol class="diagnosis" id="diagnosis" data-worst=worst>{lines}</ol> }.into_any()
-        }
-    }
+    let worst = diagnosis.worst().as_str();
+    let lines = diagnosis
+        .lines
+        .into_iter()
+        .map(|l| {
+            let subject = l.subject.clone();
+            view! {
+                <li class="diag-line" data-severity=l.severity.as_str() data-subject=subject>
+                    <span class=badge(l.severity)>{step_label(l.step, lang)}</span>
+                    " " <strong class="diag-subject">{l.subject}</strong>
+                    " " <span class="diag-reason">{l.reason}</span>
+                    {(!l.next_step.is_empty()).then(|| view! {
+                        <br /><span class="diag-next">{t.next_step}" "{l.next_step}</span>
+                    })}
+                </li>
+            }
+        })
+        .collect_view();
+    view! { <ol class="diagnosis" id="diagnosis" data-worst=worst>{lines}</ol> }.into_any()
 }

@@ -46,10 +46,7 @@ pub fn JobsPage() -> impl IntoView {
             after: param("after"),
         }
     });
-    let refusal = move || {
-        refusal_in_address(&params.read(), &[CancelJob::PATH, RetryJob::PATH])
-            .map(|e| e.message(lang))
-    };
+    let refusal = move || job_action_refusal(&params.read()).map(|e| e.message(lang));
     view! {
         <Title text=format!("{} · {}", jt.jobs_title, t.product) />
         <Frame>
@@ -271,4 +268,12 @@ fn JobRow(job: JobView) -> impl IntoView {
             </td>
         </tr>
     }
+}
+
+/// The refusal of a job's Cancel or Retry (plain forms) in the address, on
+/// the Jobs list or a job's own page.
+pub(super) fn job_action_refusal(
+    query: &leptos_router::params::ParamsMap,
+) -> Option<crate::error::UiError> {
+    refusal_in_address(query, &[CancelJob::PATH, RetryJob::PATH])
 }

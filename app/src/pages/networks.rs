@@ -1,13 +1,14 @@
 //! Networks: the list of profiles, the new-profile screen and a profile's own page.
 
-use super::confirm::ConfirmDialog;
 use super::layout::Frame;
 use super::loaded;
 use super::network_form::NetworkForm;
+use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
 use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
 use crate::{may, use_lang};
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 use protocol::actions::ActionKind;
@@ -109,16 +110,9 @@ pub fn NetworkPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.read().get("id").unwrap_or_default();
     let network = Resource::new(id, get_network);
-    // Its islands render under the profile's Suspense, after the page's
-    // <head> has gone out: their code is named there now, together.
-    let mut islands = vec!["network_form_loader"];
-    if may(ActionKind::CheckBeacons) {
-        islands.push("diagnose_section_loader");
-    }
-    if may(ActionKind::EditNetworks) {
-        islands.push("delete_network_button_loader");
-    }
-    crate::islands::preload_islands(&islands);
+    // Its island (the form) renders under the profile's Suspense, after the
+    // page's <head> has gone out: its code is named there now.
+    crate::islands::preload_island("network_form_loader");
     view! {
         <Title text=format!("{} · {}", t.edit_network, t.product) />
         <Frame>
@@ -140,7 +134,7 @@ pub fn NetworkPage() -> impl IntoView {
                         </p>
                         {may(ActionKind::CheckBeacons).then(|| view! { <super::diagnose::DiagnoseSection id=id.clone() /> })}
                         <NetworkForm existing=Some(n) />
-                        {may(ActionKind::EditNetworks).then(|| view! { <DeleteNetworkButton id /> })}
+                        {may(ActionKind::EditNetworks).then(|| view! { <DeleteSection id /> })}
                     }
                 },
             )}
@@ -148,47 +142,40 @@ pub fn NetworkPage() -> impl IntoView {
     }
 }
 
-/// Delete with a confirmation that says what deleting does; Escape or Cancel
-/// backs out. An island (crate::islands), lazy; [`NetworkPage`] names its
-/// code among the preloads.
-#[cfg_attr(hydrate_whole_page, component)]
-#[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn DeleteNetworkButton(id: String) -> impl IntoView {
+/// Delete, behind a confirmation that says what deleting does: a link to
+/// this page with the question in the address (`ask=delete`), which the
+/// server draws, and a plain form (`plain_action`); Cancel or Escape backs
+/// out.
+#[component]
+fn DeleteSection(id: String) -> impl IntoView {
     let lang = use_lang();
     let t = texts(lang);
-    let confirming = RwSignal::new(false);
-    let delete = ServerAction::<DeleteNetwork>::new();
-    let navigate = crate::islands::navigator();
-    Effect::new(move |_| {
-        if let Some(Ok(())) = delete.value().get() {
-            navigate("/networks");
+    let query = use_query_map();
+    let page = format!("/networks/{id}");
+    let asked = move || query.read().get_str("ask") == Some("delete");
+    let refusal =
+        move || refusal_in_address(&query.read(), &[DeleteNetwork::PATH]).map(|e| e.message(lang));
+    let confirm = {
+        let (page, id) = (page.clone(), id.clone());
+        move || {
+            asked().then(|| {
+                view! {
+                    <ConfirmAtAddress id="network-question" explain=t.delete_explain
+                        cancel_href=page.clone() cancel_id="cancel-delete"
+                        action=DeleteNetwork::PATH value=id.clone()
+                        confirm_id="confirm-delete" label=t.delete>
+                        {t.delete_title}
+                    </ConfirmAtAddress>
+                }
+            })
         }
-    });
-    let error = Signal::derive(move || {
-        delete
-            .value()
-            .get()
-            .and_then(|r| r.err())
-            .map(|e| e.message(lang))
-    });
-    let pending = Signal::derive(move || delete.pending().get());
+    };
     view! {
-        <section class="danger-zone">
-            <button type="button" class="danger" id="delete-network" on:click=move |_| confirming.set(true)>
-                {t.delete}
-            </button>
+        <section class="danger-zone" id="network-actions">
+            <a class="button danger" id="delete-network"
+                href=confirm_address(&page, "ask", "delete", "network-question")>{t.delete}</a>
+            <p class="field-error" role="alert" id="network-action-error">{refusal}</p>
+            {confirm}
         </section>
-        <ConfirmDialog
-            open=confirming
-            title={t.delete_title}
-            explain={t.delete_explain}
-            confirm_label={t.delete}
-            confirm_id="confirm-delete"
-            error
-            pending
-            on_confirm=move || {
-                delete.dispatch(DeleteNetwork { id: id.clone() });
-            }
-        />
     }
 }

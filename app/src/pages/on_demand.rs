@@ -12,6 +12,9 @@ pub fn OnDemand<F, Fut>(
     /// The button's ID.
     id: &'static str,
     label: &'static str,
+    /// The button's class; a primary button unless said otherwise.
+    #[prop(default = "primary")]
+    class: &'static str,
     /// Whether the form is shown; set it to open the form from elsewhere.
     open: RwSignal<bool>,
     /// The `#[lazy]` function that renders the form.
@@ -44,7 +47,7 @@ where
             .into_any()
         } else {
             view! {
-                <button type="button" class="primary" id=id on:click=move |_| open.set(true)>
+                <button type="button" class=class id=id on:click=move |_| open.set(true)>
                     {label}
                 </button>
             }

@@ -73,8 +73,8 @@ pub fn with_query(address: &str, key: &str, value: &str) -> String {
 /// address of its own (a link such as `?allow_key=…#confirm-allow` asks for
 /// it): the title, what the action means, Cancel (a link back) and the
 /// button that does it, a [`RowAction`]. Keyboard focus starts on Cancel, as
-/// in the screens' dialogs. Its title and explanation are `{id}-title` and
-/// `{id}-explain`.
+/// in the screens' dialogs, and Escape follows Cancel (assets/confirm_escape.js).
+/// Its title and explanation are `{id}-title` and `{id}-explain`.
 #[component]
 pub fn ConfirmAtAddress(
     id: &'static str,
@@ -88,6 +88,9 @@ pub fn ConfirmAtAddress(
     action: &'static str,
     #[prop(default = "id")] field: &'static str,
     value: String,
+    /// Further arguments of the server function, as [`RowAction`] takes them.
+    #[prop(optional)]
+    more: Vec<(&'static str, String)>,
     confirm_id: &'static str,
     label: &'static str,
     /// The title's contents.
@@ -102,8 +105,8 @@ pub fn ConfirmAtAddress(
             <h3 id=title>{children()}</h3>
             <p id=explained>{explain}</p>
             <div class="actions">
-                <a href=cancel_href class="button" id=cancel_id autofocus=true>{cancel}</a>
-                <RowAction action field id=value class="danger" button_id=confirm_id label />
+                <a href=cancel_href class="button" id=cancel_id autofocus=true data-cancel="">{cancel}</a>
+                <RowAction action field id=value more class="danger" button_id=confirm_id label />
             </div>
         </div>
     }

@@ -532,6 +532,41 @@ pub async fn refusal_said(
     alert_line(&page.body, alert)
 }
 
+/// Posts each of `bodies` as [`refusal_said`] does, and checks that the page
+/// says why in a sentence of Control's own, never raw text from the post.
+pub async fn each_refused<B: AsRef<str>>(
+    c: &Control,
+    cookie: &str,
+    (action, referer): (&str, &str),
+    bodies: &[B],
+    alert: &str,
+) {
+    for body in bodies {
+        let body = body.as_ref();
+        let said = refusal_said(c, cookie, (action, referer), body, alert).await;
+        assert!(
+            !said.is_empty() && !said.contains('<'),
+            "{body:.40}: {said}"
+        );
+    }
+}
+
+/// Hostile values of a form's `id` field, as bodies to post raw: none,
+/// empty, malformed, markup, a path, and 5,000 characters.
+pub fn hostile_ids() -> Vec<String> {
+    [
+        "",
+        "id=",
+        "id=not-an-id",
+        "id=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
+        "id=..%2F..%2Fetc%2Fpasswd",
+    ]
+    .iter()
+    .map(|body| body.to_string())
+    .chain([format!("id={}", "a".repeat(5000))])
+    .collect()
+}
+
 /// The status of `body` posted to `action` by a page of another site.
 pub async fn from_another_site(c: &Control, cookie: &str, action: &str, body: &str) -> u16 {
     let evil = "https://evil.example";

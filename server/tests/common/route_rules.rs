@@ -176,7 +176,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
         "delete_network" => (Act(EditNetworks), id(ids.network.clone())),
         "agent_action" => (
             Act(ManageAgents),
-            Json(json!({"id": ids.agent.clone(), "action": "disable"})),
+            Form(format!("id={}&action=disable", ids.agent)),
         ),
         "move_agent" => (Act(ManageAgents), id(ids.agent.clone())),
         "allow_revoked_key" => (
