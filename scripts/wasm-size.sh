@@ -55,18 +55,23 @@ for name, chunks in sorted(screens.items()):
     if gz > worst[1]:
         worst = (name, gz)
 print(f"largest first load: {worst[0]} {worst[1]:,} bytes gzip")
-# On-demand forms: the chunks of a #[lazy] function that its screen has not
+# On-demand forms, and the parts an island fetches once it is interactive
+# (the network form's rules and save, a job's output reading): the chunks of a #[lazy] function that its screen has not
 # loaded already. Which screen opens which form is not in the manifest.
 OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beacons_screen", "publish_section": "services_screen",
-               "job_section": "jobs_screen", "diagnosis_view": "network_screen",
+               "job_section": "jobs_screen",
                "add_agent_form": "infrastructure_screen", "new_token_form": "tokens_screen",
                "new_invite_form": "onboarding_screen", "turn_on_form": "settings_screen",
-               "manage_form": "settings_screen"}
+               "manage_form": "settings_screen", "check_network": "new_network_screen",
+               "save_network": "new_network_screen", "read_output": "job_screen",
+               "move_agent_form": "agent_screen"}
 ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacon_forms", "add_beacon_form": "beacon_forms",
-                      "publish_section": "services_body", "job_section": "new_job", "diagnosis_view": "diagnose_section",
+                      "publish_section": "services_body", "job_section": "new_job",
                       "add_agent_form": "add_agent", "new_token_form": "new_api_token",
                       "new_invite_form": "new_invite_button", "turn_on_form": "two_step",
-                      "manage_form": "two_step"}
+                      "manage_form": "two_step", "check_network": "network_form",
+                      "save_network": "network_form", "read_output": "job_output",
+                      "move_agent_form": "move_agent_button"}
 if not any(k.endswith("_screen") for k in screens):
     OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):

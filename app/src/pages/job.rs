@@ -5,9 +5,10 @@
 use super::badges::job_badge;
 use super::infrastructure::when;
 use super::job_log::{JobLive, JobStages};
+use super::jobs::job_action_refusal;
 use super::layout::Frame;
 use super::loaded;
-use super::plain_action::{refusal_in_address, RowAction};
+use super::plain_action::RowAction;
 use crate::api::jobs::{get_job, job_output, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
@@ -50,10 +51,7 @@ fn JobBody(id: String) -> impl IntoView {
     let lang = use_lang();
     let live = crate::live::use_live();
     let query = use_query_map();
-    let refusal = move || {
-        refusal_in_address(&query.read(), &[CancelJob::PATH, RetryJob::PATH])
-            .map(|e| e.message(lang))
-    };
+    let refusal = move || job_action_refusal(&query.read()).map(|e| e.message(lang));
     let asked = StoredValue::new(id.clone());
     // Read again when a job changes (the full build; the islands build
     // draws the region again).
@@ -155,25 +153,26 @@ fn JobOutput(id: String) -> impl IntoView {
     view! { <JobStages live=shown /> }
 }
 
-/// Keeps `shown` current: the first reading comes with the page (the
-/// server reads it), then, whenever the job changes or reports progress, its
-/// state and stages again and its output on from the last line held.
+/// Keeps `shown` current: once the island has hydrated, and again whenever
+/// the job changes or reports progress, its state and stages and its output
+/// on from the last line held. The reading, with the server function's
+/// client, is its own chunk (`read_output`), fetched after the page is
+/// interactive: the stages show a moment later, and on a phone the rest of
+/// the page does not wait for them.
 fn follow_output(id: JobId, shown: JobLive, live: crate::live::Live) {
     let id = StoredValue::new(id);
-    let first = Resource::new(move || id.get_value(), |id| job_output(id, 0));
-    Effect::new(move |_| {
-        if let Some(Ok(page)) = first.get() {
-            if shown.show(page) {
-                read_on(id.get_value(), shown);
-            }
-        }
-    });
-    Effect::new(move |started: Option<()>| {
+    Effect::new(move |ran: Option<()>| {
         live.jobs();
         live.progress();
-        // Its first run is the page's own reading, above.
-        if started.is_some() {
+        if ran.is_some() {
             read_on(id.get_value(), shown);
+        } else {
+            // The first reading waits for the task that hydrates the page
+            // to end (and mark it interactive): it is not needed to get there.
+            set_timeout(
+                move || read_on(id.get_value(), shown),
+                std::time::Duration::ZERO,
+            );
         }
     });
 }
@@ -186,13 +185,20 @@ fn read_on(id: JobId, shown: JobLive) {
             let after = shown
                 .lines
                 .with_untracked(|l| l.last().map_or(0, |l| l.line));
-            let more = match job_output(id.clone(), after).await {
-                Ok(page) => shown.show(page),
-                Err(_) => false,
+            let more = match read_output(id.clone(), after).await {
+                Some(page) => shown.show(page),
+                None => false,
             };
             if !more {
                 break;
             }
         }
     });
+}
+
+/// One reading of the job's output, as its own WebAssembly chunk; nothing
+/// when it cannot be read (the next change reads again).
+#[lazy]
+async fn read_output(id: JobId, after: u64) -> Option<protocol::progress::JobOutputPage> {
+    job_output(id, after).await.ok()
 }

@@ -208,11 +208,12 @@ pub fn JobStages(live: JobLive) -> impl IntoView {
         <section class="job-stages" id="job-stages">
             <div class="stages-head">
                 <h2>{jt.stages}</h2>
-                <Show when=move || live.lines.with(|l| !l.is_empty())>
-                    <button type="button" class="copy" id="copy-job-log" on:click=copy aria-live="polite">
-                        {move || if copied.get() { jt.log_copied } else { jt.copy_log }}
-                    </button>
-                </Show>
+                // Hidden, rather than left out, until there is output: one
+                // less generic view in the island's code.
+                <button type="button" class="copy" id="copy-job-log" on:click=copy aria-live="polite"
+                    hidden=move || live.lines.with(Vec::is_empty)>
+                    {move || if copied.get() { jt.log_copied } else { jt.copy_log }}
+                </button>
             </div>
             {move || note().map(|text| view! { <p class="muted" id="stages-note">{text}</p> })}
             <div class="job-log" id="job-log" node_ref=live.log on:scroll=move |_| live.scrolled()>

@@ -3,10 +3,15 @@
 //! server refusal is shown next to its field the same way. An edit carries
 //! the profile's version it started from, so saving over someone else's
 //! change is refused (and said so, with a way to reload) instead of undoing it.
+//!
+//! The island's own chunk holds only the form. The rules and the server
+//! functions' client, with every message they can say, are a second chunk
+//! (`check_network`, `save_network`), fetched when the admin first types or
+//! saves: on a phone the page is interactive before it arrives.
 
-use crate::api::{CreateNetwork, UpdateNetwork};
+use crate::api::{create_network, update_network};
 use crate::error::UiError;
-use crate::i18n::texts;
+use crate::i18n::{texts, Lang};
 use crate::islands::{navigator, preload_island};
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -22,6 +27,79 @@ pub fn beacon_lines(text: &str) -> Vec<String> {
         .filter(|l| !l.is_empty())
         .map(String::from)
         .collect()
+}
+
+/// What the rules or the server said of the form, in words.
+#[derive(Clone, Debug, Default, PartialEq)]
+struct Said {
+    /// Per field refused: its name, the message and a hint.
+    fields: Vec<(String, String, Option<&'static str>)>,
+    /// A refusal that names no field (not found, session ended, server error).
+    general: Option<String>,
+    /// Someone saved the profile meanwhile.
+    stale: bool,
+}
+
+impl Said {
+    fn of_fields(errors: &[FieldError], lang: Lang) -> Self {
+        let fields = errors
+            .iter()
+            .map(|e| (e.field.clone(), e.message(lang), e.problem.hint(lang)))
+            .collect();
+        Self {
+            fields,
+            ..Self::default()
+        }
+    }
+
+    fn of_refusal(error: &UiError, lang: Lang) -> Self {
+        match error {
+            UiError::Invalid(errors) => Self::of_fields(errors, lang),
+            other => Self {
+                general: Some(other.message(lang)),
+                stale: matches!(other, UiError::Refused(Refusal::StaleProfile)),
+                ..Self::default()
+            },
+        }
+    }
+
+    fn field(&self, name: &str) -> Option<(String, Option<&'static str>)> {
+        self.fields
+            .iter()
+            .find(|(field, ..)| field == name)
+            .map(|(_, message, hint)| (message.clone(), *hint))
+    }
+}
+
+/// How a press of Save ended.
+enum Answer {
+    Saved(NetworkProfile),
+    /// The rules found problems: nothing was sent.
+    Invalid(Said),
+    Refused(Said),
+}
+
+/// The rules' findings on `input` (its own WebAssembly chunk).
+#[lazy]
+async fn check_network(input: NetworkInput, lang: Lang) -> Said {
+    Said::of_fields(&input.validate().err().unwrap_or_default(), lang)
+}
+
+/// Checks `input`, then creates the profile, or saves it over `existing`
+/// (its own WebAssembly chunk, with the server functions' client).
+#[lazy]
+async fn save_network(existing: Option<String>, input: NetworkInput, lang: Lang) -> Answer {
+    if let Err(errors) = input.validate() {
+        return Answer::Invalid(Said::of_fields(&errors, lang));
+    }
+    let answer = match existing {
+        None => create_network(input).await,
+        Some(id) => update_network(id, input).await,
+    };
+    match answer {
+        Ok(profile) => Answer::Saved(profile),
+        Err(e) => Answer::Refused(Said::of_refusal(&e, lang)),
+    }
 }
 
 /// An island (crate::islands). Lazy: in the islands build the form is a
@@ -63,92 +141,89 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let version = RwSignal::new(existing.as_ref().map(|n| n.version));
     let touched = RwSignal::new(Vec::<&'static str>::new());
     let submitted = RwSignal::new(false);
-    let server_error = RwSignal::new(None::<UiError>);
+    // What the rules say of what is typed now, and what the server said of the last save.
+    let local = RwSignal::new(Said::default());
+    let server = RwSignal::new(Said::default());
+    let pending = RwSignal::new(false);
     let saved = RwSignal::new(false);
 
-    let input = Memo::new(move |_| NetworkInput {
-        id: is_new.then(|| id.get()),
-        name: name.get(),
-        description: Some(description.get()),
-        beacons: beacon_lines(&beacons.get()),
-        version: version.get(),
-    });
-    let local_errors = Memo::new(move |_| input.get().validate().err().unwrap_or_default());
+    let input = move || NetworkInput {
+        id: is_new.then(|| id.get_untracked()),
+        name: name.get_untracked(),
+        description: Some(description.get_untracked()),
+        beacons: beacon_lines(&beacons.get_untracked()),
+        version: version.get_untracked(),
+    };
+    // Checks run as the admin types; only the newest one's answer counts
+    // (the first waits for the rules' chunk).
+    let checks = StoredValue::new(0u64);
+    let check = move || {
+        let n = checks.get_value() + 1;
+        checks.set_value(n);
+        let input = input();
+        leptos::task::spawn_local(async move {
+            let said = check_network(input, lang).await;
+            if checks.get_value() == n {
+                local.set(said);
+            }
+        });
+    };
 
     // A field shows its local problem once edited (or after a submit), else a server refusal.
-    let problem_for = move |field: &'static str| -> Option<FieldError> {
+    let problem_for = move |field: &'static str| -> Option<(String, Option<&'static str>)> {
         let shown = submitted.get() || touched.with(|t| t.contains(&field));
-        let local = local_errors.with(|errors| errors.iter().find(|e| e.field == field).cloned());
-        match local {
-            Some(e) if shown => Some(e),
-            _ => server_error.with(|e| e.as_ref().and_then(|e| e.for_field(field).cloned())),
+        match local.with(|said| said.field(field)) {
+            Some(problem) if shown => Some(problem),
+            _ => server.with(|said| said.field(field)),
         }
     };
-    let message_for = move |field: &'static str| problem_for(field).map(|e| e.message(lang));
-    let hint_for = move |field: &'static str| problem_for(field).and_then(|e| e.problem.hint(lang));
+    let message_for = move |field: &'static str| problem_for(field).map(|(message, _)| message);
+    let hint_for = move |field: &'static str| problem_for(field).and_then(|(_, hint)| hint);
     let edit = move |field: &'static str, signal: RwSignal<String>, value: String| {
         signal.set(value);
         saved.set(false);
-        server_error.set(None);
+        server.set(Said::default());
         if !touched.with(|t| t.contains(&field)) {
             touched.update(|t| t.push(field));
         }
+        check();
     };
 
-    let create = ServerAction::<CreateNetwork>::new();
-    let update = ServerAction::<UpdateNetwork>::new();
-    let pending = move || create.pending().get() || update.pending().get();
     let navigate = navigator();
-    Effect::new(move |_| match create.value().get() {
-        Some(Ok(profile)) => navigate(&format!("/networks/{}", profile.id)),
-        Some(Err(e)) => server_error.set(Some(e)),
-        None => {}
-    });
-    Effect::new(move |_| match update.value().get() {
-        Some(Ok(profile)) => {
-            name.set(profile.name);
-            description.set(profile.description);
-            beacons.set(profile.beacons.join("\n"));
-            version.set(Some(profile.version));
-            saved.set(true);
-        }
-        Some(Err(e)) => server_error.set(Some(e)),
-        None => {}
-    });
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        submitted.set(true);
-        saved.set(false);
-        server_error.set(None);
-        if !local_errors.get_untracked().is_empty() {
+        if pending.get_untracked() {
             return;
         }
-        match existing_id.clone() {
-            None => {
-                create.dispatch(CreateNetwork {
-                    input: input.get_untracked(),
-                });
+        submitted.set(true);
+        saved.set(false);
+        server.set(Said::default());
+        pending.set(true);
+        let (existing, input, navigate) = (existing_id.clone(), input(), navigate.clone());
+        leptos::task::spawn_local(async move {
+            let answer = save_network(existing.clone(), input, lang).await;
+            pending.set(false);
+            match answer {
+                Answer::Saved(profile) if existing.is_none() => {
+                    navigate(&format!("/networks/{}", profile.id));
+                }
+                Answer::Saved(profile) => {
+                    name.set(profile.name);
+                    description.set(profile.description);
+                    beacons.set(profile.beacons.join("\n"));
+                    version.set(Some(profile.version));
+                    saved.set(true);
+                }
+                Answer::Invalid(said) => local.set(said),
+                Answer::Refused(said) => server.set(said),
             }
-            Some(id) => {
-                update.dispatch(UpdateNetwork {
-                    id,
-                    input: input.get_untracked(),
-                });
-            }
-        }
+        });
     };
-    // A refusal that names no field (not found, session ended, server error).
-    let general_error = move || {
-        server_error.with(|e| match e {
-            Some(UiError::Invalid(_)) | None => None,
-            Some(other) => Some(other.message(lang)),
-        })
-    };
+    let general_error = move || server.with(|said| said.general.clone());
     let no_beacons = move || beacon_lines(&beacons.get()).is_empty();
     // Someone saved meanwhile: what was typed stays in the form; the full
     // reload (on the admin's click only) shows their version.
-    let stale =
-        move || server_error.with(|e| matches!(e, Some(UiError::Refused(Refusal::StaleProfile))));
+    let stale = move || server.with(|said| said.stale);
 
     view! {
         <form class="card form" id="network-form" novalidate on:submit=on_submit>
@@ -226,9 +301,9 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     {move || message_for("beacons")}
                     <span class="hint">{move || hint_for("beacons")}</span>
                 </p>
-                <Show when=no_beacons>
+                {move || no_beacons().then(|| view! {
                     <p class="alert warn" id="no-beacon-warning">{t.beacons_none_warning}</p>
-                </Show>
+                })}
             </div>
             </fieldset>
             <p class="alert error" role="alert" id="form-error">
@@ -240,7 +315,7 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
             <div class="actions" hidden=read_only>
                 <button type="submit" class="primary" id="save-network" disabled=pending>
                     {move || {
-                        if pending() {
+                        if pending.get() {
                             t.saving
                         } else if is_new {
                             t.create
