@@ -16,16 +16,9 @@ fn status_of(html: &str) -> String {
     html[open..open + html[open..].find('<').unwrap()].to_string()
 }
 
-async fn post(c: &Control, cookie: &str, action: &str, referer: &str, body: &str) -> RawAnswer {
-    common::post_form(c.addr, &c.base, cookie, action, referer, body).await
-}
-
-/// The page `location` leads to, from the site's root.
+/// The page a form's answer leads to.
 async fn followed(c: &Control, cookie: &str, answer: &RawAnswer) -> String {
-    let location = answer.header("location")[0].clone();
-    let page = common::get_page(c.addr, cookie, &location).await;
-    assert_eq!(page.status, 200, "{location}");
-    page.body
+    common::page_body(c, cookie, &answer.header("location")[0]).await
 }
 
 on_both_databases!(
@@ -122,7 +115,7 @@ on_both_databases!(
 
         // Disabled: back to the page, without the question; Enable is a
         // plain form there, and takes it back.
-        let r = post(&c, &cookie, act, &from, &disable).await;
+        let r = common::post_from_page(&c, &cookie, act, &from, &disable).await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(r.header("location"), vec![format!("{path}#agent-actions")]);
         let page = followed(&c, &cookie, &r).await;
@@ -137,7 +130,7 @@ on_both_databases!(
             !asked.body.contains("id=\"confirm-disable-agent\""),
             "a disabled Agent is not asked to be disabled"
         );
-        let r = post(
+        let r = common::post_from_page(
             &c,
             &cookie,
             act,
@@ -170,7 +163,7 @@ on_both_databases!(
             format!("agent_id={id}&component_id=%3Cscript%3E"),
         ];
         common::each_refused(&c, &cookie, (remove, &from), &hostile, "agent-action-error").await;
-        let r = post(
+        let r = common::post_from_page(
             &c,
             &cookie,
             remove,
@@ -189,7 +182,8 @@ on_both_databases!(
 
         // Revoked: nothing left to disable, revoke or move.
         let from = format!("{}{path}?ask=revoke", c.base);
-        let r = post(&c, &cookie, act, &from, &format!("id={id}&action=revoke")).await;
+        let r = common::post_from_page(&c, &cookie, act, &from, &format!("id={id}&action=revoke"))
+            .await;
         assert_eq!(r.status, 302, "{}", r.head);
         let page = followed(&c, &cookie, &r).await;
         assert_eq!(status_of(&page), "revoked");
@@ -197,7 +191,8 @@ on_both_databases!(
 
         // Deleted: on to the list, where it is gone.
         let from = format!("{}{path}?ask=delete", c.base);
-        let r = post(&c, &cookie, act, &from, &format!("id={id}&action=delete")).await;
+        let r = common::post_from_page(&c, &cookie, act, &from, &format!("id={id}&action=delete"))
+            .await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(r.header("location"), vec!["/infrastructure".to_string()]);
         // (Its key stays listed among the revoked ones.)

@@ -13,7 +13,7 @@
 
 mod common;
 
-use common::{Control, RawAnswer};
+use common::Control;
 use serde_json::{json, Value};
 
 const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
@@ -42,11 +42,6 @@ fn state_at(html: &str, anchor: &str) -> String {
 
 fn step_state(html: &str, slug: &str) -> String {
     state_at(html, &format!("id=\"step-{slug}\""))
-}
-
-/// Posts `body` to `action` as the form on the page at `referer` sends it.
-async fn post(c: &Control, cookie: &str, action: &str, referer: &str, body: &str) -> RawAnswer {
-    common::post_form(c.addr, &c.base, cookie, action, referer, body).await
 }
 
 on_both_databases!(
@@ -81,7 +76,7 @@ on_both_databases!(
         let skip = "/ui/skip_setup_step";
         for (skipped, state) in [("true", "skipped"), ("false", "not_yet")] {
             let body = format!("id={id}&step=monitoring&skipped={skipped}");
-            let r = post(&c, &cookie, skip, &page_url, &body).await;
+            let r = common::post_from_page(&c, &cookie, skip, &page_url, &body).await;
             assert_eq!(r.status, 302, "{}", r.head);
             // server_fn's redirect leaves an empty query ("…?").
             assert_eq!(r.header("location"), vec![format!("{page_url}?")]);
@@ -138,7 +133,7 @@ on_both_databases!(
         );
 
         // Saved: the page says so, and draws what is probed.
-        let r = post(&c, &cookie, save.0, &page_url, &body).await;
+        let r = common::post_from_page(&c, &cookie, save.0, &page_url, &body).await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(
             r.header("location"),
@@ -163,7 +158,7 @@ on_both_databases!(
             403
         );
         let from = format!("{page_url}?stop_probe=1");
-        let r = post(&c, &cookie, remove, &from, &id_field).await;
+        let r = common::post_from_page(&c, &cookie, remove, &from, &id_field).await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(r.header("location"), vec![format!("{path}#probe")]);
         let view: Value = c.get_json(&format!("/api/v1/networks/{id}/probe")).await;
@@ -253,15 +248,7 @@ on_both_databases!(
         assert_eq!(invite_state(&page.body, &id), "active");
 
         // Revoked: back to the guide, the invite revoked and no question left.
-        let r = common::post_form(
-            c.addr,
-            &c.base,
-            &cookie,
-            "/ui/revoke_invite",
-            &from,
-            &format!("id={id}"),
-        )
-        .await;
+        let r = common::post_from_page(&c, &cookie, revoke, &from, &id_field).await;
         assert_eq!(r.status, 302, "{}", r.head);
         let location = r.header("location")[0].clone();
         let page = common::get_page(c.addr, &cookie, location.strip_prefix(&c.base).unwrap()).await;
@@ -270,13 +257,6 @@ on_both_databases!(
         assert!(page.body.contains("id=\"guide-title\""));
     }
 );
-
-/// What a form post from /settings is answered with, followed to the page.
-async fn settings_after(c: &Control, cookie: &str, location: &str) -> String {
-    let page = common::get_page(c.addr, cookie, location).await;
-    assert_eq!(page.status, 200, "{location}");
-    page.body
-}
 
 on_both_databases!(
     settings_alert_forms_are_plain_forms_that_keep_the_webhook_secret_out_of_addresses,
@@ -287,7 +267,7 @@ on_both_databases!(
         let (hook, received) = test_kit::webhook_receiver().await;
         let secret_hook = format!("{hook}?token=secret-token");
 
-        let page = settings_after(&c, &cookie, "/settings").await;
+        let page = common::page_body(&c, &cookie, "/settings").await;
         assert!(common::offers_form(&page, "/ui/save_alert_webhook", &[]));
         assert!(common::offers_form(&page, "/ui/send_test_alert", &[]));
         assert!(
@@ -325,13 +305,13 @@ on_both_databases!(
         assert!(settings["webhook"].is_null(), "{settings}");
 
         // Saved: the page says so and shows the webhook without its secret.
-        let r = post(&c, &cookie, save.0, &page_url, &body).await;
+        let r = common::post_from_page(&c, &cookie, save.0, &page_url, &body).await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(
             r.header("location"),
             vec!["/settings?saved=1#alerts".to_string()]
         );
-        let page = settings_after(&c, &cookie, "/settings?saved=1").await;
+        let page = common::page_body(&c, &cookie, "/settings?saved=1").await;
         assert!(common::alert_line(&page, "webhook-current").contains("127.0.0.1"));
         assert!(!page.contains("secret-token"));
         assert_eq!(common::alert_line(&page, "webhook-saved"), "Saved.");
@@ -340,40 +320,40 @@ on_both_databases!(
         // detail of the receiver's answer.
         let test = "/ui/send_test_alert";
         assert_eq!(common::from_another_site(&c, &cookie, test, "").await, 403);
-        let r = post(&c, &cookie, test, &page_url, "").await;
+        let r = common::post_from_page(&c, &cookie, test, &page_url, "").await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(
             r.header("location"),
             vec!["/settings?tested=delivered#alerts".to_string()]
         );
         assert_eq!(received.lock().unwrap().len(), 1);
-        let page = settings_after(&c, &cookie, "/settings?tested=delivered").await;
+        let page = common::page_body(&c, &cookie, "/settings?tested=delivered").await;
         assert!(common::alert_line(&page, "test-alert-outcome").starts_with("Delivered"));
 
         // Turning alerts off asks first, at an address of its own.
         assert!(page.contains("id=\"turn-alerts-off\""));
-        let asked = settings_after(&c, &cookie, "/settings?alerts_off=1").await;
+        let asked = common::page_body(&c, &cookie, "/settings?alerts_off=1").await;
         assert!(
             common::offers_form(&asked, "/ui/save_alert_webhook", &[("turn_off", "true")])
                 && asked.contains("id=\"confirm-alerts-off\""),
             "{asked}"
         );
         let from = format!("{page_url}?alerts_off=1");
-        let r = post(&c, &cookie, save.0, &from, "turn_off=true").await;
+        let r = common::post_from_page(&c, &cookie, save.0, &from, "turn_off=true").await;
         assert_eq!(r.status, 302, "{}", r.head);
         let settings: Value = c.get_json("/api/v1/settings/alerts").await;
         assert!(settings["webhook"].is_null(), "{settings}");
-        let page = settings_after(&c, &cookie, "/settings").await;
+        let page = common::page_body(&c, &cookie, "/settings").await;
         assert!(!page.contains("id=\"turn-alerts-off\""));
 
         // A test alert with no webhook: not delivered, and the page says
         // why (no line under Recent alerts would).
-        let r = post(&c, &cookie, test, &page_url, "").await;
+        let r = common::post_from_page(&c, &cookie, test, &page_url, "").await;
         assert_eq!(
             r.header("location"),
             vec!["/settings?tested=failed#alerts".to_string()]
         );
-        let page = settings_after(&c, &cookie, "/settings?tested=failed").await;
+        let page = common::page_body(&c, &cookie, "/settings?tested=failed").await;
         let said = common::alert_line(&page, "test-alert-outcome");
         assert!(
             said.starts_with("Not delivered") && said.contains("No webhook"),
@@ -441,7 +421,7 @@ on_both_databases!(
         assert_eq!(c.get(&format!("/api/v1/networks/{id}")).await.status(), 200);
 
         // Deleted: on to the list, where it is gone.
-        let r = post(&c, &cookie, delete, &from, &id_field).await;
+        let r = common::post_from_page(&c, &cookie, delete, &from, &id_field).await;
         assert_eq!(r.status, 302, "{}", r.head);
         assert_eq!(r.header("location"), vec!["/networks".to_string()]);
         assert_eq!(c.get(&format!("/api/v1/networks/{id}")).await.status(), 404);

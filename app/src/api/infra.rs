@@ -164,7 +164,7 @@ pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiErro
         .map_err(ui_error)
     })
     .await;
-    answer_plain_form(done, &then)
+    crate::api::answer_plain_form(done, &then)
 }
 
 /// Queues the removal of an unmanaged leftover (the Agent page's plain
@@ -182,21 +182,11 @@ pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(
     })
     .await;
     // The job's own Agent ID: the one the queue found, not the text sent.
-    let then = match &queued {
-        Ok(job) => format!("/infrastructure/agents/{}#agent-jobs", job.agent_id),
-        Err(_) => String::new(),
-    };
-    answer_plain_form(queued.map(drop), &then)
-}
-
-/// A plain form's post done is sent on to `then`; a refusal goes back to
-/// where the form was, with it in the address (`api::with_status`).
-#[cfg(feature = "ssr")]
-fn answer_plain_form(done: Result<(), UiError>, then: &str) -> Result<(), UiError> {
-    if done.is_ok() {
-        crate::api::plain_form_done_at(then);
-    }
-    done
+    let then = queued
+        .as_ref()
+        .map(|job| format!("/infrastructure/agents/{}#agent-jobs", job.agent_id))
+        .unwrap_or_default();
+    crate::api::answer_plain_form(queued.map(drop), &then)
 }
 
 #[server(prefix = "/ui", endpoint = "move_agent")]

@@ -157,6 +157,18 @@ pub(crate) fn plain_form_done_at(address: &str) {
     }
 }
 
+/// `done` as the server function's answer; when it succeeded, a plain
+/// form's post is sent on to `address` ([`plain_form_done_at`]), and a
+/// refusal goes back to where the form was, with it in the address
+/// ([`with_status`]).
+#[cfg(feature = "ssr")]
+pub(crate) fn answer_plain_form<T>(done: Result<T, UiError>, address: &str) -> Result<T, UiError> {
+    if done.is_ok() {
+        plain_form_done_at(address);
+    }
+    done
+}
+
 #[cfg(feature = "ssr")]
 pub(crate) fn parse_id(id: &str) -> Result<NetworkId, UiError> {
     // A malformed ID in a URL cannot name any profile.
@@ -249,10 +261,7 @@ pub async fn delete_network(id: String) -> Result<(), UiError> {
         s.networks.delete(&by, &id).await.map_err(ui_error)
     })
     .await;
-    if deleted.is_ok() {
-        plain_form_done_at("/networks");
-    }
-    deleted
+    answer_plain_form(deleted, "/networks")
 }
 
 /// `name` is empty (or left out, as by a script or a page from before

@@ -89,8 +89,5 @@ pub async fn save_policy(relays: String, revocation: String) -> Result<Operation
         s.policy.write(&by, &input, lang).await.map_err(ui_error)
     })
     .await;
-    if saved.is_ok() {
-        super::plain_form_done_at("/policy?saved=1#policy-form");
-    }
-    saved
+    super::answer_plain_form(saved, "/policy?saved=1#policy-form")
 }

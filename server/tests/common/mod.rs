@@ -532,6 +532,24 @@ pub async fn refusal_said(
     alert_line(&page.body, alert)
 }
 
+/// Posts `body` to `action` as the form on the page at `referer` sends it.
+pub async fn post_from_page(
+    c: &Control,
+    cookie: &str,
+    action: &str,
+    referer: &str,
+    body: &str,
+) -> RawAnswer {
+    post_form(c.addr, &c.base, cookie, action, referer, body).await
+}
+
+/// The page at `location` (from the site's root), which must be found.
+pub async fn page_body(c: &Control, cookie: &str, location: &str) -> String {
+    let page = get_page(c.addr, cookie, location).await;
+    assert_eq!(page.status, 200, "{location}");
+    page.body
+}
+
 /// Posts each of `bodies` as [`refusal_said`] does, and checks that the page
 /// says why in a sentence of Control's own, never raw text from the post.
 pub async fn each_refused<B: AsRef<str>>(
