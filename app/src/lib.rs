@@ -254,7 +254,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/infrastructure") view={Lazy::<InfrastructureScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/beacons") view={Lazy::<BeaconsScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/infrastructure/agents/:id") view={Lazy::<AgentScreen>::new()} ssr=SsrMode::Async />
-                <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} />
+                <Route path=path!("/services") view={Lazy::<ServicesScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/onboarding") view={Lazy::<OnboardingScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/jobs") view={Lazy::<JobsScreen>::new()} ssr=SsrMode::Async />
                 <Route path=path!("/jobs/:id") view={Lazy::<JobScreen>::new()} ssr=SsrMode::Async />

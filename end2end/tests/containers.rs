@@ -593,9 +593,9 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
         .unwrap();
     b.screenshot("2-published-for-real").await;
 
-    // Removing asks first; then the Agent takes the container down. (Live
-    // updates may redraw the row under the first click: then click again.)
-    b.hydrated().await;
+    // Removing asks first, under the list; then the Agent takes the
+    // container down. (Live updates may redraw the row under the first
+    // click: then click again.)
     let mut asked = false;
     for _ in 0..3 {
         page.locator(format!("{row} .remove-service"))
@@ -603,7 +603,7 @@ async fn an_admin_publishes_a_service_that_a_real_agent_deploys_and_sees_its_add
             .await
             .unwrap();
         let shown = page
-            .locator("#confirm-explain")
+            .locator("#service-question-explain")
             .wait_for(
                 playwright_rs::WaitForOptions::builder()
                     .state(playwright_rs::WaitForState::Visible)

@@ -30,8 +30,7 @@ async fn a_person_limited_to_one_network_sees_only_that_one() {
     let owner = common::open_browser("scope-owner", 1280, 900, "en-US").await;
     owner.sign_in(&base).await;
     owner.goto(&format!("{base}/settings/people")).await;
-    owner.hydrated().await;
-    owner.wait_visible("#user-invite-form").await;
+    owner.open_form("#open-invite", "#invite-role").await;
     owner.select("#invite-role", "operator").await;
     owner.wait_visible("#invite-networks-all").await;
     owner

@@ -31,6 +31,7 @@ const FORMS: &[(&str, &str, &str)] = &[
     ("jobs", "#open-new-job", "#job-agent"),
     ("onboarding", "#open-new-invite", "#invite-name"),
     ("services", "#open-publish", "#service-agent"),
+    ("settings-people", "#open-invite", "#invite-role"),
     ("settings-tokens", "#open-new-token", "#token-name"),
 ];
 

@@ -128,19 +128,18 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         "directory": "/data/backups/sidecar-web", "size_bytes": 10240,
         "sha256": "ab".repeat(32), "taken_at": "2026-12-04T12:00:00Z", "address": address,
         "verified": false, "kept": 1});
-    // "Back up" asks how many to keep and how often; a bad number is
-    // refused in the dialog, by the rule the server applies.
-    b.hydrated().await;
+    // "Back up" asks how many to keep and how often, under the list; a bad
+    // number is refused by the server's rule, and the question stays.
     page.locator(".service-row[data-service='web'] .backup-service")
         .click(None)
         .await
         .unwrap();
-    b.fill(".modal .backup-keep", "0").await;
+    b.fill("#service-question .backup-keep", "0").await;
     page.locator("#confirm-backup").click(None).await.unwrap();
-    b.expect_text(".modal .field-error", "from 1 to 100").await;
-    b.fill(".modal .backup-keep", "3").await;
-    b.select(".modal .backup-every", "week").await;
-    b.screenshot("2a-backup-dialog").await;
+    b.expect_text("#services-error", "from 1 to 100").await;
+    b.fill("#service-question .backup-keep", "3").await;
+    b.select("#service-question .backup-every", "week").await;
+    b.screenshot("2a-backup-question").await;
     page.locator("#confirm-backup").click(None).await.unwrap();
     let job = queued_by_the_page(&b, &agent, wait).await;
     assert_eq!(job["kind"], "backup_volume");
@@ -155,7 +154,6 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
         (Value::Null, true, ".badge.ok", "verified"),
     ] {
         let job = if job.is_null() {
-            b.hydrated().await;
             page.locator(".service-row[data-service='web'] .verify-backup")
                 .click(None)
                 .await
@@ -236,12 +234,12 @@ async fn an_admin_publishes_a_service_and_sees_its_knot_address() {
     );
 
     // Removing asks first, then queues the removal for the Agent.
-    b.hydrated().await;
     page.locator(".service-row[data-service='web'] .remove-service")
         .click(None)
         .await
         .unwrap();
-    b.expect_text("#confirm-explain", "data volume").await;
+    b.expect_text("#service-question-explain", "data volume")
+        .await;
     page.locator("#confirm-remove-service")
         .click(None)
         .await
@@ -318,9 +316,9 @@ async fn a_service_published_with_a_title_is_listed_by_it_and_a_refused_name_is_
         .finish(job["id"].as_str().unwrap(), "succeeded", "verified")
         .await;
 
-    // "Change" keeps the name (and so the address) and redeploys the new title.
+    // "Change" keeps the name (and so the address) and redeploys the new
+    // title: its link opens the form filled in.
     b.goto(&format!("{}/services", control.base)).await;
-    b.hydrated().await;
     page.locator(".service-row[data-service='photos'] .change-service")
         .click(None)
         .await

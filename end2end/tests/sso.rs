@@ -129,7 +129,7 @@ async fn sso(width: u32, height: u32, name: &str) {
     carol.expect_text("#sso-notice", "approve").await;
     carol.screenshot("4-waiting").await;
 
-    // The owner approves her in Settings → Users by choosing a role.
+    // The owner approves her in Settings → Users by saving a role.
     let owner = common::open_browser(&format!("{name}-owner"), width, height, "en-US").await;
     owner.sign_in(&base).await;
     owner.goto(&format!("{base}/settings/people")).await;
@@ -150,6 +150,12 @@ async fn sso(width: u32, height: u32, name: &str) {
             "viewer",
         )
         .await;
+    owner
+        .page
+        .locator("#users-table .user-row:has-text(\"carol\") .role-form button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
     wait_for_role(&base, "carol", "viewer").await;
     // Her next sign-in opens Control (the provider remembers her).
     carol

@@ -133,6 +133,12 @@ async fn two_step(width: u32, height: u32, name: &str) {
         .check(None)
         .await
         .unwrap();
+    owner
+        .page
+        .locator("#save-two-step-requirement")
+        .click(None)
+        .await
+        .unwrap();
     let mut required = false;
     for _ in 0..50 {
         let policy: serde_json::Value = api.get_json("/api/v1/users/second-factor").await;
@@ -142,10 +148,10 @@ async fn two_step(width: u32, height: u32, name: &str) {
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert!(required, "the checkbox requires two-step sign-in");
+    assert!(required, "the form requires two-step sign-in");
     owner
         .page
-        .locator("#users-table button[id^=reset-two-step-]")
+        .locator("#users-table a[id^=reset-two-step-]")
         .click(None)
         .await
         .unwrap();

@@ -18,6 +18,7 @@ async fn invite_join_disable(width: u32, height: u32, name: &str) {
         .goto(&format!("{}/settings/people", control.base))
         .await;
     owner.wait_visible("#users-empty").await;
+    owner.open_form("#open-invite", "#invite-role").await;
     owner.select("#invite-role", "operator").await;
     owner
         .page
@@ -104,6 +105,12 @@ async fn invite_join_disable(width: u32, height: u32, name: &str) {
         .await
         .unwrap();
     owner.select("#users-table select", "viewer").await;
+    owner
+        .page
+        .locator("#users-table .role-form button[type=submit]")
+        .click(None)
+        .await
+        .unwrap();
     let api = common::admin_client(&control.base).await;
     let mut role = String::new();
     for _ in 0..50 {
@@ -114,10 +121,14 @@ async fn invite_join_disable(width: u32, height: u32, name: &str) {
         }
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    assert_eq!(role, "viewer", "the select changed her role");
+    assert_eq!(role, "viewer", "the form changed her role");
+    expect(owner.page.locator("#users-table select"))
+        .to_have_value("viewer")
+        .await
+        .unwrap();
     owner
         .page
-        .locator("#users-table button.danger")
+        .locator("#users-table a.danger")
         .first()
         .click(None)
         .await

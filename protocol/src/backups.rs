@@ -110,6 +110,15 @@ pub struct BackupReport {
     pub kept_archives: Vec<String>,
 }
 
+/// A sidecar's latest backup or verification job, as the Services screen
+/// shows it in the row: still to run, or ended without doing its work.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct BackupJob {
+    pub id: crate::JobId,
+    pub status: crate::JobStatus,
+}
+
 /// A sidecar's backups as Control knows them, for the Services screen and
 /// the setup checklist.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

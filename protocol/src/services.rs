@@ -72,6 +72,9 @@ pub struct PublishedService {
     /// Its identity backups on the Agent's host, once one was taken.
     #[serde(default)]
     pub backup: Option<crate::backups::BackupState>,
+    /// Its latest backup or verification job of the last week, if any.
+    #[serde(default)]
+    pub backup_job: Option<crate::backups::BackupJob>,
 }
 
 impl PublishedService {
@@ -88,6 +91,7 @@ impl PublishedService {
                 .and_then(|s| serde_json::from_value(s.clone()).ok()),
             sidecar: sidecar.clone(),
             backup: None,
+            backup_job: None,
         }
     }
 

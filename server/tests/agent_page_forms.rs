@@ -213,14 +213,7 @@ on_both_databases!(
         let path = format!("/infrastructure/agents/{}", agent.id());
         let viewer = common::people::join(&c, "viewer", "vera").await;
         for query in ["", "?ask=delete", "?remove_leftover=sidecar-old"] {
-            let page = viewer
-                .get(c.url(&format!("{path}{query}")))
-                .header("accept", "text/html")
-                .send()
-                .await
-                .unwrap();
-            assert_eq!(page.status(), 200, "{query}");
-            let html = page.text().await.unwrap();
+            let html = common::people::page_as(&viewer, &c, &format!("{path}{query}")).await;
             assert!(html.contains("id=\"agent-status\""));
             assert!(
                 !html.contains("id=\"agent-actions\"")

@@ -11,7 +11,7 @@ mod common;
 use serde_json::{json, Value};
 
 const SHA: &str = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
-const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
+const ADDRESS: &str = common::WEB_ADDRESS;
 
 /// A signed-in Control with a network, and an Agent whose sidecar `web`
 /// runs in it with its address announced.
@@ -20,20 +20,7 @@ async fn published(
     seed: u8,
 ) -> (common::Control, String, common::SimAgent) {
     let c = common::signed_in(backend).await;
-    let id = c
-        .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
-        .await;
-    let agent = common::SimAgent::with_docker(&c, seed).await;
-    let r = agent
-        .post(
-            "/api/v1/agents/heartbeat",
-            json!({"name": "shop-host", "docker_available": true,
-                "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
-                "status": "running", "service": ADDRESS,
-                "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]}),
-        )
-        .await;
-    assert_eq!(r.status(), 200);
+    let (id, agent) = common::published_web(&c, seed).await;
     (c, id, agent)
 }
 

@@ -9,7 +9,7 @@ mod common;
 
 use serde_json::{json, Value};
 
-const ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
+const ADDRESS: &str = common::WEB_ADDRESS;
 const OTHER: &str = "aaaaz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
 
 async fn criterion(c: &common::Control, network: &str) -> (String, String) {
@@ -51,20 +51,7 @@ on_both_databases!(
     a_sidecar_restarted_by_its_agent_proves_or_disproves_that_its_identity_survives,
     |backend| async move {
         let c = common::signed_in(backend).await;
-        let id = c
-            .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
-            .await;
-        let agent = common::SimAgent::with_docker(&c, 81).await;
-        let r = agent
-            .post(
-                "/api/v1/agents/heartbeat",
-                json!({"name": "shop-host", "docker_available": true,
-                    "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
-                    "status": "running", "service": ADDRESS,
-                    "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]}),
-            )
-            .await;
-        assert_eq!(r.status(), 200);
+        let (id, agent) = common::published_web(&c, 81).await;
         let (knowledge, detail) = criterion(&c, &id).await;
         assert_eq!(knowledge, "unknown", "{detail}");
 

@@ -243,6 +243,7 @@ on_both_databases!(
             (setup.as_str(), "probe-live"),
             (job.as_str(), "job-live"),
             (agent_page.as_str(), "agent-live"),
+            ("/services", "services-live"),
             ("/onboarding", "invites-live"),
         ] {
             let html = c.page_in(path, "en").await;

@@ -129,7 +129,10 @@ on_both_databases!(
             .unwrap();
         assert_eq!(people.status(), 403, "the People tab is the owner's");
         let html = people.text().await.unwrap();
-        assert!(!html.contains("user-invite-form"), "{html}");
+        assert!(
+            !html.contains("user-invite-form") && !html.contains("id=\"open-invite\""),
+            "{html}"
+        );
         let joined: Value = c.get_json("/api/v1/audit?action=user.joined").await;
         assert_eq!(joined[0]["actor"], "user:anna", "{joined}");
 

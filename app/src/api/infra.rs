@@ -18,7 +18,7 @@ use crate::{
     error::ui_error,
 };
 #[cfg(feature = "ssr")]
-use domain::access::roles::{ManageAgents, ManageInstallTokens, RunJobs};
+use domain::access::roles::{ManageAgents, ManageInstallTokens};
 
 /// What an admin can do to an Agent from its page (moving has its own call:
 /// it answers with the new install token).
@@ -89,30 +89,6 @@ pub async fn agents_tab(after: Option<String>) -> Result<AgentsTab, UiError> {
 }
 
 /// One page of published services, by service name.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ServiceListPage {
-    pub items: Vec<protocol::services::PublishedService>,
-    /// Cursor of the next page, when there is one.
-    pub next: Option<String>,
-}
-
-/// Services per page on the Services screen.
-pub const SERVICES_PAGE: u64 = 50;
-
-#[server(prefix = "/ui", endpoint = "list_services_page")]
-pub async fn list_services_page(after: Option<String>) -> Result<ServiceListPage, UiError> {
-    let after = after.filter(|a| !a.trim().is_empty());
-    with_reader(|s, who| async move {
-        let (items, next) = s
-            .inventory
-            .sidecars_page(who.networks(), after.as_deref(), SERVICES_PAGE)
-            .await
-            .map_err(ui_error)?;
-        Ok(ServiceListPage { items, next })
-    })
-    .await
-}
-
 /// How many Agents a form's choice list offers at once; past that, the form
 /// offers a search box (`pages::choice_search`). Profiles come 50 at a time
 /// (`api::list_networks`).
@@ -173,20 +149,10 @@ pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiErro
 #[server(name = RemoveLeftoverCall, prefix = "/ui", endpoint = "remove_leftover")]
 pub async fn remove_leftover(agent_id: String, component_id: String) -> Result<(), UiError> {
     let payload = serde_json::json!({ "component_id": component_id });
-    let queued = with_services(|s| async move {
-        let by = granted::<RunJobs>()?;
-        s.jobs
-            .create(&by, &agent_id, "remove_component", &payload)
-            .await
-            .map_err(ui_error)
+    crate::api::jobs::queue_from_form(agent_id, "remove_component", payload, |agent| {
+        format!("/infrastructure/agents/{agent}#agent-jobs")
     })
-    .await;
-    // The job's own Agent ID: the one the queue found, not the text sent.
-    let then = queued
-        .as_ref()
-        .map(|job| format!("/infrastructure/agents/{}#agent-jobs", job.agent_id))
-        .unwrap_or_default();
-    crate::api::answer_plain_form(queued.map(drop), &then)
+    .await
 }
 
 #[server(prefix = "/ui", endpoint = "move_agent")]

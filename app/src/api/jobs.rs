@@ -173,6 +173,31 @@ pub async fn create_job(job: NewJob) -> Result<JobView, UiError> {
     .await
 }
 
+/// Queues a job sent by a screen's plain form; done, the form's post is
+/// sent on to `then(agent)`, built from the queued job's own Agent ID (the
+/// one the queue found, not the text sent).
+#[cfg(feature = "ssr")]
+pub(crate) async fn queue_from_form(
+    agent_id: String,
+    kind: &'static str,
+    payload: serde_json::Value,
+    then: impl FnOnce(&str) -> String,
+) -> Result<(), UiError> {
+    let queued = with_services(|s| async move {
+        let by = granted::<RunJobs>()?;
+        s.jobs
+            .create(&by, &agent_id, kind, &payload)
+            .await
+            .map_err(ui_error)
+    })
+    .await;
+    let then = queued
+        .as_ref()
+        .map(|job| then(&job.agent_id))
+        .unwrap_or_default();
+    crate::api::answer_plain_form(queued.map(drop), &then)
+}
+
 #[server(prefix = "/ui", endpoint = "cancel_job")]
 pub async fn cancel_job(id: JobId) -> Result<(), UiError> {
     with_services(|s| async move {

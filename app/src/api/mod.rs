@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod onboarding;
 pub mod overview;
 pub mod probes;
+pub mod services;
 pub mod settings;
 pub mod setup;
 pub mod two_step;

@@ -59,25 +59,30 @@ pub async fn turn_off_two_step(code: String) -> Result<(), UiError> {
     .await
 }
 
-/// The owner takes a person's second factor away (a lost phone).
-#[server(prefix = "/ui", endpoint = "reset_two_step")]
+/// The owner takes a person's second factor away (a lost phone); a plain
+/// form of the People tab.
+#[server(name = ResetTwoStepCall, prefix = "/ui", endpoint = "reset_two_step")]
 pub async fn reset_two_step(id: UserId) -> Result<(), UiError> {
-    with_services(|s| async move {
+    let done = with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.second_factors.reset(&by, &id).await.map_err(ui_error)
     })
-    .await
+    .await;
+    crate::api::answer_plain_form(done, crate::api::users::PEOPLE_DONE)
 }
 
-/// The owner requires (or stops requiring) it of every password sign-in.
-#[server(prefix = "/ui", endpoint = "require_two_step")]
-pub async fn require_two_step(required: bool) -> Result<(), UiError> {
-    with_services(|s| async move {
+/// The owner requires (or stops requiring) it of every password sign-in: the
+/// People tab's checkbox, which a plain form leaves out when unchecked.
+#[server(name = RequireTwoStepCall, prefix = "/ui", endpoint = "require_two_step")]
+pub async fn require_two_step(required: Option<bool>) -> Result<(), UiError> {
+    let required = required.unwrap_or(false);
+    let done = with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.second_factors
             .set_required(&by, required)
             .await
             .map_err(ui_error)
     })
-    .await
+    .await;
+    crate::api::answer_plain_form(done, crate::api::users::PEOPLE_DONE)
 }

@@ -63,40 +63,76 @@ pub async fn invite_user(
     .await
 }
 
-/// What is left out (`None`) stays as it is; `networks` empty: every network.
-#[server(prefix = "/ui", endpoint = "change_user", input = leptos::server_fn::codec::Json)]
+/// Where the People tab's plain forms lead once done: its list.
+pub const PEOPLE_DONE: &str = "/settings/people#users";
+
+/// A person's role, or whether they are disabled, as the People tab's plain
+/// forms send it; what is left out (`None`) stays as it is.
+#[server(name = ChangeUserCall, prefix = "/ui", endpoint = "change_user")]
 pub async fn change_user(
     id: UserId,
     role: Option<String>,
     disabled: Option<bool>,
-    networks: Option<Vec<String>>,
 ) -> Result<UserView, UiError> {
     let change = protocol::users::UserChange {
         role,
         disabled,
-        networks,
+        networks: None,
     };
-    with_services(|s| async move {
+    let done = with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.users.change(&by, &id, &change).await.map_err(ui_error)
     })
-    .await
+    .await;
+    crate::api::answer_plain_form(done, PEOPLE_DONE)
 }
 
-#[server(prefix = "/ui", endpoint = "end_user_sessions")]
+/// The networks a person sees, as a plain form's checkboxes send them:
+/// `all_networks`, or the IDs checked (`networks[]`), by the rule
+/// `protocol::users::networks_chosen`.
+#[server(name = SetUserNetworksCall, prefix = "/ui", endpoint = "set_user_networks")]
+pub async fn set_user_networks(
+    id: UserId,
+    all_networks: Option<bool>,
+    networks: Option<Vec<String>>,
+) -> Result<UserView, UiError> {
+    let done = async {
+        let chosen = protocol::users::networks_chosen(
+            all_networks.unwrap_or(false),
+            networks.unwrap_or_default(),
+        )
+        .map_err(|e| UiError::Invalid(vec![e]))?;
+        let change = protocol::users::UserChange {
+            role: None,
+            disabled: None,
+            networks: Some(chosen),
+        };
+        with_services(|s| async move {
+            let by = granted::<ManageUsers>()?;
+            s.users.change(&by, &id, &change).await.map_err(ui_error)
+        })
+        .await
+    }
+    .await;
+    crate::api::answer_plain_form(done, PEOPLE_DONE)
+}
+
+#[server(name = EndUserSessionsCall, prefix = "/ui", endpoint = "end_user_sessions")]
 pub async fn end_user_sessions(id: UserId) -> Result<UserView, UiError> {
-    with_services(|s| async move {
+    let done = with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.users.end_sessions(&by, &id).await.map_err(ui_error)
     })
-    .await
+    .await;
+    crate::api::answer_plain_form(done, PEOPLE_DONE)
 }
 
-#[server(prefix = "/ui", endpoint = "delete_user")]
+#[server(name = DeleteUserCall, prefix = "/ui", endpoint = "delete_user")]
 pub async fn delete_user(id: UserId) -> Result<(), UiError> {
-    with_services(|s| async move {
+    let done = with_services(|s| async move {
         let by = granted::<ManageUsers>()?;
         s.users.delete(&by, &id).await.map_err(ui_error)
     })
-    .await
+    .await;
+    crate::api::answer_plain_form(done, PEOPLE_DONE)
 }

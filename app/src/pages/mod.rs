@@ -7,7 +7,6 @@ pub mod audit;
 pub mod badges;
 pub mod beacons;
 pub mod choice_search;
-pub mod confirm;
 pub mod copy;
 pub mod deploy_beacon;
 pub mod diagnose;
@@ -35,6 +34,7 @@ pub mod settings;
 pub mod setup;
 pub mod sparkline;
 pub mod two_step;
+pub mod user_invite;
 pub mod user_networks;
 pub mod users;
 

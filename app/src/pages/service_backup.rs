@@ -1,21 +1,18 @@
 //! A service's identity backup on the Services screen: its state (none,
 //! taken but not proved, verified, verification failed) with the archive and
-//! plan, "Back up" (asks how many archives to keep and how often Control
-//! should repeat it) and "Verify". Both are jobs for the sidecar's Agent; the
-//! archive stays on its host.
+//! plan, the latest backup job while it runs or if it failed, and "Back up"
+//! (asks how many archives to keep and how often Control should repeat it).
+//! Backing up and verifying are jobs for the sidecar's Agent; the archive
+//! stays on its host.
 
-use super::confirm::ConfirmDialog;
-use super::service_form::Draft;
-use super::services::job;
-use crate::api::jobs::{get_job, CreateJob};
+use crate::api::services::BackUpServiceCall;
 use crate::i18n::services::{service_texts, ServiceTexts};
+use crate::i18n::texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::api::JobView;
-use protocol::backups::{BackupEvery, BackupVolume, JOB_KINDS, KEEP_DEFAULT, KEEP_MAX};
+use leptos::server_fn::ServerFn;
+use protocol::backups::{BackupEvery, KEEP_DEFAULT, KEEP_MAX};
 use protocol::services::PublishedService;
-use protocol::JobId;
-use serde_json::json;
 
 fn every_label(every: BackupEvery, st: &ServiceTexts) -> &'static str {
     match every {
@@ -53,149 +50,67 @@ pub(super) fn backup_cell(service: &PublishedService, st: &'static ServiceTexts)
     .into_any()
 }
 
-/// Follows the backups and verifications this page queues until they end:
-/// each created job is kept in `jobs`, and re-read whenever a job changes,
-/// so a row can say it is queued, and link to it if it failed.
-pub(super) fn follow_backup_jobs(create: ServerAction<CreateJob>, jobs: RwSignal<Vec<JobView>>) {
-    let live = crate::live::use_live();
-    Effect::new(move |_| {
-        if let Some(Ok(job)) = create.value().get() {
-            if JOB_KINDS.contains(&job.kind.as_str()) {
-                jobs.update(|list| {
-                    if !list.iter().any(|j| j.id == job.id) {
-                        list.push(job);
-                    }
-                });
-            }
-        }
-    });
-    Effect::new(move |_| {
-        live.jobs();
-        let active: Vec<JobId> = jobs.with_untracked(|list| {
-            list.iter()
-                .filter(|j| j.status.is_active())
-                .map(|j| j.id.clone())
-                .collect()
-        });
-        for id in active {
-            leptos::task::spawn_local(async move {
-                if let Ok(now) = get_job(id).await {
-                    jobs.update(|list| {
-                        // Answers may arrive out of order: one read while
-                        // the job ran never undoes one that saw it end.
-                        if let Some(j) = list
-                            .iter_mut()
-                            .find(|j| j.id == now.id && j.status.is_active())
-                        {
-                            *j = now;
-                        }
-                    });
-                }
-            });
-        }
-    });
-}
-
-/// "Back up" (with its plan) and, once there is an archive, "Verify".
-#[component]
-pub(super) fn BackupActions(
-    service: PublishedService,
-    create: ServerAction<CreateJob>,
-    draft: Draft,
-) -> impl IntoView {
-    let lang = use_lang();
-    let st = service_texts(lang);
-    let open = RwSignal::new(false);
-    let refused = RwSignal::new(None::<String>);
-    let current = service.backup.clone();
-    let keep = RwSignal::new(
-        current
-            .as_ref()
-            .map_or(KEEP_DEFAULT, |b| b.keep.max(1))
-            .to_string(),
-    );
-    let every = RwSignal::new(
-        current
-            .as_ref()
-            .map_or(BackupEvery::default(), |b| b.every)
-            .slug()
-            .to_string(),
-    );
-    let agent_id = service.agent.id.to_string();
-    let component_id = service.sidecar.id.clone();
-    let (agent2, component2) = (agent_id.clone(), component_id.clone());
-    let field = format!("backup-keep-{}", service.sidecar.name);
-    let every_field = format!("backup-every-{}", service.sidecar.name);
-    // This sidecar's latest backup job from this page: queued or running, or
-    // ended without doing its work (then a link to it).
-    let latest = {
-        let (agent, component) = (service.agent.id.clone(), component_id.clone());
-        move || {
-            draft.backup_jobs.with(|jobs| {
-                jobs.iter()
-                    .rev()
-                    .find(|j| j.agent_id == agent && j.component_id.as_deref() == Some(&*component))
-                    .map(|j| (j.id.clone(), j.status))
-            })
-        }
-    };
-    let queue = move |kind: &str, payload: serde_json::Value, agent: &str| {
-        draft.submitted.set(false);
-        create.dispatch(job(agent, kind, payload));
-    };
-    view! {
-        <button type="button" class="backup-service" on:click=move |_| open.set(true)>{st.back_up}</button>
-        {current.is_some().then(|| view! {
-            <button type="button" class="verify-backup" on:click=move |_| {
-                queue("verify_backup", json!({"component_id": component2}), &agent2)
-            }>{st.verify}</button>
-        })}
-        {move || match latest() {
-            Some((_, status)) if status.is_active() => {
-                view! { <span class="muted backup-queued" role="status">{st.backup_queued}</span> }.into_any()
-            }
-            Some((id, status)) if status.needs_attention() => view! {
+/// The row's latest backup or verification job (`PublishedService::backup_job`):
+/// queued or running, or ended without doing its work (then a link to it).
+pub(super) fn backup_job_state(
+    service: &PublishedService,
+    st: &'static ServiceTexts,
+) -> Option<AnyView> {
+    let job = service.backup_job.as_ref()?;
+    if job.status.is_active() {
+        Some(
+            view! { <span class="muted backup-queued" role="status">{st.backup_queued}</span> }
+                .into_any(),
+        )
+    } else if job.status.needs_attention() {
+        Some(
+            view! {
                 <span class="field-error backup-job-failed" role="status">
-                    {st.backup_job_failed}" "<a href=format!("/jobs/{id}")>{st.see_jobs}</a>
+                    {st.backup_job_failed}" "<a href=format!("/jobs/{}", job.id)>{st.see_jobs}</a>
                 </span>
             }
             .into_any(),
-            _ => ().into_any(),
-        }}
-        <ConfirmDialog open title=st.back_up explain=st.backup_explain confirm_label=st.back_up
-            confirm_id="confirm-backup" error=refused pending=create.pending()
-            on_confirm=move || {
-                // The rule the server applies, checked here first.
-                let typed = keep.get_untracked();
-                let keep: serde_json::Value = typed
-                    .trim()
-                    .parse::<u64>()
-                    .map_or_else(|_| json!(typed), |n| json!(n));
-                let payload = json!({"component_id": component_id, "keep": keep, "every": every.get_untracked()});
-                match BackupVolume::parse(&payload) {
-                    Err(e) => refused.set(Some(e.problem.message(lang))),
-                    Ok(_) => {
-                        refused.set(None);
-                        queue("backup_volume", payload, &agent_id);
-                        open.set(false);
-                    }
-                }
-            }>
-            <label for=field.clone()>{st.field_keep}</label>
-            <input id=field.clone() class="backup-keep" type="number" min="1" max=KEEP_MAX.to_string()
-                inputmode="numeric" prop:value=move || keep.get()
-                on:input=move |ev| {
-                    keep.set(event_target_value(&ev));
-                    // A refusal stands for what was confirmed, not for what is typed now.
-                    refused.set(None);
-                } />
-            <label for=every_field.clone()>{st.field_every}</label>
-            <select id=every_field.clone() class="backup-every"
-                on:change=move |ev| every.set(event_target_value(&ev))>
+        )
+    } else {
+        None
+    }
+}
+
+/// "Back up", asked at the page's address (`?backup=`): how many archives to
+/// keep and how often Control should repeat it, as a plain form whose
+/// fields start at the service's current plan. The server applies the rule
+/// (`protocol::backups::BackupVolume`); a refusal comes back in the address.
+#[component]
+pub(super) fn BackupQuestion(
+    service: PublishedService,
+    /// Where Cancel goes: the page without the question.
+    cancel_href: String,
+) -> impl IntoView {
+    let lang = use_lang();
+    let (t, st) = (texts(lang), service_texts(lang));
+    let current = service.backup.clone();
+    let keep = current.as_ref().map_or(KEEP_DEFAULT, |b| b.keep.max(1));
+    let every = current.as_ref().map_or(BackupEvery::default(), |b| b.every);
+    view! {
+        <form class="card confirm-inline" id="service-question" method="post" action=BackUpServiceCall::PATH novalidate
+            role="group" aria-labelledby="service-question-title" aria-describedby="service-question-explain">
+            <h3 id="service-question-title">{st.back_up}" "<code>{service.sidecar.display_name().to_string()}</code></h3>
+            <p id="service-question-explain">{st.backup_explain}</p>
+            <input type="hidden" name="agent_id" value=service.agent.id.to_string() />
+            <input type="hidden" name="component_id" value=service.sidecar.id.clone() />
+            <label for="backup-keep">{st.field_keep}</label>
+            <input id="backup-keep" name="keep" class="backup-keep" type="number" min="1" max=KEEP_MAX.to_string()
+                inputmode="numeric" value=keep.to_string() />
+            <label for="backup-every">{st.field_every}</label>
+            <select id="backup-every" name="every" class="backup-every">
                 {BackupEvery::ALL.into_iter().map(|e| view! {
-                    <option value=e.slug() selected=move || every.get() == e.slug()>{every_label(e, st)}</option>
+                    <option value=e.slug() selected=e == every>{every_label(e, st)}</option>
                 }).collect_view()}
             </select>
-        </ConfirmDialog>
+            <div class="actions">
+                <a href=cancel_href class="button" id="cancel-service-question" autofocus=true data-cancel="">{t.cancel}</a>
+                <button type="submit" class="primary" id="confirm-backup">{st.back_up}</button>
+            </div>
+        </form>
     }
 }

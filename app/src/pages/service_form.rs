@@ -4,116 +4,156 @@
 //! what the KnotRoute apps show. Checked in the browser by the same
 //! `protocol` rules as the server; a refusal shows at its field.
 
+use super::choice_search::WithChoices;
 use super::form_errors::FormErrors;
-use super::services::job;
+use super::on_demand::OnDemand;
 use crate::api::jobs::CreateJob;
 use crate::i18n::services::service_texts;
 use crate::use_lang;
 use leptos::prelude::*;
-use protocol::api::{AgentChoice, JobView, NetworkProfile};
+use protocol::api::{AgentChoice, NetworkProfile, NewJob};
 use protocol::catalog::split_tags;
 use protocol::services::PublishedService;
 use serde_json::json;
 
+/// A service's fields as the publish form starts from them when "Change"
+/// opens it (`?edit=`): read by the server, handed to the island as a prop.
+/// Plain text only, so that the island decodes no service.
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ServiceDraft {
+    agent_id: String,
+    network_id: String,
+    name: String,
+    target: String,
+    docker_network: String,
+    advertise: String,
+    title: String,
+    description: String,
+    /// Separated by commas, as typed.
+    tags: String,
+    category: String,
+    scheme: String,
+}
+
+impl ServiceDraft {
+    /// `service` as Control deployed it; none when Control did not.
+    pub fn of(service: &PublishedService) -> Option<Self> {
+        let spec = service.spec.as_ref()?;
+        let catalog = &spec.catalog;
+        Some(Self {
+            agent_id: service.agent.id.to_string(),
+            network_id: spec.network_id.to_string(),
+            name: service.sidecar.name.clone(),
+            target: spec.target.clone(),
+            docker_network: spec.docker_network.clone(),
+            advertise: spec.advertise.clone().unwrap_or_default(),
+            title: catalog.title.clone().unwrap_or_default(),
+            description: catalog.description.clone().unwrap_or_default(),
+            tags: catalog.tags.join(", "),
+            category: catalog.category.clone().unwrap_or_default(),
+            scheme: catalog
+                .scheme
+                .map(|s| s.as_str().to_string())
+                .unwrap_or_default(),
+        })
+    }
+}
+
+/// The publish form behind its button; with `editing` (the page's `?edit=`),
+/// opened with that service filled in once the page is interactive (the
+/// server draws the button, and hydration finds what it drew). An island
+/// (crate::islands), lazy and preloaded: it holds only the button, and the
+/// form with its server-function client is its own chunk (`publish_section`).
+#[cfg_attr(hydrate_whole_page, component)]
+#[cfg_attr(not(hydrate_whole_page), island(lazy))]
+pub(super) fn PublishService(editing: Option<ServiceDraft>) -> impl IntoView {
+    crate::islands::preload_island("publish_service_loader");
+    let st = service_texts(use_lang());
+    let open = RwSignal::new(false);
+    let editing = StoredValue::new(editing);
+    Effect::new(move |_| {
+        if editing.with_value(Option::is_some) {
+            open.set(true);
+        }
+    });
+    view! {
+        <OnDemand id="open-publish" label=st.publish_title open
+            load=move || publish_section(editing.get_value()) />
+    }
+}
+
+/// The publish form with its Agent and profile lists, as its own WebAssembly
+/// chunk: the Services screen loads without it.
+#[lazy]
+async fn publish_section(editing: Option<ServiceDraft>) -> AnyView {
+    let create = ServerAction::<CreateJob>::new();
+    let draft = Draft::new(editing);
+    let form = move |agents, networks, searching| {
+        view! { <PublishForm agents networks searching create draft /> }.into_any()
+    };
+    view! { <WithChoices prefix="service" deployable=true form /> }.into_any()
+}
+
+/// A job for `agent_id` through the shared Jobs server function.
+fn job(agent_id: &str, kind: &str, payload: serde_json::Value) -> CreateJob {
+    CreateJob {
+        job: NewJob {
+            agent_id: agent_id.to_string(),
+            kind: kind.to_string(),
+            payload,
+        },
+    }
+}
+
 /// The publish form's fields; "Change" on a service fills them in.
 #[derive(Clone, Copy)]
-pub struct Draft {
-    pub(super) agent_id: RwSignal<String>,
-    pub(super) network_id: RwSignal<String>,
-    pub(super) name: RwSignal<String>,
-    pub(super) target: RwSignal<String>,
-    pub(super) docker_network: RwSignal<String>,
-    pub(super) advertise: RwSignal<String>,
+struct Draft {
+    agent_id: RwSignal<String>,
+    network_id: RwSignal<String>,
+    name: RwSignal<String>,
+    target: RwSignal<String>,
+    docker_network: RwSignal<String>,
+    advertise: RwSignal<String>,
     /// The catalog entry, as typed (tags separated by commas).
-    pub(super) title: RwSignal<String>,
-    pub(super) description: RwSignal<String>,
-    pub(super) tags: RwSignal<String>,
-    pub(super) category: RwSignal<String>,
-    pub(super) scheme: RwSignal<String>,
+    title: RwSignal<String>,
+    description: RwSignal<String>,
+    tags: RwSignal<String>,
+    category: RwSignal<String>,
+    scheme: RwSignal<String>,
     /// Changing an existing service: its Agent and name are fixed.
-    pub(super) editing: RwSignal<bool>,
-    /// This page queued a deployment (kept here: the form is redrawn when the list reloads).
-    pub(super) submitted: RwSignal<bool>,
-    /// The form is shown (opened, or a service is being changed).
-    pub(super) open: RwSignal<bool>,
-    /// The backups and verifications this page queued, as last read
-    /// (`service_backup::follow_backup_jobs`). Kept here because every row is
-    /// redrawn when the list reloads, which a queued job itself makes it do.
-    pub(super) backup_jobs: RwSignal<Vec<JobView>>,
+    editing: RwSignal<bool>,
+    /// This page queued a deployment (kept here: the form is redrawn when a
+    /// search changes its choices).
+    submitted: RwSignal<bool>,
 }
 
 impl Draft {
-    pub(super) fn new() -> Self {
+    /// Empty, or the service being changed.
+    fn new(editing: Option<ServiceDraft>) -> Self {
+        let changing = editing.is_some();
+        let d = editing.unwrap_or_default();
         Self {
-            agent_id: RwSignal::new(String::new()),
-            network_id: RwSignal::new(String::new()),
-            name: RwSignal::new(String::new()),
-            target: RwSignal::new(String::new()),
-            docker_network: RwSignal::new(String::new()),
-            advertise: RwSignal::new(String::new()),
-            title: RwSignal::new(String::new()),
-            description: RwSignal::new(String::new()),
-            tags: RwSignal::new(String::new()),
-            category: RwSignal::new(String::new()),
-            scheme: RwSignal::new(String::new()),
-            editing: RwSignal::new(false),
+            agent_id: RwSignal::new(d.agent_id),
+            network_id: RwSignal::new(d.network_id),
+            name: RwSignal::new(d.name),
+            target: RwSignal::new(d.target),
+            docker_network: RwSignal::new(d.docker_network),
+            advertise: RwSignal::new(d.advertise),
+            title: RwSignal::new(d.title),
+            description: RwSignal::new(d.description),
+            tags: RwSignal::new(d.tags),
+            category: RwSignal::new(d.category),
+            scheme: RwSignal::new(d.scheme),
+            editing: RwSignal::new(changing),
             submitted: RwSignal::new(false),
-            open: RwSignal::new(false),
-            backup_jobs: RwSignal::new(Vec::new()),
         }
-    }
-
-    pub(super) fn load(&self, service: &PublishedService) {
-        self.agent_id.set(service.agent.id.to_string());
-        self.name.set(service.sidecar.name.clone());
-        if let Some(spec) = &service.spec {
-            self.network_id.set(spec.network_id.to_string());
-            self.target.set(spec.target.clone());
-            self.docker_network.set(spec.docker_network.clone());
-            self.advertise
-                .set(spec.advertise.clone().unwrap_or_default());
-            let catalog = &spec.catalog;
-            self.title.set(catalog.title.clone().unwrap_or_default());
-            self.description
-                .set(catalog.description.clone().unwrap_or_default());
-            self.tags.set(catalog.tags.join(", "));
-            self.category
-                .set(catalog.category.clone().unwrap_or_default());
-            self.scheme.set(
-                catalog
-                    .scheme
-                    .map(|s| s.as_str().to_string())
-                    .unwrap_or_default(),
-            );
-        }
-        self.editing.set(true);
-        self.open.set(true);
-    }
-
-    pub(super) fn clear(&self) {
-        for field in [
-            self.agent_id,
-            self.network_id,
-            self.name,
-            self.target,
-            self.docker_network,
-            self.advertise,
-            self.title,
-            self.description,
-            self.tags,
-            self.category,
-            self.scheme,
-        ] {
-            field.set(String::new());
-        }
-        self.editing.set(false);
     }
 }
 
 /// The publish form, given the Agents (online with Docker) and profiles
 /// that match the searches above it.
 #[component]
-pub(super) fn PublishForm(
+fn PublishForm(
     agents: Vec<AgentChoice>,
     networks: Vec<NetworkProfile>,
     /// An Agent search is narrowing `agents`.
@@ -265,8 +305,9 @@ pub(super) fn PublishForm(
                         disabled=move || create.pending().get() || without_beacon() || no_agents>
                         {move || if draft.editing.get() { st.redeploy } else { st.publish }}
                     </button>
+                    // Back to the page without the service it was changing.
                     {move || draft.editing.get().then(|| view! {
-                        <button type="button" on:click=move |_| draft.clear()>{st.cancel_edit}</button>
+                        <a class="button" href="/services#publish-service" id="cancel-edit">{st.cancel_edit}</a>
                     })}
                 </div>
                 {move || queued().then(|| view! {

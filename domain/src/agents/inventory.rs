@@ -313,13 +313,16 @@ impl AgentInventory {
             .map(|row| (row.agent_id.clone(), row.component_id.clone()))
             .collect();
         let mut backups = crate::backups::states_of(&self.db, &keys).await?;
+        let mut backup_jobs = crate::backups::latest_jobs_of(&self.db, &keys, now).await?;
         let services = sidecars
             .iter()
             .filter_map(|row| {
                 let agent = views.get(&row.agent_id)?;
                 let sidecar = agent.components.iter().find(|c| c.id == row.component_id)?;
                 let mut service = PublishedService::of(agent, sidecar);
-                service.backup = backups.remove(&(row.agent_id.clone(), row.component_id.clone()));
+                let key = (row.agent_id.clone(), row.component_id.clone());
+                service.backup = backups.remove(&key);
+                service.backup_job = backup_jobs.remove(&key);
                 Some(service)
             })
             .collect();

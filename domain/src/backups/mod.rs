@@ -10,13 +10,14 @@ use crate::entities::{identity_backup, job};
 use crate::StoreError;
 use chrono::{DateTime, Utc};
 use protocol::backups::{
-    archive_name, archive_order, BackupEvery, BackupReport, BackupState, BackupVolume,
-    VerifyBackup, KEEP_DEFAULT,
+    archive_name, archive_order, BackupEvery, BackupJob, BackupReport, BackupState, BackupVolume,
+    VerifyBackup, JOB_KINDS, KEEP_DEFAULT,
 };
 use protocol::jobs::JobPayload;
 use protocol::JobStatus;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, Set,
+    ActiveModelTrait, ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter,
+    QueryOrder, Set,
 };
 use std::cmp::Reverse;
 use std::collections::HashMap;
@@ -309,6 +310,46 @@ pub async fn states_of(
         .add(identity_backup::Column::AgentId.is_in(agents))
         .add(identity_backup::Column::ComponentId.is_in(components));
     states(db, condition).await
+}
+
+/// How far back a sidecar's row looks for its backup and verification jobs:
+/// a job that failed long ago is not news, and the window bounds the read.
+const RECENT_JOBS: chrono::Duration = chrono::Duration::days(7);
+
+/// The latest backup or verification job of each of the given sidecars
+/// (`(Agent ID, component ID)`) queued in the week before `now`.
+pub async fn latest_jobs_of(
+    db: &impl ConnectionTrait,
+    sidecars: &[(String, String)],
+    now: DateTime<Utc>,
+) -> Result<HashMap<(String, String), BackupJob>, StoreError> {
+    if sidecars.is_empty() {
+        return Ok(HashMap::new());
+    }
+    let agents: Vec<&str> = sidecars.iter().map(|(a, _)| a.as_str()).collect();
+    let components: Vec<&str> = sidecars.iter().map(|(_, c)| c.as_str()).collect();
+    let rows = job::Entity::find()
+        .filter(job::Column::AgentId.is_in(agents))
+        .filter(job::Column::ComponentId.is_in(components))
+        .filter(job::Column::Kind.is_in(JOB_KINDS))
+        .filter(job::Column::CreatedAt.gt(now - RECENT_JOBS))
+        .order_by_desc(job::Column::CreatedAt)
+        .order_by_desc(job::Column::Id)
+        .all(db)
+        .await?;
+    let mut latest = HashMap::new();
+    for row in rows {
+        let Some(component) = row.component_id else {
+            continue;
+        };
+        latest
+            .entry((row.agent_id, component))
+            .or_insert(BackupJob {
+                id: <protocol::JobId as protocol::ids::Id>::from_stored(row.id),
+                status: row.status,
+            });
+    }
+    Ok(latest)
 }
 
 /// The directories Agents keep backups in, with the Agent's ID, for the

@@ -153,6 +153,30 @@ pub async fn behind_proxy_in(backend: Backend, cidr: &str) -> Control {
     .await
 }
 
+/// The `.knot` address the sidecar of [`published_web`] announces.
+pub const WEB_ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
+
+/// A network "Home" with a Beacon, and an Agent with Docker (`seed`) whose
+/// sidecar `web` runs in it with its address ([`WEB_ADDRESS`]) announced:
+/// the network's ID and the Agent.
+pub async fn published_web(c: &Control, seed: u8) -> (String, SimAgent) {
+    let network = c
+        .created_network(serde_json::json!({"name": "Home", "beacons": ["https://b.example"]}))
+        .await;
+    let agent = SimAgent::with_docker(c, seed).await;
+    let r = agent
+        .post(
+            "/api/v1/agents/heartbeat",
+            serde_json::json!({"name": "shop-host", "docker_available": true,
+                "components": [{"id": "sidecar-web", "kind": "sidecar", "name": "web",
+                "status": "running", "service": WEB_ADDRESS,
+                "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": network}}]}),
+        )
+        .await;
+    assert_eq!(r.status(), 200);
+    (network, agent)
+}
+
 /// Signed in, with private and loopback addresses refused as Beacons and
 /// webhook targets (`KNOTROUTE_CONTROL_REFUSE_PRIVATE_BEACONS`).
 pub async fn signed_in_refusing_private_addresses(backend: Backend) -> Control {

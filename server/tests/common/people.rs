@@ -67,3 +67,15 @@ pub async fn join_limited(
     assert_eq!(r.status(), 303, "joined and signed in");
     browser
 }
+
+/// The page at `path` as `person`'s browser asks for it, which must be found.
+pub async fn page_as(person: &reqwest::Client, c: &Control, path: &str) -> String {
+    let page = person
+        .get(c.url(path))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200, "{path}");
+    page.text().await.unwrap()
+}

@@ -187,6 +187,20 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Act(RunJobs),
             Form(format!("agent_id={}&component_id=beacon-edge-b", ids.agent)),
         ),
+        "service_action" => (
+            Act(RunJobs),
+            Form(format!(
+                "agent_id={}&component_id=beacon-edge-b&action=restart",
+                ids.agent
+            )),
+        ),
+        "back_up_service" => (
+            Act(RunJobs),
+            Form(format!(
+                "agent_id={}&component_id=sidecar-web&keep=3&every=week",
+                ids.agent
+            )),
+        ),
         "create_job" => (
             Act(RunJobs),
             Json(json!({"job": {"agent_id": ids.agent, "kind": "restart_component",
@@ -211,9 +225,10 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Act(ManageUsers),
             Json(json!({"role": "nobody", "networks": []})),
         ),
-        "change_user" => (
+        "change_user" => (Act(ManageUsers), Form(format!("id={}&role=viewer", ids.user))),
+        "set_user_networks" => (
             Act(ManageUsers),
-            Json(json!({"id": ids.user, "role": "viewer"})),
+            Form(format!("id={}&all_networks=true", ids.user)),
         ),
         "end_user_sessions" | "delete_user" | "reset_two_step" => {
             (Act(ManageUsers), id(ids.user.clone()))
