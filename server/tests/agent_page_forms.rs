@@ -74,21 +74,14 @@ on_both_databases!(
             );
         }
         // A question the address makes up asks nothing, and is not echoed.
-        for query in [
+        let made_up = [
             "ask=explode",
             "ask=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
             "remove_leftover=sidecar-none",
             "remove_leftover=%3Cscript%3Ealert(1)%3C%2Fscript%3E",
-        ] {
-            let asked = common::get_page(c.addr, &cookie, &format!("{path}?{query}")).await;
-            assert_eq!(asked.status, 200, "{query}");
-            assert!(
-                !asked.body.contains("id=\"agent-question\"")
-                    && !asked.body.contains("id=\"remove-leftover-question\"")
-                    && !asked.body.contains("<script>alert"),
-                "{query}"
-            );
-        }
+        ];
+        let questions = ["agent-question", "remove-leftover-question"];
+        common::asks_nothing(&c, &cookie, &path, &made_up, &questions).await;
 
         // Hostile bodies, sent raw: the page says why (only ever a sentence
         // of ours), and the Agent is untouched.

@@ -72,21 +72,14 @@ on_both_databases!(
         }
         // A question the address makes up, or that does not fit, asks
         // nothing, and is not echoed.
-        for query in [
+        let made_up = [
             format!("ask=explode&person={id}"),
             "ask=delete&person=nope".to_string(),
             format!("ask=reset_two_step&person={id}"),
             "ask=delete&person=%3Cscript%3Ealert(1)%3C%2Fscript%3E".to_string(),
             format!("ask=disable&person={}", "a".repeat(5000)),
-        ] {
-            let asked = common::get_page(c.addr, &cookie, &format!("{people}?{query}")).await;
-            assert_eq!(asked.status, 200, "{query:.40}");
-            assert!(
-                !asked.body.contains("id=\"user-question\"")
-                    && !asked.body.contains("<script>alert"),
-                "{query:.40}"
-            );
-        }
+        ];
+        common::asks_nothing(&c, &cookie, people, &made_up, &["user-question"]).await;
 
         // Hostile bodies, sent raw: the page says why, in a sentence of
         // Control's own, and she is untouched.

@@ -15,7 +15,9 @@
 use super::badges::{agent_badge, component_badge};
 use super::layout::Frame;
 use super::loaded;
-use super::plain_action::{refusal_in_address, with_query, ConfirmAtAddress, RowAction};
+use super::plain_action::{
+    confirm_address, refusal_in_address, with_query, ConfirmAtAddress, RowAction,
+};
 use super::service_backup::{backup_cell, backup_job_state, BackupQuestion};
 use super::service_form::{PublishService, ServiceDraft};
 use crate::api::list_networks;
@@ -95,11 +97,7 @@ impl Ask {
 
     /// This page's address (`page`, with its cursor) asking it about `service`.
     fn address(self, page: &str, service: &PublishedService) -> String {
-        format!(
-            "{}#{}",
-            with_query(page, self.key(), &service_key(service)),
-            self.anchor()
-        )
+        confirm_address(page, self.key(), &service_key(service), self.anchor())
     }
 }
 

@@ -13,7 +13,9 @@
 //! once.
 
 use super::infrastructure::when;
-use super::plain_action::{refusal_in_address, with_query, ConfirmAtAddress, RowAction};
+use super::plain_action::{
+    confirm_address, refusal_in_address, with_query, ConfirmAtAddress, RowAction,
+};
 use super::settings::SettingsFrame;
 use super::user_invite::InvitePerson;
 use super::user_networks::described;
@@ -72,10 +74,7 @@ impl Ask {
     /// The link that asks it about `user`.
     fn address(self, user: &UserView) -> String {
         let asked = with_query(PEOPLE, "ask", self.word());
-        format!(
-            "{}#user-question",
-            with_query(&asked, "person", user.id.as_str())
-        )
+        confirm_address(&asked, "person", user.id.as_str(), "user-question")
     }
 
     /// Whether it can be asked of `user` as they are now.

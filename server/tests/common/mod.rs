@@ -593,6 +593,30 @@ pub async fn each_refused<B: AsRef<str>>(
     }
 }
 
+/// Asks the page at `page` each of `queries` (made up, hostile, or not
+/// fitting), and checks that it answers, draws none of the confirmations
+/// `questions` (their element IDs), and echoes no markup.
+pub async fn asks_nothing<Q: AsRef<str>>(
+    c: &Control,
+    cookie: &str,
+    page: &str,
+    queries: &[Q],
+    questions: &[&str],
+) {
+    for query in queries {
+        let query = query.as_ref();
+        let asked = get_page(c.addr, cookie, &format!("{page}?{query}")).await;
+        assert_eq!(asked.status, 200, "{query:.40}");
+        for question in questions {
+            assert!(
+                !asked.body.contains(&format!("id=\"{question}\"")),
+                "{query:.40}: {question}"
+            );
+        }
+        assert!(!asked.body.contains("<script>alert"), "{query:.40}");
+    }
+}
+
 /// Hostile values of a form's `id` field, as bodies to post raw: none,
 /// empty, malformed, markup, a path, and 5,000 characters.
 pub fn hostile_ids() -> Vec<String> {
