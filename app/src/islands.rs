@@ -21,13 +21,15 @@
 //! ```
 //!
 //! So that one source serves both builds, an island keeps these rules:
-//! - its props serialise (they travel in the page); texts come from
-//!   [`crate::use_lang`], not as props;
+//! - its props serialise (they travel in the page as JSON); texts come from
+//!   [`crate::use_lang`], not as props. Better still, it takes no props: what
+//!   it starts from comes through [`start_from`], so that its first load
+//!   carries no JSON decoder;
 //! - no router hooks and no context from around it, except what
-//!   [`crate::use_lang`], [`crate::use_allowed`] and [`crate::live::use_live`]
-//!   read back from the document. The page around it reads the path and
-//!   query and passes them as props, and draws the island again when they
-//!   change (the full build's client router changes them in place);
+//!   [`crate::use_lang`], [`crate::use_allowed`], [`crate::live::use_live`]
+//!   and [`start_from`] read back from the document. The page around it
+//!   reads the path and query and passes them on, and draws the island again
+//!   when they change (the full build's client router changes them in place);
 //! - it goes elsewhere with [`navigator`];
 //! - it makes its resources in its body, never under a Suspense of its own:
 //!   the server numbers for the browser only the resources made while the
@@ -113,6 +115,35 @@ pub fn preload_island(loader: &str) {
 pub fn preload_islands(loaders: &[&str]) {
     if use_context::<IslandsBuild>().is_some() {
         crate::screen_split::preload_lazy(loaders);
+    }
+}
+
+/// What an island starts from, without props. An island's props travel in
+/// the page as JSON, and the JSON decoder (with its error messages, which
+/// format floats) was a fifth of a form island's first load: the code a
+/// phone fetches before the island reacts. So an island may take its start
+/// as context instead, provided by the page around it on the server (and in
+/// the full build, in the browser too); in the islands build's browser, where
+/// no context reaches an island, `drawn` reads it back from what the server
+/// drew, as [`crate::use_lang`] reads the language.
+pub fn start_from<T: Clone + Send + Sync + 'static>(drawn: impl FnOnce() -> T) -> T {
+    use_context::<T>().unwrap_or_else(drawn)
+}
+
+/// The attribute `name` of the element `id` as the server drew it; none on
+/// the server, or if the page has no such element or attribute.
+pub fn drawn_attribute(id: &str, name: &str) -> Option<String> {
+    #[cfg(not(feature = "ssr"))]
+    {
+        web_sys::window()?
+            .document()?
+            .get_element_by_id(id)?
+            .get_attribute(name)
+    }
+    #[cfg(feature = "ssr")]
+    {
+        let _ = (id, name);
+        None
     }
 }
 

@@ -163,6 +163,95 @@ on_both_databases!(
 );
 
 on_both_databases!(
+    a_networks_form_starts_from_what_the_server_drew_on_it_escaped,
+    |backend| async move {
+        // The form's island reads its start back from the form's `data-`
+        // attributes (no JSON props): what an admin wrote is there whole,
+        // and escaped, so that it neither breaks out of the attribute nor
+        // loses a line.
+        let c = common::signed_in(backend).await;
+        let hostile = "\"><script>alert(1)</script> & 'co'";
+        let created: Value = c
+            .create_network(json!({
+                "name": "Drawn",
+                "description": hostile,
+                "beacons": ["https://a.example.net", "https://b.example.net"],
+            }))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let id = created["id"].as_str().unwrap();
+        let html = c
+            .get(&format!("/networks/{id}"))
+            .await
+            .text()
+            .await
+            .unwrap();
+        // The form's opening tag (up to its first field).
+        let form_tag = |html: &str| {
+            html.split("<form")
+                .find(|f| f.contains("id=\"network-form\""))
+                .and_then(|f| f.split("<fieldset").next())
+                .expect("the network form")
+                .to_string()
+        };
+        let form = form_tag(&html);
+        assert!(!html.contains("<script>alert(1)"), "{form}");
+        assert!(form.contains(&format!("data-id=\"{id}\"")), "{form}");
+        assert!(form.contains("data-name=\"Drawn\""), "{form}");
+        assert!(
+            form.contains("data-beacons=\"https://a.example.net\nhttps://b.example.net\""),
+            "one Beacon per line: {form}"
+        );
+        assert!(
+            form.contains(&format!("data-version=\"{}\"", created["version"])),
+            "{form}"
+        );
+        assert!(form.contains("data-description=\"&quot;"), "{form}");
+        let new_form = form_tag(&c.get("/networks/new").await.text().await.unwrap());
+        assert!(
+            !new_form.contains("data-version"),
+            "a new network's form has no version: {new_form}"
+        );
+    }
+);
+
+on_both_databases!(
+    pages_answer_while_another_server_in_the_process_is_built,
+    |backend| async move {
+        // Tests build a server per test, on parallel threads of one process.
+        // Generating the app's routes once stopped every resource first read
+        // meanwhile from ever loading (leptos#4773): a page built then never
+        // answered. The routes are generated once per process now.
+        let c = common::signed_in(backend).await;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let building = {
+            let (state, stop) = (c.state.clone(), stop.clone());
+            tokio::task::spawn_blocking(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    drop(server::http::router(state.clone()));
+                }
+            })
+        };
+        for n in 0..200 {
+            let page = async {
+                let r = c.get("/networks").await;
+                assert_eq!(r.status(), 200);
+                r.text().await.unwrap()
+            };
+            let html = tokio::time::timeout(std::time::Duration::from_secs(10), page)
+                .await
+                .unwrap_or_else(|_| panic!("page {n} never answered"));
+            // The list was read: the empty list's words, not the placeholder.
+            assert!(html.contains("id=\"networks-empty\""), "page {n}");
+        }
+        stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        building.await.unwrap();
+    }
+);
+
+on_both_databases!(
     server_function_refusals_name_the_field,
     |backend| async move {
         let c = common::signed_in(backend).await;

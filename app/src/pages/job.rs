@@ -13,6 +13,7 @@ use crate::api::jobs::{get_job, job_output, CancelJob, RetryJob};
 use crate::error::UiError;
 use crate::i18n::jobs::jobs_texts;
 use crate::i18n::texts;
+use crate::islands::{drawn_attribute, start_from};
 use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -59,6 +60,7 @@ fn JobBody(id: String) -> impl IntoView {
         move || (asked.get_value(), live.jobs()),
         |(id, _)| read_job(id),
     );
+    provide_context(OutputOf(id));
     view! {
         <LiveRegion id="job-live" topics=&[LiveTopic::Jobs]>
             {loaded(
@@ -67,7 +69,7 @@ fn JobBody(id: String) -> impl IntoView {
             )}
         </LiveRegion>
         <p class="field-error" role="alert" id="job-action-error">{refusal}</p>
-        <JobOutput id />
+        <JobOutput />
     }
 }
 
@@ -141,17 +143,29 @@ fn JobDetail(job: JobView) -> impl IntoView {
 /// island (crate::islands), lazy and preloaded: the output grows line by
 /// line and keeps its scroll position, which a region drawn again from the
 /// server's HTML could not.
+///
+/// It starts from the job the address names, as the page's context
+/// ([`crate::islands::start_from`]), drawn around the stages for the islands
+/// build's browser.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn JobOutput(id: String) -> impl IntoView {
+fn JobOutput() -> impl IntoView {
     crate::islands::preload_island("job_output_loader");
+    let OutputOf(id) =
+        start_from(|| OutputOf(drawn_attribute(OUTPUT_ID, "data-job").unwrap_or_default()));
     let shown = JobLive::new();
     // A malformed ID in the address names no job: nothing to follow.
-    if let Ok(id) = JobId::parse(&id) {
-        follow_output(id, shown, crate::live::use_live());
+    if let Ok(job) = JobId::parse(&id) {
+        follow_output(job, shown, crate::live::use_live());
     }
-    view! { <JobStages live=shown /> }
+    view! { <div id=OUTPUT_ID data-job=id><JobStages live=shown /></div> }
 }
+
+/// The job whose output [`JobOutput`] follows, as the address names it.
+#[derive(Clone)]
+struct OutputOf(String);
+
+const OUTPUT_ID: &str = "job-output";
 
 /// Keeps `shown` current: once the island has hydrated, and again whenever
 /// the job changes or reports progress, its state and stages and its output

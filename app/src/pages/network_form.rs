@@ -12,7 +12,7 @@
 use crate::api::{create_network, update_network};
 use crate::error::UiError;
 use crate::i18n::{texts, Lang};
-use crate::islands::{navigator, preload_island};
+use crate::islands::{drawn_attribute, navigator, preload_island, start_from};
 use crate::{may, use_lang};
 use leptos::prelude::*;
 use protocol::actions::ActionKind;
@@ -63,11 +63,26 @@ impl Said {
         }
     }
 
-    fn field(&self, name: &str) -> Option<(String, Option<&'static str>)> {
+    fn field(&self, name: &str) -> Shown {
         self.fields
             .iter()
             .find(|(field, ..)| field == name)
             .map(|(_, message, hint)| (message.clone(), *hint))
+    }
+}
+
+/// A field's problem as shown: the message and a hint.
+type Shown = Option<(String, Option<&'static str>)>;
+
+/// The line under a field saying what is wrong with it, and how to fix it
+/// where there is a hint. One function for all four fields, so the island
+/// carries its code once.
+fn field_error(id: &'static str, problem: Signal<Shown>) -> impl IntoView {
+    view! {
+        <p class="field-error" id=id>
+            {move || problem.with(|p| p.as_ref().map(|(message, _)| message.clone()))}
+            <span class="hint">{move || problem.with(|p| p.as_ref().and_then(|(_, hint)| *hint))}</span>
+        </p>
     }
 }
 
@@ -102,43 +117,72 @@ async fn save_network(existing: Option<String>, input: NetworkInput, lang: Lang)
     }
 }
 
+/// The profile the form starts from, the page's context
+/// ([`crate::islands::start_from`]); the default is a new network's.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FormStart {
+    id: String,
+    name: String,
+    description: String,
+    /// One Beacon URL per line.
+    beacons: String,
+    /// The profile's version; none for a new network.
+    version: Option<i64>,
+}
+
+impl FormStart {
+    pub fn of(profile: &NetworkProfile) -> Self {
+        Self {
+            id: profile.id.to_string(),
+            name: profile.name.clone(),
+            description: profile.description.clone(),
+            beacons: profile.beacons.join("\n"),
+            version: Some(profile.version),
+        }
+    }
+
+    /// What the server drew on `#network-form` (the form's `data-`
+    /// attributes); a new network's start where it drew none.
+    fn drawn() -> Self {
+        let read = |name: &str| drawn_attribute(FORM_ID, name).unwrap_or_default();
+        Self {
+            id: read("data-id"),
+            name: read("data-name"),
+            description: read("data-description"),
+            beacons: read("data-beacons"),
+            version: read("data-version").parse().ok(),
+        }
+    }
+}
+
+const FORM_ID: &str = "network-form";
+
 /// An island (crate::islands). Lazy: in the islands build the form is a
-/// chunk of its own, loaded only by the screens that show it.
+/// chunk of its own, loaded only by the screens that show it. It starts
+/// from the page's [`FormStart`].
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
+pub fn NetworkForm() -> impl IntoView {
     preload_island("network_form_loader");
     let lang = use_lang();
     let t = texts(lang);
-    let is_new = existing.is_none();
+    let start = start_from(FormStart::drawn);
+    let is_new = start.version.is_none();
     // Someone who may not edit still reads the profile here, in fields they cannot change.
     let read_only = !may(ActionKind::EditNetworks);
-    let existing_id = existing.as_ref().map(|n| n.id.to_string());
+    let existing_id = (!is_new).then(|| start.id.clone());
     let reload_href = existing_id
         .as_ref()
         .map(|id| format!("/networks/{id}"))
         .unwrap_or_default();
-    let name = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|n| n.name.clone())
-            .unwrap_or_default(),
-    );
-    let description = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|n| n.description.clone())
-            .unwrap_or_default(),
-    );
-    let id = RwSignal::new(existing_id.clone().unwrap_or_default());
-    let beacons = RwSignal::new(
-        existing
-            .as_ref()
-            .map(|n| n.beacons.join("\n"))
-            .unwrap_or_default(),
-    );
+    // Drawn on the form, for the islands build's browser (FormStart::drawn).
+    let drawn = start.clone();
+    let name = RwSignal::new(start.name);
+    let description = RwSignal::new(start.description);
+    let id = RwSignal::new(start.id);
+    let beacons = RwSignal::new(start.beacons);
     // The version this form's content is based on; a save sends it back.
-    let version = RwSignal::new(existing.as_ref().map(|n| n.version));
+    let version = RwSignal::new(start.version);
     let touched = RwSignal::new(Vec::<&'static str>::new());
     let submitted = RwSignal::new(false);
     // What the rules say of what is typed now, and what the server said of the last save.
@@ -170,15 +214,15 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     };
 
     // A field shows its local problem once edited (or after a submit), else a server refusal.
-    let problem_for = move |field: &'static str| -> Option<(String, Option<&'static str>)> {
-        let shown = submitted.get() || touched.with(|t| t.contains(&field));
-        match local.with(|said| said.field(field)) {
-            Some(problem) if shown => Some(problem),
-            _ => server.with(|said| said.field(field)),
-        }
+    let problem_of = move |field: &'static str| -> Signal<Shown> {
+        Signal::derive(move || {
+            let shown = submitted.get() || touched.with(|t| t.contains(&field));
+            match local.with(|said| said.field(field)) {
+                Some(problem) if shown => Some(problem),
+                _ => server.with(|said| said.field(field)),
+            }
+        })
     };
-    let message_for = move |field: &'static str| problem_for(field).map(|(message, _)| message);
-    let hint_for = move |field: &'static str| problem_for(field).and_then(|(_, hint)| hint);
     let edit = move |field: &'static str, signal: RwSignal<String>, value: String| {
         signal.set(value);
         saved.set(false);
@@ -188,6 +232,16 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
         }
         check();
     };
+    // Each distinct closure in a view is code of its own in the island's
+    // WebAssembly, which a phone downloads before the form reacts: the four
+    // fields share these, one closure type each.
+    let on_typed = move |field: &'static str, signal: RwSignal<String>| {
+        move |ev: leptos::ev::Event| edit(field, signal, event_target_value(&ev))
+    };
+    let value_of = |signal: RwSignal<String>| move || signal.get();
+    let invalid = |problem: Signal<Shown>| move || problem.with(Option::is_some).then_some("true");
+    let (name_problem, id_problem) = (problem_of("name"), problem_of("id"));
+    let (description_problem, beacons_problem) = (problem_of("description"), problem_of("beacons"));
 
     let navigate = navigator();
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
@@ -226,7 +280,9 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
     let stale = move || server.with(|said| said.stale);
 
     view! {
-        <form class="card form" id="network-form" novalidate on:submit=on_submit>
+        <form class="card form" id=FORM_ID novalidate on:submit=on_submit
+            data-id=drawn.id data-name=drawn.name data-description=drawn.description
+            data-beacons=drawn.beacons data-version=drawn.version.map(|v| v.to_string())>
             <fieldset class="bare" disabled=read_only>
             <div class="field">
                 <label for="network-name">{t.field_name}</label>
@@ -238,12 +294,12 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     autocomplete="off"
                     // Also in the server's HTML, before the form hydrates.
                     value=name.get_untracked()
-                    prop:value=move || name.get()
-                    on:input=move |ev| edit("name", name, event_target_value(&ev))
-                    aria-invalid=move || message_for("name").is_some().then_some("true")
+                    prop:value=value_of(name)
+                    on:input=on_typed("name", name)
+                    aria-invalid=invalid(name_problem)
                     aria-describedby="network-name-error"
                 />
-                <p class="field-error" id="network-name-error">{move || message_for("name")}</p>
+                {field_error("network-name-error", name_problem)}
             </div>
             <div class="field">
                 <label for="network-id">{t.field_network_id}</label>
@@ -257,18 +313,15 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     readonly=!is_new
                     // Also in the server's HTML, before the form hydrates.
                     value=id.get_untracked()
-                    prop:value=move || id.get()
-                    on:input=move |ev| edit("id", id, event_target_value(&ev))
-                    aria-invalid=move || message_for("id").is_some().then_some("true")
+                    prop:value=value_of(id)
+                    on:input=on_typed("id", id)
+                    aria-invalid=invalid(id_problem)
                     aria-describedby="network-id-help network-id-error"
                 />
                 <p class="help" id="network-id-help">
                     {if is_new { t.network_id_help_new } else { t.network_id_help_existing }}
                 </p>
-                <p class="field-error" id="network-id-error">
-                    {move || message_for("id")}
-                    <span class="hint">{move || hint_for("id")}</span>
-                </p>
+                {field_error("network-id-error", id_problem)}
             </div>
             <div class="field">
                 <label for="network-description">{t.field_description}</label>
@@ -276,11 +329,11 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     id="network-description"
                     name="description"
                     rows="2"
-                    prop:value=move || description.get()
-                    on:input=move |ev| edit("description", description, event_target_value(&ev))
-                    aria-invalid=move || message_for("description").is_some().then_some("true")
+                    prop:value=value_of(description)
+                    on:input=on_typed("description", description)
+                    aria-invalid=invalid(description_problem)
                 ></textarea>
-                <p class="field-error" id="network-description-error">{move || message_for("description")}</p>
+                {field_error("network-description-error", description_problem)}
             </div>
             <div class="field">
                 <label for="network-beacons">{t.field_beacons}</label>
@@ -291,16 +344,13 @@ pub fn NetworkForm(existing: Option<NetworkProfile>) -> impl IntoView {
                     rows="3"
                     spellcheck="false"
                     placeholder="https://beacon.example.net"
-                    prop:value=move || beacons.get()
-                    on:input=move |ev| edit("beacons", beacons, event_target_value(&ev))
-                    aria-invalid=move || message_for("beacons").is_some().then_some("true")
+                    prop:value=value_of(beacons)
+                    on:input=on_typed("beacons", beacons)
+                    aria-invalid=invalid(beacons_problem)
                     aria-describedby="network-beacons-help network-beacons-error"
                 ></textarea>
                 <p class="help" id="network-beacons-help">{t.beacons_help}</p>
-                <p class="field-error" id="network-beacons-error">
-                    {move || message_for("beacons")}
-                    <span class="hint">{move || hint_for("beacons")}</span>
-                </p>
+                {field_error("network-beacons-error", beacons_problem)}
                 {move || no_beacons().then(|| view! {
                     <p class="alert warn" id="no-beacon-warning">{t.beacons_none_warning}</p>
                 })}

@@ -2,7 +2,7 @@
 
 use super::layout::Frame;
 use super::loaded;
-use super::network_form::NetworkForm;
+use super::network_form::{FormStart, NetworkForm};
 use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
 use crate::api::{get_network, list_networks, DeleteNetwork};
 use crate::i18n::texts;
@@ -95,7 +95,8 @@ pub fn NewNetworkPage() -> impl IntoView {
             <p><a href="/networks">{"← "}{t.back_to_networks}</a></p>
             <h1>{t.new_network}</h1>
             {if may(ActionKind::EditNetworks) {
-                view! { <NetworkForm existing=None /> }.into_any()
+                provide_context(FormStart::default());
+                view! { <NetworkForm /> }.into_any()
             } else {
                 view! { <p class="alert" id="not-for-role">{t.not_for_role}</p> }.into_any()
             }}
@@ -121,6 +122,7 @@ pub fn NetworkPage() -> impl IntoView {
                 move || async move { network.await },
                 move |n| {
                     let id = n.id.to_string();
+                    provide_context(FormStart::of(&n));
                     view! {
                         <h1>{n.name.clone()}</h1>
                         <p>
@@ -133,7 +135,7 @@ pub fn NetworkPage() -> impl IntoView {
                             </a>
                         </p>
                         {may(ActionKind::CheckBeacons).then(|| view! { <super::diagnose::DiagnoseSection id=id.clone() /> })}
-                        <NetworkForm existing=Some(n) />
+                        <NetworkForm />
                         {may(ActionKind::EditNetworks).then(|| view! { <DeleteSection id /> })}
                     }
                 },

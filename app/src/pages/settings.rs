@@ -102,12 +102,15 @@ pub fn SettingsPage() -> impl IntoView {
                     };
                     async move { settings.await.map(|screen| (screen, said)) }
                 },
-                move |(screen, said)| view! {
+                move |(screen, said)| {
+                    provide_context(screen.second_factor);
+                    view! {
                     <section class="card" id="alerts">
                         <AlertSettingsView current=screen.alerts said />
                     </section>
-                    <TwoStep status=screen.second_factor />
+                    <TwoStep />
                     <ControlIdentitySection identity=screen.identity />
+                    }
                 },
             )}
         </SettingsFrame>

@@ -6,6 +6,7 @@
 use super::on_demand::OnDemand;
 use crate::api::two_step::{BeginTwoStep, ConfirmTwoStep, RenewRecoveryCodes, TurnOffTwoStep};
 use crate::i18n::two_step::two_step_texts;
+use crate::islands::{drawn_attribute, start_from};
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::second_factor::{Enrollment, SecondFactorStatus};
@@ -47,11 +48,16 @@ pub fn RecoveryCodesView(codes: Vec<String>) -> impl IntoView {
 /// An island (crate::islands), lazy; the Settings page names its code among
 /// the preloads. What the forms change, the section shows without reading
 /// the settings again: the codes handed out stay on screen above it.
+///
+/// It starts from the page's [`SecondFactorStatus`], as context
+/// ([`crate::islands::start_from`]), drawn on the section for the islands
+/// build's browser.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-pub fn TwoStep(status: SecondFactorStatus) -> impl IntoView {
+pub fn TwoStep() -> impl IntoView {
     let tt = two_step_texts(use_lang());
-    let status = RwSignal::new(status);
+    let start = start_from(drawn_status);
+    let status = RwSignal::new(start.clone());
     // Codes just handed out (turned on, or renewed).
     let codes = RwSignal::new(Vec::<String>::new());
     let body = move || {
@@ -90,7 +96,8 @@ pub fn TwoStep(status: SecondFactorStatus) -> impl IntoView {
         .into_any()
     };
     view! {
-        <section class="card" id="two-step">
+        <section class="card" id=SECTION_ID data-applies=start.applies data-enabled=start.enabled
+            data-required=start.required data-codes-left=start.recovery_codes_left.to_string()>
             <h2>{tt.title}</h2>
             <p class="muted">{tt.intro}</p>
             {move || {
@@ -99,6 +106,21 @@ pub fn TwoStep(status: SecondFactorStatus) -> impl IntoView {
             }}
             {body}
         </section>
+    }
+}
+
+const SECTION_ID: &str = "two-step";
+
+/// The status the server drew on the section.
+fn drawn_status() -> SecondFactorStatus {
+    let drawn = |name: &str| drawn_attribute(SECTION_ID, name);
+    SecondFactorStatus {
+        applies: drawn("data-applies").is_some(),
+        enabled: drawn("data-enabled").is_some(),
+        required: drawn("data-required").is_some(),
+        recovery_codes_left: drawn("data-codes-left")
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_default(),
     }
 }
 

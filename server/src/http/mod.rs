@@ -28,7 +28,8 @@ use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{any, get};
 use axum::Router;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
+use std::sync::OnceLock;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
 use tower_http::trace::TraceLayer;
@@ -67,8 +68,18 @@ async fn plain_not_found() -> StatusCode {
     StatusCode::NOT_FOUND
 }
 
+/// The app's routes, generated once per process. Generating them holds
+/// Leptos' process-wide `SuppressResourceLoad` flag, and a page rendered
+/// meanwhile on another thread gets resources that never load: its request
+/// never answers (leptos#4773). Only tests build several routers in one
+/// process, but there it hung a page now and then.
+fn app_routes() -> Vec<AxumRouteListing> {
+    static ROUTES: OnceLock<Vec<AxumRouteListing>> = OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(app::App)).clone()
+}
+
 pub fn router(state: AppState) -> Router {
-    let routes = generate_route_list(app::App);
+    let routes = app_routes();
     let context = ui_backend::request_context(state.clone());
     let shell_options = state.leptos.clone();
     Router::new()
