@@ -105,11 +105,11 @@ pub fn SettingsPage() -> impl IntoView {
                 move |(screen, said)| {
                     provide_context(screen.second_factor);
                     view! {
-                    <section class="card" id="alerts">
-                        <AlertSettingsView current=screen.alerts said />
-                    </section>
-                    <TwoStep />
-                    <ControlIdentitySection identity=screen.identity />
+                        <section class="card" id="alerts">
+                            <AlertSettingsView current=screen.alerts said />
+                        </section>
+                        <TwoStep />
+                        <ControlIdentitySection identity=screen.identity />
                     }
                 },
             )}
