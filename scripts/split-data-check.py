@@ -13,31 +13,15 @@ import glob
 import os
 import sys
 
-
-def leb(data, i):
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, i
-
-
-def sections(data):
-    i = 8
-    while i < len(data):
-        section_id = data[i]
-        size, i = leb(data, i + 1)
-        yield section_id, data[i : i + size]
-        i += size
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wasm_sections import leb, sections  # noqa: E402
 
 
 def data_section(path):
-    for section_id, body in sections(open(path, "rb").read()):
+    data = open(path, "rb").read()
+    for section_id, start, size in sections(data):
         if section_id == 11:
-            return body
+            return data[start : start + size]
     return b""
 
 

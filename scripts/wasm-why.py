@@ -21,6 +21,9 @@ import shutil
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from wasm_sections import leb, sections  # noqa: E402
+
 CATEGORIES = [
     # First match wins: the more specific before the more general.
     ("float formatting", ("flt2dec", "fmt::float", "zmij", "bignum")),
@@ -45,27 +48,6 @@ CATEGORIES = [
 
 def run(*args):
     return subprocess.run(args, capture_output=True, text=True, check=True).stdout
-
-
-def leb(data, i):
-    value = shift = 0
-    while True:
-        byte = data[i]
-        i += 1
-        value |= (byte & 0x7F) << shift
-        shift += 7
-        if byte < 0x80:
-            return value, i
-
-
-def sections(data):
-    """(id, payload start, payload size) of each section."""
-    i = 8
-    while i < len(data):
-        sid = data[i]
-        size, i = leb(data, i + 1)
-        yield sid, i, size
-        i += size
 
 
 def main():
