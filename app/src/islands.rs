@@ -23,8 +23,10 @@
 //! So that one source serves both builds, an island keeps these rules:
 //! - its props serialise (they travel in the page as JSON); texts come from
 //!   [`crate::use_lang`], not as props. Better still, it takes no props: what
-//!   it starts from comes through [`start_from`], so that its first load
-//!   carries no JSON decoder;
+//!   it starts from comes through [`start_from`], drawn by the server on an
+//!   element of the island (`class="island-start"` adds no box), so that its
+//!   first load carries no JSON decoder. What only its on-demand form needs
+//!   is drawn as JSON ([`DrawnJson`]) and decoded by that form's chunk;
 //! - no router hooks and no context from around it, except what
 //!   [`crate::use_lang`], [`crate::use_allowed`], [`crate::live::use_live`]
 //!   and [`start_from`] read back from the document. The page around it
@@ -144,6 +146,70 @@ pub fn drawn_attribute(id: &str, name: &str) -> Option<String> {
     {
         let _ = (id, name);
         None
+    }
+}
+
+/// A value an island hands on to its on-demand chunk (`#[lazy]`) without
+/// decoding it: JSON text, encoded by the page on the server (context for
+/// [`start_from`]) and drawn as the attribute `data-start` of the element
+/// `id` for the islands build's browser. Only the chunk that needs the value
+/// decodes it ([`DrawnJson::value`]), so the island's first load carries no
+/// JSON decoder; that chunk's server-function client has one anyway.
+pub struct DrawnJson<T> {
+    text: String,
+    of: std::marker::PhantomData<fn() -> T>,
+}
+
+// By hand: derived, they would ask the same of `T`.
+impl<T> Default for DrawnJson<T> {
+    /// No text: its value is `T`'s default.
+    fn default() -> Self {
+        Self::from_text(String::new())
+    }
+}
+
+impl<T> Clone for DrawnJson<T> {
+    fn clone(&self) -> Self {
+        Self {
+            text: self.text.clone(),
+            of: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<T> DrawnJson<T> {
+    /// `value` as JSON (on the server, or in the full build's browser).
+    pub fn of(value: &T) -> Self
+    where
+        T: serde::Serialize,
+    {
+        Self::from_text(serde_json::to_string(value).unwrap_or_default())
+    }
+
+    /// What the server drew on the element `id`; none if it drew nothing.
+    pub fn drawn(id: &str) -> Option<Self> {
+        drawn_attribute(id, "data-start").map(Self::from_text)
+    }
+
+    fn from_text(text: String) -> Self {
+        Self {
+            text,
+            of: std::marker::PhantomData,
+        }
+    }
+
+    /// The JSON text, to draw as `data-start`.
+    pub fn text(&self) -> String {
+        self.text.clone()
+    }
+
+    /// The value; its default if the text is not one (never from a page
+    /// this server drew).
+    pub fn value(&self) -> T
+    where
+        T: serde::de::DeserializeOwned + Default,
+    {
+        serde_json::from_str(&self.text).unwrap_or_default()
     }
 }
 

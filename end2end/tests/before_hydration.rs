@@ -163,6 +163,46 @@ async fn a_form_filled_in_and_saved_before_hydration_is_saved_once_hydrated() {
     b.close().await;
 }
 
+/// A network's page shows its Beacons in their box at once, before the
+/// form has hydrated: a textarea's value is not in the server's HTML, so the
+/// early script puts in the text drawn beside it (`data-value`). Without it,
+/// the box stood empty for the second or more a phone waits.
+#[tokio::test]
+async fn a_networks_text_boxes_show_its_text_before_hydration() {
+    let control = common::start_control().await;
+    let base = &control.base;
+    let beacons = ["https://a.example.net", "https://b.example.net:8443"];
+    let id = common::create_network(base, "Boxes", &beacons).await;
+    let b = common::open_browser("text-boxes-early", 390, 844, "en-US").await;
+    let page = &b.page;
+    b.sign_in(base).await;
+    let held = HeldWebAssembly::start(&b).await;
+
+    open_while_held(&b, &format!("/networks/{id}")).await;
+    b.wait_visible("#network-form").await;
+    held.asked_for().await;
+    let one_per_line = beacons.join("\n");
+    expect(page.locator("#network-beacons"))
+        .with_timeout(Duration::from_secs(10))
+        .to_have_value(&one_per_line)
+        .await
+        .unwrap();
+    assert_eq!(hydrated(&b).await, "false", "the page hydrated too early");
+    b.screenshot("0-text-before-hydration").await;
+
+    held.release().await;
+    b.hydrated().await;
+    assert_eq!(
+        page.locator("#network-beacons")
+            .input_value(None)
+            .await
+            .unwrap(),
+        one_per_line,
+        "hydration keeps the text"
+    );
+    b.close().await;
+}
+
 /// Sign-out is the frame's plain form: it signs out at once, with the
 /// WebAssembly still on its way (here: never arriving).
 #[tokio::test]

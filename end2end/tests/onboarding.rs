@@ -119,8 +119,14 @@ async fn an_admin_invites_and_a_phone_joins() {
         .unwrap();
     b.expect_text("#copy-instructions", "Copied").await;
 
-    // The invite form comes behind its button.
+    // The invite form comes behind its button, with the guide's network
+    // chosen (the island's start, drawn by the server around it).
     b.open_form("#open-new-invite", "#invite-network").await;
+    expect(page.locator("#invite-network"))
+        .with_timeout(wait)
+        .to_have_value(network_id.as_str())
+        .await
+        .unwrap();
     b.select("#invite-network", network_id.as_str()).await;
     b.fill("#invite-max-opens", "0").await;
     page.locator("#create-invite").click(None).await.unwrap();

@@ -166,9 +166,10 @@ on_both_databases!(
     a_networks_form_starts_from_what_the_server_drew_on_it_escaped,
     |backend| async move {
         // The form's island reads its start back from the form's `data-`
-        // attributes (no JSON props): what an admin wrote is there whole,
-        // and escaped, so that it neither breaks out of the attribute nor
-        // loses a line.
+        // attributes and its text boxes' `data-value` (no JSON props; the
+        // early script also fills the boxes from it before hydration): what
+        // an admin wrote is there whole, and escaped, so that it neither
+        // breaks out of the attribute nor loses a line.
         let c = common::signed_in(backend).await;
         let hostile = "\"><script>alert(1)</script> & 'co'";
         let created: Value = c
@@ -200,15 +201,20 @@ on_both_databases!(
         assert!(!html.contains("<script>alert(1)"), "{form}");
         assert!(form.contains(&format!("data-id=\"{id}\"")), "{form}");
         assert!(form.contains("data-name=\"Drawn\""), "{form}");
-        assert!(
-            form.contains("data-beacons=\"https://a.example.net\nhttps://b.example.net\""),
-            "one Beacon per line: {form}"
+        assert_eq!(
+            start_drawn(&html, "network-beacons", "data-value").as_deref(),
+            Some("https://a.example.net\nhttps://b.example.net"),
+            "one Beacon per line, on its box"
         );
         assert!(
             form.contains(&format!("data-version=\"{}\"", created["version"])),
             "{form}"
         );
-        assert!(form.contains("data-description=\"&quot;"), "{form}");
+        assert_eq!(
+            start_drawn(&html, "network-description", "data-value").as_deref(),
+            Some(hostile),
+            "the description whole, on its box"
+        );
         let new_form = form_tag(&c.get("/networks/new").await.text().await.unwrap());
         assert!(
             !new_form.contains("data-version"),
@@ -216,6 +222,86 @@ on_both_databases!(
         );
     }
 );
+
+on_both_databases!(
+    islands_start_from_what_the_server_drew_around_them_escaped,
+    |backend| async move {
+        // Islands without props read their start back from attributes the
+        // server drew (app/src/islands.rs): a profile's name in People's
+        // network choices (JSON), the profile a new invite starts with, the
+        // policy template. Each is there whole and escaped, hostile text
+        // included, and reads back as what was saved.
+        let c = common::signed_in(backend).await;
+        let hostile = "\"><script>alert(1)</script> & 'co' </div>";
+        let created: Value = c
+            .create_network(json!({"name": hostile, "beacons": ["https://a.example.net"]}))
+            .await
+            .json()
+            .await
+            .unwrap();
+        let id = created["id"].as_str().unwrap();
+        let people = c.get("/settings/people").await.text().await.unwrap();
+        assert!(!people.contains("<script>alert(1)"), "{people}");
+        let drawn = start_drawn(&people, "invite-person-start", "data-start")
+            .expect("People draws its network choices around Invite a person");
+        let choices: Vec<(String, String)> = serde_json::from_str(&drawn).unwrap();
+        assert_eq!(choices, vec![(id.to_string(), hostile.to_string())]);
+
+        let onboarding = c
+            .get(&format!("/onboarding?network={id}"))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(
+            start_drawn(&onboarding, "new-invite-start", "data-network").as_deref(),
+            Some(id),
+            "a new invite starts with the guide's profile"
+        );
+        let raw = c
+            .get("/onboarding?network=%22%3E%3Cscript%3Ealert(1)%3C/script%3E")
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert!(!raw.contains("<script>alert(1)"), "{raw}");
+
+        let policy = c.get("/policy").await.text().await.unwrap();
+        for (part, quoted) in [
+            ("data-relays", "https://"),
+            ("data-revocation", "\"Agent lifecycle\""),
+        ] {
+            let template = start_drawn(&policy, "policy-template", part).unwrap_or_default();
+            assert!(
+                template.lines().count() == 5 && template.contains(quoted),
+                "the template's {part} is drawn whole: {template:?}"
+            );
+        }
+    }
+);
+
+/// The attribute `name` of the element whose ID is `id`, as a browser reads
+/// it. The server escapes `"` and `<` in attribute values, so the value ends
+/// at the next `"` and the tag before the next `<`.
+fn start_drawn(html: &str, id: &str, name: &str) -> Option<String> {
+    let at = html.find(&format!(" id=\"{id}\""))?;
+    let tag = &html[html[..at].rfind('<')?..];
+    let tag = &tag[..tag[1..].find('<')? + 1];
+    let value = tag
+        .split(&format!(" {name}=\""))
+        .nth(1)?
+        .split('"')
+        .next()?;
+    Some(
+        value
+            .replace("&quot;", "\"")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&#39;", "'")
+            .replace("&#x27;", "'")
+            .replace("&amp;", "&"),
+    )
+}
 
 on_both_databases!(
     pages_answer_while_another_server_in_the_process_is_built,

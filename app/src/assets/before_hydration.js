@@ -74,9 +74,20 @@
     });
   }
 
+  // A text box whose value the page sets (prop:value) is drawn empty: the
+  // server's HTML has no value for a <textarea>, only its children, which
+  // hydration would have to find exactly as drawn. Such a box carries its
+  // text as data-value instead, put in here as soon as the page is parsed.
+  function fillTextBoxes() {
+    document.querySelectorAll("textarea[data-value]").forEach(function (box) {
+      if (box.value === "") box.value = box.getAttribute("data-value");
+    });
+  }
+
   document.addEventListener("input", onTyped, true);
   document.addEventListener("change", onTyped, true);
   document.addEventListener("click", onClick, true);
   document.addEventListener("submit", onSubmit, true);
+  document.addEventListener("DOMContentLoaded", fillTextBoxes);
   window.knotrouteAfterHydration(replay);
 })();

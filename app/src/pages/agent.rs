@@ -22,6 +22,7 @@ use crate::api::jobs::JobListPage;
 use crate::error::UiError;
 use crate::i18n::infra::infra_texts;
 use crate::i18n::texts;
+use crate::islands::{drawn_attribute, start_from};
 use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -328,7 +329,10 @@ fn AgentActions(agent: AgentView, question: Option<Question>) -> impl IntoView {
                     <RowAction action=AgentActionCall::PATH id=id.clone() more=vec![("action", "enable".to_string())]
                         class="enable-agent" button_id="enable-agent" label=it.enable />
                 })}
-                {movable.then(|| view! { <MoveAgentButton id=id.clone() /> })}
+                {movable.then(|| {
+                    provide_context(AgentToMove(id.clone()));
+                    view! { <MoveAgentButton /> }
+                })}
                 {(!retired).then(|| ask("revoke", "revoke-agent", "button danger", it.revoke))}
                 {ask("delete", "delete-agent", "button danger", it.delete_agent)}
             </div>
@@ -348,19 +352,34 @@ fn AgentActions(agent: AgentView, question: Option<Question>) -> impl IntoView {
 /// Move to a new host. An island (crate::islands), lazy; [`AgentBody`]
 /// names its code among the preloads. It holds only the button: the
 /// confirmation, with its server-function client, is its own chunk, fetched
-/// on the first press (`move_agent_form`).
+/// on the first press (`move_agent_form`). It takes no props, so that its
+/// first load carries no JSON decoder: it starts from [`AgentToMove`].
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn MoveAgentButton(id: String) -> impl IntoView {
+fn MoveAgentButton() -> impl IntoView {
     crate::islands::preload_island("move_agent_button_loader");
     let it = infra_texts(use_lang());
     let open = RwSignal::new(false);
+    let AgentToMove(id) = start_from(|| {
+        AgentToMove(drawn_attribute(MOVE_START_ID, "data-agent").unwrap_or_default())
+    });
+    let drawn = id.clone();
     let id = StoredValue::new(id);
     view! {
-        <OnDemand id="move-agent" class="" label=it.move_agent open
-            load=move || move_agent_form(id.get_value(), open) />
+        <div class="island-start" id=MOVE_START_ID data-agent=drawn>
+            <OnDemand id="move-agent" class="" label=it.move_agent open
+                load=move || move_agent_form(id.get_value(), open) />
+        </div>
     }
 }
+
+/// The Agent that [`MoveAgentButton`] moves: its start, as context
+/// ([`crate::islands::start_from`]), drawn around it for the islands
+/// build's browser.
+#[derive(Clone)]
+struct AgentToMove(String);
+
+const MOVE_START_ID: &str = "move-agent-start";
 
 /// The Move confirmation as its own WebAssembly chunk.
 #[lazy]

@@ -74,14 +74,24 @@ impl Said {
 /// A field's problem as shown: the message and a hint.
 type Shown = Option<(String, Option<&'static str>)>;
 
+/// What a field's problem is now (reactive); one closure type serves the
+/// four fields.
+trait Problem: Fn() -> Shown + Copy + Send + Sync + 'static {}
+impl<F: Fn() -> Shown + Copy + Send + Sync + 'static> Problem for F {}
+
+/// `aria-invalid` while the field has a problem.
+fn invalid(problem: impl Problem) -> impl Fn() -> Option<&'static str> + Send + Sync + 'static {
+    move || problem().is_some().then_some("true")
+}
+
 /// The line under a field saying what is wrong with it, and how to fix it
 /// where there is a hint. One function for all four fields, so the island
 /// carries its code once.
-fn field_error(id: &'static str, problem: Signal<Shown>) -> impl IntoView {
+fn field_error(id: &'static str, problem: impl Problem) -> impl IntoView {
     view! {
         <p class="field-error" id=id>
-            {move || problem.with(|p| p.as_ref().map(|(message, _)| message.clone()))}
-            <span class="hint">{move || problem.with(|p| p.as_ref().and_then(|(_, hint)| *hint))}</span>
+            {move || problem().map(|(message, _)| message)}
+            <span class="hint">{move || problem().and_then(|(_, hint)| hint)}</span>
         </p>
     }
 }
@@ -142,14 +152,16 @@ impl FormStart {
     }
 
     /// What the server drew on `#network-form` (the form's `data-`
-    /// attributes); a new network's start where it drew none.
+    /// attributes, and its text boxes' `data-value`); a new network's start
+    /// where it drew none.
     fn drawn() -> Self {
         let read = |name: &str| drawn_attribute(FORM_ID, name).unwrap_or_default();
+        let text_of = |id: &str| drawn_attribute(id, "data-value").unwrap_or_default();
         Self {
             id: read("data-id"),
             name: read("data-name"),
-            description: read("data-description"),
-            beacons: read("data-beacons"),
+            description: text_of("network-description"),
+            beacons: text_of("network-beacons"),
             version: read("data-version").parse().ok(),
         }
     }
@@ -214,14 +226,16 @@ pub fn NetworkForm() -> impl IntoView {
     };
 
     // A field shows its local problem once edited (or after a submit), else a server refusal.
-    let problem_of = move |field: &'static str| -> Signal<Shown> {
-        Signal::derive(move || {
+    // One closure type for the four fields (a `Signal::derive` would bring
+    // more of the reactive system's code into the island).
+    let problem_of = move |field: &'static str| {
+        move || {
             let shown = submitted.get() || touched.with(|t| t.contains(&field));
             match local.with(|said| said.field(field)) {
                 Some(problem) if shown => Some(problem),
                 _ => server.with(|said| said.field(field)),
             }
-        })
+        }
     };
     let edit = move |field: &'static str, signal: RwSignal<String>, value: String| {
         signal.set(value);
@@ -239,7 +253,6 @@ pub fn NetworkForm() -> impl IntoView {
         move |ev: leptos::ev::Event| edit(field, signal, event_target_value(&ev))
     };
     let value_of = |signal: RwSignal<String>| move || signal.get();
-    let invalid = |problem: Signal<Shown>| move || problem.with(Option::is_some).then_some("true");
     let (name_problem, id_problem) = (problem_of("name"), problem_of("id"));
     let (description_problem, beacons_problem) = (problem_of("description"), problem_of("beacons"));
 
@@ -281,8 +294,8 @@ pub fn NetworkForm() -> impl IntoView {
 
     view! {
         <form class="card form" id=FORM_ID novalidate on:submit=on_submit
-            data-id=drawn.id data-name=drawn.name data-description=drawn.description
-            data-beacons=drawn.beacons data-version=drawn.version.map(|v| v.to_string())>
+            data-id=drawn.id data-name=drawn.name
+            data-version=drawn.version.map(|v| v.to_string())>
             <fieldset class="bare" disabled=read_only>
             <div class="field">
                 <label for="network-name">{t.field_name}</label>
@@ -329,6 +342,9 @@ pub fn NetworkForm() -> impl IntoView {
                     id="network-description"
                     name="description"
                     rows="2"
+                    // Its text, which the early script puts in before the
+                    // form hydrates (a textarea's value is not in the HTML).
+                    data-value=drawn.description
                     prop:value=value_of(description)
                     on:input=on_typed("description", description)
                     aria-invalid=invalid(description_problem)
@@ -344,6 +360,7 @@ pub fn NetworkForm() -> impl IntoView {
                     rows="3"
                     spellcheck="false"
                     placeholder="https://beacon.example.net"
+                    data-value=drawn.beacons
                     prop:value=value_of(beacons)
                     on:input=on_typed("beacons", beacons)
                     aria-invalid=invalid(beacons_problem)

@@ -24,6 +24,7 @@ use crate::api::onboarding::{
 };
 use crate::i18n::onboarding::{invite_state, onboarding_texts, platform_label};
 use crate::i18n::{texts, Lang};
+use crate::islands::{drawn_attribute, start_from};
 use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -171,7 +172,10 @@ fn OnboardingBody(asked: Asked, refusal: Signal<Option<String>>) -> impl IntoVie
                         <section class="card" id="invites">
                             <h2>{ot.invites_title}</h2>
                             <p class="muted">{ot.invites_intro}</p>
-                            {may(ActionKind::ManageInvites).then(|| view! { <NewInviteButton network=network() /> })}
+                            {may(ActionKind::ManageInvites).then(|| {
+                                provide_context(InviteNetwork(network()));
+                                view! { <NewInviteButton /> }
+                            })}
                             <p class="field-error" role="alert" id="invites-action-error">{move || refusal.get()}</p>
                             <LiveRegion id="invites-live" local=&[INVITES_CHANGED]>
                                 {loaded(
@@ -388,18 +392,33 @@ fn InviteRow(invite: InviteView, revoke_href: String) -> impl IntoView {
 /// Create invite, the form behind its button. An island (crate::islands),
 /// lazy; [`OnboardingPage`] names its code among the preloads. The form,
 /// with its server-function client, is its own chunk, fetched on the first
-/// press (`new_invite_form`).
+/// press (`new_invite_form`). It takes no props, so that its first load
+/// carries no JSON decoder: it starts from [`InviteNetwork`].
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn NewInviteButton(network: String) -> impl IntoView {
+fn NewInviteButton() -> impl IntoView {
     let ot = onboarding_texts(use_lang());
     let open = RwSignal::new(false);
+    let InviteNetwork(network) = start_from(|| {
+        InviteNetwork(drawn_attribute(NEW_INVITE_START_ID, "data-network").unwrap_or_default())
+    });
+    let drawn = network.clone();
     let network = StoredValue::new(network);
     view! {
-        <OnDemand id="open-new-invite" label=ot.create_invite open
-            load=move || new_invite_form(network.get_value()) />
+        <div class="island-start" id=NEW_INVITE_START_ID data-network=drawn>
+            <OnDemand id="open-new-invite" label=ot.create_invite open
+                load=move || new_invite_form(network.get_value()) />
+        </div>
     }
 }
+
+/// The profile a new invite starts with (the guide's, if one is picked):
+/// [`NewInviteButton`]'s start, as context ([`crate::islands::start_from`]),
+/// drawn around it for the islands build's browser.
+#[derive(Clone)]
+struct InviteNetwork(String);
+
+const NEW_INVITE_START_ID: &str = "new-invite-start";
 
 /// The create form, with the profiles to choose from, as its own
 /// WebAssembly chunk.

@@ -15,6 +15,7 @@ use crate::api::setup::{load_policy, SavePolicy};
 use crate::error::UiError;
 use crate::i18n::setup::setup_texts;
 use crate::i18n::texts;
+use crate::islands::{drawn_attribute, start_from};
 use crate::{may, use_lang};
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -177,10 +178,11 @@ fn PolicyForm(
     // Counted as the browser counts (UTF-16), which is never more than the
     // server's count: what fits here is never refused for its length.
     let (max, max_too) = (POLICY_TEXT_MAX.to_string(), POLICY_TEXT_MAX.to_string());
+    provide_context(PolicyTemplate(template));
     view! {
         <form class="card" id="policy-form" method="post" action=SavePolicy::PATH>
             <h2>{st.policy_written}</h2>
-            <p><TemplateButton relays=template.relays revocation=template.revocation /></p>
+            <p><TemplateButton /></p>
             <label for="policy-relays">{st.policy_relays}</label>
             <textarea id="policy-relays" name="relays" rows="6" maxlength=max>{relays}</textarea>
             <p class="field-error" role="alert" id="policy-relays-error">{relays_error}</p>
@@ -195,24 +197,47 @@ fn PolicyForm(
     }
 }
 
+/// The template's text: what [`TemplateButton`] starts from, as context
+/// ([`crate::islands::start_from`]), drawn on the button for the islands
+/// build's browser.
+#[derive(Clone)]
+struct PolicyTemplate(PolicyInput);
+
+const TEMPLATE_BUTTON_ID: &str = "policy-template";
+
+impl PolicyTemplate {
+    fn drawn() -> Self {
+        let drawn = |name: &str| drawn_attribute(TEMPLATE_BUTTON_ID, name).unwrap_or_default();
+        Self(PolicyInput {
+            relays: drawn("data-relays"),
+            revocation: drawn("data-revocation"),
+        })
+    }
+}
+
 /// "Start from the template": fills the parts still empty with the
 /// template's text and keeps what was typed. An island (crate::islands),
-/// lazy; [`PolicyPage`] names its code among the preloads.
+/// lazy; [`PolicyPage`] names its code among the preloads. It takes no
+/// props, so that its first load carries no JSON decoder: it starts from
+/// the page's [`PolicyTemplate`].
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-fn TemplateButton(relays: String, revocation: String) -> impl IntoView {
+fn TemplateButton() -> impl IntoView {
     let st = setup_texts(use_lang());
+    let PolicyTemplate(template) = start_from(PolicyTemplate::drawn);
+    let (relays, revocation) = (template.relays.clone(), template.revocation.clone());
     let fill = move |_| {
         #[cfg(feature = "hydrate")]
         {
-            fill_if_empty("policy-relays", &relays);
-            fill_if_empty("policy-revocation", &revocation);
+            fill_if_empty("policy-relays", &template.relays);
+            fill_if_empty("policy-revocation", &template.revocation);
         }
         #[cfg(not(feature = "hydrate"))]
-        let _ = (&relays, &revocation);
+        let _ = &template;
     };
     view! {
-        <button type="button" class="link-button" id="policy-template" on:click=fill>
+        <button type="button" class="link-button" id=TEMPLATE_BUTTON_ID
+            data-relays=relays data-revocation=revocation on:click=fill>
             {st.policy_use_template}
         </button>
     }

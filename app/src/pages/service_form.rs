@@ -9,6 +9,7 @@ use super::form_errors::FormErrors;
 use super::on_demand::OnDemand;
 use crate::api::jobs::CreateJob;
 use crate::i18n::services::service_texts;
+use crate::islands::{start_from, DrawnJson};
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::api::{AgentChoice, NetworkProfile, NewJob};
@@ -17,8 +18,8 @@ use protocol::services::PublishedService;
 use serde_json::json;
 
 /// A service's fields as the publish form starts from them when "Change"
-/// opens it (`?edit=`): read by the server, handed to the island as a prop.
-/// Plain text only, so that the island decodes no service.
+/// opens it (`?edit=`): read by the server, handed to the form as
+/// [`ServiceToChange`]. Plain text only, so that the form decodes no service.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ServiceDraft {
     agent_id: String,
@@ -59,17 +60,22 @@ impl ServiceDraft {
     }
 }
 
-/// The publish form behind its button; with `editing` (the page's `?edit=`),
-/// opened with that service filled in once the page is interactive (the
-/// server draws the button, and hydration finds what it drew). An island
-/// (crate::islands), lazy and preloaded: it holds only the button, and the
-/// form with its server-function client is its own chunk (`publish_section`).
+/// The publish form behind its button; with a [`ServiceToChange`] (the
+/// page's `?edit=`), opened with that service filled in once the page is
+/// interactive (the server draws the button, and hydration finds what it
+/// drew). An island (crate::islands), lazy and preloaded: it holds only the
+/// button, and the form with its server-function client is its own chunk
+/// (`publish_section`). It takes no props, so that its first load carries
+/// no JSON decoder.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-pub(super) fn PublishService(editing: Option<ServiceDraft>) -> impl IntoView {
+pub(super) fn PublishService() -> impl IntoView {
     crate::islands::preload_island("publish_service_loader");
     let st = service_texts(use_lang());
     let open = RwSignal::new(false);
+    let ServiceToChange(editing) =
+        start_from(|| ServiceToChange(DrawnJson::drawn(PUBLISH_START_ID)));
+    let drawn = editing.as_ref().map(DrawnJson::text);
     let editing = StoredValue::new(editing);
     Effect::new(move |_| {
         if editing.with_value(Option::is_some) {
@@ -77,17 +83,27 @@ pub(super) fn PublishService(editing: Option<ServiceDraft>) -> impl IntoView {
         }
     });
     view! {
-        <OnDemand id="open-publish" label=st.publish_title open
-            load=move || publish_section(editing.get_value()) />
+        <div class="island-start" id=PUBLISH_START_ID data-start=drawn>
+            <OnDemand id="open-publish" label=st.publish_title open
+                load=move || publish_section(editing.get_value()) />
+        </div>
     }
 }
+
+/// The service that "Change" opened the form with (`?edit=`), if any:
+/// [`PublishService`]'s start, provided by the Services screen on the
+/// server. Only the form decodes it.
+#[derive(Clone)]
+pub(super) struct ServiceToChange(pub Option<DrawnJson<ServiceDraft>>);
+
+const PUBLISH_START_ID: &str = "publish-start";
 
 /// The publish form with its Agent and profile lists, as its own WebAssembly
 /// chunk: the Services screen loads without it.
 #[lazy]
-async fn publish_section(editing: Option<ServiceDraft>) -> AnyView {
+async fn publish_section(editing: Option<DrawnJson<ServiceDraft>>) -> AnyView {
     let create = ServerAction::<CreateJob>::new();
-    let draft = Draft::new(editing);
+    let draft = Draft::new(editing.map(|drawn| drawn.value()));
     let form = move |agents, networks, searching| {
         view! { <PublishForm agents networks searching create draft /> }.into_any()
     };

@@ -19,7 +19,7 @@ use super::plain_action::{
     confirm_address, refusal_in_address, with_query, ConfirmAtAddress, RowAction,
 };
 use super::service_backup::{backup_cell, backup_job_state, BackupQuestion};
-use super::service_form::{PublishService, ServiceDraft};
+use super::service_form::{PublishService, ServiceDraft, ServiceToChange};
 use crate::api::list_networks;
 use crate::api::services::{
     list_services_page, BackUpServiceCall, ServiceActionCall, ServiceListPage,
@@ -27,6 +27,7 @@ use crate::api::services::{
 use crate::error::UiError;
 use crate::i18n::services::service_texts;
 use crate::i18n::texts;
+use crate::islands::DrawnJson;
 use crate::live_region::LiveRegion;
 use crate::{may, use_lang};
 use leptos::prelude::*;
@@ -236,7 +237,10 @@ fn ServicesBody(after: Option<String>) -> impl IntoView {
                             <h2>{title}</h2>
                             <p class="muted">{st.publish_intro}</p>
                             <p class="muted">{st.keeps_address}</p>
-                            <PublishService editing />
+                            {
+                                provide_context(ServiceToChange(editing.as_ref().map(DrawnJson::of)));
+                                view! { <PublishService /> }
+                            }
                         }
                     },
                 )}

@@ -8,30 +8,44 @@ use super::on_demand::OnDemand;
 use super::user_networks::{NetworkChoice, NetworkPick};
 use crate::api::users::InviteUser;
 use crate::i18n::users::user_texts;
+use crate::islands::{start_from, DrawnJson};
 use crate::use_lang;
 use leptos::prelude::*;
 use protocol::users::Role;
 
-/// "Invite a person" and, once pressed, its form. `networks`: every
-/// network's ID and name, to choose from. An island (crate::islands), lazy
-/// and preloaded.
+/// "Invite a person" and, once pressed, its form. An island
+/// (crate::islands), lazy and preloaded. It takes no props, so that its
+/// first load carries no JSON decoder: it starts from [`NetworkChoices`],
+/// which only the form decodes.
 #[cfg_attr(hydrate_whole_page, component)]
 #[cfg_attr(not(hydrate_whole_page), island(lazy))]
-pub(super) fn InvitePerson(networks: Vec<(String, String)>) -> impl IntoView {
+pub(super) fn InvitePerson() -> impl IntoView {
     crate::islands::preload_island("invite_person_loader");
     let ut = user_texts(use_lang());
     let open = RwSignal::new(false);
+    let NetworkChoices(networks) =
+        start_from(|| NetworkChoices(DrawnJson::drawn(INVITE_START_ID).unwrap_or_default()));
+    let drawn = networks.text();
     let networks = StoredValue::new(networks);
     view! {
-        <OnDemand id="open-invite" label=ut.invite_title open
-            load=move || invite_form(networks.get_value()) />
+        <div class="island-start" id=INVITE_START_ID data-start=drawn>
+            <OnDemand id="open-invite" label=ut.invite_title open
+                load=move || invite_form(networks.get_value()) />
+        </div>
     }
 }
 
+/// Every network's ID and name, to choose from: [`InvitePerson`]'s start,
+/// provided by the People tab on the server.
+#[derive(Clone)]
+pub(super) struct NetworkChoices(pub DrawnJson<Vec<(String, String)>>);
+
+const INVITE_START_ID: &str = "invite-person-start";
+
 /// The invitation form as its own WebAssembly chunk.
 #[lazy]
-async fn invite_form(networks: Vec<(String, String)>) -> AnyView {
-    view! { <InviteForm networks /> }.into_any()
+async fn invite_form(networks: DrawnJson<Vec<(String, String)>>) -> AnyView {
+    view! { <InviteForm networks=networks.value() /> }.into_any()
 }
 
 #[component]

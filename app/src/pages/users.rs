@@ -17,7 +17,7 @@ use super::plain_action::{
     confirm_address, refusal_in_address, with_query, ConfirmAtAddress, RowAction,
 };
 use super::settings::SettingsFrame;
-use super::user_invite::InvitePerson;
+use super::user_invite::{InvitePerson, NetworkChoices};
 use super::user_networks::described;
 use super::LoadError;
 use crate::api::two_step::{RequireTwoStepCall, ResetTwoStepCall};
@@ -27,6 +27,7 @@ use crate::api::users::{
 };
 use crate::i18n::two_step::two_step_texts;
 use crate::i18n::users::user_texts;
+use crate::islands::DrawnJson;
 use crate::use_lang;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
@@ -152,7 +153,10 @@ fn UsersSection(
         <section class="card" id="users">
             <h2>{ut.title}</h2>
             <p class="muted">{ut.intro}</p>
-            <InvitePerson networks=networks.clone() />
+            {
+                provide_context(NetworkChoices(DrawnJson::of(&networks)));
+                view! { <InvitePerson /> }
+            }
             <form method="post" action=RequireTwoStepCall::PATH id="two-step-requirement">
                 <div class="check-row">
                     <input type="checkbox" id="require-two-step" name="required" value="true"

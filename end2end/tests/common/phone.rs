@@ -71,6 +71,17 @@ pub struct Fetched {
 }
 
 impl Fetched {
+    /// A request still open, for a failure message: by whom, and whether
+    /// the server answered at all (no status: it never sent its headers;
+    /// a status: the body never ended).
+    fn describe_open(&self) -> String {
+        let answer = match self.status {
+            0 => "no answer yet".to_string(),
+            status => format!("answered {status}, body still open"),
+        };
+        format!("{} {} ({answer})", self.kind, self.url)
+    }
+
     /// A request that goes over the network: not a cache hit, not a `data:`
     /// URL (the icon), and not an event about a request never seen sent.
     fn goes_out(&self) -> bool {
@@ -186,7 +197,7 @@ impl NetworkLog {
                 let pending: Vec<String> = seen
                     .values()
                     .filter(|f| f.goes_out() && !f.done && !f.url.contains(LIVE_STREAM))
-                    .map(|f| f.url.clone())
+                    .map(Fetched::describe_open)
                     .collect();
                 (seen.len(), pending)
             };
