@@ -26,7 +26,8 @@ use protocol::actions::{ActionKind, Allowed};
 
 /// Holds the presses and form submissions made before the page has
 /// hydrated, and makes them again once it has, with what was typed meanwhile;
-/// puts their text in the text boxes drawn empty for hydration; keeps the current screen's link in view in the main navigation; opens the
+/// fills the text boxes drawn empty (`data-value`) once the page is parsed;
+/// keeps the current screen's link in view in the main navigation; opens the
 /// live updates' stream (crate::live); draws again the parts of a page
 /// that follow it without WebAssembly (crate::live_region); and copies for
 /// the copy buttons (pages::copy); and backs out of a confirmation at its

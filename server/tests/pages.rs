@@ -229,7 +229,7 @@ on_both_databases!(
         // Islands without props read their start back from attributes the
         // server drew (app/src/islands.rs): a profile's name in People's
         // network choices (JSON), the profile a new invite starts with, the
-        // policy template. Each is there whole and escaped, hostile text
+        // Agent Move moves, no service to change, the policy template. Each is there whole and escaped, hostile text
         // included, and reads back as what was saved.
         let c = common::signed_in(backend).await;
         let hostile = "\"><script>alert(1)</script> & 'co' </div>";
@@ -265,6 +265,26 @@ on_both_databases!(
             .await
             .unwrap();
         assert!(!raw.contains("<script>alert(1)"), "{raw}");
+
+        let agent = common::SimAgent::on_host(&c, 72, "edge-host", json!([])).await;
+        let agent_page = c
+            .get(&format!("/infrastructure/agents/{}", agent.id()))
+            .await
+            .text()
+            .await
+            .unwrap();
+        assert_eq!(
+            start_drawn(&agent_page, "move-agent-start", "data-agent"),
+            Some(agent.id()),
+            "Move starts from the Agent it moves"
+        );
+        let services = c.get("/services").await.text().await.unwrap();
+        assert!(services.contains(" id=\"publish-start\""), "{services}");
+        assert_eq!(
+            start_drawn(&services, "publish-start", "data-start"),
+            None,
+            "without ?edit=, the publish form starts empty"
+        );
 
         let policy = c.get("/policy").await.text().await.unwrap();
         for (part, quoted) in [

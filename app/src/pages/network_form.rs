@@ -187,7 +187,8 @@ pub fn NetworkForm() -> impl IntoView {
         .as_ref()
         .map(|id| format!("/networks/{id}"))
         .unwrap_or_default();
-    // Drawn on the form, for the islands build's browser (FormStart::drawn).
+    // Drawn on the form and its text boxes, for the islands build's
+    // browser (FormStart::drawn).
     let drawn = start.clone();
     let name = RwSignal::new(start.name);
     let description = RwSignal::new(start.description);
