@@ -25,8 +25,9 @@
 //!   [`crate::use_lang`], not as props. Better still, it takes no props: what
 //!   it starts from comes through [`start_from`], drawn by the server on an
 //!   element of the island (its own, or a wrapper `class="island-start"`
-//!   that adds no box), so that its first load carries no JSON decoder. What only its on-demand form needs
-//!   is drawn as JSON ([`DrawnJson`]) and decoded by that form's chunk;
+//!   that adds no box), so that its first load carries no JSON decoder.
+//!   What only its on-demand form needs is drawn as JSON ([`DrawnJson`])
+//!   and decoded by that form's chunk;
 //! - no router hooks and no context from around it, except what
 //!   [`crate::use_lang`], [`crate::use_allowed`], [`crate::live::use_live`]
 //!   and [`start_from`] read back from the document. The page around it
