@@ -183,12 +183,7 @@ on_both_databases!(
             .await
             .unwrap();
         let id = created["id"].as_str().unwrap();
-        let html = c
-            .get(&format!("/networks/{id}"))
-            .await
-            .text()
-            .await
-            .unwrap();
+        let html = c.page_in(&format!("/networks/{id}"), "en").await;
         // The form's opening tag (up to its first field).
         let form_tag = |html: &str| {
             html.split("<form")
@@ -215,7 +210,7 @@ on_both_databases!(
             Some(hostile),
             "the description whole, on its box"
         );
-        let new_form = form_tag(&c.get("/networks/new").await.text().await.unwrap());
+        let new_form = form_tag(&c.page_in("/networks/new", "en").await);
         assert!(
             !new_form.contains("data-version"),
             "a new network's form has no version: {new_form}"
@@ -229,56 +224,46 @@ on_both_databases!(
         // Islands without props read their start back from attributes the
         // server drew (app/src/islands.rs): a profile's name in People's
         // network choices (JSON), the profile a new invite starts with, the
-        // Agent Move moves, no service to change, the policy template. Each is there whole and escaped, hostile text
-        // included, and reads back as what was saved.
+        // Agent Move moves, no service to change, the policy template. Each
+        // is there whole and escaped, hostile text included, and reads back
+        // as what was saved.
         let c = common::signed_in(backend).await;
         let hostile = "\"><script>alert(1)</script> & 'co' </div>";
-        let created: Value = c
-            .create_network(json!({"name": hostile, "beacons": ["https://a.example.net"]}))
-            .await
-            .json()
-            .await
-            .unwrap();
-        let id = created["id"].as_str().unwrap();
-        let people = c.get("/settings/people").await.text().await.unwrap();
+        let created = c
+            .created_network(json!({"name": hostile, "beacons": ["https://a.example.net"]}))
+            .await;
+        let id = created.as_str();
+        let people = c.page_in("/settings/people", "en").await;
         assert!(!people.contains("<script>alert(1)"), "{people}");
         let drawn = start_drawn(&people, "invite-person-start", "data-start")
             .expect("People draws its network choices around Invite a person");
         let choices: Vec<(String, String)> = serde_json::from_str(&drawn).unwrap();
         assert_eq!(choices, vec![(id.to_string(), hostile.to_string())]);
 
-        let onboarding = c
-            .get(&format!("/onboarding?network={id}"))
-            .await
-            .text()
-            .await
-            .unwrap();
+        let onboarding = c.page_in(&format!("/onboarding?network={id}"), "en").await;
         assert_eq!(
             start_drawn(&onboarding, "new-invite-start", "data-network").as_deref(),
             Some(id),
             "a new invite starts with the guide's profile"
         );
         let raw = c
-            .get("/onboarding?network=%22%3E%3Cscript%3Ealert(1)%3C/script%3E")
-            .await
-            .text()
-            .await
-            .unwrap();
+            .page_in(
+                "/onboarding?network=%22%3E%3Cscript%3Ealert(1)%3C/script%3E",
+                "en",
+            )
+            .await;
         assert!(!raw.contains("<script>alert(1)"), "{raw}");
 
         let agent = common::SimAgent::on_host(&c, 72, "edge-host", json!([])).await;
         let agent_page = c
-            .get(&format!("/infrastructure/agents/{}", agent.id()))
-            .await
-            .text()
-            .await
-            .unwrap();
+            .page_in(&format!("/infrastructure/agents/{}", agent.id()), "en")
+            .await;
         assert_eq!(
             start_drawn(&agent_page, "move-agent-start", "data-agent"),
             Some(agent.id()),
             "Move starts from the Agent it moves"
         );
-        let services = c.get("/services").await.text().await.unwrap();
+        let services = c.page_in("/services", "en").await;
         assert!(services.contains(" id=\"publish-start\""), "{services}");
         assert_eq!(
             start_drawn(&services, "publish-start", "data-start"),
@@ -286,7 +271,7 @@ on_both_databases!(
             "without ?edit=, the publish form starts empty"
         );
 
-        let policy = c.get("/policy").await.text().await.unwrap();
+        let policy = c.page_in("/policy", "en").await;
         for (part, quoted) in [
             ("data-relays", "https://"),
             ("data-revocation", "\"Agent lifecycle\""),
