@@ -64,14 +64,16 @@ OPENED_FROM = {"deploy_beacon_form": "beacons_screen", "add_beacon_form": "beaco
                "new_invite_form": "onboarding_screen", "turn_on_form": "settings_screen",
                "manage_form": "settings_screen", "check_network": "new_network_screen",
                "save_network": "new_network_screen", "read_output": "job_screen",
-               "move_agent_form": "agent_screen", "invite_form": "people_screen"}
+               "move_agent_form": "agent_screen", "invite_form": "people_screen",
+               "link_form": "people_screen"}
 ISLAND_OPENED_FROM = {"deploy_beacon_form": "beacon_forms", "add_beacon_form": "beacon_forms",
                       "publish_section": "publish_service", "job_section": "new_job",
                       "add_agent_form": "add_agent", "new_token_form": "new_api_token",
                       "new_invite_form": "new_invite_button", "turn_on_form": "two_step",
                       "manage_form": "two_step", "check_network": "network_form",
                       "save_network": "network_form", "read_output": "job_output",
-                      "move_agent_form": "move_agent_button", "invite_form": "invite_person"}
+                      "move_agent_form": "move_agent_button", "invite_form": "invite_person",
+                      "link_form": "two_step_setup_link"}
 if not any(k.endswith("_screen") for k in screens):
     OPENED_FROM = ISLAND_OPENED_FROM
 for key, chunks in sorted(manifest.items()):

@@ -71,6 +71,8 @@ pub fn wait_before_retry(error: &CallError, failures: u32) -> Duration {
 /// Loads the identity or enrolls a new one, retrying while Control is unreachable.
 pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identity, StartError> {
     if let Some(stored) = identity::load(&config.data)? {
+        // What an admin compares before approving this Agent in Control.
+        tracing::info!(agent_id = %stored.agent_id, key = %stored.key.public_key().fingerprint(), "Agent identity");
         return Ok(stored);
     }
     let token = config
@@ -116,6 +118,9 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
     };
     identity::promote_pending(&config.data)?;
     fresh.enrolled = true;
+    // An Agent enrolled with the shared token waits for an admin's approval
+    // in Control, who compares this fingerprint with the one Control shows.
+    tracing::info!(agent_id = %fresh.agent_id, key = %fresh.key.public_key().fingerprint(), "Agent identity");
     match &pin {
         Some(key) => {
             identity::store_control_key(&config.data, key)?;

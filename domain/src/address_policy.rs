@@ -10,19 +10,77 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 /// Which addresses Beacon checks, Diagnose and webhooks may contact besides
-/// public ones (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS).
+/// public ones (KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS), and for whom.
+///
+/// Private addresses are Control's own surroundings: a check's answer
+/// (status, body excerpt) read from one tells what runs there. So only
+/// someone who may change Control-wide settings points Control at them; for
+/// anyone else a check or diagnosis runs as if private addresses were
+/// refused ([`AddressPolicy::for_asker`]), and so do Control's own checks of
+/// a profile whose Beacons such a person listed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AddressPolicy {
     /// Private, loopback and shared (CGNAT) addresses: allowed by default,
     /// as self-hosted Beacons often live on them.
     pub allow_private: bool,
+    /// Refused not by the setting but because of who asked (or listed the
+    /// Beacon): what a refusal then says.
+    pub refused_for_asker: bool,
 }
 
 impl Default for AddressPolicy {
     fn default() -> Self {
+        Self::setting(true)
+    }
+}
+
+impl AddressPolicy {
+    /// The policy KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS sets.
+    pub const fn setting(allow_private: bool) -> Self {
         Self {
-            allow_private: true,
+            allow_private,
+            refused_for_asker: false,
         }
+    }
+
+    /// This policy for something asked (or listed) by someone who may, or
+    /// may not, point Control at private addresses.
+    pub fn for_asker(self, may_reach_private: bool) -> Self {
+        if may_reach_private || !self.allow_private {
+            self
+        } else {
+            Self {
+                allow_private: false,
+                refused_for_asker: true,
+            }
+        }
+    }
+
+    /// Why a private address is refused, as a message goes on.
+    pub fn private_refusal(&self) -> &'static str {
+        if self.refused_for_asker {
+            "only someone who may change Control-wide settings may point Control at private, loopback and shared addresses"
+        } else {
+            "KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false refuses private, loopback and shared addresses"
+        }
+    }
+}
+
+/// Whether the URL's host is one that is private whatever DNS says: a
+/// private, loopback or shared IP literal (in any of its IPv6 forms), or
+/// `localhost`. Saving such a Beacon URL needs what a check of it needs.
+pub fn names_private_host(url: &str) -> bool {
+    let Ok(url) = url::Url::parse(url) else {
+        return false;
+    };
+    match url.host() {
+        Some(url::Host::Ipv4(ip)) => is_private(canonical(IpAddr::V4(ip))),
+        Some(url::Host::Ipv6(ip)) => is_private(canonical(IpAddr::V6(ip))),
+        Some(url::Host::Domain(name)) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+        None => false,
     }
 }
 
@@ -124,12 +182,51 @@ pub fn shown(ip: IpAddr) -> String {
 mod tests {
     use super::*;
 
-    const STRICT: AddressPolicy = AddressPolicy {
-        allow_private: false,
-    };
-    const OPEN: AddressPolicy = AddressPolicy {
-        allow_private: true,
-    };
+    const STRICT: AddressPolicy = AddressPolicy::setting(false);
+    const OPEN: AddressPolicy = AddressPolicy::setting(true);
+
+    #[test]
+    fn someone_who_may_not_change_settings_is_held_to_public_addresses() {
+        let for_them = OPEN.for_asker(false);
+        let ip: IpAddr = "10.0.0.5".parse().unwrap();
+        assert_eq!(refused_address(ip, for_them), Some("private"));
+        assert!(for_them.private_refusal().contains("Control-wide settings"));
+        assert_eq!(refused_address(ip, OPEN.for_asker(true)), None);
+        // The setting's own refusal stays the setting's.
+        assert!(STRICT
+            .for_asker(false)
+            .private_refusal()
+            .contains("ALLOW_PRIVATE"));
+    }
+
+    #[test]
+    fn private_hosts_are_told_from_the_url_alone_in_every_spelling() {
+        for url in [
+            "http://10.0.0.5:8080",
+            "http://127.0.0.1",
+            "http://[::1]:8080",
+            "http://[::ffff:192.168.1.1]",
+            "http://[::ffff:c0a8:101]",
+            "https://100.64.3.4",
+            "http://localhost:8080",
+            "http://LOCALHOST.",
+            "http://beacon.localhost",
+            "http://[fd12::1]",
+            "http://0x7f.1",
+            "http://2130706433",
+        ] {
+            assert!(names_private_host(url), "{url}");
+        }
+        for url in [
+            "https://beacon.example.net",
+            "http://203.0.113.5:8080",
+            "http://[2001:db8::1]",
+            "http://localhost.example.net",
+            "not a url",
+        ] {
+            assert!(!names_private_host(url), "{url}");
+        }
+    }
 
     /// Every IPv6 spelling of an IPv4 address that Control could be led to.
     fn forms(v4: Ipv4Addr) -> Vec<IpAddr> {

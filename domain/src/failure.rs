@@ -7,7 +7,7 @@
 use super::access::api_tokens::TokenError;
 use super::access::control_identity::IdentityError;
 use super::access::principal::NotAllowed;
-use super::access::second_factor::SecondFactorError;
+use super::access::second_factor::{SecondFactorError, SetupLinkError};
 use super::access::users::UserError;
 use super::agents::install_tokens::InstallTokenError;
 use super::agents::inventory::InventoryError;
@@ -112,6 +112,7 @@ impl From<JobError> for Failure {
             JobError::Invalid(field) => Failure::Invalid(vec![field]),
             JobError::AgentNotFound => Failure::Refused(Refusal::AgentNotFound),
             JobError::AgentDisabled => Failure::Refused(Refusal::AgentDisabled),
+            JobError::AgentPending => Failure::Refused(Refusal::AgentPending),
             JobError::AgentRetired(how) => Failure::Refused(Refusal::AgentTakesNoJobs {
                 status: retired(how),
             }),
@@ -132,6 +133,7 @@ impl From<InventoryError> for Failure {
             InventoryError::Retired(how) => Failure::Refused(Refusal::AgentRetired {
                 status: retired(how),
             }),
+            InventoryError::NotPending => Failure::Refused(Refusal::AgentNotPending),
             InventoryError::Store(e) => e.into(),
         }
     }
@@ -203,6 +205,17 @@ impl From<SecondFactorError> for Failure {
             SecondFactorError::NotFound => not_found(Missing::User),
             SecondFactorError::Store(e) => e.into(),
             other => Failure::Fault(other.to_string()),
+        }
+    }
+}
+
+impl From<SetupLinkError> for Failure {
+    fn from(e: SetupLinkError) -> Self {
+        match e {
+            SetupLinkError::NotFound => not_found(Missing::User),
+            SetupLinkError::NotApplicable => Failure::Refused(Refusal::SecondFactorNotApplicable),
+            SetupLinkError::AlreadyOn => Failure::Refused(Refusal::SecondFactorAlreadyOn),
+            SetupLinkError::Store(e) => e.into(),
         }
     }
 }

@@ -17,6 +17,7 @@ pub mod jobs;
 pub mod live;
 pub mod log_retention;
 pub mod metrics;
+pub mod network_names;
 pub mod networks;
 pub mod onboarding;
 pub mod overview;
@@ -188,4 +189,5 @@ store_failures_from_db!(
     onboarding::invites::OpenError,
     alerts::settings::AlertError,
     access::control_identity::IdentityError,
+    access::second_factor::SetupLinkError,
 );

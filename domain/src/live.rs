@@ -5,11 +5,15 @@
 //! Reading it from the database (rather than announcing each write) means a
 //! change made through another replica, and an Agent going offline (which is
 //! no write at all, only time passing), are seen too. The fingerprint queries
-//! use indexes, so the cost stays flat with 100,000 jobs.
+//! use indexes, so the cost stays flat with 100,000 jobs. Someone who sees
+//! only some networks listens on a fingerprint of those networks alone, so
+//! the stream does not even tell them when another network changes.
 
+use crate::access::scope::NetworkScope;
 use chrono::Duration;
 use protocol::live::LiveTopic;
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement};
+use std::collections::HashMap;
 use std::sync::{Arc, Weak};
 use tokio::sync::{watch, Notify};
 
@@ -46,8 +50,14 @@ impl Fingerprint {
     }
 }
 
+/// The networks a listener sees, as a key of the channels: `None` for all.
+type ScopeKey = Option<std::collections::BTreeSet<String>>;
+
 struct Inner {
-    current: watch::Sender<Fingerprint>,
+    /// One channel per distinct scope that someone listens with: a person
+    /// who sees only some networks is told only of changes there (not even
+    /// when another network changes).
+    channels: std::sync::Mutex<HashMap<ScopeKey, (NetworkScope, watch::Sender<Fingerprint>)>>,
     closing: Notify,
     closed: std::sync::atomic::AtomicBool,
 }
@@ -59,12 +69,11 @@ pub struct ChangeFeed {
 }
 
 impl ChangeFeed {
-    /// Starts the reading task; it reads only while someone subscribes and
-    /// stops when the feed is dropped.
+    /// Starts the reading task; it reads only for the scopes someone
+    /// listens with, and stops when the feed is dropped.
     pub fn new(db: DatabaseConnection, offline_after: Duration) -> Self {
-        let (current, _) = watch::channel(Fingerprint::default());
         let inner = Arc::new(Inner {
-            current,
+            channels: Default::default(),
             closing: Notify::new(),
             closed: Default::default(),
         });
@@ -72,9 +81,16 @@ impl ChangeFeed {
         Self { inner }
     }
 
-    /// A receiver of fingerprints; the first value is the current one.
-    pub fn subscribe(&self) -> watch::Receiver<Fingerprint> {
-        self.inner.current.subscribe()
+    /// A receiver of the fingerprints of what `scope` sees; the first value
+    /// is the current one (empty until the first reading for that scope).
+    pub fn subscribe(&self, scope: &NetworkScope) -> watch::Receiver<Fingerprint> {
+        let key = scope.only().cloned();
+        let mut channels = self.inner.channels.lock().expect("live channels");
+        channels
+            .entry(key)
+            .or_insert_with(|| (scope.clone(), watch::channel(Fingerprint::default()).0))
+            .1
+            .subscribe()
     }
 
     /// Ends every stream, so a graceful shutdown is not held open by screens.
@@ -105,51 +121,89 @@ async fn read_loop(inner: Weak<Inner>, db: DatabaseConnection, offline_after: Du
     loop {
         tick.tick().await;
         let Some(inner) = inner.upgrade() else { return };
-        if inner.current.receiver_count() == 0 {
-            continue;
-        }
-        match read_fingerprint(&db, offline_after).await {
-            Ok(fresh) => {
-                inner.current.send_if_modified(|old| {
-                    let changed = *old != fresh;
-                    *old = fresh;
-                    changed
-                });
+        // Scopes nobody listens with any more are dropped; the rest are read.
+        let listened: Vec<(NetworkScope, watch::Sender<Fingerprint>)> = {
+            let mut channels = inner.channels.lock().expect("live channels");
+            channels.retain(|_, (_, sender)| sender.receiver_count() > 0);
+            channels.values().cloned().collect()
+        };
+        for (scope, sender) in listened {
+            match read_fingerprint(&db, offline_after, &scope).await {
+                Ok(fresh) => {
+                    sender.send_if_modified(|old| {
+                        let changed = *old != fresh;
+                        *old = fresh;
+                        changed
+                    });
+                }
+                Err(e) => tracing::warn!(error = %e, "reading the live-update fingerprint failed"),
             }
-            Err(e) => tracing::warn!(error = %e, "reading the live-update fingerprint failed"),
         }
     }
 }
 
 /// One round trip; every part is a count over an index or a MAX of an
 /// indexed column. Times are read as text so both databases answer alike.
+/// For a `scope` of some networks, every part counts only what it sees:
+/// Agents running a component of them, their components, their jobs.
 pub async fn read_fingerprint(
     db: &DatabaseConnection,
     offline_after: Duration,
+    scope: &NetworkScope,
 ) -> Result<Fingerprint, sea_orm::DbErr> {
     let backend = db.get_database_backend();
+    // Numbered parameters, so each list can be written where it is needed
+    // and bound once (`?N` is SQLite's spelling of PostgreSQL's `$N`).
+    let mark = |n: usize| match backend {
+        DbBackend::Postgres => format!("${n}"),
+        _ => format!("?{n}"),
+    };
+    let mut values: Vec<sea_orm::Value> = Vec::new();
     // "Recently seen" by the clock heartbeat times were written with: the
     // database's on PostgreSQL (in the same statement), this process's on SQLite.
-    let (recent, value): (&str, sea_orm::Value) = if backend == DbBackend::Postgres {
-        (
-            "now() - $1 * interval '1 second'",
-            offline_after.num_seconds().into(),
-        )
+    let recent = if backend == DbBackend::Postgres {
+        values.push(offline_after.num_seconds().into());
+        format!("now() - {} * interval '1 second'", mark(1))
     } else {
-        ("?", (chrono::Utc::now() - offline_after).into())
+        values.push((chrono::Utc::now() - offline_after).into());
+        mark(1)
+    };
+    let (networks, agents) = match scope.only() {
+        None => (String::new(), String::new()),
+        Some(ids) => {
+            let marks: Vec<String> = ids
+                .iter()
+                .map(|id| {
+                    values.push(id.clone().into());
+                    mark(values.len())
+                })
+                .collect();
+            let list = marks.join(", ");
+            (
+                format!(" WHERE network_id IN ({list})"),
+                format!(
+                    " WHERE id IN (SELECT agent_id FROM components WHERE network_id IN ({list}))"
+                ),
+            )
+        }
+    };
+    let seen_filter = if agents.is_empty() {
+        format!(" WHERE last_heartbeat_at > {recent}")
+    } else {
+        format!("{agents} AND last_heartbeat_at > {recent}")
     };
     let sql = format!(
-        "SELECT (SELECT COUNT(*) FROM agents) AS agents, \
-                (SELECT COUNT(*) FROM agents WHERE last_heartbeat_at > {recent}) AS seen, \
-                (SELECT CAST(MAX(updated_at) AS TEXT) FROM agents) AS agent_changed, \
-                (SELECT CAST(MAX(updated_at) AS TEXT) FROM components) AS component_changed, \
-                (SELECT CAST(MAX(created_at) AS TEXT) FROM jobs) AS job_created, \
-                (SELECT CAST(MAX(started_at) AS TEXT) FROM jobs) AS job_started, \
-                (SELECT CAST(MAX(finished_at) AS TEXT) FROM jobs) AS job_finished, \
-                (SELECT CAST(MAX(progress_at) AS TEXT) FROM jobs) AS job_progress"
+        "SELECT (SELECT COUNT(*) FROM agents{agents}) AS agents, \
+                (SELECT COUNT(*) FROM agents{seen_filter}) AS seen, \
+                (SELECT CAST(MAX(updated_at) AS TEXT) FROM agents{agents}) AS agent_changed, \
+                (SELECT CAST(MAX(updated_at) AS TEXT) FROM components{networks}) AS component_changed, \
+                (SELECT CAST(MAX(created_at) AS TEXT) FROM jobs{networks}) AS job_created, \
+                (SELECT CAST(MAX(started_at) AS TEXT) FROM jobs{networks}) AS job_started, \
+                (SELECT CAST(MAX(finished_at) AS TEXT) FROM jobs{networks}) AS job_finished, \
+                (SELECT CAST(MAX(progress_at) AS TEXT) FROM jobs{networks}) AS job_progress"
     );
     let row = db
-        .query_one(Statement::from_sql_and_values(backend, sql, [value]))
+        .query_one(Statement::from_sql_and_values(backend, sql, values))
         .await?
         .ok_or_else(|| sea_orm::DbErr::RecordNotFound("fingerprint".into()))?;
     let text = |col: &str| -> Result<String, sea_orm::DbErr> {

@@ -1,11 +1,12 @@
 //! Network profiles: the rules for creating, editing and deleting them.
 
 use crate::access::principal::Granted;
-use crate::access::roles::EditNetworks;
+use crate::access::roles::{ActionKind, EditNetworks};
 use crate::access::scope::NetworkScope;
+use crate::address_policy::names_private_host;
 use crate::entities::network;
 use crate::rfc3339;
-use crate::{audit, is_unique_violation, split_page, StoreError};
+use crate::{audit, is_unique_violation, network_names, split_page, StoreError};
 use chrono::Utc;
 use protocol::api::{NetworkInput, NetworkProfile, ValidNetwork};
 use protocol::validation::{FieldError, Problem};
@@ -143,6 +144,21 @@ impl Networks {
         })
     }
 
+    /// The profiles whose Beacons Control's own checks may look for at
+    /// private addresses (`network::Model::beacons_may_be_private`).
+    pub async fn beacons_may_be_private(
+        &self,
+    ) -> Result<std::collections::HashSet<String>, NetworkError> {
+        let ids: Vec<String> = network::Entity::find()
+            .select_only()
+            .column(network::Column::Id)
+            .filter(network::Column::BeaconsMayBePrivate.eq(true))
+            .into_tuple()
+            .all(&self.db)
+            .await?;
+        Ok(ids.into_iter().collect())
+    }
+
     /// The profile `id`, when `scope` sees it: one outside is not found,
     /// like one that does not exist.
     pub async fn get(
@@ -170,6 +186,14 @@ impl Networks {
             return Err(NetworkError::NeedsAllNetworks);
         }
         let valid = input.validate().map_err(NetworkError::Invalid)?;
+        let may_reach_private = by.may_also(ActionKind::ChangeSettings);
+        private_beacons(&valid.beacons, &[], may_reach_private).map_err(NetworkError::Invalid)?;
+        if !network_names::named(&self.db, &valid.name, None)
+            .await?
+            .is_empty()
+        {
+            return Err(NetworkError::Invalid(vec![network_names::taken()]));
+        }
         let id = match valid.id {
             Some(id) => {
                 if network::Entity::find_by_id(id.as_str())
@@ -196,6 +220,7 @@ impl Networks {
             name: Set(valid.name),
             description: Set(valid.description),
             beacons: Set(serde_json::to_string(&valid.beacons).expect("strings serialise")),
+            beacons_may_be_private: Set(may_reach_private),
             created_at: Set(now),
             updated_at: Set(now),
             version: Set(1),
@@ -216,10 +241,18 @@ impl Networks {
                 .await;
                 to_profile(row).ok_or(NetworkError::NotFound)
             }
-            Err(e) if is_unique_violation(&e) => Err(NetworkError::Invalid(vec![FieldError::new(
-                "id",
-                Problem::NetworkIdTaken,
-            )])),
+            // A concurrent create of the same pasted ID, or of the same name.
+            Err(e) if is_unique_violation(&e) => {
+                let id_taken = network::Entity::find_by_id(id.as_str())
+                    .one(&self.db)
+                    .await?
+                    .is_some();
+                Err(NetworkError::Invalid(vec![if id_taken {
+                    FieldError::new("id", Problem::NetworkIdTaken)
+                } else {
+                    network_names::taken()
+                }]))
+            }
             Err(e) => Err(e.into()),
         }
     }
@@ -244,13 +277,48 @@ impl Networks {
                 Problem::NetworkIdImmutable,
             )]));
         }
-        let row = match input.version {
+        // Whoever's the other profile is: a limited admin renaming theirs to
+        // the name of a network they do not see would make every rule that
+        // names that network ambiguous.
+        if !network_names::named(&self.db, &valid.name, Some(id.as_str()))
+            .await?
+            .is_empty()
+        {
+            return Err(NetworkError::Invalid(vec![network_names::taken()]));
+        }
+        let may_reach_private = by.may_also(ActionKind::ChangeSettings);
+        let written = self
+            .write(id, valid, input.version, may_reach_private)
+            .await;
+        let row = match written {
+            Err(NetworkError::Store(StoreError(e))) if is_unique_violation(&e) => {
+                return Err(NetworkError::Invalid(vec![network_names::taken()]))
+            }
+            other => other?,
+        };
+        tracing::info!(network_id = %row.id, version = row.version, "network profile updated");
+        self.audited_update(by, row).await
+    }
+
+    /// Writes `valid` over profile `id`: only over `version` when given. A
+    /// Beacon URL it adds that names a private host is refused to someone
+    /// who may not point Control at private addresses; those already listed
+    /// stay, so they can still save the rest of the profile.
+    async fn write(
+        &self,
+        id: &NetworkId,
+        valid: ValidNetwork,
+        version: Option<i64>,
+        may_reach_private: bool,
+    ) -> Result<network::Model, NetworkError> {
+        Ok(match version {
             Some(based_on) => {
                 let seen = stored(&self.db, id).await?;
                 if seen.version != based_on {
                     return Err(NetworkError::Stale);
                 }
-                match write_if_unchanged(&self.db, &seen, valid).await? {
+                refuse_private_additions(&seen, &valid, may_reach_private)?;
+                match write_if_unchanged(&self.db, &seen, valid, may_reach_private).await? {
                     Some(row) => row,
                     // Changed or deleted between the read and the write.
                     None => {
@@ -260,12 +328,14 @@ impl Networks {
                 }
             }
             None => {
-                let (row, _) = retry_on_conflict(&self.db, id, |_| Ok(Some(valid.clone()))).await?;
+                let (row, _) = retry_on_conflict(&self.db, id, may_reach_private, |seen| {
+                    refuse_private_additions(seen, &valid, may_reach_private)?;
+                    Ok(Some(valid.clone()))
+                })
+                .await?;
                 row
             }
-        };
-        tracing::info!(network_id = %row.id, version = row.version, "network profile updated");
-        self.audited_update(by, row).await
+        })
     }
 
     /// Adds an existing Beacon's URL (already normalised) to a profile, for
@@ -278,7 +348,8 @@ impl Networks {
         url: &str,
     ) -> Result<NetworkProfile, NetworkError> {
         in_scope(by.scope(), id)?;
-        let (row, added) = add_beacon(&self.db, id, url).await?;
+        let may_reach_private = by.may_also(ActionKind::ChangeSettings);
+        let (row, added) = add_beacon(&self.db, id, url, may_reach_private).await?;
         if !added {
             return Err(NetworkError::Invalid(vec![FieldError::new(
                 "url",
@@ -353,6 +424,39 @@ fn in_scope(scope: &NetworkScope, id: &NetworkId) -> Result<(), NetworkError> {
     }
 }
 
+/// The refused Beacon URLs of `beacons` that are not among `listed` and name
+/// a private host, for someone who may not point Control at one
+/// (`address_policy`).
+fn private_beacons(
+    beacons: &[String],
+    listed: &[String],
+    may_reach_private: bool,
+) -> Result<(), Vec<FieldError>> {
+    if may_reach_private {
+        return Ok(());
+    }
+    let refused: Vec<FieldError> = beacons
+        .iter()
+        .enumerate()
+        .filter(|(_, url)| !listed.contains(url) && names_private_host(url))
+        .map(|(i, _)| FieldError::at("beacons", i, Problem::PrivateAddress))
+        .collect();
+    if refused.is_empty() {
+        Ok(())
+    } else {
+        Err(refused)
+    }
+}
+
+fn refuse_private_additions(
+    seen: &network::Model,
+    valid: &ValidNetwork,
+    may_reach_private: bool,
+) -> Result<(), NetworkError> {
+    private_beacons(&valid.beacons, &stored_beacons(seen), may_reach_private)
+        .map_err(NetworkError::Invalid)
+}
+
 /// How many times a change that stays right whatever others did meanwhile
 /// (adding a URL, replacing the whole profile) is re-applied to a fresh read
 /// before giving up: enough for dozens of writers at once.
@@ -380,14 +484,26 @@ async fn stored(db: &impl ConnectionTrait, id: &NetworkId) -> Result<network::Mo
 /// version goes up by one. `None` when someone changed (or deleted) the row
 /// in between. Checked in the `UPDATE` itself, so no two writers based on
 /// the same version can both succeed, on any number of replicas.
+///
+/// `may_reach_private`: whether whoever writes may point Control at private
+/// addresses. A Beacon list they change is checked by Control's own rounds
+/// as they could check it (`beacons_may_be_private`); a list left as it was
+/// keeps what it had.
 async fn write_if_unchanged(
     db: &impl ConnectionTrait,
     seen: &network::Model,
     valid: ValidNetwork,
+    may_reach_private: bool,
 ) -> Result<Option<network::Model>, DbErr> {
     let now = Utc::now();
     let beacons = serde_json::to_string(&valid.beacons).expect("strings serialise");
+    let private_ok = if beacons == seen.beacons {
+        seen.beacons_may_be_private
+    } else {
+        may_reach_private
+    };
     let written = network::Entity::update_many()
+        .col_expr(network::Column::BeaconsMayBePrivate, private_ok.into())
         .col_expr(network::Column::Name, valid.name.clone().into())
         .col_expr(
             network::Column::Description,
@@ -410,6 +526,7 @@ async fn write_if_unchanged(
         name: valid.name,
         description: valid.description,
         beacons,
+        beacons_may_be_private: private_ok,
         updated_at: now,
         version: seen.version + 1,
         ..seen.clone()
@@ -424,6 +541,7 @@ async fn write_if_unchanged(
 async fn retry_on_conflict(
     db: &impl ConnectionTrait,
     id: &NetworkId,
+    may_reach_private: bool,
     mut change: impl FnMut(&network::Model) -> Result<Option<ValidNetwork>, NetworkError>,
 ) -> Result<(network::Model, bool), NetworkError> {
     for attempt in 1..=ATTEMPTS {
@@ -431,7 +549,7 @@ async fn retry_on_conflict(
         let Some(valid) = change(&seen)? else {
             return Ok((seen, false));
         };
-        if let Some(row) = write_if_unchanged(db, &seen, valid).await? {
+        if let Some(row) = write_if_unchanged(db, &seen, valid, may_reach_private).await? {
             return Ok((row, true));
         }
         let pause = rand::thread_rng().gen_range(1..=(4 * attempt as u64).min(50));
@@ -445,13 +563,22 @@ async fn retry_on_conflict(
 /// own rules, unless it is listed already (then the row and `false`). Both
 /// the admin's "add existing Beacon" and a deployed Beacon joining its
 /// profile come here: additions commute, so each is retried on a conflict
-/// and concurrent additions all land.
+/// and concurrent additions all land. `may_reach_private`: whether whoever
+/// added it (the admin, or whoever queued the deployment) may point Control
+/// at private addresses (see [`write_if_unchanged`]).
 pub async fn add_beacon(
     db: &impl ConnectionTrait,
     id: &NetworkId,
     url: &str,
+    may_reach_private: bool,
 ) -> Result<(network::Model, bool), NetworkError> {
-    retry_on_conflict(db, id, |row| {
+    if !may_reach_private && names_private_host(url) {
+        return Err(NetworkError::Invalid(vec![FieldError::new(
+            "url",
+            Problem::PrivateAddress,
+        )]));
+    }
+    retry_on_conflict(db, id, may_reach_private, |row| {
         let mut beacons = stored_beacons(row);
         if beacons.iter().any(|b| b == url) {
             return Ok(None);

@@ -39,10 +39,17 @@ impl Overview {
             .filter(scope.agents_condition(agent::Column::Id))
             .count(db)
             .await?;
+        let agents_pending = agent::Entity::find()
+            .filter(agent::Column::Retired.eq(Retirement::Active))
+            .filter(scope.agents_condition(agent::Column::Id))
+            .filter(agent::Column::Pending.eq(true))
+            .count(db)
+            .await?;
         let agents_online = agent::Entity::find()
             .filter(agent::Column::Retired.eq(Retirement::Active))
             .filter(scope.agents_condition(agent::Column::Id))
             .filter(agent::Column::Disabled.eq(false))
+            .filter(agent::Column::Pending.eq(false))
             .filter(agent::Column::LastHeartbeatAt.gt(now - self.offline_after))
             .count(db)
             .await?;
@@ -65,6 +72,7 @@ impl Overview {
             agents_total,
             managed_beacons,
             services,
+            agents_pending,
         })
     }
 

@@ -7,6 +7,7 @@ use crate::access::second_factor::SecondFactors;
 use crate::access::sign_in::AdminSessions;
 use crate::access::sso::{Sso, SsoSettings};
 use crate::access::users::Users;
+use crate::agents::approval::AgentApproval;
 use crate::agents::control_trust::ControlTrust;
 use crate::agents::enrollment::Enrollment;
 use crate::agents::install_tokens::InstallTokens;
@@ -80,13 +81,13 @@ pub struct Services {
     pub identity: ControlIdentity,
     /// What Agents report about that key (their pin, refused answers).
     pub control_trust: ControlTrust,
+    /// New Agents waiting for an admin's approval.
+    pub approval: AgentApproval,
 }
 
 impl Services {
     pub fn new(db: DatabaseConnection, settings: DomainSettings<'_>) -> Self {
-        let policy = AddressPolicy {
-            allow_private: settings.allow_private_beacons,
-        };
+        let policy = AddressPolicy::setting(settings.allow_private_beacons);
         let offline_after = settings.agent_offline_after;
         let alerts = Alerts::new(
             db.clone(),
@@ -105,9 +106,11 @@ impl Services {
             install_tokens.clone(),
             offline_after,
         );
+        let approval = AgentApproval::new(db.clone(), inventory.clone(), alerts.clone());
         let identity = ControlIdentity::new(db.clone());
         let users = Users::new(db.clone(), settings.public_url.clone());
-        let second_factors = SecondFactors::new(db.clone(), settings.public_url.as_ref());
+        let second_factors =
+            SecondFactors::new(db.clone(), settings.public_url.as_ref()).telling(alerts.clone());
         let auth = AdminSessions::new(
             db.clone(),
             settings.admin_password,
@@ -144,7 +147,8 @@ impl Services {
             auth,
             users,
             agents: AgentRequests::new(db.clone()),
-            enrollment: Enrollment::new(db.clone(), settings.enroll_token),
+            enrollment: Enrollment::new(db.clone(), settings.enroll_token, approval.clone()),
+            approval,
             inventory,
             install_tokens,
             revoked_keys: RevokedKeys::new(db.clone()),

@@ -26,6 +26,24 @@ pub fn bounded(text: &str, max: usize) -> String {
     kept.trim_end().to_string()
 }
 
+/// Text another party wrote (a webhook receiver's answer, an identity
+/// provider's error) as a log line may hold it: every control character,
+/// line breaks included, escaped as `\n`, `\u{1b}`…, so the text cannot
+/// forge a line of its own or colour a terminal; at most `max` characters.
+pub fn for_log(text: &str, max: usize) -> String {
+    text.chars()
+        .take(max)
+        .flat_map(|c| {
+            let escaped: Vec<char> = if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                vec![c]
+            };
+            escaped
+        })
+        .collect()
+}
+
 /// Like [`bounded`] but keeps line breaks and tabs (command output).
 pub fn bounded_multiline(text: &str, max_chars: usize) -> String {
     text.chars()
@@ -55,7 +73,23 @@ pub fn say(lang: protocol::Lang, en: impl Into<String>, ru: impl Into<String>) -
 
 #[cfg(test)]
 mod tests {
-    use super::bounded;
+    use super::{bounded, for_log};
+
+    #[test]
+    fn text_from_outside_cannot_forge_a_log_line() {
+        for (raw, logged) in [
+            ("ok", "ok"),
+            ("bad\nINFO forged line", "bad\\nINFO forged line"),
+            ("\r\n\t", "\\r\\n\\t"),
+            ("\u{1b}[31mred", "\\u{1b}[31mred"),
+            ("nul\u{0}", "nul\\u{0}"),
+            ("\u{85}next line", "\\u{85}next line"),
+            ("ответ", "ответ"),
+        ] {
+            assert_eq!(for_log(raw, 100), logged, "{raw:?}");
+        }
+        assert_eq!(for_log(&"x".repeat(500), 300).len(), 300);
+    }
 
     #[test]
     fn stored_text_is_cut_on_a_character_boundary_without_control_characters() {

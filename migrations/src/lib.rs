@@ -32,6 +32,13 @@ mod m20261209_000025_setup_checklist;
 mod m20261210_000026_identity_backups;
 mod m20261211_000027_service_probes;
 mod m20261212_000028_identity_restarts;
+mod m20261213_000029_component_networks;
+mod m20261213_000030_alert_places;
+mod m20261213_000031_signin_accounts;
+mod m20261213_000032_network_names;
+mod m20261213_000033_private_addresses;
+mod m20261213_000034_agent_approval;
+mod m20261213_000035_second_factor_setup_links;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -69,6 +76,13 @@ impl MigratorTrait for Migrator {
             Box::new(m20261210_000026_identity_backups::Migration),
             Box::new(m20261211_000027_service_probes::Migration),
             Box::new(m20261212_000028_identity_restarts::Migration),
+            Box::new(m20261213_000029_component_networks::Migration),
+            Box::new(m20261213_000030_alert_places::Migration),
+            Box::new(m20261213_000031_signin_accounts::Migration),
+            Box::new(m20261213_000032_network_names::Migration),
+            Box::new(m20261213_000033_private_addresses::Migration),
+            Box::new(m20261213_000034_agent_approval::Migration),
+            Box::new(m20261213_000035_second_factor_setup_links::Migration),
         ]
     }
 }

@@ -152,6 +152,20 @@ pub struct AgentView {
     /// What the Agent reported about Control's key; absent until it has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub control_trust: Option<ControlTrustView>,
+    /// `SHA256:…` of the Agent's key, as the Agent logs it ("Agent
+    /// identity"): what an admin compares before approving it.
+    #[serde(default)]
+    pub key_fingerprint: String,
+}
+
+/// Whether Agents enrolled with the shared enrollment token wait for an
+/// admin's approval (`GET`/`PUT /api/v1/settings/agents`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct AgentApprovalSettings {
+    /// On by default. Agents enrolled with an install token are approved by
+    /// the admin who made the token, unless it was made to need approval.
+    pub required: bool,
 }
 
 /// One of Control's identity keys, as Settings and the API show it.
@@ -371,6 +385,10 @@ pub struct NewInstallToken {
     /// Hours until it expires (1 to 720); 24 when absent.
     #[serde(default)]
     pub expires_in_hours: Option<u32>,
+    /// The Agent that enrolls with it waits for approval, as one enrolled
+    /// with the shared token does; by default the token is the approval.
+    #[serde(default)]
+    pub needs_approval: bool,
 }
 
 pub const INSTALL_TOKEN_DEFAULT_HOURS: u32 = 24;
@@ -382,6 +400,7 @@ pub struct ValidInstallToken {
     pub name: String,
     pub tags: Vec<String>,
     pub expires_in_hours: u32,
+    pub needs_approval: bool,
 }
 
 impl NewInstallToken {
@@ -408,6 +427,7 @@ impl NewInstallToken {
                 name,
                 tags,
                 expires_in_hours: hours,
+                needs_approval: self.needs_approval,
             })
         } else {
             Err(errors)
@@ -430,6 +450,9 @@ pub struct InstallTokenView {
     pub used_by: Option<String>,
     /// For a move: the Agent record the new host takes over.
     pub replaces_agent: Option<String>,
+    /// Its Agent waits for approval once enrolled.
+    #[serde(default)]
+    pub needs_approval: bool,
 }
 
 /// The answer to creating a token: the only time the token is shown.
@@ -462,6 +485,9 @@ pub struct RevokedKeyView {
     /// Whether the revoked Agent record still exists (it must be deleted
     /// before the key may be allowed again).
     pub record_exists: bool,
+    /// Refused while it waited for approval, rather than revoked after.
+    #[serde(default)]
+    pub rejected: bool,
 }
 
 /// One enrollment attempt, accepted or refused.
@@ -513,6 +539,10 @@ pub struct OverviewCounts {
     /// Beacons deployed by Control (desired `beacon` components).
     pub managed_beacons: u64,
     pub services: u64,
+    /// Agents waiting for an admin's approval (only someone who sees every
+    /// network sees them: they belong to none).
+    #[serde(default)]
+    pub agents_pending: u64,
 }
 
 #[cfg(test)]

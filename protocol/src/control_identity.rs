@@ -82,7 +82,7 @@ impl ControlPublicKey {
     }
 }
 
-fn fingerprint_of(key: &[u8]) -> String {
+pub(crate) fn fingerprint_of(key: &[u8]) -> String {
     format!("SHA256:{}", BASE64_NOPAD.encode(&Sha256::digest(key)))
 }
 

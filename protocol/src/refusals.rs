@@ -61,6 +61,10 @@ pub enum Refusal {
     WebhookSetByEnvironment,
     /// The Agent is disabled, so it takes no jobs.
     AgentDisabled,
+    /// The Agent waits for an admin's approval, so it takes no jobs.
+    AgentPending,
+    /// Approving or rejecting an Agent that does not wait for approval.
+    AgentNotPending,
     /// The Agent's key no longer works (`revoked` or `moved`): it takes no jobs.
     AgentTakesNoJobs { status: AgentStatus },
     /// The Agent's key no longer works: only deleting it is still possible.
@@ -101,6 +105,9 @@ pub enum Refusal {
     /// The network profile itself is the checklist's first step: it cannot
     /// be skipped.
     StepNotSkippable,
+    /// The password was right, the owner requires a second factor, the
+    /// person has none, and the sign-in brought no setup link.
+    SecondFactorSetupNeedsLink,
 }
 
 impl Refusal {
@@ -114,6 +121,8 @@ impl Refusal {
             Refusal::BeaconNotInProfile => "beacon_not_in_profile",
             Refusal::WebhookSetByEnvironment => "webhook_set_by_environment",
             Refusal::AgentDisabled => "agent_disabled",
+            Refusal::AgentPending => "agent_pending",
+            Refusal::AgentNotPending => "agent_not_pending",
             Refusal::AgentTakesNoJobs { .. } | Refusal::AgentRetired { .. } => "agent_retired",
             Refusal::AgentWithoutDocker => "agent_without_docker",
             Refusal::JobState { .. } => "job_state",
@@ -130,6 +139,7 @@ impl Refusal {
             Refusal::SecondFactorRequired => "second_factor_required",
             Refusal::SecondFactorResetOwn => "second_factor_reset_own",
             Refusal::StepNotSkippable => "step_not_skippable",
+            Refusal::SecondFactorSetupNeedsLink => "second_factor_setup_link_needed",
         }
     }
 
@@ -140,7 +150,9 @@ impl Refusal {
             | Refusal::BeaconNotInProfile
             | Refusal::UserInviteUnusable => RefusalKind::NotFound,
             Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
-            Refusal::NotAllowed { .. } | Refusal::NeedsAllNetworks => RefusalKind::Forbidden,
+            Refusal::NotAllowed { .. }
+            | Refusal::NeedsAllNetworks
+            | Refusal::SecondFactorSetupNeedsLink => RefusalKind::Forbidden,
             _ => RefusalKind::Conflict,
         }
     }
@@ -194,6 +206,14 @@ impl Refusal {
             Refusal::AgentDisabled => pick(
                 "The Agent is disabled; it takes no jobs until it is enabled again.".into(),
                 "Agent отключён; он не получает задачи, пока его снова не включат.".into(),
+            ),
+            Refusal::AgentPending => pick(
+                "The Agent waits for an admin's approval; it takes no jobs until it is approved.".into(),
+                "Agent ждёт одобрения администратора; он не получает задачи, пока его не одобрят.".into(),
+            ),
+            Refusal::AgentNotPending => pick(
+                "The Agent is not waiting for approval; nothing was changed.".into(),
+                "Agent не ждёт одобрения; ничего не изменено.".into(),
             ),
             Refusal::AgentTakesNoJobs { status } => pick(
                 format!("The Agent is {status}: its key no longer works, so it takes no jobs."),
@@ -269,6 +289,10 @@ impl Refusal {
                 "The network profile is the first step of its own checklist: it cannot be skipped.".into(),
                 "Профиль сети — первый шаг собственного списка: его нельзя пропустить.".into(),
             ),
+            Refusal::SecondFactorSetupNeedsLink => pick(
+                "The password is right, but the owner requires two-step sign-in and your account has not set it up: setting it up needs a setup link from the owner, not the password alone.".into(),
+                "Пароль верен, но владелец требует двухэтапный вход, а в вашей учётной записи он не настроен: для настройки нужна ссылка от владельца, одного пароля мало.".into(),
+            ),
         }
     }
 
@@ -294,6 +318,10 @@ impl Refusal {
             Refusal::WebhookSetByEnvironment => pick(
                 "Change or unset KNOTROUTE_CONTROL_ALERT_WEBHOOK and restart Control.",
                 "Измените или уберите KNOTROUTE_CONTROL_ALERT_WEBHOOK и перезапустите Control.",
+            ),
+            Refusal::AgentPending => pick(
+                "Compare its key fingerprint with the Agent's log, then approve it under Infrastructure → Agents (POST /api/v1/agents/{id}/approve).",
+                "Сравните отпечаток его ключа с журналом Agent, затем одобрите его в «Инфраструктура → Agents» (POST /api/v1/agents/{id}/approve).",
             ),
             Refusal::AgentWithoutDocker => pick(
                 "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
@@ -322,6 +350,10 @@ impl Refusal {
             Refusal::SecondFactorNotOn => pick(
                 "Begin again with Turn on.",
                 "Начните заново с «Включить».",
+            ),
+            Refusal::SecondFactorSetupNeedsLink => pick(
+                "Ask the owner for a two-step setup link (Settings → People), open it in this browser, then sign in again.",
+                "Попросите владельца о ссылке для настройки двухэтапного входа («Настройки → Люди»), откройте её в этом браузере и войдите снова.",
             ),
             Refusal::SecondFactorRequired => pick(
                 "Lost the phone? Sign in with a recovery code and set up the new phone, or ask the owner to reset your second factor.",
@@ -426,6 +458,8 @@ mod tests {
             Refusal::BeaconNotInProfile,
             Refusal::WebhookSetByEnvironment,
             Refusal::AgentDisabled,
+            Refusal::AgentPending,
+            Refusal::AgentNotPending,
             Refusal::AgentTakesNoJobs {
                 status: AgentStatus::Moved,
             },
@@ -453,6 +487,7 @@ mod tests {
             Refusal::SecondFactorRequired,
             Refusal::SecondFactorResetOwn,
             Refusal::StepNotSkippable,
+            Refusal::SecondFactorSetupNeedsLink,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

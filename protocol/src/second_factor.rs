@@ -80,6 +80,18 @@ pub struct Enrollment {
     pub qr_svg: String,
 }
 
+/// A one-time link with which a person sets up the second factor the owner
+/// requires (`POST /api/v1/users/{id}/second-factor/setup-link`): shown
+/// once, to be handed over as an invitation is.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct SetupLink {
+    /// `<public URL>/two-step-setup/<token>`.
+    pub link: String,
+    /// RFC 3339.
+    pub expires_at: String,
+}
+
 /// A person's own second factor, for the Settings screen.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SecondFactorStatus {

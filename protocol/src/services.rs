@@ -95,7 +95,8 @@ impl PublishedService {
         }
     }
 
-    /// Its network: as reported by the Agent, else as deployed.
+    /// Its network: the one Control deployed it for (an Agent's report never
+    /// names one), else as its spec says.
     pub fn network_id(&self) -> Option<String> {
         self.sidecar
             .network_id
@@ -125,6 +126,7 @@ mod tests {
             moved_to: None,
             components,
             control_trust: None,
+            key_fingerprint: String::new(),
         }
     }
 

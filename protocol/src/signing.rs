@@ -136,6 +136,13 @@ impl AgentPublicKey {
         AgentId::derive(self.0.as_bytes())
     }
 
+    /// `SHA256:` and base64 (no padding) of the SHA-256 of the key's 32
+    /// bytes, as Control's own key is shown: what an admin compares with
+    /// the Agent's log before approving it.
+    pub fn fingerprint(&self) -> String {
+        crate::control_identity::fingerprint_of(self.0.as_bytes())
+    }
+
     /// Checks a request's signature, given in its wire form. The timestamp
     /// window is checked separately (see [`check_timestamp`]) so callers can
     /// tell the two apart in their logs.

@@ -113,6 +113,9 @@ pub enum AgentStatus {
     Offline,
     /// Turned off by the admin: handed no jobs.
     Disabled,
+    /// Enrolled, but waiting for an admin's approval: its heartbeats are
+    /// recorded, it gets no jobs and belongs to no network.
+    Pending,
     /// Its key was revoked.
     Revoked,
     /// Its record was taken over by a host that enrolled with a move token.
@@ -120,11 +123,12 @@ pub enum AgentStatus {
 }
 
 impl AgentStatus {
-    pub const ALL: [AgentStatus; 6] = [
+    pub const ALL: [AgentStatus; 7] = [
         AgentStatus::Online,
         AgentStatus::Degraded,
         AgentStatus::Offline,
         AgentStatus::Disabled,
+        AgentStatus::Pending,
         AgentStatus::Revoked,
         AgentStatus::Moved,
     ];
@@ -140,6 +144,7 @@ impl AgentStatus {
             AgentStatus::Degraded => "degraded",
             AgentStatus::Offline => "offline",
             AgentStatus::Disabled => "disabled",
+            AgentStatus::Pending => "pending",
             AgentStatus::Revoked => "revoked",
             AgentStatus::Moved => "moved",
         }
@@ -161,12 +166,12 @@ impl AgentStatus {
     }
 
     /// How urgently the operator should look, most urgent first: 0 it is
-    /// offline or degraded, 1 it is disabled; `None` otherwise (a healthy
-    /// Agent may still rank by its components' warnings).
+    /// offline or degraded, 1 it waits for approval or is disabled; `None`
+    /// otherwise (a healthy Agent may still rank by its components' warnings).
     pub fn attention_rank(self) -> Option<u8> {
         match self {
             AgentStatus::Offline | AgentStatus::Degraded => Some(0),
-            AgentStatus::Disabled => Some(1),
+            AgentStatus::Pending | AgentStatus::Disabled => Some(1),
             AgentStatus::Online | AgentStatus::Revoked | AgentStatus::Moved => None,
         }
     }
@@ -520,11 +525,13 @@ mod tests {
         for away in [
             AgentStatus::Offline,
             AgentStatus::Disabled,
+            AgentStatus::Pending,
             AgentStatus::Revoked,
             AgentStatus::Moved,
         ] {
             assert!(away.is_away(), "{away}");
         }
+        assert_eq!(AgentStatus::parse("pending"), Some(AgentStatus::Pending));
         assert_eq!(AgentStatus::Offline.attention_rank(), Some(0));
         assert_eq!(AgentStatus::Moved.attention_rank(), None);
     }

@@ -152,6 +152,18 @@ pub enum Problem {
     /// A well-formed code that is not the authenticator's current one, was
     /// used already, or is no (unused) recovery code of the person.
     WrongCode,
+    /// A Beacon in a job's payload that is not one of its network profile's.
+    BeaconNotInNetwork,
+    /// A component of this name on this Agent belongs to another network
+    /// (or, for someone who sees only some networks, to none).
+    NameOfAnotherNetwork,
+    /// Another network's sidecar on this Agent uses this Docker network.
+    DockerNetworkOfAnotherNetwork,
+    /// Another network profile has this name, compared without regard to case.
+    NetworkNameTaken,
+    /// A private, loopback or shared address, which only someone who may
+    /// change Control-wide settings may point Control at.
+    PrivateAddress,
 }
 
 /// A refused field: which one, which entry of a list (0-based), and why.
@@ -245,6 +257,11 @@ impl Problem {
             Problem::UnknownNetwork => "unknown_network",
             Problem::CodeFormat => "invalid_code",
             Problem::WrongCode => "wrong_code",
+            Problem::BeaconNotInNetwork => "beacon_not_in_network",
+            Problem::NameOfAnotherNetwork => "name_of_another_network",
+            Problem::DockerNetworkOfAnotherNetwork => "docker_network_of_another_network",
+            Problem::NetworkNameTaken => "network_name_taken",
+            Problem::PrivateAddress => "private_address",
         }
     }
 
@@ -384,6 +401,16 @@ impl Problem {
             (Problem::CodeFormat, Ru) => "Введите 6 цифр из приложения-аутентификатора или один из кодов восстановления.".into(),
             (Problem::WrongCode, En) => "This code is wrong, expired or already used.".into(),
             (Problem::WrongCode, Ru) => "Код неверен, устарел или уже использован.".into(),
+            (Problem::BeaconNotInNetwork, En) => "Not a Beacon of this network's profile.".into(),
+            (Problem::BeaconNotInNetwork, Ru) => "Это не Beacon из профиля этой сети.".into(),
+            (Problem::NameOfAnotherNetwork, En) => "A component with this name on this Agent belongs to another network (or to none you see); it cannot be taken over.".into(),
+            (Problem::NameOfAnotherNetwork, Ru) => "Компонент с таким именем на этом Agent принадлежит другой сети (или ни одной из видимых вам); забрать его нельзя.".into(),
+            (Problem::DockerNetworkOfAnotherNetwork, En) => "A service of another network on this Agent uses this Docker network, so a service of yours may not join it.".into(),
+            (Problem::DockerNetworkOfAnotherNetwork, Ru) => "Эту сеть Docker на этом Agent использует сервис другой сети, поэтому ваш сервис не может к ней подключиться.".into(),
+            (Problem::NetworkNameTaken, En) => "Another network profile already has this name (capitals and small letters count as the same).".into(),
+            (Problem::NetworkNameTaken, Ru) => "Это имя уже есть у другого профиля сети (заглавные и строчные буквы не различаются).".into(),
+            (Problem::PrivateAddress, En) => "This is a private, loopback or shared address: only someone who may change Control-wide settings may point Control at one.".into(),
+            (Problem::PrivateAddress, Ru) => "Это частный, локальный или общий адрес: направлять на него Control может только тот, кому разрешено менять общие настройки Control.".into(),
         }
     }
 
@@ -417,6 +444,16 @@ impl Problem {
             (Problem::PasswordTooShort { .. }, Ru) => "Фраза из нескольких слов длинная и легко запоминается.",
             (Problem::WrongCode, En) => "A code works once and changes every 30 seconds: wait for the next one. Check that the phone's clock is set automatically.",
             (Problem::WrongCode, Ru) => "Код действует один раз и меняется каждые 30 секунд: дождитесь следующего. Проверьте, что часы телефона устанавливаются автоматически.",
+            (Problem::BeaconNotInNetwork, En) => "Name the Beacons of the network's profile (GET /api/v1/networks/{id}), or add the Beacon to the profile first.",
+            (Problem::BeaconNotInNetwork, Ru) => "Укажите Beacon из профиля сети (GET /api/v1/networks/{id}) или сначала добавьте Beacon в профиль.",
+            (Problem::NameOfAnotherNetwork, En) => "Choose another name: names are per Agent, and a component stays with the network that deployed it until it is removed there.",
+            (Problem::NameOfAnotherNetwork, Ru) => "Выберите другое имя: имена уникальны в пределах Agent, а компонент остаётся в сети, которая его развернула, пока его там не удалят.",
+            (Problem::DockerNetworkOfAnotherNetwork, En) => "Use the Docker network of your own application, or ask someone who sees every network.",
+            (Problem::DockerNetworkOfAnotherNetwork, Ru) => "Укажите сеть Docker своего приложения или обратитесь к тому, кому видны все сети.",
+            (Problem::NetworkNameTaken, En) => "Choose another name: single sign-on role maps and people name networks by it.",
+            (Problem::NetworkNameTaken, Ru) => "Выберите другое имя: по нему сети называют карта ролей единого входа и люди.",
+            (Problem::PrivateAddress, En) => "Ask an owner or an admin who sees every network to add it, or use the Beacon's public address.",
+            (Problem::PrivateAddress, Ru) => "Попросите владельца или администратора, которому видны все сети, добавить его, или укажите публичный адрес Beacon.",
             _ => return None,
         })
     }

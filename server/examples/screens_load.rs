@@ -130,9 +130,13 @@ async fn main() {
     let mut times: Vec<Duration> = Vec::new();
     for _ in 0..args.requests {
         let t0 = Instant::now();
-        server::domain::live::read_fingerprint(&bench.db, offline_after)
-            .await
-            .unwrap();
+        server::domain::live::read_fingerprint(
+            &bench.db,
+            offline_after,
+            &server::domain::access::scope::NetworkScope::all(),
+        )
+        .await
+        .unwrap();
         times.push(t0.elapsed());
     }
     times.sort();

@@ -27,8 +27,8 @@ async fn network_with_a_service(c: &Control) -> (String, String) {
     let components = json!([{"id": "sidecar-web", "kind": "sidecar", "name": "web",
         "status": "running", "service": ADDRESS,
         "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": id}}]);
-    common::SimAgent::on_host(c, 81, "shop-host", components).await;
-    let prober = common::SimAgent::on_host(c, 82, "probe-host", json!([])).await;
+    common::on_host_deployed(c, 81, "shop-host", components).await;
+    let prober = common::on_host_deployed(c, 82, "probe-host", json!([])).await;
     (id, prober.id())
 }
 

@@ -26,7 +26,7 @@ async fn two_replicas_deliver_every_job_exactly_once() {
     let replicas = [&one, &two];
 
     let agents: Vec<common::SimAgent> = (0..AGENTS)
-        .map(|i| common::SimAgent::at(&replicas[i % 2].base, (i + 30) as u8))
+        .map(|i| common::SimAgent::new(replicas[i % 2], (i + 30) as u8))
         .collect();
     // Seeds wrap at 256; keep every key distinct.
     assert_eq!(
@@ -120,7 +120,7 @@ async fn a_job_queued_on_one_replica_wakes_a_long_poll_on_the_other() {
     let one = common::spawn_control(&database).await;
     let two = common::spawn_control(&database).await;
     one.sign_in().await;
-    let agent = common::SimAgent::at(&two.base, 7);
+    let agent = common::SimAgent::new(&two, 7);
     agent.enroll_with_docker().await;
     for round in 0..3 {
         let poll = agent.post_at(&two.base, "/api/v1/agents/jobs/next?wait=10", json!({}));

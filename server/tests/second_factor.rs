@@ -31,6 +31,28 @@ async fn ui(
     (status, r.json().await.unwrap_or(Value::Null))
 }
 
+/// A two-step setup link the owner makes for person `id`.
+async fn setup_link(c: &Control, id: &str) -> String {
+    let r = c
+        .post_json(
+            &format!("/api/v1/users/{id}/second-factor/setup-link"),
+            json!({}),
+        )
+        .await;
+    assert_eq!(r.status(), 201);
+    let created: Value = r.json().await.unwrap();
+    created["link"].as_str().unwrap().to_string()
+}
+
+/// Opens a setup link in `browser`, which keeps its token for the next
+/// sign-in, and is sent on to the sign-in screen.
+async fn open_link(browser: &reqwest::Client, c: &Control, link: &str) {
+    let path = &link[link.find("/two-step-setup/").unwrap()..];
+    let r = browser.get(c.url(path)).send().await.unwrap();
+    assert_eq!(r.status(), 303, "{path}");
+    assert_eq!(r.headers()["location"], "/login?two_step=setup");
+}
+
 /// A password sign-in over the JSON API, as a script does it.
 async fn sign_in(c: &Control, name: &str, code: Option<&str>) -> (u16, Value) {
     sign_in_from(c, name, code, None).await
@@ -287,13 +309,44 @@ on_both_databases!(
             (409, Some("second_factor_required"))
         );
 
-        // Bob has none: a script is told to use the web UI, which sets it up.
+        // Bob has none, and his password alone sets none up: whoever stole it
+        // would set up their own phone. He is refused, and told what he needs.
         let (status, body) = sign_in(&c, "bob", None).await;
         assert_eq!(
             (status, body["code"].as_str()),
-            (403, Some("second_factor_setup_needed"))
+            (403, Some("second_factor_setup_link_needed"))
         );
         let browser = browser_like_client(&c.base);
+        let (status, refused) = ui(
+            &browser,
+            &c,
+            "sign_in",
+            &[("name", "bob"), ("password", PERSON_PASSWORD)],
+        )
+        .await;
+        assert_eq!(
+            (status, refused["Refused"].as_str()),
+            (403, Some("second_factor_setup_link_needed")),
+            "{refused}"
+        );
+        // A link from someone else's account is no key either.
+        let bob_id = user_id(&c, "bob").await;
+        let anna_id = user_id(&c, "anna").await;
+        let annas_link = setup_link(&c, &anna_id).await;
+        let stranger = browser_like_client(&c.base);
+        open_link(&stranger, &c, &annas_link).await;
+        let (status, _) = ui(
+            &stranger,
+            &c,
+            "sign_in",
+            &[("name", "bob"), ("password", PERSON_PASSWORD)],
+        )
+        .await;
+        assert_eq!(status, 403, "Anna's link does not set Bob's up");
+        // The owner makes Bob a setup link; Bob opens it in his browser,
+        // which keeps it for the sign-in that sets the second factor up.
+        let bobs_link = setup_link(&c, &bob_id).await;
+        open_link(&browser, &c, &bobs_link).await;
         let (status, asked) = ui(
             &browser,
             &c,
@@ -301,14 +354,16 @@ on_both_databases!(
             &[("name", "bob"), ("password", PERSON_PASSWORD)],
         )
         .await;
-        assert_eq!(status, 401);
+        assert_eq!(status, 401, "{asked}");
         let setup = &asked["SetUpSecondFactor"];
         let bob_uri = setup["otpauth_uri"]
             .as_str()
             .expect("an enrollment")
             .to_string();
         assert_eq!(decode_qr(setup["qr_svg"].as_str().unwrap()), bob_uri);
-        the_secret_stays_out_of_a_plain_forms_address(&c, &bob_uri).await;
+        let token = &bobs_link[bobs_link.find("/two-step-setup/").unwrap() + 16..];
+        let cookie = format!("kr_two_step_setup={token}");
+        the_secret_stays_out_of_a_plain_forms_address(&c, &bob_uri, &cookie).await;
         // Asking again (another tab, a script) shows the same secret, so the
         // QR code just scanned keeps working; a wrong code is refused.
         let (status, body) = sign_in(&c, "bob", None).await;
@@ -358,18 +413,54 @@ on_both_databases!(
             screen["second_factor"]["enabled"], true,
             "signed in, with it on"
         );
+        // The link is used up: it opens nothing now, and a link is only for
+        // someone who has none yet.
+        let used = reqwest::get(c.url(&bobs_link[bobs_link.find("/two-step-setup/").unwrap()..]))
+            .await
+            .unwrap();
+        assert_eq!(used.status(), 410);
+        let r = c
+            .post_json(
+                &format!("/api/v1/users/{bob_id}/second-factor/setup-link"),
+                json!({}),
+            )
+            .await;
+        assert_eq!(r.status(), 409);
         drop(bob);
 
-        // A person invited while it is required signs in to set it up.
+        // A person invited while it is required signs in to set it up: the
+        // invitation was the something beyond the password.
         let path = invite(&c, "viewer").await;
         let carol = browser_like_client(&c.base);
         let r = welcome(&carol, &c, &path, "carol", PERSON_PASSWORD, PERSON_PASSWORD).await;
         assert_eq!(r.status(), 303);
         assert_eq!(r.headers()["location"], "/login?two_step=setup");
-        assert!(r
+        let cookies: Vec<&str> = r
             .headers()
-            .get("set-cookie")
-            .is_none_or(|v| !v.to_str().unwrap().contains("kr_session=")));
+            .get_all("set-cookie")
+            .iter()
+            .map(|v| v.to_str().unwrap())
+            .collect();
+        assert!(
+            !cookies.iter().any(|c| c.contains("kr_session=")),
+            "{cookies:?}"
+        );
+        assert!(
+            cookies.iter().any(|c| c.starts_with("kr_two_step_setup=")),
+            "{cookies:?}"
+        );
+        let (status, asked) = ui(
+            &carol,
+            &c,
+            "sign_in",
+            &[("name", "carol"), ("password", PERSON_PASSWORD)],
+        )
+        .await;
+        assert_eq!(status, 401, "{asked}");
+        assert!(
+            asked["SetUpSecondFactor"]["otpauth_uri"].is_string(),
+            "{asked}"
+        );
 
         // The break-glass password is not asked for codes, and has none to set up.
         c.sign_in().await;
@@ -390,8 +481,7 @@ on_both_databases!(
         let body: Value = r.json().await.unwrap();
         assert_eq!(body["code"], "second_factor_reset_own");
 
-        // A lost phone: the owner resets it, and the next sign-in sets up a new one.
-        let anna_id = user_id(&c, "anna").await;
+        // A lost phone: the owner resets it, and a setup link sets up a new one.
         assert_eq!(
             c.delete(&format!("/api/v1/users/{anna_id}/second-factor"))
                 .await
@@ -401,7 +491,7 @@ on_both_databases!(
         let (status, body) = sign_in(&c, "anna", Some(&next_code(&uri))).await;
         assert_eq!(
             (status, body["code"].as_str()),
-            (403, Some("second_factor_setup_needed")),
+            (403, Some("second_factor_setup_link_needed")),
             "the old app's codes end"
         );
         let audit: Vec<Value> = c
@@ -446,7 +536,9 @@ on_both_databases!(
 /// address, which the page then says. The address ends up in the browser's
 /// history and in proxies' logs: it names the set-up that is needed, never
 /// the secret (`uri`) to add to an app.
-async fn the_secret_stays_out_of_a_plain_forms_address(c: &Control, uri: &str) {
+/// `cookie`: the browser's setup link (a sign-in without one sets nothing
+/// up, so there would be no secret to keep out).
+async fn the_secret_stays_out_of_a_plain_forms_address(c: &Control, uri: &str, cookie: &str) {
     let secret = uri
         .split("secret=")
         .nth(1)
@@ -464,7 +556,7 @@ async fn the_secret_stays_out_of_a_plain_forms_address(c: &Control, uri: &str) {
         ),
     ];
     for (form, says) in cases {
-        let answer = common::post_form(c.addr, &c.base, "", "/ui/sign_in", &login, &form).await;
+        let answer = common::post_form(c.addr, &c.base, cookie, "/ui/sign_in", &login, &form).await;
         assert_eq!(answer.status, 302, "{}", answer.head);
         let location = answer.header("location").concat();
         assert!(

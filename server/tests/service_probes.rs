@@ -82,7 +82,7 @@ on_both_databases!(
         let id = c
             .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
             .await;
-        common::SimAgent::on_host(
+        common::on_host_deployed(
             &c,
             71,
             "shop-host",
@@ -98,7 +98,7 @@ on_both_databases!(
         assert!(view["settings"].is_null(), "{view}");
         assert_eq!(view["runs"], json!([]));
 
-        let prober = common::SimAgent::on_host(&c, 72, "probe-host", json!([])).await;
+        let prober = common::on_host_deployed(&c, 72, "probe-host", json!([])).await;
         let prober_id = prober.id();
         // Each refusal names its field, whatever the body looks like.
         let hostile: Vec<(String, u16, &str)> = vec![
@@ -323,7 +323,7 @@ on_both_databases!(
             .created_network(json!({"name": "Lab", "beacons": ["https://b.example"]}))
             .await;
         // A one-host network: the only Agent probes its own service.
-        let prober = common::SimAgent::on_host(
+        let prober = common::on_host_deployed(
             &c,
             73,
             "lab-host",
@@ -434,10 +434,10 @@ on_both_databases!(
                     "status": "running", "service": ADDRESS,
                     "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": network}}])
         };
-        common::SimAgent::on_host(&c, 81, "home-host", sidecar(&home)).await;
-        common::SimAgent::on_host(&c, 82, "work-host", sidecar(&work)).await;
-        let first = common::SimAgent::on_host(&c, 83, "first-prober", json!([])).await;
-        let second = common::SimAgent::on_host(&c, 84, "second-prober", json!([])).await;
+        common::on_host_deployed(&c, 81, "home-host", sidecar(&home)).await;
+        common::on_host_deployed(&c, 82, "work-host", sidecar(&work)).await;
+        let first = common::on_host_deployed(&c, 83, "first-prober", json!([])).await;
+        let second = common::on_host_deployed(&c, 84, "second-prober", json!([])).await;
         let passed = json!({"address": ADDRESS, "ok": true, "latency_ms": 9});
 
         // Home probes from the first Agent, which starts its node.
@@ -515,10 +515,10 @@ on_both_databases!(
                     "labels": {"io.knotroute.managed": "true",
                                "io.knotroute.network-id": network}}])
         };
-        let home_host = common::SimAgent::on_host(&c, 91, "home-host", sidecar(&home, "web")).await;
+        let home_host = common::on_host_deployed(&c, 91, "home-host", sidecar(&home, "web")).await;
         let other_host =
-            common::SimAgent::on_host(&c, 92, "other-host", sidecar(&other, "shop")).await;
-        let fresh_host = common::SimAgent::on_host(&c, 93, "fresh-host", json!([])).await;
+            common::on_host_deployed(&c, 92, "other-host", sidecar(&other, "shop")).await;
+        let fresh_host = common::on_host_deployed(&c, 93, "fresh-host", json!([])).await;
         let admin =
             common::people::join_limited(&c, "admin", "adm-home", std::slice::from_ref(&home))
                 .await;
@@ -582,7 +582,7 @@ on_both_databases!(
         let home = c
             .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
             .await;
-        let shop = common::SimAgent::on_host(
+        let shop = common::on_host_deployed(
             &c,
             94,
             "shop-host",
@@ -591,7 +591,7 @@ on_both_databases!(
                     "labels": {"io.knotroute.managed": "true", "io.knotroute.network-id": home}}]),
         )
         .await;
-        let prober = common::SimAgent::on_host(&c, 95, "probe-host", json!([])).await;
+        let prober = common::on_host_deployed(&c, 95, "probe-host", json!([])).await;
         c.queued_job(json!({"agent_id": shop.id(), "kind": "restart_component",
                             "payload": {"component_id": "sidecar-web"}}))
             .await;

@@ -7,7 +7,7 @@ mod common;
 
 use chrono::{Duration, Utc};
 use migrations::{Migrator, MigratorTrait};
-use sea_orm::{ActiveModelTrait, ConnectionTrait, EntityTrait, Set, Statement};
+use sea_orm::{ConnectionTrait, EntityTrait, Set, Statement};
 use serde_json::json;
 use server::config::DatabaseTarget;
 use server::entities::agent::Retirement;
@@ -33,6 +33,8 @@ fn agent_row(id: &str, retired: Retirement) -> agent::ActiveModel {
         report_hash: Set(String::new()),
         reconcile_pending: Set(false),
         named_by_admin: Set(false),
+        // Added by a later migration than the schema these rows go into.
+        pending: sea_orm::ActiveValue::NotSet,
     }
 }
 
@@ -73,16 +75,16 @@ async fn upgrade(db: sea_orm::DatabaseConnection) {
     Migrator::up(&db, Some(BEFORE)).await.unwrap();
     // Revoked and still on record; revoked then deleted (known from the audit
     // log only); revoked, deleted and enrolled again since; never revoked.
-    agent_row("ka_still_recorded", Retirement::Revoked)
-        .insert(&db)
+    agent::Entity::insert(agent_row("ka_still_recorded", Retirement::Revoked))
+        .exec_without_returning(&db)
         .await
         .unwrap();
-    agent_row("ka_back_again", Retirement::Active)
-        .insert(&db)
+    agent::Entity::insert(agent_row("ka_back_again", Retirement::Active))
+        .exec_without_returning(&db)
         .await
         .unwrap();
-    agent_row("ka_fine", Retirement::Active)
-        .insert(&db)
+    agent::Entity::insert(agent_row("ka_fine", Retirement::Active))
+        .exec_without_returning(&db)
         .await
         .unwrap();
     for (subject, days) in [

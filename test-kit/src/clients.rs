@@ -139,7 +139,7 @@ pub fn signed_post(
         .body(body.to_vec())
 }
 
-/// The install token every Control under test is started with
+/// The shared enrollment token every Control under test is started with
 /// (`KNOTROUTE_CONTROL_ENROLL_TOKEN`).
 pub const TEST_ENROLL_TOKEN: &str = "enroll-token-for-tests-0001";
 
@@ -147,6 +147,9 @@ pub const TEST_ENROLL_TOKEN: &str = "enroll-token-for-tests-0001";
 pub trait TestControl {
     /// `http://127.0.0.1:<port>`.
     fn base_url(&self) -> &str;
+    /// The break-glass owner's password (`KNOTROUTE_CONTROL_ADMIN_PASSWORD`),
+    /// with which the helpers approve the Agents they enroll.
+    fn admin_password(&self) -> &str;
 }
 
 /// An Agent as the protocol sees it: an Ed25519 key, and signed POSTs.
@@ -156,13 +159,20 @@ pub struct SimAgent {
     pub base: String,
     /// The name it enrolls and reports under.
     name: String,
+    /// The owner's password at its Control, with which the helpers that
+    /// enroll it with the shared token approve it (such an Agent waits for
+    /// an admin's approval); `None` when it was made without its Control.
+    owner_password: Option<String>,
 }
 
 impl SimAgent {
     /// An Agent of `control`, its key made from `seed` (so tests can have
     /// several, and the same one again after a restart).
     pub fn new(control: &impl TestControl, seed: u8) -> Self {
-        Self::at(control.base_url(), seed)
+        Self {
+            owner_password: Some(control.admin_password().to_string()),
+            ..Self::at(control.base_url(), seed)
+        }
     }
 
     /// The same for the Control (or replica) at `base`.
@@ -181,11 +191,13 @@ impl SimAgent {
             client,
             base: base.to_string(),
             name: "docker-host".to_string(),
+            owner_password: None,
         }
     }
 
-    /// Enrolled under `name` with the test install token, and one
-    /// heartbeat sent saying Docker is available: an Agent that takes jobs.
+    /// Enrolled under `name` with the shared enrollment token, approved by
+    /// the owner, and one heartbeat sent saying Docker is available: an
+    /// Agent that takes jobs.
     pub async fn enrolled(control: &impl TestControl, seed: u8, name: &str) -> Self {
         let mut agent = Self::new(control, seed);
         agent.name = name.to_string();
@@ -194,8 +206,32 @@ impl SimAgent {
             201,
             "enroll"
         );
+        agent.approve().await;
         agent.report_components(json!([])).await;
         agent
+    }
+
+    /// Approves this Agent as the owner does (Infrastructure → Agents →
+    /// Approve): enrolled with the shared token, it waits for approval. One
+    /// that does not wait (approval turned off, or approved already) is left
+    /// as it is.
+    pub async fn approve(&self) {
+        let password = self
+            .owner_password
+            .as_deref()
+            .expect("an Agent made with SimAgent::new knows its Control's owner password");
+        let owner = AdminClient::new(&self.base, password);
+        owner.sign_in().await;
+        let r = owner
+            .post_empty(&format!("/api/v1/agents/{}/approve", self.id()))
+            .await;
+        let status = r.status().as_u16();
+        let body = r.text().await.unwrap_or_default();
+        assert!(
+            status == 200 || (status == 409 && body.contains("agent_not_pending")),
+            "approving {}: {status} {body}",
+            self.id()
+        );
     }
 
     /// A full heartbeat (Docker available) reporting these components.
@@ -225,13 +261,14 @@ impl SimAgent {
             .expect("enroll request")
     }
 
-    /// Enrolls with the test install token and sends one heartbeat saying
-    /// Docker is available.
+    /// Enrolls with the shared enrollment token, is approved by the owner,
+    /// and sends one heartbeat saying Docker is available.
     pub async fn enroll_with_docker(&self) {
         assert_eq!(
             self.enroll(TEST_ENROLL_TOKEN, &self.name).await.status(),
             201
         );
+        self.approve().await;
         self.report(json!({"name": self.name, "docker_available": true}))
             .await;
     }

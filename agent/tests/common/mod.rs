@@ -335,12 +335,22 @@ pub async fn finished_job(control: &Control, id: &str, within: Duration) -> Valu
     }
 }
 
-/// Waits (at most `within`) until the only Agent reports Docker available; its view.
+/// Waits (at most `within`) until the only Agent reports Docker available,
+/// approving it first as the admin does (enrolled with the shared token, it
+/// waits for approval); its view.
 pub async fn docker_agent(control: &Control, within: Duration) -> Value {
     let deadline = Instant::now() + within;
     loop {
         let agents = control.get("/api/v1/agents").await;
         if let Some(a) = agents.as_array().and_then(|l| l.first()) {
+            if a["status"] == "pending" {
+                let id = a["id"].as_str().unwrap();
+                let r = control
+                    .post(&format!("/api/v1/agents/{id}/approve"), &json!({}))
+                    .await;
+                assert_eq!(r.status(), 200, "approving the new Agent");
+                continue;
+            }
             if a["docker_available"] == true {
                 return a.clone();
             }

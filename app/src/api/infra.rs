@@ -29,6 +29,9 @@ pub enum AgentAction {
     Enable,
     Revoke,
     Delete,
+    /// An Agent waiting for approval (`domain::agents::approval`).
+    Approve,
+    Reject,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -125,7 +128,7 @@ pub async fn get_agent(id: AgentId) -> Result<AgentView, UiError> {
 #[server(name = AgentActionCall, prefix = "/ui", endpoint = "agent_action")]
 pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiError> {
     let then = match action {
-        AgentAction::Delete => "/infrastructure".to_string(),
+        AgentAction::Delete | AgentAction::Reject => "/infrastructure".to_string(),
         _ => format!("/infrastructure/agents/{id}#agent-actions"),
     };
     let done = with_services(|s| async move {
@@ -136,6 +139,8 @@ pub async fn agent_action(id: AgentId, action: AgentAction) -> Result<(), UiErro
             AgentAction::Enable => inventory.set_disabled(&by, &id, false).await.map(drop),
             AgentAction::Revoke => inventory.revoke(&by, &id).await.map(drop),
             AgentAction::Delete => inventory.delete(&by, &id).await,
+            AgentAction::Approve => s.approval.approve(&by, &id).await.map(drop),
+            AgentAction::Reject => s.approval.reject(&by, &id).await,
         }
         .map_err(ui_error)
     })

@@ -27,6 +27,8 @@ use domain::access::roles::{ChangeSettings, ManageOwnApiTokens};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SettingsScreen {
     pub alerts: AlertSettings,
+    /// Whether Agents enrolled with the shared token wait for approval.
+    pub agent_approval: protocol::api::AgentApprovalSettings,
     pub identity: ControlIdentityView,
     /// The signed-in person's own two-step sign-in, and whether the owner
     /// requires it.
@@ -37,7 +39,8 @@ pub struct SettingsScreen {
 pub async fn settings_screen() -> Result<SettingsScreen, UiError> {
     with_reader(|s, who| async move {
         Ok(SettingsScreen {
-            alerts: s.alerts.settings().await.map_err(ui_error)?,
+            alerts: s.alerts.settings(who.networks()).await.map_err(ui_error)?,
+            agent_approval: s.approval.settings().await.map_err(ui_error)?,
             identity: s.identity.describe().await.map_err(ui_error)?,
             second_factor: s.second_factors.status(&who).await.map_err(ui_error)?,
         })
@@ -71,6 +74,25 @@ pub async fn save_alert_webhook(
     })
     .await?;
     super::plain_form_done_at("/settings?saved=1#alerts");
+    Ok(saved)
+}
+
+/// Whether Agents enrolled with the shared token wait for approval, from
+/// Settings' plain form (a checkbox: absent when unticked). Its answer is
+/// the screen again, saying it was saved.
+#[server(prefix = "/ui", endpoint = "save_agent_approval")]
+pub async fn save_agent_approval(
+    required: Option<bool>,
+) -> Result<protocol::api::AgentApprovalSettings, UiError> {
+    let input = protocol::api::AgentApprovalSettings {
+        required: required == Some(true),
+    };
+    let saved = with_services(|s| async move {
+        let by = granted::<ChangeSettings>()?;
+        s.approval.set_required(&by, &input).await.map_err(ui_error)
+    })
+    .await?;
+    super::plain_form_done_at("/settings?approval_saved=1#new-agents");
     Ok(saved)
 }
 

@@ -5,7 +5,7 @@
 
 use crate::error::UiError;
 use leptos::prelude::*;
-use protocol::second_factor::{Enrollment, RecoveryCodes};
+use protocol::second_factor::{Enrollment, RecoveryCodes, SetupLink};
 use protocol::UserId;
 
 #[cfg(feature = "ssr")]
@@ -85,4 +85,18 @@ pub async fn require_two_step(required: Option<bool>) -> Result<(), UiError> {
     })
     .await;
     crate::api::answer_plain_form(done, crate::api::users::PEOPLE_DONE)
+}
+
+/// A one-time link with which person `id` sets up the second factor the
+/// owner requires; the People tab's island shows it once.
+#[server(prefix = "/ui", endpoint = "create_two_step_link")]
+pub async fn create_two_step_link(id: UserId) -> Result<SetupLink, UiError> {
+    with_services(|s| async move {
+        let by = granted::<ManageUsers>()?;
+        s.second_factors
+            .setup_link(&by, &id)
+            .await
+            .map_err(ui_error)
+    })
+    .await
 }

@@ -86,6 +86,18 @@ pub struct InfraTexts {
     pub name_given: &'static str,
     pub log_first: &'static str,
     pub log_last: &'static str,
+    /// The Agent's key fingerprint, and what it is for.
+    pub key_fingerprint: &'static str,
+    pub approve: &'static str,
+    pub approve_explain: &'static str,
+    pub reject: &'static str,
+    pub reject_explain: &'static str,
+    /// The install token form's choice that its Agent waits for approval.
+    pub field_needs_approval: &'static str,
+    /// Marks a rejected key among the revoked ones.
+    pub rejected: &'static str,
+    /// Above the Agents list: how many wait for approval (the number follows).
+    pub waiting_for_approval: &'static str,
 }
 
 const EN: InfraTexts = InfraTexts {
@@ -168,6 +180,14 @@ const EN: InfraTexts = InfraTexts {
     name_given: "name given by the host",
     log_first: "first",
     log_last: "last",
+    key_fingerprint: "Key fingerprint",
+    approve: "Approve",
+    approve_explain: "Approve only a host you expect: compare this key fingerprint with the \"Agent identity\" line in the Agent's log. Once approved it takes jobs, and it joins a network when Control deploys a component of that network on it.",
+    reject: "Reject",
+    reject_explain: "The Agent's record and what it reported are deleted, and its key stays refused, as a revoked one is, until you allow it again under Revoked keys.",
+    field_needs_approval: "The Agent waits for approval after it enrolls (otherwise this token is the approval)",
+    rejected: "rejected",
+    waiting_for_approval: "Waiting for approval:",
 };
 
 const RU: InfraTexts = InfraTexts {
@@ -250,6 +270,14 @@ const RU: InfraTexts = InfraTexts {
     name_given: "имя, которое назвал хост",
     log_first: "первая",
     log_last: "последняя",
+    key_fingerprint: "Отпечаток ключа",
+    approve: "Одобрить",
+    approve_explain: "Одобряйте только ожидаемый хост: сравните этот отпечаток ключа со строкой «Agent identity» в журнале Agent. После одобрения он получает задачи и входит в сеть, когда Control развернёт на нём компонент этой сети.",
+    reject: "Отклонить",
+    reject_explain: "Запись Agent и всё, что он сообщил, удаляются, а его ключ отклоняется, как отозванный, пока вы снова не разрешите его в разделе «Отозванные ключи».",
+    field_needs_approval: "После подключения Agent ждёт одобрения (иначе этот токен и есть одобрение)",
+    rejected: "отклонён",
+    waiting_for_approval: "Ждут одобрения:",
 };
 
 pub fn infra_texts(lang: Lang) -> &'static InfraTexts {

@@ -23,6 +23,8 @@ pub struct OverviewTexts {
     pub mins_ago: &'static str,
     pub hours_ago: &'static str,
     pub days_ago: &'static str,
+    /// "{n} Agents wait for approval", linking to them.
+    pub agents_pending: &'static str,
 }
 
 const EN: OverviewTexts = OverviewTexts {
@@ -43,6 +45,7 @@ const EN: OverviewTexts = OverviewTexts {
     mins_ago: "{n} min ago",
     hours_ago: "{n} h ago",
     days_ago: "{n} d ago",
+    agents_pending: "{n} new Agents wait for your approval: compare each one's key fingerprint, then approve or reject it.",
 };
 
 const RU: OverviewTexts = OverviewTexts {
@@ -63,6 +66,7 @@ const RU: OverviewTexts = OverviewTexts {
     mins_ago: "{n} мин назад",
     hours_ago: "{n} ч назад",
     days_ago: "{n} дн назад",
+    agents_pending: "Новые Agent ждут вашего одобрения: {n}. Сравните отпечаток ключа каждого, затем одобрите или отклоните его.",
 };
 
 pub fn overview_texts(lang: Lang) -> &'static OverviewTexts {

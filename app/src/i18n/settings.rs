@@ -30,6 +30,12 @@ pub struct SettingsTexts {
     pub col_text: &'static str,
     pub col_status: &'static str,
     pub attempts: &'static str,
+    /// New Agents: whether shared-token Agents wait for approval.
+    pub approval_title: &'static str,
+    pub approval_intro: &'static str,
+    pub approval_field: &'static str,
+    pub approval_on: &'static str,
+    pub approval_off: &'static str,
 }
 
 const EN: SettingsTexts = SettingsTexts {
@@ -57,6 +63,11 @@ const EN: SettingsTexts = SettingsTexts {
     col_text: "Message",
     col_status: "Delivery",
     attempts: "attempts",
+    approval_title: "New Agents",
+    approval_intro: "Anyone who knows the shared enrollment token (KNOTROUTE_CONTROL_ENROLL_TOKEN) can enroll a host. While approval is on, such an Agent waits until an admin compares its key fingerprint and approves it: until then it gets no jobs and belongs to no network. An Agent enrolled with an install token is approved by the admin who made the token, unless the token was made to need approval.",
+    approval_field: "Agents enrolled with the shared token wait for approval",
+    approval_on: "On: Agents enrolled with the shared token wait for an admin's approval.",
+    approval_off: "Off: Agents enrolled with the shared token are approved at once.",
 };
 
 const RU: SettingsTexts = SettingsTexts {
@@ -84,6 +95,11 @@ const RU: SettingsTexts = SettingsTexts {
     col_text: "Сообщение",
     col_status: "Доставка",
     attempts: "попыток",
+    approval_title: "Новые Agent",
+    approval_intro: "Любой, кто знает общий токен подключения (KNOTROUTE_CONTROL_ENROLL_TOKEN), может подключить хост. Пока одобрение включено, такой Agent ждёт, пока администратор сравнит отпечаток его ключа и одобрит его: до этого он не получает задач и не входит ни в одну сеть. Agent, подключённый по токену установки, одобрен администратором, создавшим токен, если токен не создан с требованием одобрения.",
+    approval_field: "Agent, подключённые по общему токену, ждут одобрения",
+    approval_on: "Включено: Agent, подключённые по общему токену, ждут одобрения администратора.",
+    approval_off: "Выключено: Agent, подключённые по общему токену, одобряются сразу.",
 };
 
 /// The API tokens section of the Settings screen.

@@ -43,6 +43,16 @@ pub struct TwoStepTexts {
     pub reset: &'static str,
     pub reset_title: &'static str,
     pub reset_body: &'static str,
+    /// A setup link for someone who must set two-step sign-in up.
+    pub setup_link: &'static str,
+    pub setup_link_intro: &'static str,
+    pub setup_link_for: &'static str,
+    pub setup_link_create: &'static str,
+    pub setup_link_once: &'static str,
+    pub setup_link_expires: &'static str,
+    pub setup_link_nobody: &'static str,
+    /// Beside a person without two-step sign-in while the owner requires it.
+    pub needs_setup: &'static str,
 }
 
 const EN: TwoStepTexts = TwoStepTexts {
@@ -79,6 +89,14 @@ const EN: TwoStepTexts = TwoStepTexts {
     reset: "Reset two-step",
     reset_title: "Reset this person's two-step sign-in?",
     reset_body: "Their authenticator app and recovery codes stop working. Their next sign-in needs only the password, or sets up a new app when two-step sign-in is required. Use this when they lost their phone and their recovery codes.",
+    setup_link: "Two-step setup link",
+    setup_link_intro: "While two-step sign-in is required, a person who has not set it up needs a setup link besides their password: otherwise a stolen password would set up the thief's phone. Make one and hand it over as you would an invitation; they open it in the browser they sign in with.",
+    setup_link_for: "For",
+    setup_link_create: "Create setup link",
+    setup_link_once: "Copy it now: the link is shown only once and works once.",
+    setup_link_expires: "Expires",
+    setup_link_nobody: "Everyone who signs in with a password has two-step sign-in.",
+    needs_setup: "needs a setup link",
 };
 
 const RU: TwoStepTexts = TwoStepTexts {
@@ -115,6 +133,14 @@ const RU: TwoStepTexts = TwoStepTexts {
     reset: "Сбросить второй фактор",
     reset_title: "Сбросить двухэтапный вход этого пользователя?",
     reset_body: "Его приложение-аутентификатор и коды восстановления перестанут работать. Следующий вход потребует только пароль или настройку нового приложения, если двухэтапный вход обязателен. Нужно, когда потеряны и телефон, и коды восстановления.",
+    setup_link: "Ссылка для настройки двухэтапного входа",
+    setup_link_intro: "Пока двухэтапный вход обязателен, тому, кто его ещё не настроил, кроме пароля нужна ссылка для настройки: иначе украденный пароль позволил бы настроить телефон злоумышленника. Создайте ссылку и передайте её, как приглашение; человек открывает её в браузере, в котором входит.",
+    setup_link_for: "Для",
+    setup_link_create: "Создать ссылку",
+    setup_link_once: "Скопируйте её сейчас: ссылка показывается один раз и работает один раз.",
+    setup_link_expires: "Истекает",
+    setup_link_nobody: "У всех, кто входит по паролю, двухэтапный вход настроен.",
+    needs_setup: "нужна ссылка для настройки",
 };
 
 pub fn two_step_texts(lang: Lang) -> &'static TwoStepTexts {

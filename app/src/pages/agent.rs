@@ -1,6 +1,7 @@
-//! One Agent: its status and why, its components with their errors and
-//! warnings, and the lifecycle actions (disable/enable, move, revoke, delete),
-//! each destructive one behind a confirmation that says what it does.
+//! One Agent: its status and why, its key fingerprint, its components with
+//! their errors and warnings, and the lifecycle actions (approve or reject a
+//! newcomer; disable/enable, move, revoke, delete), each destructive one
+//! behind a confirmation that says what it does.
 //!
 //! Drawn by the server: the Agent, its components and its latest jobs are a
 //! live region (crate::live_region), drawn again when an Agent or a job
@@ -59,6 +60,8 @@ enum Question {
     Disable,
     Revoke,
     Delete,
+    Approve,
+    Reject,
     /// Removing the unmanaged leftover with this component ID.
     RemoveLeftover(String),
 }
@@ -72,6 +75,8 @@ impl Question {
             "disable" => Some(Self::Disable),
             "revoke" => Some(Self::Revoke),
             "delete" => Some(Self::Delete),
+            "approve" => Some(Self::Approve),
+            "reject" => Some(Self::Reject),
             _ => None,
         }
     }
@@ -171,6 +176,8 @@ fn AgentDetails(
                 (true, false) => it.docker_missing.to_string(),
             }}</dd>
             <dt>{it.tags}</dt><dd>{agent.tags.join(", ")}</dd>
+            <dt>{it.key_fingerprint}</dt>
+            <dd><code class="fingerprint" id="agent-key-fingerprint">{agent.key_fingerprint.clone()}</code></dd>
             <dt>{it.col_last_heartbeat}</dt>
             <dd><LastSeen at=agent.last_heartbeat_at.clone() secs=agent.last_seen_secs /></dd>
             {agent.moved_to.clone().map(|to| view! {
@@ -292,6 +299,7 @@ fn AgentActions(agent: AgentView, question: Option<Question>) -> impl IntoView {
     // A move can be asked again while no new host has taken the record over.
     let movable = !retired || (agent.status == AgentStatus::Moved && agent.moved_to.is_none());
     let disabled = agent.status == AgentStatus::Disabled;
+    let pending = agent.status == AgentStatus::Pending;
     let page = agent_page(&agent.id);
     let id = agent.id.to_string();
     let ask = |what: &str, button_id: &'static str, class: &'static str, label: &'static str| {
@@ -319,21 +327,37 @@ fn AgentActions(agent: AgentView, question: Option<Question>) -> impl IntoView {
             it.delete_agent_explain,
             "confirm-delete-agent",
         )),
+        Question::Approve if pending => Some((
+            "approve",
+            it.approve,
+            it.approve_explain,
+            "confirm-approve-agent",
+        )),
+        Question::Reject if pending => Some((
+            "reject",
+            it.reject,
+            it.reject_explain,
+            "confirm-reject-agent",
+        )),
         _ => None,
     });
+    // A pending Agent is approved or rejected; the rest waits until then.
+    let settled = !retired && !pending;
     view! {
         <section class="danger-zone" id="agent-actions">
             <div class="actions">
-                {(!retired && !disabled).then(|| ask("disable", "disable-agent", "button", it.disable))}
-                {(!retired && disabled).then(|| view! {
+                {pending.then(|| ask("approve", "approve-agent", "button", it.approve))}
+                {pending.then(|| ask("reject", "reject-agent", "button danger", it.reject))}
+                {(settled && !disabled).then(|| ask("disable", "disable-agent", "button", it.disable))}
+                {(settled && disabled).then(|| view! {
                     <RowAction action=AgentActionCall::PATH id=id.clone() more=vec![("action", "enable".to_string())]
                         class="enable-agent" button_id="enable-agent" label=it.enable />
                 })}
-                {movable.then(|| {
+                {(movable && !pending).then(|| {
                     provide_context(AgentToMove(id.clone()));
                     view! { <MoveAgentButton /> }
                 })}
-                {(!retired).then(|| ask("revoke", "revoke-agent", "button danger", it.revoke))}
+                {settled.then(|| ask("revoke", "revoke-agent", "button danger", it.revoke))}
                 {ask("delete", "delete-agent", "button danger", it.delete_agent)}
             </div>
             {asked.map(|(action, title, explain, confirm_id)| view! {

@@ -28,7 +28,7 @@ pub fn stage_badge(status: StageStatus) -> &'static str {
 pub fn agent_badge(status: AgentStatus) -> &'static str {
     match status {
         AgentStatus::Online => "badge ok",
-        AgentStatus::Degraded => "badge warn",
+        AgentStatus::Degraded | AgentStatus::Pending => "badge warn",
         _ => "badge bad",
     }
 }

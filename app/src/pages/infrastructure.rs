@@ -329,6 +329,7 @@ fn AddAgentForm() -> impl IntoView {
     let name = RwSignal::new(String::new());
     let tags = RwSignal::new(String::new());
     let hours = RwSignal::new(INSTALL_TOKEN_DEFAULT_HOURS.to_string());
+    let needs_approval = RwSignal::new(false);
     let errors = FormErrors::of(create, lang);
     let input = move || NewInstallToken {
         name: name.get_untracked(),
@@ -341,6 +342,7 @@ fn AddAgentForm() -> impl IntoView {
             .collect(),
         // An unparsable number is refused by the same rule as an out-of-range one.
         expires_in_hours: Some(hours.get_untracked().trim().parse().unwrap_or(0)),
+        needs_approval: needs_approval.get_untracked(),
     };
     let message_for = move |field: &'static str| errors.for_field(field);
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
@@ -364,6 +366,12 @@ fn AddAgentForm() -> impl IntoView {
             <input id="token-hours" name="expires_in_hours" inputmode="numeric"
                 prop:value=move || hours.get() on:input=move |ev| hours.set(event_target_value(&ev)) />
             <p class="field-error" id="token-hours-error">{move || message_for("expires_in_hours")}</p>
+            <label class="check">
+                <input type="checkbox" id="token-needs-approval" name="needs_approval"
+                    prop:checked=move || needs_approval.get()
+                    on:change=move |ev| needs_approval.set(event_target_checked(&ev)) />
+                " "{it.field_needs_approval}
+            </label>
             <button type="submit" class="primary" id="create-token" disabled=move || create.pending().get()>
                 {it.create_token}
             </button>

@@ -34,6 +34,7 @@ pub mod settings;
 pub mod setup;
 pub mod sparkline;
 pub mod two_step;
+pub mod two_step_link;
 pub mod user_invite;
 pub mod user_networks;
 pub mod users;

@@ -78,7 +78,16 @@ fn OverviewLive() -> impl IntoView {
                 } else {
                     t.online_of.replace("{n}", &c.agents_total.to_string())
                 };
+                let ot = overview_texts(lang);
+                let pending = (c.agents_pending > 0).then(|| view! {
+                    <p class="alert warn" role="status" id="agents-pending">
+                        <a href="/infrastructure#agents">
+                            {ot.agents_pending.replace("{n}", &c.agents_pending.to_string())}
+                        </a>
+                    </p>
+                });
                 view! {
+                    {pending}
                     <div class="stats">
                         <Card id="count-networks" href="/networks" label=t.card_networks value=c.networks.to_string() note=networks_note />
                         <Card id="count-agents" href="/infrastructure" label=t.card_agents value=c.agents_online.to_string() note=Some(agents_note) />

@@ -69,7 +69,9 @@ pub fn RevokedKeys(
                                 view! {
                                     <tr class="revoked-row" data-agent=k.agent_id.to_string()>
                                         <td data-label=it.col_agent><code class="id">{k.agent_id.to_string()}</code></td>
-                                        <td data-label=t.col_name>{k.name}</td>
+                                        <td data-label=t.col_name>{k.name}
+                                            {k.rejected.then(|| view! { " "<span class="badge warn">{it.rejected}</span> })}
+                                        </td>
                                         <td data-label=it.col_revoked_at>{when(&k.revoked_at)}</td>
                                         <td>{action}</td>
                                     </tr>

@@ -18,7 +18,7 @@ use super::layout::{Frame, TabLinks};
 use super::loaded;
 use super::plain_action::{confirm_address, refusal_in_address, ConfirmAtAddress};
 use super::two_step::TwoStep;
-use crate::api::settings::{settings_screen, SaveAlertWebhook, SendTestAlert};
+use crate::api::settings::{settings_screen, SaveAgentApproval, SaveAlertWebhook, SendTestAlert};
 use crate::error::UiError;
 use crate::i18n::settings::{identity_texts, settings_texts, token_texts};
 use crate::i18n::texts;
@@ -30,7 +30,7 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 use protocol::actions::ActionKind;
 use protocol::alerts::{AlertSettings, AlertView};
-use protocol::api::{ControlIdentityView, ControlKeyView};
+use protocol::api::{AgentApprovalSettings, ControlIdentityView, ControlKeyView};
 
 /// The address's key that asks to confirm turning alerts off.
 const ALERTS_OFF_ASKED: &str = "alerts_off";
@@ -100,14 +100,16 @@ pub fn SettingsPage() -> impl IntoView {
                         ),
                         off_asked: query.get_str(ALERTS_OFF_ASKED).is_some(),
                     };
-                    async move { settings.await.map(|screen| (screen, said)) }
+                    let approval_saved = query.get_str("approval_saved").is_some();
+                    async move { settings.await.map(|screen| (screen, said, approval_saved)) }
                 },
-                move |(screen, said)| {
+                move |(screen, said, approval_saved)| {
                     provide_context(screen.second_factor);
                     view! {
                         <section class="card" id="alerts">
                             <AlertSettingsView current=screen.alerts said />
                         </section>
+                        <NewAgentsSection current=screen.agent_approval saved=approval_saved />
                         <TwoStep />
                         <ControlIdentitySection identity=screen.identity />
                     }
@@ -125,6 +127,39 @@ struct AlertsSaid {
     tested: Option<bool>,
     refused: Option<UiError>,
     off_asked: bool,
+}
+
+/// Whether Agents enrolled with the shared token wait for approval; those
+/// who may change settings change it with a plain form.
+#[component]
+fn NewAgentsSection(current: AgentApprovalSettings, saved: bool) -> impl IntoView {
+    let st = settings_texts(use_lang());
+    let state = if current.required {
+        st.approval_on
+    } else {
+        st.approval_off
+    };
+    let form = may(ActionKind::ChangeSettings).then(|| {
+        view! {
+            <form method="post" action=SaveAgentApproval::PATH id="agent-approval-form">
+                <label class="check">
+                    <input type="checkbox" id="agent-approval-required" name="required" value="true"
+                        checked=current.required />
+                    " "{st.approval_field}
+                </label>
+                <button type="submit" class="primary" id="save-agent-approval">{st.save}</button>
+                <p class="muted" role="status" id="agent-approval-saved">{saved.then_some(st.saved)}</p>
+            </form>
+        }
+    });
+    view! {
+        <section class="card" id="new-agents">
+            <h2>{st.approval_title}</h2>
+            <p class="muted">{st.approval_intro}</p>
+            <p id="agent-approval-state">{state}</p>
+            {form}
+        </section>
+    }
 }
 
 /// Control's public key and fingerprint, which the admin compares with what

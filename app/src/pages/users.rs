@@ -17,6 +17,7 @@ use super::plain_action::{
     confirm_address, refusal_in_address, with_query, ConfirmAtAddress, RowAction,
 };
 use super::settings::SettingsFrame;
+use super::two_step_link::{SetupCandidates, TwoStepSetupLink};
 use super::user_invite::{InvitePerson, NetworkChoices};
 use super::user_networks::described;
 use super::LoadError;
@@ -103,6 +104,7 @@ fn PeopleSection() -> impl IntoView {
     let query = use_query_map();
     // Drawn under a Suspense: its code is named up front.
     crate::islands::preload_island("invite_person_loader");
+    crate::islands::preload_island("two_step_setup_link_loader");
     let people = Resource::new(|| (), |_| people_screen());
     let question = Memo::new(move |_| Ask::in_address(&query.read()));
     let refusal = move || {
@@ -166,11 +168,21 @@ fn UsersSection(
                 <p class="muted" id="require-two-step-hint">{tt.require_hint}</p>
                 <button type="submit" id="save-two-step-requirement">{ut.save_requirement}</button>
             </form>
+            {
+                // Who signs in with a password and has no second factor yet.
+                let candidates: Vec<(String, String)> = people
+                    .iter()
+                    .filter(|u| !u.second_factor && !u.single_sign_on && !u.pending)
+                    .map(|u| (u.id.to_string(), u.name.clone()))
+                    .collect();
+                provide_context(SetupCandidates(DrawnJson::of(&candidates)));
+                view! { <TwoStepSetupLink /> }
+            }
             <p class="field-error" role="alert" id="user-change-error">{refusal}</p>
             {if people.is_empty() {
                 view! { <p class="empty" id="users-empty">{ut.empty}</p> }.into_any()
             } else {
-                view! { <UserTable list=people networks /> }.into_any()
+                view! { <UserTable list=people networks two_step_required /> }.into_any()
             }}
             {asked.map(|(ask, user)| user_question(ask, user))}
         </section>
@@ -221,7 +233,11 @@ fn user_question(ask: Ask, user: UserView) -> AnyView {
 }
 
 #[component]
-fn UserTable(list: Vec<UserView>, networks: Vec<(String, String)>) -> impl IntoView {
+fn UserTable(
+    list: Vec<UserView>,
+    networks: Vec<(String, String)>,
+    two_step_required: bool,
+) -> impl IntoView {
     let lang = use_lang();
     let ut = user_texts(lang);
     view! {
@@ -235,14 +251,18 @@ fn UserTable(list: Vec<UserView>, networks: Vec<(String, String)>) -> impl IntoV
                 <th scope="col"></th>
             </tr></thead>
             <tbody>
-                {list.into_iter().map(|user| view! { <UserRow user networks=networks.clone() /> }).collect_view()}
+                {list.into_iter().map(|user| view! { <UserRow user networks=networks.clone() two_step_required /> }).collect_view()}
             </tbody>
         </table>
     }
 }
 
 #[component]
-fn UserRow(user: UserView, networks: Vec<(String, String)>) -> impl IntoView {
+fn UserRow(
+    user: UserView,
+    networks: Vec<(String, String)>,
+    two_step_required: bool,
+) -> impl IntoView {
     let lang = use_lang();
     let (ut, tt) = (user_texts(lang), two_step_texts(lang));
     let id = user.id.to_string();
@@ -256,6 +276,13 @@ fn UserRow(user: UserView, networks: Vec<(String, String)>) -> impl IntoView {
             " "<span class="badge ok" id=format!("two-step-{id}")>{tt.badge}</span>
         }
     });
+    // The owner requires it and this person has none: they need a setup link.
+    let needs_setup =
+        (two_step_required && !user.second_factor && !user.single_sign_on).then(|| {
+            view! {
+                " "<span class="badge warn" id=format!("needs-setup-{id}")>{tt.needs_setup}</span>
+            }
+        });
     // A person waiting has a placeholder role: choosing one approves them.
     let current = if user.pending { "" } else { user.role.as_str() };
     let waiting = user.pending.then(|| {
@@ -292,7 +319,7 @@ fn UserRow(user: UserView, networks: Vec<(String, String)>) -> impl IntoView {
     };
     view! {
         <tr class="user-row">
-            <td data-label=ut.col_name>{user.name.clone()}{sso}{two_step}{waiting}</td>
+            <td data-label=ut.col_name>{user.name.clone()}{sso}{two_step}{needs_setup}{waiting}</td>
             <td data-label=ut.col_role>
                 <form method="post" action=ChangeUserCall::PATH class="role-form">
                     <input type="hidden" name="id" value=id.clone() />

@@ -234,6 +234,13 @@ impl<A: Action> Granted<A> {
     pub fn scope(&self) -> &NetworkScope {
         self.by.networks()
     }
+
+    /// Whether the one acting may also take action `kind`: for a rule of
+    /// this action that depends on another's right (only someone who may
+    /// change Control-wide settings points Control at a private address).
+    pub fn may_also(&self, kind: ActionKind) -> bool {
+        self.by.allows(kind)
+    }
 }
 
 /// The principal may not take the action: its role does not allow it, or

@@ -21,6 +21,15 @@
 //! browser a known one at once: `knotroute-control trust-browser` prints a
 //! one-time link ([`AdminSessions::issue_browser_link`]) whose page hands that
 //! browser its own mark, and with it its own budget.
+//!
+//! Budgets also bound the guesses at one *account*. Anyone with an account
+//! can mint known-browser marks by signing in, each with a budget of its
+//! own; so every attempt at an account also counts against that account's
+//! budget, whatever browser or address it comes from, unless it comes from
+//! a browser that signed in to that very account before (its mark is bound
+//! to the account it last signed in as). Guessing another person's (or the
+//! break-glass owner's) password thus stays at [`MAX_FAILURES`] per window
+//! in all, while the person's own browser is never held back by it.
 
 use crate::access::principal::Principal;
 use crate::access::second_factor::{Gate, SecondFactors};
@@ -46,6 +55,19 @@ pub const DEVICE_LIFETIME: Duration = Duration::days(90);
 pub const NEW_DEVICE_LIFETIME: Duration = Duration::days(14);
 /// How long a link from `knotroute-control trust-browser` can be used (once).
 pub const BROWSER_LINK_LIFETIME: Duration = Duration::minutes(15);
+
+/// What the throttle counts an account's failures under: its sign-in name
+/// as the sign-in compares it (trimmed, lowercase; empty for the
+/// break-glass owner), hashed to fit the column whatever was typed.
+const ACCOUNT_KEY: &str = "account:";
+
+fn account_key(name: &str) -> String {
+    let name = name.trim().to_ascii_lowercase();
+    format!(
+        "{ACCOUNT_KEY}{}",
+        &token_hash(&format!("account:{name}"))[..24]
+    )
+}
 
 /// A trust-browser link's token is stored among the marks, hashed with a
 /// prefix: the link is never itself a mark (a cookie with its value opens
@@ -76,6 +98,10 @@ pub enum AuthError {
     /// send the password again with the app's first code.
     #[error("a second factor must be set up first")]
     SetUpSecondFactor(Box<protocol::second_factor::Enrollment>),
+    /// As [`AuthError::SetUpSecondFactor`], but the sign-in brought no setup
+    /// link: the password alone does not set one up.
+    #[error("setting up the second factor needs a setup link")]
+    SetupNeedsLink,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -125,6 +151,10 @@ pub struct Credentials<'a> {
     /// The authenticator's code or a recovery code, for a person with a
     /// second factor (`second_factor`); ignored otherwise.
     pub code: Option<&'a str>,
+    /// The token of a second-factor setup link the browser holds
+    /// (`second_factor::setup_link`): setting up a required second factor
+    /// needs it besides the password.
+    pub setup: Option<&'a str>,
 }
 
 /// A valid session found from a cookie, and who it acts as now.
@@ -166,8 +196,9 @@ impl AdminSessions {
     /// refused one (it was never checked, and must not prolong the lock); a
     /// wrong password's row stays for the window.
     ///
-    /// The key is per address or browser, never per name, so trying many
-    /// names is no faster than trying one.
+    /// The key is per address or browser, so trying many names is no faster
+    /// than trying one; and per account too (module docs), so many browsers
+    /// are no faster against one account than one browser.
     pub async fn sign_in(
         &self,
         credentials: Credentials<'_>,
@@ -175,32 +206,58 @@ impl AdminSessions {
     ) -> Result<NewSession, AuthError> {
         let now = Utc::now();
         let client = from.client;
-        let device = match from.device {
-            Some(token) if self.is_known_device(token, now).await? => Some(token),
-            _ => None,
+        let account = account_key(credentials.name);
+        let mark = match from.device {
+            Some(token) => self.known_device(token, now).await?.map(|d| (token, d)),
+            None => None,
         };
+        let device = mark.as_ref().map(|(token, _)| *token);
         let key = match device {
             Some(token) => format!("device:{}", &token_hash(token)[..24]),
             None => client.to_string(),
         };
-        let attempt = login_failure::ActiveModel {
-            client: Set(key.clone()),
-            failed_at: Set(now),
-            ..Default::default()
+        // A browser that signed in to this account before is the account
+        // holder's own: the account's budget, which others' guesses use up,
+        // does not hold it back.
+        let own_browser = mark
+            .as_ref()
+            .is_some_and(|(_, d)| d.account.as_deref() == Some(account.as_str()));
+        let mut keys = vec![key];
+        if !own_browser {
+            keys.push(account.clone());
         }
-        .insert(&self.db)
-        .await?;
-        // This attempt's own row counts: more than the limit refuses it.
-        if let Some(retry_after) = self.locked_out(&key, MAX_FAILURES + 1, now).await? {
-            login_failure::Entity::delete_by_id(attempt.id)
+        let mut attempts = Vec::new();
+        for key in &keys {
+            attempts.push(
+                login_failure::ActiveModel {
+                    client: Set(key.clone()),
+                    failed_at: Set(now),
+                    ..Default::default()
+                }
+                .insert(&self.db)
+                .await?
+                .id,
+            );
+        }
+        let forget_attempts = || async {
+            login_failure::Entity::delete_many()
+                .filter(login_failure::Column::Id.is_in(attempts.clone()))
                 .exec(&self.db)
                 .await?;
-            tracing::warn!(
-                client,
-                known_browser = device.is_some(),
-                "admin sign-in refused: too many failed attempts"
-            );
-            return Err(AuthError::Throttled { retry_after });
+            Ok::<_, AuthError>(())
+        };
+        // This attempt's own rows count: more than the limit refuses it.
+        for key in &keys {
+            if let Some(retry_after) = self.locked_out(key, MAX_FAILURES + 1, now).await? {
+                forget_attempts().await?;
+                tracing::warn!(
+                    client,
+                    known_browser = device.is_some(),
+                    per_account = key.starts_with(ACCOUNT_KEY),
+                    "admin sign-in refused: too many failed attempts"
+                );
+                return Err(AuthError::Throttled { retry_after });
+            }
         }
         let person = match credentials.name.trim() {
             "" => secret_matches(credentials.password, &self.admin_password).then_some(None),
@@ -220,7 +277,10 @@ impl AdminSessions {
         };
         let mut recovery_codes = Vec::new();
         if let Some(person) = &person {
-            match self.second_step(person, credentials.code, now).await {
+            match self
+                .second_step(person, credentials.code, credentials.setup, now)
+                .await
+            {
                 Ok(codes) => recovery_codes = codes,
                 // A wrong code keeps the attempt's row: it counts as a failure.
                 Err(e @ AuthError::WrongCode(_)) => {
@@ -232,24 +292,20 @@ impl AdminSessions {
                     return Err(e);
                 }
                 Err(e) => {
-                    login_failure::Entity::delete_by_id(attempt.id)
-                        .exec(&self.db)
-                        .await?;
+                    forget_attempts().await?;
                     return Err(e);
                 }
             }
         }
         let user_id = person.map(|p| p.id);
-        login_failure::Entity::delete_by_id(attempt.id)
-            .exec(&self.db)
-            .await?;
+        forget_attempts().await?;
         let new_device = match device {
             Some(token) => {
-                self.extend_device(token, now).await?;
+                self.extend_device(token, &account, now).await?;
                 // Sent again so the cookie lives as long as the record.
                 Some(token.to_string())
             }
-            None => Some(self.remember_device(now).await?),
+            None => Some(self.remember_device(Some(&account), now).await?),
         };
         let mut session = self.open(user_id.clone(), client, now, new_device).await?;
         session.recovery_codes = recovery_codes;
@@ -272,6 +328,7 @@ impl AdminSessions {
         &self,
         person: &crate::entities::user::Model,
         code: Option<&str>,
+        setup: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Vec<String>, AuthError> {
         let key = format!("code:{}", person.id);
@@ -307,7 +364,7 @@ impl AdminSessions {
                 return Err(AuthError::Throttled { retry_after });
             }
         }
-        let gate = self.second_factors.gate(person, code, now).await?;
+        let gate = self.second_factors.gate(person, code, setup, now).await?;
         // Only a wrong code keeps its row: it counts as a failure.
         if !matches!(gate, Gate::Wrong(_)) {
             forget_attempt().await?;
@@ -316,6 +373,7 @@ impl AdminSessions {
             Gate::Open { recovery_codes } => Ok(recovery_codes),
             Gate::AskForCode => Err(AuthError::CodeNeeded),
             Gate::SetUp(enrollment) => Err(AuthError::SetUpSecondFactor(Box::new(enrollment))),
+            Gate::NeedsSetupLink => Err(AuthError::SetupNeedsLink),
             Gate::Wrong(error) => Err(AuthError::WrongCode(error)),
         }
     }
@@ -385,22 +443,31 @@ impl AdminSessions {
         })
     }
 
-    async fn is_known_device(&self, token: &str, now: DateTime<Utc>) -> Result<bool, AuthError> {
+    async fn known_device(
+        &self,
+        token: &str,
+        now: DateTime<Utc>,
+    ) -> Result<Option<signin_device::Model>, AuthError> {
         Ok(signin_device::Entity::find_by_id(token_hash(token))
             .filter(signin_device::Column::ExpiresAt.gt(now))
             .one(&self.db)
-            .await?
-            .is_some())
+            .await?)
     }
 
     /// Stores a new known-browser token (its hash), kept for
-    /// [`NEW_DEVICE_LIFETIME`] unless it comes back.
-    async fn remember_device(&self, now: DateTime<Utc>) -> Result<String, AuthError> {
+    /// [`NEW_DEVICE_LIFETIME`] unless it comes back, bound to the account
+    /// (`account_key`) it just signed in to, if any.
+    async fn remember_device(
+        &self,
+        account: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<String, AuthError> {
         let token = new_token();
         signin_device::ActiveModel {
             token_hash: Set(token_hash(&token)),
             created_at: Set(now),
             expires_at: Set(now + NEW_DEVICE_LIFETIME),
+            account: Set(account.map(str::to_string)),
         }
         .insert(&self.db)
         .await?;
@@ -408,12 +475,21 @@ impl AdminSessions {
     }
 
     /// A mark that came back with a correct password stays known for
-    /// [`DEVICE_LIFETIME`] from now.
-    async fn extend_device(&self, token: &str, now: DateTime<Utc>) -> Result<(), AuthError> {
+    /// [`DEVICE_LIFETIME`] from now, bound to the account it signed in to.
+    async fn extend_device(
+        &self,
+        token: &str,
+        account: &str,
+        now: DateTime<Utc>,
+    ) -> Result<(), AuthError> {
         signin_device::Entity::update_many()
             .col_expr(
                 signin_device::Column::ExpiresAt,
                 sea_orm::sea_query::Expr::value(now + DEVICE_LIFETIME),
+            )
+            .col_expr(
+                signin_device::Column::Account,
+                sea_orm::sea_query::Expr::value(account),
             )
             .filter(signin_device::Column::TokenHash.eq(token_hash(token)))
             .exec(&self.db)
@@ -430,6 +506,7 @@ impl AdminSessions {
             token_hash: Set(browser_link_hash(&token)),
             created_at: Set(now),
             expires_at: Set(now + BROWSER_LINK_LIFETIME),
+            account: Set(None),
         }
         .insert(&self.db)
         .await?;
@@ -451,7 +528,7 @@ impl AdminSessions {
             return Ok(None);
         }
         tracing::info!("trust-browser link used: a browser was made known");
-        Ok(Some(self.remember_device(now).await?))
+        Ok(Some(self.remember_device(None, now).await?))
     }
 
     /// The session a cookie token belongs to, if it exists and has not

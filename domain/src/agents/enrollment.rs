@@ -6,6 +6,7 @@
 
 use crate::access::scope::NetworkScope;
 use crate::access::secrets::{secret_matches, token_hash};
+use crate::agents::approval::{self, AgentApproval};
 use crate::agents::install_tokens;
 use crate::agents::revoked_keys;
 use crate::entities::agent::Retirement;
@@ -81,13 +82,16 @@ enum Grant {
 pub struct Enrollment {
     db: DatabaseConnection,
     enroll_token: std::sync::Arc<str>,
+    /// Told of each Agent that begins to wait for approval.
+    approval: AgentApproval,
 }
 
 impl Enrollment {
-    pub fn new(db: DatabaseConnection, enroll_token: &str) -> Self {
+    pub fn new(db: DatabaseConnection, enroll_token: &str, approval: AgentApproval) -> Self {
         Self {
             db,
             enroll_token: enroll_token.into(),
+            approval,
         }
     }
 
@@ -166,16 +170,31 @@ impl Enrollment {
         } else {
             name.clone()
         };
-        upsert_agent(
-            &txn,
-            &agent_id,
-            &key,
-            &display_name,
-            &tags,
+        // The shared token lets anyone who knows it enroll, so its Agents
+        // wait for an admin; an install token's Agent was approved by the
+        // admin who made it (unless they asked otherwise).
+        let approved_by_token = matches!(&grant, Grant::Install(t) if !t.needs_approval);
+        let waits_if_new = match &grant {
+            Grant::Shared => approval::required(&txn).await?,
+            Grant::Install(t) => t.needs_approval,
+        };
+        let was_waiting = agent::Entity::find_by_id(agent_id.as_str())
+            .one(&txn)
+            .await?
+            .map(|a| a.pending);
+        let waits = match was_waiting {
+            None => waits_if_new,
+            Some(waiting) => waiting && !approved_by_token,
+        };
+        let new_row = NewAgent {
+            id: &agent_id,
+            key: &key,
+            name: &display_name,
+            tags: &tags,
             named_by_admin,
-            now,
-        )
-        .await?;
+            pending: waits,
+        };
+        upsert_agent(&txn, new_row, approved_by_token, now).await?;
         if let Some(old) = &replaces {
             if !take_over(&txn, old, agent_id.as_str()).await? {
                 // The record was taken over, revoked or deleted meanwhile.
@@ -185,20 +204,26 @@ impl Enrollment {
         }
         log.write(&txn, true, "accepted").await?;
         txn.commit().await?;
-        tracing::info!(client, agent_id = %agent_id, "agent enrolled");
+        tracing::info!(client, agent_id = %agent_id, pending = waits, "agent enrolled");
         let how = match (&grant, &replaces) {
             (Grant::Shared, _) => "shared enrollment token".to_string(),
             (Grant::Install(t), None) => format!("install token {}", t.id),
             (Grant::Install(t), Some(old)) => format!("install token {} (moved from {old})", t.id),
         };
+        let waiting = if waits { "; waits for approval" } else { "" };
         audit::record(
             &self.db,
             &audit::agent_actor(agent_id.as_str()),
             "agent.enrolled",
             agent_id.as_str(),
-            &format!("from {client} with {how}"),
+            &format!("from {client} with {how}{waiting}"),
         )
         .await;
+        if waits && was_waiting != Some(true) {
+            self.approval
+                .announce(&agent_id, &display_name, client)
+                .await;
+        }
         Ok(agent_id)
     }
 
@@ -433,22 +458,33 @@ impl LogLine<'_> {
 }
 
 /// Inserts the Agent, or refreshes name and tags when the key is enrolled already.
+/// An Agent record as enrollment writes it.
+struct NewAgent<'a> {
+    id: &'a AgentId,
+    key: &'a AgentPublicKey,
+    name: &'a str,
+    tags: &'a [String],
+    named_by_admin: bool,
+    /// Waits for an admin's approval (`agents::approval`).
+    pending: bool,
+}
+
+/// Inserts the Agent, or refreshes the record its key already has: name and
+/// tags; and, with `approving` (an install token that needs no approval),
+/// ends its wait for approval. Otherwise the record keeps whether it waits.
 async fn upsert_agent(
     db: &impl ConnectionTrait,
-    agent_id: &AgentId,
-    key: &AgentPublicKey,
-    name: &str,
-    tags: &[String],
-    named_by_admin: bool,
+    new: NewAgent<'_>,
+    approving: bool,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
     let row = agent::ActiveModel {
-        id: Set(agent_id.to_string()),
-        name: Set(name.to_string()),
-        public_key: Set(key.to_wire()),
+        id: Set(new.id.to_string()),
+        name: Set(new.name.to_string()),
+        public_key: Set(new.key.to_wire()),
         hostname: Set(String::new()),
         version: Set(String::new()),
-        tags: Set(serde_json::to_string(tags).expect("strings serialise")),
+        tags: Set(serde_json::to_string(new.tags).expect("strings serialise")),
         disabled: Set(false),
         docker_available: Set(false),
         docker_version: Set(String::new()),
@@ -459,17 +495,22 @@ async fn upsert_agent(
         moved_to: Set(None),
         report_hash: Set(String::new()),
         reconcile_pending: Set(false),
-        named_by_admin: Set(named_by_admin),
+        named_by_admin: Set(new.named_by_admin),
+        pending: Set(new.pending),
     };
+    let mut refreshed = vec![
+        agent::Column::Name,
+        agent::Column::Tags,
+        agent::Column::NamedByAdmin,
+        agent::Column::UpdatedAt,
+    ];
+    if approving {
+        refreshed.push(agent::Column::Pending);
+    }
     agent::Entity::insert(row)
         .on_conflict(
             OnConflict::column(agent::Column::Id)
-                .update_columns([
-                    agent::Column::Name,
-                    agent::Column::Tags,
-                    agent::Column::NamedByAdmin,
-                    agent::Column::UpdatedAt,
-                ])
+                .update_columns(refreshed)
                 .to_owned(),
         )
         .exec(db)

@@ -59,6 +59,7 @@ pub fn view(row: &install_token::Model, now: DateTime<Utc>) -> InstallTokenView 
         used_at: row.used_at.map(rfc3339),
         used_by: row.used_by.clone(),
         replaces_agent: row.replaces_agent.clone(),
+        needs_approval: row.needs_approval,
     }
 }
 
@@ -137,6 +138,17 @@ pub struct InstallTokens {
     public_url: Option<url::Url>,
 }
 
+/// A token about to be issued.
+pub(crate) struct Issued<'a> {
+    pub name: &'a str,
+    pub tags_json: &'a str,
+    pub lifetime: Duration,
+    /// Makes it a move token for that Agent record.
+    pub replaces_agent: Option<&'a str>,
+    /// Its Agent waits for approval once enrolled.
+    pub needs_approval: bool,
+}
+
 impl InstallTokens {
     pub fn new(db: DatabaseConnection, public_url: Option<url::Url>) -> Self {
         Self { db, public_url }
@@ -152,27 +164,33 @@ impl InstallTokens {
         let tags = serde_json::to_string(&valid.tags).expect("strings serialise");
         self.issue(
             &self.db,
-            &valid.name,
-            &tags,
-            Duration::hours(valid.expires_in_hours.into()),
-            None,
+            Issued {
+                name: &valid.name,
+                tags_json: &tags,
+                lifetime: Duration::hours(valid.expires_in_hours.into()),
+                replaces_agent: None,
+                needs_approval: valid.needs_approval,
+            },
             &by.actor(),
         )
         .await
     }
 
-    /// Stores a new token and returns it with its snippets. `replaces_agent`
-    /// makes it a move token for that Agent record. `actor` asked for it
-    /// (the audit log's spelling).
+    /// Stores a new token and returns it with its snippets. `actor` asked
+    /// for it (the audit log's spelling).
     pub(crate) async fn issue(
         &self,
         db: &impl ConnectionTrait,
-        name: &str,
-        tags_json: &str,
-        lifetime: Duration,
-        replaces_agent: Option<&str>,
+        issued: Issued<'_>,
         actor: &str,
     ) -> Result<CreatedInstallToken, InstallTokenError> {
+        let Issued {
+            name,
+            tags_json,
+            lifetime,
+            replaces_agent,
+            needs_approval,
+        } = issued;
         let now = Utc::now();
         let token = format!("{TOKEN_PREFIX}{}", new_token());
         let mut id_bytes = [0u8; 8];
@@ -188,13 +206,17 @@ impl InstallTokens {
             used_by: Set(None),
             revoked_at: Set(None),
             replaces_agent: Set(replaces_agent.map(str::to_string)),
+            needs_approval: Set(needs_approval),
         }
         .insert(db)
         .await?;
-        let detail = match replaces_agent {
+        let mut detail = match replaces_agent {
             Some(agent) => format!("moves {agent}; expires {}", rfc3339(row.expires_at)),
             None => format!("expires {}", rfc3339(row.expires_at)),
         };
+        if needs_approval {
+            detail.push_str("; its Agent waits for approval");
+        }
         audit::record(db, actor, "install_token.created", &row.id, &detail).await;
         let control_key = crate::access::control_identity::describe(db)
             .await

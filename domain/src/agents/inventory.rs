@@ -4,7 +4,7 @@
 use crate::access::principal::Granted;
 use crate::access::roles::ManageAgents;
 use crate::access::scope::NetworkScope;
-use crate::agents::install_tokens::{InstallTokenError, InstallTokens};
+use crate::agents::install_tokens::{InstallTokenError, InstallTokens, Issued};
 use crate::agents::status::{agent_status, component_error};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, agent_control_trust, component};
@@ -36,6 +36,9 @@ pub enum InventoryError {
     /// Revoked or moved Agents cannot be enabled, disabled or moved again.
     #[error("the agent is {0}")]
     Retired(Retirement),
+    /// Approving or rejecting an Agent that does not wait for approval.
+    #[error("the agent is not waiting for approval")]
+    NotPending,
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -114,6 +117,7 @@ fn view(
             refused_count: t.refused_count.max(0) as u64,
             refused_detail: t.refused_detail.clone(),
         }),
+        key_fingerprint: crate::agents::approval::fingerprint(agent),
     }
 }
 
@@ -329,7 +333,8 @@ impl AgentInventory {
         Ok((services, next))
     }
 
-    /// The Agents a job can be queued for (not revoked or moved) whose name
+    /// The Agents a job can be queued for (not revoked, moved or waiting for
+    /// approval) whose name
     /// contains `search`, by name, at most `limit`, and whether more match:
     /// what the forms offer. With `deployable`, only those online with Docker
     /// ([`AgentChoice::can_deploy_now`]), chosen in the database so that a
@@ -345,6 +350,7 @@ impl AgentInventory {
         let now = crate::database_now(&self.db).await;
         let mut query = agent::Entity::find()
             .filter(agent::Column::Retired.eq(Retirement::Active))
+            .filter(agent::Column::Pending.eq(false))
             .filter(scope.agents_condition(agent::Column::Id));
         if let Some(search) = search.filter(|s| !s.trim().is_empty()) {
             query = query.filter(crate::name_contains(
@@ -415,6 +421,7 @@ impl AgentInventory {
             .filter(
                 Condition::any()
                     .add(agent::Column::Disabled.eq(true))
+                    .add(agent::Column::Pending.eq(true))
                     .add(agent::Column::LastHeartbeatAt.is_null())
                     .add(agent::Column::LastHeartbeatAt.lte(now - self.offline_after))
                     .add(agent::Column::Id.in_subquery(troubled_components)),
@@ -518,7 +525,7 @@ impl AgentInventory {
         }
         let txn = crate::begin_write(&self.db).await?;
         self.retire(&txn, id, Retirement::Revoked).await?;
-        crate::agents::revoked_keys::record(&txn, &agent, Utc::now()).await?;
+        crate::agents::revoked_keys::record(&txn, &agent, "revoked", Utc::now()).await?;
         InstallTokens::revoke_move_tokens(&txn, id).await?;
         let cancelled =
             JobQueue::cancel_all_pending(&txn, id, "cancelled: the Agent was revoked").await?;
@@ -583,17 +590,15 @@ impl AgentInventory {
             "cancelled: the Agent is moving to a new host; its desired components are deployed there",
         )
         .await?;
-        let created = self
-            .install_tokens
-            .issue(
-                &txn,
-                &agent.name,
-                &agent.tags,
-                Duration::hours(INSTALL_TOKEN_DEFAULT_HOURS.into()),
-                Some(id),
-                &by.actor(),
-            )
-            .await?;
+        let issued = Issued {
+            name: &agent.name,
+            tags_json: &agent.tags,
+            lifetime: Duration::hours(INSTALL_TOKEN_DEFAULT_HOURS.into()),
+            replaces_agent: Some(id),
+            // The admin moving a record approves the host that takes it over.
+            needs_approval: false,
+        };
+        let created = self.install_tokens.issue(&txn, issued, &by.actor()).await?;
         txn.commit().await?;
         tracing::info!(agent_id = id, cancelled, "agent move started by admin");
         let detail = format!(

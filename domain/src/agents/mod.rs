@@ -2,6 +2,7 @@
 //! or a one-time install token, the inventory and lifecycle the admin sees,
 //! their status, revoked keys, and what they report about Control's key.
 
+pub mod approval;
 pub mod control_trust;
 pub mod enrollment;
 pub mod install_tokens;

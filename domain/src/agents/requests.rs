@@ -364,11 +364,11 @@ pub fn reported_component(
     component::Model {
         kind: kind.to_string(),
         name: bounded(&report.name, limits::NAME),
-        network_id: report
-            .labels
-            .get("io.knotroute.network-id")
-            .and_then(|n| protocol::NetworkId::parse(n).ok())
-            .map(|n| n.to_string()),
+        // The `io.knotroute.network-id` label is the Agent's word, and an
+        // Agent enrolled with nothing but the shared token could claim any
+        // network with it: a component belongs to the network Control
+        // deployed it for (`reconcile::record_intent`), or to none.
+        network_id: None,
         status: report.status,
         service: bounded(&report.service, limits::NAME * 4),
         container: bounded(&report.container, limits::NAME * 4),
@@ -380,8 +380,8 @@ pub fn reported_component(
             limits::LONG_TEXT,
         ),
         warnings: serde_json::to_string(&warnings).expect("strings serialise"),
-        // Not desired, no spec, and no catalog entry: that is what the admin
-        // deployed, never a heartbeat's.
+        // Not desired, no spec, no network and no catalog entry: that is
+        // what the admin deployed, never a heartbeat's.
         ..component::Model::empty(agent_id, &component_id, now)
     }
 }
@@ -407,6 +407,7 @@ fn apply_report(
                 *s = component::Model {
                     id: s.id,
                     desired: s.desired,
+                    network_id: s.network_id.take(),
                     spec: std::mem::take(&mut s.spec),
                     deploy_failures: s.deploy_failures,
                     next_deploy_at: s.next_deploy_at,
@@ -435,7 +436,6 @@ fn report_hash(agent: &AgentFields, components: &[component::Model]) -> String {
                 &c.component_id,
                 &c.kind,
                 &c.name,
-                &c.network_id,
                 &c.status,
                 &c.service,
                 &c.container,
@@ -464,7 +464,6 @@ fn report_hash(agent: &AgentFields, components: &[component::Model]) -> String {
 fn same_report(stored: &component::Model, reported: &component::Model) -> bool {
     stored.kind == reported.kind
         && stored.name == reported.name
-        && stored.network_id == reported.network_id
         && stored.status == reported.status
         && stored.service == reported.service
         && stored.container == reported.container
@@ -475,8 +474,9 @@ fn same_report(stored: &component::Model, reported: &component::Model) -> bool {
         && stored.warnings == reported.warnings
 }
 
-/// Inserts or updates a reported component. `desired`, the spec and the
-/// deployment backoff are the admin's and reconciliation's, never the heartbeat's.
+/// Inserts or updates a reported component. `desired`, the network, the spec
+/// and the deployment backoff are the admin's and reconciliation's, never
+/// the heartbeat's.
 async fn upsert_reported(
     db: &impl sea_orm::ConnectionTrait,
     row: &component::Model,
@@ -489,7 +489,6 @@ async fn upsert_reported(
                 .update_columns([
                     component::Column::Kind,
                     component::Column::Name,
-                    component::Column::NetworkId,
                     component::Column::Status,
                     component::Column::Service,
                     component::Column::Container,

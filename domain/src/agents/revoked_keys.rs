@@ -1,6 +1,7 @@
 //! Revoked keys: what keeps a revoked host out once its Agent record is
-//! deleted (enrollment refuses them with `agent_revoked`), and the admin's
-//! explicit "allow again", the only way back in.
+//! deleted (enrollment refuses them with `agent_revoked`), and a rejected
+//! newcomer's key (`agents::approval`) as well, and the admin's explicit
+//! "allow again", the only way back in.
 
 use crate::access::principal::Granted;
 use crate::access::roles::ManageAgents;
@@ -28,10 +29,12 @@ pub enum RevokedKeyError {
     Store(#[from] StoreError),
 }
 
-/// Records `agent`'s key as revoked, in the caller's transaction (the revoke).
+/// Records `agent`'s key as refused, in the caller's transaction: `reason`
+/// is `revoked` (the revoke) or `rejected` (a pending Agent turned down).
 pub async fn record(
     db: &impl ConnectionTrait,
     agent: &agent::Model,
+    reason: &str,
     now: DateTime<Utc>,
 ) -> Result<(), StoreError> {
     let row = revoked_key::ActiveModel {
@@ -39,6 +42,7 @@ pub async fn record(
         public_key: Set(agent.public_key.clone()),
         name: Set(agent.name.clone()),
         revoked_at: Set(now),
+        reason: Set(reason.to_string()),
     };
     revoked_key::Entity::insert(row)
         .on_conflict(
@@ -47,6 +51,7 @@ pub async fn record(
                     revoked_key::Column::PublicKey,
                     revoked_key::Column::Name,
                     revoked_key::Column::RevokedAt,
+                    revoked_key::Column::Reason,
                 ])
                 .to_owned(),
         )
@@ -118,6 +123,7 @@ impl RevokedKeys {
                 agent_id: AgentId::from_stored(r.agent_id),
                 public_key: r.public_key,
                 name: r.name,
+                rejected: r.reason == "rejected",
             })
             .collect();
         Ok((views, next))

@@ -80,6 +80,13 @@ pub fn agent_status(
             "Disabled by an admin: it gets no jobs.".into(),
         );
     }
+    if agent.pending {
+        return make(
+            AgentStatus::Pending,
+            "awaiting_approval",
+            "Waiting for an admin's approval: it gets no jobs and belongs to no network. Compare its key fingerprint with the Agent's log before approving it.".into(),
+        );
+    }
     let Some(seen) = agent.last_heartbeat_at else {
         return make(
             AgentStatus::Offline,
@@ -142,6 +149,7 @@ mod tests {
             report_hash: String::new(),
             reconcile_pending: false,
             named_by_admin: false,
+            pending: false,
         }
     }
 
@@ -230,6 +238,15 @@ mod tests {
             agent_status(&revoked, &[], None, now, W).status.as_str(),
             "revoked"
         );
+        // Waiting for approval: whatever its heartbeats and components say,
+        // and before "offline" (its heartbeats may not have come yet).
+        for last in [fresh, None] {
+            let mut waiting = agent(last, false);
+            waiting.pending = true;
+            let standing = agent_status(&waiting, &[component("exited", "")], None, now, W);
+            assert_eq!(standing.status.as_str(), "pending");
+            assert_eq!(standing.reason, "awaiting_approval");
+        }
         // The window is the operator's: a minute-old heartbeat is fine with two minutes.
         let minute_old = agent(Some(now - Duration::seconds(60)), false);
         assert_eq!(

@@ -177,7 +177,10 @@ impl Alerts {
                     tracing::info!(event = %a.event, key = %a.key, "alert delivered");
                 }
                 Err(why) => {
-                    tracing::warn!(event = %a.event, attempts, error = %why, "alert delivery failed");
+                    // The receiver's answer is its own text: escaped, so it
+                    // cannot write a line of its own into Control's log.
+                    let error = crate::text::for_log(&why, ERROR_MAX + 40);
+                    tracing::warn!(event = %a.event, attempts, %error, "alert delivery failed");
                     if attempts >= MAX_ATTEMPTS {
                         row.status = Set(AlertStatus::Failed);
                     } else {
@@ -236,6 +239,8 @@ impl Alerts {
             lease_until: Set(None),
             last_error: Set(result.as_ref().err().cloned().unwrap_or_default()),
             sent_at: Set(result.is_ok().then_some(now)),
+            network_id: Set(None),
+            agent_id: Set(None),
             ..Default::default()
         }
         .insert(&self.db)

@@ -4,7 +4,7 @@
 //! end-to-end probe failing and passing again, and failed jobs.
 
 use crate::agents::status::agent_status;
-use crate::alerts::settings::{Alerts, Observation};
+use crate::alerts::settings::{Alerts, Observation, Place};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
 use crate::StoreError;
@@ -40,6 +40,7 @@ impl Alerts {
             text,
             subject: json!({"url": check.url, "network_id": check.network_id,
                             "class": check.class.as_str(), "detail": check.detail}),
+            place: Place::network(Some(check.network_id.as_str())),
         };
         self.observe(vec![observation], Utc::now()).await;
     }
@@ -70,6 +71,7 @@ impl Alerts {
             subject: json!({"network_id": probed.network_id, "service": probed.service,
                             "address": probed.address, "agent_name": probed.agent_name,
                             "stage": stage, "latency_ms": run.latency_ms, "detail": run.detail}),
+            place: Place::network(Some(probed.network_id.as_str())),
         };
         self.observe(vec![observation], Utc::now()).await;
     }
@@ -108,6 +110,10 @@ impl Alerts {
                     subject: json!({"agent_id": agent.id, "agent_name": agent.name,
                                     "component_id": c.component_id, "service": c.service,
                                     "network_id": c.network_id}),
+                    place: Place {
+                        network_id: c.network_id.clone(),
+                        agent_id: Some(agent.id.clone()),
+                    },
                 }
             })
             .collect::<Vec<_>>();
@@ -131,6 +137,10 @@ impl Alerts {
             ),
             subject: json!({"job_id": job.id, "kind": job.kind, "agent_id": job.agent_id,
                             "component_id": job.component_id, "status": job.status}),
+            place: Place {
+                network_id: job.network_id.clone(),
+                agent_id: Some(job.agent_id.clone()),
+            },
         };
         if let Err(e) = self.queue(&observation, Utc::now()).await {
             tracing::warn!(error = %e, "queueing a job alert failed");
@@ -174,6 +184,7 @@ impl Alerts {
                     },
                     text,
                     subject: json!({"agent_id": a.id, "name": a.name, "hostname": a.hostname}),
+                    place: Place::agent(&a.id),
                 }
             })
             .collect();

@@ -7,13 +7,14 @@
 
 use crate::access::principal::Granted;
 use crate::access::roles::ChangeSettings;
+use crate::access::scope::NetworkScope;
 use crate::entities::{alert, alert_state, setting};
 use crate::{audit, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::alerts::{AlertSettings, AlertSettingsInput, AlertView};
 use protocol::validation::FieldError;
 use protocol::AlertStatus;
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Condition, OnConflict};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
     QuerySelect, Set,
@@ -56,6 +57,33 @@ pub struct Observation {
     pub text: String,
     /// Identifiers of the thing, for automation.
     pub subject: serde_json::Value,
+    /// Where the thing belongs, which decides who sees its alerts: its
+    /// network, or else its Agent (an Agent belongs to the networks whose
+    /// components it runs); neither for what concerns all (a test alert).
+    pub place: Place,
+}
+
+/// Where an alert's thing belongs (`Observation::place`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Place {
+    pub network_id: Option<String>,
+    pub agent_id: Option<String>,
+}
+
+impl Place {
+    pub fn network(id: Option<&str>) -> Self {
+        Self {
+            network_id: id.map(str::to_string),
+            agent_id: None,
+        }
+    }
+
+    pub fn agent(id: &str) -> Self {
+        Self {
+            network_id: None,
+            agent_id: Some(id.to_string()),
+        }
+    }
 }
 
 #[derive(Clone)]
@@ -101,9 +129,12 @@ impl Alerts {
             .filter(|v| !v.is_empty()))
     }
 
-    /// What the settings screen shows.
-    pub async fn settings(&self) -> Result<AlertSettings, StoreError> {
+    /// What the settings screen shows to someone who sees `scope`: the
+    /// recent alerts about things of their networks (one about an Agent
+    /// counts when they see the Agent), none about what concerns all.
+    pub async fn settings(&self, scope: &NetworkScope) -> Result<AlertSettings, StoreError> {
         let recent = alert::Entity::find()
+            .filter(visible_in(scope))
             .order_by_desc(alert::Column::Id)
             .limit(RECENT)
             .all(&self.db)
@@ -145,7 +176,7 @@ impl Alerts {
             &detail,
         )
         .await;
-        Ok(self.settings().await?)
+        Ok(self.settings(by.scope()).await?)
     }
 
     /// Records what was just seen; a change of state queues an alert. Never
@@ -261,6 +292,8 @@ impl Alerts {
             lease_until: Set(None),
             last_error: Set(String::new()),
             sent_at: Set(None),
+            network_id: Set(o.place.network_id.clone()),
+            agent_id: Set(o.place.agent_id.clone()),
             ..Default::default()
         }
         .insert(&self.db)
@@ -269,6 +302,21 @@ impl Alerts {
         self.wake.notify_one();
         Ok(())
     }
+}
+
+/// The alerts someone who sees `scope` may read: of a network in it, or,
+/// placed by their Agent alone, of an Agent in it.
+fn visible_in(scope: &NetworkScope) -> Condition {
+    if scope.is_all() {
+        return Condition::all();
+    }
+    Condition::any()
+        .add(scope.condition(alert::Column::NetworkId))
+        .add(
+            Condition::all()
+                .add(alert::Column::NetworkId.is_null())
+                .add(scope.agents_condition(alert::Column::AgentId)),
+        )
 }
 
 fn alert_view(a: alert::Model) -> AlertView {

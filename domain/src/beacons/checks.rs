@@ -9,7 +9,7 @@
 //! follow no redirects and read at most 1 KiB of a body.
 
 use crate::access::principal::Granted;
-use crate::access::roles::{CheckBeacons, EditNetworks};
+use crate::access::roles::{ActionKind, CheckBeacons, EditNetworks};
 use crate::access::scope::NetworkScope;
 use crate::address_policy::shown;
 pub use crate::address_policy::{refused_address, AddressPolicy};
@@ -166,7 +166,7 @@ pub async fn probe(beacon_url: &str, timeout: Duration, policy: AddressPolicy) -
         Err(Unreachable::Refused { ip, why: "private" }) => {
             return failed(
                 CheckClass::Blocked,
-                format!("{host} resolves to the private address {}; KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false refuses private, loopback and shared addresses", shown(ip)),
+                format!("{host} resolves to the private address {}; {}", shown(ip), policy.private_refusal()),
             )
         }
         Err(Unreachable::Refused { ip, why }) => {
@@ -271,18 +271,28 @@ impl BeaconChecks {
         if !profile.beacons.contains(&url) {
             return Err(BeaconError::NotInProfile);
         }
-        Ok(self.check_listed(&network_id, url).await?)
+        let policy = self
+            .policy
+            .for_asker(by.may_also(ActionKind::ChangeSettings));
+        Ok(self.check_listed(&network_id, url, policy).await?)
+    }
+
+    /// The policy of Control's own checks of a profile's Beacons: as whoever
+    /// last changed its list could check them (`beacons_may_be_private`).
+    pub fn policy_for_profile(&self, beacons_may_be_private: bool) -> AddressPolicy {
+        self.policy.for_asker(beacons_may_be_private)
     }
 
     /// Checks `url`, a Beacon URL of profile `network_id` (the caller read
-    /// the profile), and keeps the result.
+    /// the profile), under `policy`, and keeps the result.
     pub async fn check_listed(
         &self,
         network_id: &protocol::NetworkId,
         url: String,
+        policy: AddressPolicy,
     ) -> Result<BeaconCheckView, StoreError> {
         let started = std::time::Instant::now();
-        let probe = probe(&url, self.timeout, self.policy).await;
+        let probe = probe(&url, self.timeout, policy).await;
         self.metrics.beacon_checked(
             probe.class.as_str(),
             probe.class == CheckClass::Ok,

@@ -111,8 +111,11 @@ impl Diagnostics {
             }
             .push(Step::BeaconUrls, Severity::Error, Found::NoBeacon);
         }
-        // Beacons are independent of each other: diagnose them together.
-        let policy = self.policy;
+        // Beacons are independent of each other: diagnose them together, as
+        // the one asking could check them.
+        let policy = self
+            .policy
+            .for_asker(by.may_also(crate::access::roles::ActionKind::ChangeSettings));
         let beacon_lines = futures_util::future::join_all(profile.beacons.iter().map(|url| {
             let relay = managed_relay(&agents, url);
             async move {
@@ -368,9 +371,10 @@ async fn resolve(host: &str, port: u16, policy: AddressPolicy) -> Result<Vec<Soc
         .await
         .map_err(|e| match e {
             Unreachable::Dns(detail) => Found::DnsFailed { detail },
-            Unreachable::Refused { why: "private", .. } => {
-                Found::PrivateRefused { host: host.into() }
-            }
+            Unreachable::Refused { why: "private", .. } => Found::PrivateRefused {
+                host: host.into(),
+                by_asker: policy.refused_for_asker,
+            },
             Unreachable::Refused { .. } => Found::LinkLocal { host: host.into() },
         })
 }

@@ -19,9 +19,11 @@ pub enum Found {
     LinkLocal {
         host: String,
     },
-    /// A private address, and KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false.
+    /// A private address, and KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=false
+    /// or (`by_asker`) the one asking may not point Control at one.
     PrivateRefused {
         host: String,
+        by_asker: bool,
     },
     PortOpen {
         address: String,
@@ -106,11 +108,17 @@ pub fn describe(found: &Found, lang: Lang) -> (String, String) {
             pick("Use the Beacon's real public or private address.".into(),
                  "Укажите настоящий публичный или частный адрес Beacon.".into()),
         ),
-        Found::PrivateRefused { host } => (
+        Found::PrivateRefused { host, by_asker: false } => (
             pick(format!("{host} resolves to a private, loopback or shared address, and this Control is set not to connect to those."),
                  format!("{host} разрешается в частный, локальный или общий (CGNAT) адрес, а этому Control запрещено к ним подключаться.")),
             pick("Use the Beacon's public address, or set KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into(),
                  "Укажите публичный адрес Beacon или задайте KNOTROUTE_CONTROL_ALLOW_PRIVATE_BEACONS=true.".into()),
+        ),
+        Found::PrivateRefused { host, by_asker: true } => (
+            pick(format!("{host} resolves to a private, loopback or shared address: only someone who may change Control-wide settings may point Control at one."),
+                 format!("{host} разрешается в частный, локальный или общий (CGNAT) адрес: направлять на него Control может только тот, кому разрешено менять общие настройки Control.")),
+            pick("Ask an owner or an admin who sees every network to run the diagnosis, or use the Beacon's public address.".into(),
+                 "Попросите владельца или администратора, которому видны все сети, запустить диагностику, или укажите публичный адрес Beacon.".into()),
         ),
         Found::PortOpen { address } => (
             pick(format!("TCP connection to {address} accepted."), format!("TCP-соединение с {address} принято.")),

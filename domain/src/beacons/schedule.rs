@@ -4,7 +4,7 @@
 //! one that moves the round's lease on. Checks older than 30 days are pruned.
 
 use crate::access::scope::NetworkScope;
-use crate::beacons::checks::BeaconChecks;
+use crate::beacons::checks::{AddressPolicy, BeaconChecks};
 use crate::entities::schedule_lease;
 use crate::networks::{NetworkError, Networks};
 use crate::StoreError;
@@ -103,28 +103,33 @@ impl BeaconSchedule {
         Ok(())
     }
 
-    /// Checks every Beacon URL of every profile once.
+    /// Checks every Beacon URL of every profile once, each profile's as
+    /// whoever listed its Beacons could check them.
     pub async fn run_round(&self) -> Result<RoundReport, NetworkError> {
-        let mut targets: Vec<(NetworkId, String)> = self
+        let private_ok = self.networks.beacons_may_be_private().await?;
+        let mut targets: Vec<(NetworkId, String, AddressPolicy)> = self
             .networks
             .all(&NetworkScope::all())
             .await?
             .into_iter()
             .flat_map(|profile| {
                 let id = profile.id;
+                let policy = self
+                    .checks
+                    .policy_for_profile(private_ok.contains(id.as_str()));
                 profile
                     .beacons
                     .into_iter()
-                    .map(move |url| (id.clone(), url))
+                    .map(move |url| (id.clone(), url, policy))
             })
             .collect();
         // Random order: a slow Beacon does not always hold up the same others.
         targets.shuffle(&mut rand::thread_rng());
         let results: Vec<bool> = futures_util::stream::iter(targets)
-            .map(|(network_id, url)| {
+            .map(|(network_id, url, policy)| {
                 let checks = self.checks.clone();
                 async move {
-                    match checks.check_listed(&network_id, url).await {
+                    match checks.check_listed(&network_id, url, policy).await {
                         Ok(view) => Some(view.ok),
                         Err(e) => {
                             tracing::warn!(error = %e, "keeping a scheduled Beacon check failed");

@@ -38,6 +38,10 @@ pub struct Model {
     /// Named (and tagged) by an admin through an install token: heartbeats
     /// do not overwrite the name and tags.
     pub named_by_admin: bool,
+    /// Enrolled but not approved yet (`agents::approval`): its heartbeats
+    /// are recorded, it gets no jobs and belongs to no network.
+    #[serde(default)]
+    pub pending: bool,
 }
 
 /// Whether an Agent's key still works; stored as '', `revoked` or `moved`.

@@ -25,6 +25,10 @@ pub struct Model {
     pub lease_until: Option<DateTimeUtc>,
     pub last_error: String,
     pub sent_at: Option<DateTimeUtc>,
+    /// The network the thing belongs to, if one; who sees the alert follows.
+    pub network_id: Option<String>,
+    /// The Agent it is about, for an alert of no network (an Agent offline).
+    pub agent_id: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -23,6 +23,11 @@ pub struct Model {
     pub revoked_at: Option<DateTimeUtc>,
     /// For a move: the Agent record the new host takes over.
     pub replaces_agent: Option<String>,
+    /// The Agent that enrolls with it waits for an admin's approval, as one
+    /// enrolled with the shared token does; otherwise the admin who made
+    /// the token has approved it.
+    #[serde(default)]
+    pub needs_approval: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -53,6 +53,15 @@ pub struct Model {
     /// An admin asked the running job to stop; its Agent hears it in the
     /// answer to its next progress message.
     pub cancel_requested_at: Option<DateTimeUtc>,
+    /// Queued by Control, or by someone who may point Control at private
+    /// addresses: a Beacon it deploys joins its profile as if they listed
+    /// it (`networks::add_beacon`). True for jobs queued before the rule.
+    #[serde(default = "queued_before_the_rule")]
+    pub may_reach_private: bool,
+}
+
+fn queued_before_the_rule() -> bool {
+    true
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -30,6 +30,7 @@ pub mod oidc_flow;
 pub mod probe_run;
 pub mod revoked_key;
 pub mod schedule_lease;
+pub mod second_factor_setup_link;
 pub mod seen_signature;
 pub mod setting;
 pub mod setup_skip;

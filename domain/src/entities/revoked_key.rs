@@ -14,6 +14,14 @@ pub struct Model {
     /// The Agent's name when it was revoked, so the admin knows which it was.
     pub name: String,
     pub revoked_at: DateTimeUtc,
+    /// `revoked` (an admin revoked an enrolled Agent) or `rejected` (an
+    /// admin refused an Agent waiting for approval).
+    #[serde(default = "revoked")]
+    pub reason: String,
+}
+
+fn revoked() -> String {
+    "revoked".into()
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -49,7 +49,7 @@ pub async fn join_profile(
     // change (another deployment finishing, an admin adding a Beacon) makes
     // it retry on what is there now, so neither is lost; an admin saving a
     // form opened before this is refused as stale rather than undoing it.
-    match networks::add_beacon(db, &network_id, &url).await {
+    match networks::add_beacon(db, &network_id, &url, succeeded.may_reach_private).await {
         Ok((row, true)) => Ok(Some(JoinedProfile {
             network_id: row.id,
             url,

@@ -2,6 +2,7 @@
 //! reconciliation that redeploys desired components, the Beacons that
 //! deployments add to their profiles, and the progress running jobs report.
 
+mod admission;
 pub mod deployed_beacons;
 pub mod progress;
 pub mod queue;

@@ -2,14 +2,14 @@
 //! job out twice), leased while running, and woken for long-polling Agents.
 
 use crate::access::principal::Granted;
-use crate::access::roles::RunJobs;
+use crate::access::roles::{ActionKind, RunJobs};
 use crate::access::scope::NetworkScope;
 use crate::alerts::settings::Alerts;
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job};
 use crate::jobs::progress::{JobJournal, PROGRESS_LEASE};
 use crate::jobs::wakeup::JobWakeup;
-use crate::jobs::{deployed_beacons, reconcile};
+use crate::jobs::{admission, deployed_beacons, reconcile};
 use crate::rfc3339;
 use crate::{audit, database_now, split_page, StoreError};
 use chrono::{DateTime, Duration, Utc};
@@ -48,6 +48,9 @@ pub enum JobError {
     AgentNotFound,
     #[error("the agent is disabled")]
     AgentDisabled,
+    /// It waits for an admin's approval (`agents::approval`).
+    #[error("the agent waits for approval")]
+    AgentPending,
     /// Revoked or moved: its key no longer works.
     #[error("the agent is {0}")]
     AgentRetired(Retirement),
@@ -74,9 +77,12 @@ pub(crate) struct Asked {
     /// As the audit log names them.
     actor: String,
     /// The networks the job may be for.
-    scope: NetworkScope,
-    /// A person's job changes the desired state; Control's own does not.
-    records_intent: bool,
+    pub(crate) scope: NetworkScope,
+    /// A person's (or token's) job: it changes the desired state and names
+    /// only its network's Beacons (`admission`); Control's own does neither.
+    pub(crate) by_person: bool,
+    /// May point Control at private addresses (`address_policy`).
+    pub(crate) may_reach_private: bool,
 }
 
 impl Asked {
@@ -85,7 +91,8 @@ impl Asked {
         Self {
             actor: granted.actor(),
             scope: granted.scope().clone(),
-            records_intent: true,
+            by_person: true,
+            may_reach_private: granted.may_also(ActionKind::ChangeSettings),
         }
     }
 
@@ -94,7 +101,8 @@ impl Asked {
         Self {
             actor: audit::CONTROL.to_string(),
             scope: NetworkScope::all(),
-            records_intent: false,
+            by_person: false,
+            may_reach_private: true,
         }
     }
 }
@@ -259,6 +267,9 @@ impl JobQueue {
         if agent.disabled {
             return Err(JobError::AgentDisabled);
         }
+        if agent.pending {
+            return Err(JobError::AgentPending);
+        }
         if agent.last_heartbeat_at.is_some() && !agent.docker_available {
             return Err(JobError::NoDocker);
         }
@@ -269,7 +280,8 @@ impl JobQueue {
     /// A person's job ([`Asked::by`]) also records what it means for the
     /// desired state, in the same transaction, so reconciliation never sees
     /// the intent without its job, and is refused (nothing written) when its
-    /// network is not one they see.
+    /// network is not one they see. Whoever asks, a job never names what
+    /// belongs to another network (`admission`).
     pub(crate) async fn insert(
         &self,
         agent_id: &str,
@@ -294,7 +306,8 @@ impl JobQueue {
         {
             return Err(JobError::NetworkNotFound);
         }
-        if asked.records_intent {
+        admission::admit(&txn, agent_id, payload, &asked).await?;
+        if asked.by_person {
             reconcile::record_intent(&txn, agent_id, payload).await?;
         }
         let mut bytes = [0u8; 16];
@@ -313,6 +326,7 @@ impl JobQueue {
             retry_of: Set(retry_of),
             component_id: Set(Some(payload.component_id())),
             network_id: Set(network_id),
+            may_reach_private: Set(asked.may_reach_private),
             ..Default::default()
         }
         .insert(&txn)
@@ -398,14 +412,22 @@ impl JobQueue {
         Ok(None)
     }
 
-    /// Claims a job, waiting up to `wait` for one to be queued.
-    #[tracing::instrument(name = "job.claim", skip_all, fields(agent_id, job_id = tracing::field::Empty))]
+    /// Claims a job for `agent`, waiting up to `wait` for one to be queued.
+    /// An Agent waiting for approval is handed none: it is answered after
+    /// the same wait (so a long-polling Agent does not ask again at once),
+    /// and even a job queued before it came to wait stays where it is.
+    #[tracing::instrument(name = "job.claim", skip_all, fields(agent_id = %agent.id, job_id = tracing::field::Empty))]
     pub async fn claim_next_waiting(
         &self,
-        agent_id: &str,
+        agent: &agent::Model,
         reports_progress: bool,
         wait: std::time::Duration,
     ) -> Result<Option<job::Model>, StoreError> {
+        if agent.pending {
+            tokio::time::sleep(wait).await;
+            return Ok(None);
+        }
+        let agent_id = agent.id.as_str();
         let deadline = tokio::time::Instant::now() + wait;
         let waker = self.wakeup.waiter(agent_id);
         loop {

@@ -261,7 +261,8 @@ impl Reconciler {
         let Some(agent) = agent::Entity::find_by_id(agent_id).one(&self.db).await? else {
             return Ok(Vec::new());
         };
-        if agent.disabled || agent.retired.is_retired() || !agent.docker_available {
+        if agent.disabled || agent.pending || agent.retired.is_retired() || !agent.docker_available
+        {
             return Ok(Vec::new());
         }
         // The newest job per desired component decides what happens next

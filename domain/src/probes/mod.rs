@@ -145,8 +145,11 @@ pub async fn screen(
                 agent_name: a.name.clone(),
             });
         }
-        if a.docker_available && a.status != protocol::AgentStatus::Disabled && a.moved_to.is_none()
-        {
+        let takes_jobs = !matches!(
+            a.status,
+            protocol::AgentStatus::Disabled | protocol::AgentStatus::Pending
+        );
+        if a.docker_available && takes_jobs && a.moved_to.is_none() {
             agents.push(ProbeAgent {
                 id: a.id.to_string(),
                 name: a.name.clone(),
@@ -252,7 +255,7 @@ pub async fn save(
         .filter(by.scope().agents_condition(agent::Column::Id))
         .one(db)
         .await?
-        .filter(|a| !a.disabled && !a.retired.is_retired() && a.docker_available)
+        .filter(|a| !a.disabled && !a.pending && !a.retired.is_retired() && a.docker_available)
         .ok_or_else(|| refused("agent_id", Problem::ProbeAgent))?;
     use network_probe::Column as C;
     let row = network_probe::ActiveModel {

@@ -30,6 +30,10 @@ impl test_kit::TestControl for Control {
     fn base_url(&self) -> &str {
         &self.base
     }
+
+    fn admin_password(&self) -> &str {
+        PASSWORD
+    }
 }
 
 impl Drop for Control {

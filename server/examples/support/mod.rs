@@ -130,6 +130,15 @@ impl Bench {
                 assert_eq!(r.status(), 201);
             })
             .await;
+        // Enrolled with the shared token, each waits for an admin's approval:
+        // the fleet is approved at once, as an admin would one by one.
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        server::entities::agent::Entity::update_many()
+            .col_expr(server::entities::agent::Column::Pending, false.into())
+            .filter(server::entities::agent::Column::Pending.eq(true))
+            .exec(&self.db)
+            .await
+            .unwrap();
     }
 
     /// Every Agent's first heartbeat (its details and two components are

@@ -280,7 +280,7 @@ async fn next_job(
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
     let claimed = state
         .jobs
-        .claim_next_waiting(&agent.id, request.progress, wait)
+        .claim_next_waiting(&agent, request.progress, wait)
         .await?;
     match claimed.as_ref().and_then(offer) {
         Some(job) => {

@@ -2,7 +2,7 @@
 //! admin; on /api/v1 a personal API token (`Authorization: Bearer`) also opens it.
 
 use super::error::ApiError;
-use super::extract::cookie_value;
+use super::extract::{came_over_https, cookie_value, peer_of};
 use crate::domain::access::sign_in::{AdminSession, NewSession, DEVICE_LIFETIME, SESSION_LIFETIME};
 use crate::state::AppState;
 use app::error::UiError;
@@ -13,15 +13,33 @@ use axum::response::{IntoResponse, Redirect, Response};
 use cookie::{Cookie, SameSite};
 use protocol::tokens::TokenScope;
 
+/// The session cookie's name over plain HTTP (a local trial); over HTTPS it
+/// is [`cookie_name`]'s `__Host-kr_session`.
 pub const SESSION_COOKIE: &str = "kr_session";
 
-/// The session token from the Cookie header, if any.
-pub fn session_token(headers: &HeaderMap) -> Option<String> {
-    cookie_value(headers, SESSION_COOKIE).filter(|v| !v.is_empty() && v.len() <= 128)
+/// What a cookie of Control's is called: over HTTPS with the `__Host-`
+/// prefix, which a browser accepts only from this very origin, `Secure`,
+/// for path `/` and without a `Domain`, so no other site of the domain (a
+/// sibling subdomain, a plain-HTTP page) can set one in its place. Over plain
+/// HTTP the prefix cannot be had (it needs `Secure`), and the bare name is
+/// used; each transport reads only its own name.
+pub fn cookie_name(base: &str, secure: bool) -> String {
+    if secure {
+        format!("__Host-{base}")
+    } else {
+        base.to_string()
+    }
+}
+
+/// The session token from the Cookie header, if exactly one is there.
+pub fn session_token(headers: &HeaderMap, secure: bool) -> Option<String> {
+    cookie_value(headers, &cookie_name(SESSION_COOKIE, secure))
+        .filter(|v| !v.is_empty() && v.len() <= 128)
 }
 
 /// `Set-Cookie` for a new session: HttpOnly, SameSite=Strict, and `Secure`
-/// when the browser came over HTTPS (`extract::came_over_https`).
+/// with the `__Host-` prefix when the browser came over HTTPS
+/// (`extract::came_over_https`).
 pub fn session_cookie(token: &str, secure: bool) -> String {
     let lifetime = cookie::time::Duration::seconds(SESSION_LIFETIME.num_seconds());
     build_cookie(SESSION_COOKIE, token, lifetime, secure)
@@ -37,9 +55,10 @@ pub fn cleared_session_cookie(secure: bool) -> String {
 /// (`domain::access::sign_in::AdminSessions::sign_in`). It opens nothing by itself.
 pub const DEVICE_COOKIE: &str = "kr_device";
 
-/// The known-browser token from the Cookie header, if any.
-pub fn device_token(headers: &HeaderMap) -> Option<String> {
-    cookie_value(headers, DEVICE_COOKIE).filter(|v| !v.is_empty() && v.len() <= 128)
+/// The known-browser token from the Cookie header, if exactly one is there.
+pub fn device_token(headers: &HeaderMap, secure: bool) -> Option<String> {
+    cookie_value(headers, &cookie_name(DEVICE_COOKIE, secure))
+        .filter(|v| !v.is_empty() && v.len() <= 128)
 }
 
 /// `Set-Cookie` for a known-browser token, with the same flags as the session.
@@ -48,8 +67,26 @@ pub fn device_cookie(token: &str, secure: bool) -> String {
     build_cookie(DEVICE_COOKIE, token, lifetime, secure)
 }
 
-fn build_cookie(name: &str, value: &str, max_age: cookie::time::Duration, secure: bool) -> String {
-    Cookie::build((name.to_string(), value.to_string()))
+/// Holds a second-factor setup link's token in the browser that opened the
+/// link (`http::two_step_setup`), for its next sign-in.
+pub const SETUP_COOKIE: &str = "kr_two_step_setup";
+
+/// The setup link's token from the Cookie header, if exactly one is there.
+pub fn setup_token(headers: &HeaderMap, secure: bool) -> Option<String> {
+    cookie_value(headers, &cookie_name(SETUP_COOKIE, secure))
+        .filter(|v| !v.is_empty() && v.len() <= 128)
+}
+
+/// `Set-Cookie` for a setup link's token, kept as long as the link lasts.
+pub fn setup_cookie(token: &str, secure: bool, lifetime: chrono::Duration) -> String {
+    let lifetime = cookie::time::Duration::seconds(lifetime.num_seconds().max(0));
+    build_cookie(SETUP_COOKIE, token, lifetime, secure)
+}
+
+/// One of Control's cookies (`base` named as [`cookie_name`] says): for the
+/// whole site, HttpOnly and SameSite=Strict.
+fn build_cookie(base: &str, value: &str, max_age: cookie::time::Duration, secure: bool) -> String {
+    Cookie::build((cookie_name(base, secure), value.to_string()))
         .path("/")
         .http_only(true)
         .same_site(SameSite::Strict)
@@ -69,11 +106,14 @@ pub fn sign_in_cookies(session: &NewSession, secure: bool) -> Vec<String> {
     cookies
 }
 
+/// The session the request's cookie names, if valid; `secure` as
+/// `extract::came_over_https` says (it decides the cookie's name).
 pub async fn current_session(
     state: &AppState,
     headers: &HeaderMap,
+    secure: bool,
 ) -> Result<Option<AdminSession>, ApiError> {
-    let Some(token) = session_token(headers) else {
+    let Some(token) = session_token(headers, secure) else {
         return Ok(None);
     };
     Ok(state.auth.session(&token).await?)
@@ -91,11 +131,12 @@ enum Access {
 /// Prefixes whose paths are public only in the exact shape their own handler
 /// serves; anything else below them needs a session like any page.
 const STATIC_ASSETS: &str = "/pkg/";
-const ONE_SEGMENT_PUBLIC: [&str; 4] = [
+const ONE_SEGMENT_PUBLIC: [&str; 5] = [
     "/lang/",
     "/join/",
     super::TRUST_BROWSER_PREFIX,
     super::welcome_page::WELCOME_PATH,
+    crate::domain::access::second_factor::SETUP_PATH,
 ];
 
 /// Decides on the raw path, which [`super::paths::refuse_ambiguous_paths`] has
@@ -159,10 +200,15 @@ pub async fn require_admin(
 ) -> Response {
     let path = request.uri().path().to_string();
     let access = access_for(&path);
+    let secure = came_over_https(
+        request.headers(),
+        peer_of(request.extensions()),
+        &state.config,
+    );
     if matches!(access, Access::Public) {
         // Someone already signed in has no use for the sign-in screen.
         if path == "/login" {
-            if let Ok(Some(_)) = current_session(&state, request.headers()).await {
+            if let Ok(Some(_)) = current_session(&state, request.headers(), secure).await {
                 return Redirect::to("/").into_response();
             }
         }
@@ -192,7 +238,7 @@ pub async fn require_admin(
             };
         }
     }
-    let session = match current_session(&state, request.headers()).await {
+    let session = match current_session(&state, request.headers(), secure).await {
         Ok(s) => s,
         Err(e) => return e.into_response(),
     };
@@ -276,29 +322,56 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_session_cookie_is_http_only_strict_and_secure_only_over_https() {
+    fn the_session_cookie_is_http_only_strict_and_host_bound_over_https() {
         let plain = session_cookie("tok", false);
         assert!(
-            plain.contains("HttpOnly")
+            plain.starts_with("kr_session=tok;")
+                && plain.contains("HttpOnly")
                 && plain.contains("SameSite=Strict")
                 && !plain.contains("Secure")
         );
-        assert!(session_cookie("tok", true).contains("Secure"));
-        assert!(session_cookie("tok", true).contains("Max-Age=43200"));
-        assert!(cleared_session_cookie(true).contains("Secure"));
+        let secure = session_cookie("tok", true);
+        assert!(secure.starts_with("__Host-kr_session=tok;"), "{secure}");
+        // What the `__Host-` prefix demands: Secure, Path=/, no Domain.
+        assert!(secure.contains("Secure") && secure.contains("Path=/"));
+        assert!(!secure.contains("Domain"));
+        assert!(secure.contains("Max-Age=43200"));
+        assert!(cleared_session_cookie(true).starts_with("__Host-kr_session=;"));
         let device = device_cookie("dev", true);
-        assert!(device.starts_with("kr_device=dev;") && device.contains("HttpOnly"));
+        assert!(device.starts_with("__Host-kr_device=dev;") && device.contains("HttpOnly"));
         assert!(device.contains("SameSite=Strict") && device.contains("Secure"));
     }
 
     #[test]
-    fn the_session_token_is_read_among_other_cookies() {
-        let mut h = HeaderMap::new();
-        h.insert(
-            header::COOKIE,
-            "kr_lang=ru; kr_session=abc123".parse().unwrap(),
+    fn the_session_token_is_read_by_its_transports_name_and_only_when_alone() {
+        let token = |cookie: &str, secure: bool| {
+            let mut h = HeaderMap::new();
+            h.insert(header::COOKIE, cookie.parse().unwrap());
+            session_token(&h, secure)
+        };
+        assert_eq!(
+            token("kr_lang=ru; kr_session=abc123", false).as_deref(),
+            Some("abc123")
         );
-        assert_eq!(session_token(&h).as_deref(), Some("abc123"));
+        assert_eq!(
+            token("__Host-kr_session=abc123", true).as_deref(),
+            Some("abc123")
+        );
+        for (cookie, secure) in [
+            // Each transport reads only its own name.
+            ("kr_session=abc123", true),
+            ("__Host-kr_session=abc123", false),
+            // Two of the name: one may be planted, so neither is taken.
+            ("kr_session=planted; kr_session=abc123", false),
+            ("__Host-kr_session=abc123; __Host-kr_session=planted", true),
+            ("kr_session=", false),
+        ] {
+            assert_eq!(token(cookie, secure), None, "{cookie} (https: {secure})");
+        }
+        let mut two_headers = HeaderMap::new();
+        two_headers.append(header::COOKIE, "kr_session=planted".parse().unwrap());
+        two_headers.append(header::COOKIE, "kr_session=abc123".parse().unwrap());
+        assert_eq!(session_token(&two_headers, false), None);
     }
 
     /// The path a renderer or file server may end up reading: escapes decoded

@@ -6,7 +6,7 @@
 use crate::domain::access::api_tokens::TokenError;
 use crate::domain::access::control_identity::IdentityError;
 use crate::domain::access::principal::NotAllowed;
-use crate::domain::access::second_factor::SecondFactorError;
+use crate::domain::access::second_factor::{SecondFactorError, SetupLinkError};
 use crate::domain::access::sign_in::AuthError;
 use crate::domain::access::users::UserError;
 use crate::domain::agents::enrollment::{EnrollError, EnrollRefusal};
@@ -277,6 +277,7 @@ answered_through_failure!(
     TokenError,
     UserError,
     SecondFactorError,
+    SetupLinkError,
     DiagnosticsError,
     SetupError,
     ProbeError,
@@ -325,6 +326,9 @@ impl From<AuthError> for ApiError {
                 "The owner requires two-step sign-in, and this person has not set it up yet.",
             )
             .hint("Sign in once in the web UI: it shows the QR code for an authenticator app and asks for its first code."),
+            AuthError::SetupNeedsLink => {
+                ApiError::refused(&protocol::refusals::Refusal::SecondFactorSetupNeedsLink)
+            }
             AuthError::Store(e) => e.into(),
         }
     }

@@ -170,16 +170,23 @@ pub fn page<T: serde::Serialize>(rows: Vec<T>, next: Option<String>) -> axum::re
     response
 }
 
-/// The value of the named cookie among the request's Cookie headers.
+/// The value of the named cookie among the request's Cookie headers, when
+/// exactly one cookie has that name. Several are ambiguous (another site of
+/// the same domain may have planted one beside Control's own), so none is
+/// taken rather than whichever came first.
 pub fn cookie_value(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
+    let mut found = headers
         .get_all(axum::http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(cookie::Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|c| c.name() == name)
-        .map(|c| c.value().to_string())
+        .filter(|c| c.name() == name);
+    let only = found.next()?;
+    if found.next().is_some() {
+        return None;
+    }
+    Some(only.value().to_string())
 }
 
 /// Whether the browser reached Control over HTTPS, which decides `Secure`

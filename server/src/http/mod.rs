@@ -12,6 +12,7 @@ pub mod health;
 pub mod invite_page;
 mod invite_text;
 pub mod lang;
+pub mod log_paths;
 pub mod metrics;
 pub mod paths;
 mod plain_forms;
@@ -19,6 +20,7 @@ pub mod security;
 pub mod sso;
 pub mod throttle;
 pub mod trust_browser;
+pub mod two_step_setup;
 pub mod ui_backend;
 pub mod welcome_page;
 
@@ -27,8 +29,9 @@ use axum::extract::DefaultBodyLimit;
 use axum::http::StatusCode;
 use axum::middleware::{from_fn, from_fn_with_state};
 use axum::routing::{any, get};
-use axum::Router;
+use axum::{Extension, Router};
 use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
+pub use log_paths::{RouteTable, SecretPaths};
 use std::sync::OnceLock;
 use tower_http::compression::CompressionLayer;
 use tower_http::limit::RequestBodyLimitLayer;
@@ -38,20 +41,10 @@ pub use trust_browser::TRUST_BROWSER_PREFIX;
 /// Largest request body accepted anywhere; larger ones get 413.
 pub const BODY_LIMIT: usize = 2 * 1024 * 1024;
 
-/// The span of a request, with the path only: an invite page's path carries
-/// its token, which must not reach the log.
-fn request_span(request: &axum::extract::Request) -> tracing::Span {
-    let path = request.uri().path();
-    // These paths carry a one-time token, which must never reach a log.
-    let path = if path.starts_with("/join/") {
-        "/join/…"
-    } else if path.starts_with("/trust-browser/") {
-        "/trust-browser/…"
-    } else if path.starts_with(welcome_page::WELCOME_PATH) {
-        "/welcome/…"
-    } else {
-        path
-    };
+/// The span of a request, with the path only, through the one redaction
+/// (`log_paths`): a secret route's path is logged without its secret.
+fn request_span(request: &axum::extract::Request, secret: &SecretPaths) -> tracing::Span {
+    let path = secret.loggable(request.uri().path());
     // An ID per request, so the lines one request logs can be told apart
     // from the rest; `agent_id` is filled in once a signature names the Agent.
     let request_id = format!("{:016x}", rand::random::<u64>());
@@ -59,7 +52,7 @@ fn request_span(request: &axum::extract::Request) -> tracing::Span {
         "request",
         request_id,
         method = %request.method(),
-        path,
+        path = %path,
         agent_id = tracing::field::Empty,
     )
 }
@@ -79,35 +72,46 @@ fn app_routes() -> Vec<AxumRouteListing> {
 }
 
 pub fn router(state: AppState) -> Router {
+    router_with_secret_paths(state).0
+}
+
+/// The router, and the routes of it that carry a secret in their path, as
+/// it registered them: what its log lines redact, and what a test can walk.
+pub fn router_with_secret_paths(state: AppState) -> (Router, SecretPaths) {
     let routes = app_routes();
     let context = ui_backend::request_context(state.clone());
     let shell_options = state.leptos.clone();
-    Router::new()
+    let (app, secret) = RouteTable::default()
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/metrics", get(metrics::scrape))
         .route("/lang/{code}", get(lang::switch_language))
-        .route("/join/{token}", get(invite_page::show))
-        .route(
+        .secret_route("/join/{token}", get(invite_page::show))
+        .secret_route(
             "/trust-browser/{token}",
             get(trust_browser::show).post(trust_browser::claim),
         )
         // Below the public prefixes only their own handlers answer: the app is
         // never rendered for such a path (it would read it differently).
-        .route("/join/{token}/{*rest}", any(plain_not_found))
+        .secret_route("/join/{token}/{*rest}", any(plain_not_found))
         .route("/lang/{code}/{*rest}", any(plain_not_found))
-        .route("/trust-browser/{token}/{*rest}", any(plain_not_found))
-        .route(
+        .secret_route("/trust-browser/{token}/{*rest}", any(plain_not_found))
+        .secret_route(
             "/welcome/{token}",
             get(welcome_page::show).post(welcome_page::accept),
         )
-        .route("/welcome/{token}/{*rest}", any(plain_not_found))
+        .secret_route("/welcome/{token}/{*rest}", any(plain_not_found))
+        .secret_route("/two-step-setup/{token}", get(two_step_setup::show))
+        .secret_route("/two-step-setup/{token}/{*rest}", any(plain_not_found))
         .route(crate::domain::access::sso::START_PATH, get(sso::start))
         .route(
             crate::domain::access::sso::CALLBACK_PATH,
             get(sso::callback),
         )
         .route(chunk_batch::ROUTE, get(chunk_batch::serve))
+        .finish();
+    let for_spans = secret.clone();
+    let app = app
         .nest_service(
             "/pkg",
             assets::service(&state.leptos.site_root, &state.leptos.site_pkg_dir),
@@ -145,6 +149,11 @@ pub fn router(state: AppState) -> Router {
         // tower-http's default predicate leaves server-sent events, images and
         // tiny bodies alone, so live updates are not buffered.
         .layer(CompressionLayer::new())
-        .layer(TraceLayer::new_for_http().make_span_with(request_span))
-        .with_state(state)
+        .layer(TraceLayer::new_for_http().make_span_with(
+            move |request: &axum::extract::Request| request_span(request, &for_spans),
+        ))
+        // Outermost, so every layer that logs a path can redact it.
+        .layer(Extension(secret.clone()))
+        .with_state(state);
+    (app, secret)
 }

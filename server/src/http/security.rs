@@ -166,16 +166,17 @@ pub async fn same_origin_only(
     {
         return next.run(request).await;
     }
+    let path = loggable_path(&request);
     if request.headers().contains_key("x-forwarded-host") && !config.trusted_proxies.trusts(peer) {
         // After an upgrade this is the likely cause: the proxy is not listed,
         // so the Host it forwarded is not believed and no write is accepted.
         tracing::warn!(
-            path = %request.uri().path(),
+            %path,
             peer = ?peer,
             "refused a state-changing request: its X-Forwarded-Host was ignored because the peer is not in KNOTROUTE_CONTROL_TRUSTED_PROXIES (set KNOTROUTE_CONTROL_PUBLIC_URL, or list your proxy there)"
         );
     } else {
-        tracing::warn!(path = %request.uri().path(), "refused a cross-origin state-changing request");
+        tracing::warn!(%path, "refused a cross-origin state-changing request");
     }
     ApiError::new(
         StatusCode::FORBIDDEN,
@@ -184,6 +185,15 @@ pub async fn same_origin_only(
     )
     .hint("Open Control at its own address (KNOTROUTE_CONTROL_PUBLIC_URL when set); scripts send an Origin header equal to it.")
     .into_response()
+}
+
+/// The request's path through the router's one redaction (`log_paths`);
+/// with none attached (a router built without it), it is not logged.
+pub(super) fn loggable_path(request: &axum::extract::Request) -> String {
+    match request.extensions().get::<super::SecretPaths>() {
+        Some(secret) => secret.loggable(request.uri().path()).into_owned(),
+        None => "…".to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -36,11 +36,21 @@ pub struct StartQuery {
 /// someone could begin a sign-in, stop at the callback link and have
 /// another person's browser open it, signing that person in as themselves.
 /// `SameSite=Lax`: the provider's redirect back is a cross-site navigation,
-/// on which a `Strict` cookie would not travel.
+/// on which a `Strict` cookie would not travel. Over HTTPS it is
+/// `__Secure-kr_oidc_flow`: a plain-HTTP page of the domain cannot set that
+/// one (`__Host-` would also need the whole site as its path).
 const FLOW_COOKIE: &str = "kr_oidc_flow";
 
+fn flow_cookie_name(secure: bool) -> String {
+    if secure {
+        format!("__Secure-{FLOW_COOKIE}")
+    } else {
+        FLOW_COOKIE.to_string()
+    }
+}
+
 fn flow_cookie(state: &str, secure: bool, max_age: i64) -> String {
-    cookie::Cookie::build((FLOW_COOKIE, state.to_string()))
+    cookie::Cookie::build((flow_cookie_name(secure), state.to_string()))
         .path("/auth/oidc/")
         .http_only(true)
         .same_site(cookie::SameSite::Lax)
@@ -85,7 +95,9 @@ pub async fn start(
             with_cookies(Redirect::to(&begun.url).into_response(), vec![cookie])
         }
         Err(e) => {
-            tracing::warn!(error = %e, "single sign-on could not begin");
+            // The provider's discovery answer may be in the error: escaped.
+            let error = crate::domain::text::for_log(&e.to_string(), 500);
+            tracing::warn!(%error, "single sign-on could not begin");
             back_to_sign_in("unavailable")
         }
     }
@@ -124,15 +136,15 @@ pub async fn callback(
     if code.len() > 2048 || flow_state.len() > 256 {
         return back_to_sign_in("expired");
     }
-    let began_here =
-        cookie_value(&headers, FLOW_COOKIE).is_some_and(|held| secret_matches(&held, &flow_state));
+    let peer = peer_of(request.extensions());
+    let secure = came_over_https(&headers, peer, &state.config);
+    let began_here = cookie_value(&headers, &flow_cookie_name(secure))
+        .is_some_and(|held| secret_matches(&held, &flow_state));
     if !began_here {
         tracing::info!("single sign-on: a callback reached a browser that did not begin it");
         return back_to_sign_in("expired");
     }
-    let peer = peer_of(request.extensions());
     let client = client_address(&headers, peer, &state.config.trusted_proxies);
-    let secure = came_over_https(&headers, peer, &state.config);
     match sso.finish(&flow_state, &code, &client).await {
         Ok(SsoOutcome::SignedIn { session, next }) => {
             let mut cookies = sign_in_cookies(&session, secure);
@@ -146,7 +158,8 @@ pub async fn callback(
         Ok(SsoOutcome::Disabled) => back_to_sign_in("disabled"),
         Err(SsoError::FlowUnknown) => back_to_sign_in("expired"),
         Err(e) => {
-            tracing::warn!(error = %e, "single sign-on failed");
+            let error = crate::domain::text::for_log(&e.to_string(), 500);
+            tracing::warn!(%error, "single sign-on failed");
             back_to_sign_in("failed")
         }
     }

@@ -4,7 +4,9 @@
 //! and server functions.
 
 use crate::domain::access::sign_in::{Attempt, Credentials};
-use crate::http::auth::{cleared_session_cookie, device_token, session_token, sign_in_cookies};
+use crate::http::auth::{
+    cleared_session_cookie, device_token, session_token, setup_token, sign_in_cookies,
+};
 use crate::http::extract::{came_over_https, client_address, peer_of, request_transport};
 use crate::http::lang::request_lang;
 use crate::http::security::CspNonce;
@@ -31,7 +33,9 @@ impl SessionPort for Sessions {
         let peer = peer_of(&request.extensions);
         let config = &self.state.config;
         let client = client_address(&request.headers, peer, &config.trusted_proxies);
-        let device = device_token(&request.headers);
+        let secure = came_over_https(&request.headers, peer, config);
+        let device = device_token(&request.headers, secure);
+        let setup = setup_token(&request.headers, secure);
         let from = Attempt {
             client: &client,
             device: device.as_deref(),
@@ -44,12 +48,12 @@ impl SessionPort for Sessions {
                     name: &name,
                     password: &password,
                     code: code.as_deref(),
+                    setup: setup.as_deref(),
                 },
                 from,
             )
             .await
             .map_err(ui_auth_error)?;
-        let secure = came_over_https(&request.headers, peer, config);
         Ok(SessionCookies {
             cookies: sign_in_cookies(&session, secure),
             recovery_codes: session.recovery_codes.clone(),
@@ -57,18 +61,18 @@ impl SessionPort for Sessions {
     }
 
     async fn sign_out(&self, request: &http::request::Parts) -> Result<String, UiError> {
-        if let Some(token) = session_token(&request.headers) {
+        let secure = came_over_https(
+            &request.headers,
+            peer_of(&request.extensions),
+            &self.state.config,
+        );
+        if let Some(token) = session_token(&request.headers, secure) {
             self.state
                 .auth
                 .sign_out(&token)
                 .await
                 .map_err(ui_auth_error)?;
         }
-        let secure = came_over_https(
-            &request.headers,
-            peer_of(&request.extensions),
-            &self.state.config,
-        );
         Ok(cleared_session_cookie(secure))
     }
 }

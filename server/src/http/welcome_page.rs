@@ -112,6 +112,24 @@ fn html(
     response
 }
 
+/// A page of one message under `title`, in the style of this one (for the
+/// other one-time links' pages).
+pub(super) fn message_page(
+    status: StatusCode,
+    lang: Lang,
+    title: &str,
+    message: &'static str,
+    nonce: &CspNonce,
+) -> Response {
+    html(
+        status,
+        lang,
+        title,
+        nonce,
+        view! { <p id="link-message">{message}</p> },
+    )
+}
+
 fn unusable(lang: Lang, nonce: &CspNonce) -> Response {
     let refusal = Refusal::UserInviteUnusable;
     let body = view! {
@@ -229,7 +247,7 @@ pub async fn accept(
     let Some(LinkToken(token)) = token else {
         return Ok(unusable(lang, &nonce));
     };
-    let (_, name) = match state.users.accept_invite(&token, &input).await {
+    let (id, name) = match state.users.accept_invite(&token, &input).await {
         Ok(created) => created,
         Err(UserError::Invalid(errors)) => {
             return Ok(match state.users.invite_role(&token).await? {
@@ -242,11 +260,26 @@ pub async fn accept(
     };
     // Signed in as anyone else would be, through the same throttle and marks.
     let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
-    let device = super::auth::device_token(&headers);
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    let device = super::auth::device_token(&headers, secure);
+    // The invitation is what lets the newcomer set up the second factor the
+    // owner requires (`second_factor::setup_link`): a setup token for them,
+    // which this browser keeps for the sign-in screen.
+    let setup = if state.second_factors.required().await? {
+        Some(
+            state
+                .second_factors
+                .setup_token_for_newcomer(id.as_str())
+                .await?,
+        )
+    } else {
+        None
+    };
     let credentials = Credentials {
         name: &name,
         password: &input.password,
         code: None,
+        setup: setup.as_deref(),
     };
     let from = Attempt {
         client: &client,
@@ -259,14 +292,22 @@ pub async fn accept(
         Err(AuthError::Throttled { .. }) => {
             return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, "/login")]).into_response())
         }
-        // The owner requires a second factor: the sign-in screen sets it up.
+        // The owner requires a second factor: the sign-in screen sets it up,
+        // with the setup token this browser now holds.
         Err(AuthError::SetUpSecondFactor(_)) => {
             let to = "/login?two_step=setup";
-            return Ok((StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response());
+            let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, to)]).into_response();
+            let lifetime = crate::domain::access::second_factor::LINK_LIFETIME;
+            let cookie = setup
+                .as_deref()
+                .map(|token| super::auth::setup_cookie(token, secure, lifetime));
+            if let Some(v) = cookie.and_then(|c| HeaderValue::from_str(&c).ok()) {
+                response.headers_mut().append(header::SET_COOKIE, v);
+            }
+            return Ok(response);
         }
         Err(e) => return Err(e.into()),
     };
-    let secure = came_over_https(&headers, Some(peer), &state.config);
     let mut response = (StatusCode::SEE_OTHER, [(header::LOCATION, "/")]).into_response();
     for cookie in sign_in_cookies(&session, secure) {
         if let Ok(v) = HeaderValue::from_str(&cookie) {

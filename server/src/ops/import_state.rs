@@ -9,8 +9,8 @@
 //! nothing. Everything is written in one transaction.
 
 use crate::domain::agents::requests::{heartbeat_fields, reported_component, AgentFields};
-use crate::domain::audit;
 use crate::domain::text::{bounded, limits};
+use crate::domain::{audit, network_names};
 use crate::entities::agent::Retirement;
 use crate::entities::{agent, component, job, network};
 use chrono::{DateTime, Datelike, Utc};
@@ -44,6 +44,9 @@ pub struct ImportReport {
     pub jobs: Tally,
     /// Every skipped record: what it was and why.
     pub skipped: Vec<Skipped>,
+    /// Networks imported under another name, since theirs was taken
+    /// (names are unique here): the Network ID and the name given.
+    pub renamed: Vec<(String, String)>,
 }
 
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -90,6 +93,11 @@ impl ImportReport {
             out.push_str(&format!(
                 "{label}: {} imported, {} already present, {} skipped\n",
                 t.imported, t.present, t.skipped
+            ));
+        }
+        for (id, name) in &self.renamed {
+            out.push_str(&format!(
+                "renamed network {id} to \"{name}\": another network has its name\n"
             ));
         }
         for s in &self.skipped {
@@ -185,6 +193,13 @@ pub async fn import_state(
     let now = Utc::now();
 
     let mut networks: HashSet<String> = HashSet::new();
+    // Names are unique here, and were not in the first Control.
+    let mut names: Vec<String> = network::Entity::find()
+        .all(&txn)
+        .await?
+        .into_iter()
+        .map(|n| n.name)
+        .collect();
     for (key, value) in &state.networks {
         let old: OldNetwork = match parse(value) {
             Ok(n) => n,
@@ -219,9 +234,16 @@ pub async fn import_state(
             continue;
         }
         let created = real_time(old.created_at).unwrap_or(now);
+        let name = network_names::unused(&valid.name, &names);
+        if name != valid.name {
+            report.renamed.push((id.clone(), name.clone()));
+        }
+        names.push(name.clone());
         network::ActiveModel {
             id: Set(id.clone()),
-            name: Set(valid.name),
+            name: Set(name),
+            // Imported by whoever runs Control's own command line.
+            beacons_may_be_private: Set(true),
             description: Set(valid.description),
             beacons: Set(serde_json::to_string(&valid.beacons).expect("strings serialise")),
             created_at: Set(created),
@@ -308,6 +330,8 @@ pub async fn import_state(
             report_hash: Set(String::new()),
             reconcile_pending: Set(components.iter().any(|c| c.desired)),
             named_by_admin: Set(false),
+            // Enrolled with the first Control, which had no approval.
+            pending: Set(false),
         }
         .insert(&txn)
         .await?;
@@ -535,6 +559,7 @@ async fn import_job(
         retry_of: Set(None),
         component_id: Set(Some(payload.component_id())),
         network_id: Set(payload.network_id().map(|n| n.to_string())),
+        may_reach_private: Set(true),
         ..Default::default()
     }
     .insert(txn)

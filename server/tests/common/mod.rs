@@ -12,6 +12,7 @@ pub mod people;
 pub mod private_postgres;
 pub mod qr;
 pub mod route_rules;
+pub mod two_networks;
 
 // Each test binary compiles this module anew and names only what it uses.
 #[allow(unused_imports)]
@@ -157,13 +158,21 @@ pub async fn behind_proxy_in(backend: Backend, cidr: &str) -> Control {
 pub const WEB_ADDRESS: &str = "umuxz2vrqhhpnmzqk5ycspnwjcgwjjljnngqghfxbar6lw5ar626lwyb.knot";
 
 /// A network "Home" with a Beacon, and an Agent with Docker (`seed`) whose
-/// sidecar `web` runs in it with its address ([`WEB_ADDRESS`]) announced:
-/// the network's ID and the Agent.
+/// sidecar `web`, deployed by Control for it, runs with its address
+/// ([`WEB_ADDRESS`]) announced: the network's ID and the Agent.
 pub async fn published_web(c: &Control, seed: u8) -> (String, SimAgent) {
     let network = c
         .created_network(serde_json::json!({"name": "Home", "beacons": ["https://b.example"]}))
         .await;
     let agent = SimAgent::with_docker(c, seed).await;
+    deployed(
+        c,
+        &agent,
+        serde_json::json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
+            "name": "web", "network_id": network, "target": "app:8080",
+            "docker_network": "apps", "beacons": ["https://b.example"]}}),
+    )
+    .await;
     let r = agent
         .post(
             "/api/v1/agents/heartbeat",
@@ -175,6 +184,71 @@ pub async fn published_web(c: &Control, seed: u8) -> (String, SimAgent) {
         .await;
     assert_eq!(r.status(), 200);
     (network, agent)
+}
+
+/// A new Agent with Docker on host `name` whose heartbeat reports
+/// `components`. Each one labelled with a network (`io.knotroute.network-id`)
+/// is first deployed there by Control for that network (a Beacon at
+/// `https://<name>.example.net`, a sidecar through the profile's Beacons):
+/// what an Agent reports never puts a component in a network by itself.
+pub async fn on_host_deployed(
+    c: &Control,
+    seed: u8,
+    name: &str,
+    components: serde_json::Value,
+) -> SimAgent {
+    let agent = SimAgent::with_docker(c, seed).await;
+    for component in components.as_array().expect("a list of components") {
+        let Some(network) = component["labels"]["io.knotroute.network-id"].as_str() else {
+            continue;
+        };
+        let id = component["id"].as_str().expect("a component ID");
+        let (kind, payload) = match id.strip_prefix("beacon-") {
+            Some(beacon) => (
+                "deploy_beacon",
+                serde_json::json!({"name": beacon, "network_id": network,
+                    "beacon_url": format!("https://{beacon}.example.net"),
+                    "advertise": "203.0.113.7:7000"}),
+            ),
+            None => {
+                let profile: serde_json::Value =
+                    c.get_json(&format!("/api/v1/networks/{network}")).await;
+                (
+                    "deploy_sidecar",
+                    serde_json::json!({"name": id.strip_prefix("sidecar-").expect("a sidecar"),
+                        "network_id": network, "target": "app:8080", "docker_network": "apps",
+                        "beacons": profile["beacons"]}),
+                )
+            }
+        };
+        deployed(
+            c,
+            &agent,
+            serde_json::json!({"agent_id": agent.id(), "kind": kind, "payload": payload}),
+        )
+        .await;
+    }
+    let r = agent
+        .post(
+            "/api/v1/agents/heartbeat",
+            serde_json::json!({"name": name, "hostname": name, "docker_available": true,
+                   "components": components}),
+        )
+        .await;
+    assert_eq!(r.status(), 200, "the heartbeat is taken");
+    agent
+}
+
+/// Queues the deployment `job` (the body of `POST /api/v1/jobs`) as the
+/// admin, and `agent` takes it and reports it succeeded: what Control
+/// deployed, as a component of the job's network.
+pub async fn deployed(c: &Control, agent: &SimAgent, job: serde_json::Value) {
+    let queued = c.queued_job(job).await;
+    let taken = agent.next_job().await;
+    assert_eq!(taken["id"], queued["id"], "the deployment is the next job");
+    agent
+        .finish(queued["id"].as_str().unwrap(), "succeeded", "deployed")
+        .await;
 }
 
 /// Signed in, with private and loopback addresses refused as Beacons and
@@ -301,6 +375,10 @@ impl test_kit::TestControl for Control {
     fn base_url(&self) -> &str {
         &self.base
     }
+
+    fn admin_password(&self) -> &str {
+        PASSWORD
+    }
 }
 
 impl Control {
@@ -416,6 +494,10 @@ impl std::ops::Deref for ControlProcess {
 impl test_kit::TestControl for ControlProcess {
     fn base_url(&self) -> &str {
         &self.base
+    }
+
+    fn admin_password(&self) -> &str {
+        PASSWORD
     }
 }
 

@@ -58,6 +58,7 @@ pub fn rule(method: &str, path: &str) -> Rule {
         ("put" | "post", "/api/v1/settings/alerts" | "/api/v1/settings/alerts/test") => {
             Act(ChangeSettings)
         }
+        ("put", "/api/v1/settings/agents") => Act(ChangeSettings),
         (_, "/api/v1/tokens" | "/api/v1/tokens/{id}/revoke") => Act(ManageOwnApiTokens),
         (_, p) if p.starts_with("/api/v1/users") => Act(ManageUsers),
         _ => panic!(
@@ -218,6 +219,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
         ),
         "revoke_invite" => (Act(ManageInvites), id(ids.invite.clone())),
         "save_alert_webhook" => (Act(ChangeSettings), Form("turn_off=true".into())),
+        "save_agent_approval" => (Act(ChangeSettings), Form("required=true".into())),
         "send_test_alert" => (Act(ChangeSettings), none()),
         "create_api_token" => (Act(ManageOwnApiTokens), Form("name=&scope=read".into())),
         "revoke_api_token" => (Act(ManageOwnApiTokens), id(ids.api_token.clone())),
@@ -230,7 +232,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             Act(ManageUsers),
             Form(format!("id={}&all_networks=true", ids.user)),
         ),
-        "end_user_sessions" | "delete_user" | "reset_two_step" => {
+        "end_user_sessions" | "delete_user" | "reset_two_step" | "create_two_step_link" => {
             (Act(ManageUsers), id(ids.user.clone()))
         }
         "require_two_step" => (Act(ManageUsers), Form("required=false".into())),

@@ -21,6 +21,9 @@ pub(crate) enum Gate {
     /// The owner requires one and the person has none yet: add Control to
     /// an authenticator app, then send its first code with the password.
     SetUp(Enrollment),
+    /// The owner requires one, the person has none yet, and the sign-in
+    /// brought no setup link of theirs: the password alone sets none up.
+    NeedsSetupLink,
     /// The code was malformed or wrong; counted like a wrong password.
     Wrong(FieldError),
 }
@@ -35,11 +38,13 @@ impl SecondFactors {
     }
 
     /// What person `person`'s password sign-in needs besides the password,
-    /// which was right. `code` is what the sign-in form sent, if anything.
+    /// which was right. `code` is what the sign-in form sent, if anything;
+    /// `setup` the setup link's token its browser holds (`setup_link`).
     pub(crate) async fn gate(
         &self,
         person: &user::Model,
         code: Option<&str>,
+        setup: Option<&str>,
         now: DateTime<Utc>,
     ) -> Result<Gate, StoreError> {
         let code = code.filter(|c| !c.trim().is_empty());
@@ -74,11 +79,17 @@ impl SecondFactors {
                 recovery_codes: Vec::new(),
             });
         }
+        if !self.may_set_up(person, setup, now).await? {
+            return Ok(Gate::NeedsSetupLink);
+        }
         let Some(raw) = code else {
             return self.set_up(person).await;
         };
         match self.confirm_for(person, raw).await {
-            Ok(recovery_codes) => Ok(Gate::Open { recovery_codes }),
+            Ok(recovery_codes) => {
+                self.use_up_setup_link(&self.db, &person.id).await?;
+                Ok(Gate::Open { recovery_codes })
+            }
             Err(SecondFactorError::Invalid(mut errors)) => Ok(Gate::Wrong(errors.remove(0))),
             // The setup was never begun (or was reset meanwhile): begin it.
             Err(SecondFactorError::NotOn) => self.set_up(person).await,

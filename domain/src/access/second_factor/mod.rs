@@ -25,10 +25,12 @@
 mod gate;
 mod owner;
 mod recovery;
+mod setup_link;
 
 pub(crate) use gate::Gate;
 pub(super) use recovery::{enabled_among, forget};
 use recovery::{new_recovery_codes, recovery_hash};
+pub use setup_link::{SetupLinkError, LINK_LIFETIME, SETUP_PATH};
 
 use super::principal::Principal;
 use crate::entities::{user, user_recovery_code, user_second_factor};
@@ -109,6 +111,10 @@ pub struct SecondFactors {
     db: DatabaseConnection,
     /// The issuer an authenticator app lists the account under.
     issuer: Arc<str>,
+    /// Where setup links lead (`setup_link`); without it, a path.
+    public_url: Option<url::Url>,
+    /// Told when someone is held back for want of a setup link.
+    alerts: Option<crate::alerts::settings::Alerts>,
 }
 
 impl SecondFactors {
@@ -122,6 +128,17 @@ impl SecondFactors {
         Self {
             db,
             issuer: issuer.into(),
+            public_url: public_url.cloned(),
+            alerts: None,
+        }
+    }
+
+    /// The same, telling `alerts` when a person is held back for want of a
+    /// setup link.
+    pub fn telling(self, alerts: crate::alerts::settings::Alerts) -> Self {
+        Self {
+            alerts: Some(alerts),
+            ..self
         }
     }
 

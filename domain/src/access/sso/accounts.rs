@@ -53,8 +53,8 @@ pub enum AccountState {
     Disabled,
 }
 
-/// A grant's networks as IDs. A name that is not exactly one network
-/// profile (none, or several sharing it) is left out with a warning; `None`
+/// A grant's networks as IDs. A name (compared without regard to case, as
+/// names are unique) that names no profile is left out with a warning; `None`
 /// when the grant named networks and none is left, so that it never turns
 /// into every network.
 async fn resolve(
@@ -68,13 +68,12 @@ async fn resolve(
             Err(_) => None,
         };
         let found = match by_id {
-            Some(row) => vec![row],
-            None => {
-                network::Entity::find()
-                    .filter(network::Column::Name.eq(reference.as_str()))
-                    .all(db)
-                    .await?
-            }
+            Some(row) => vec![row.id],
+            None => crate::network_names::named(db, reference, None)
+                .await?
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect(),
         };
         let [row] = found.as_slice() else {
             tracing::warn!(
@@ -84,7 +83,7 @@ async fn resolve(
             );
             continue;
         };
-        match NetworkId::parse(&row.id) {
+        match NetworkId::parse(row) {
             Ok(id) if !ids.contains(&id) => ids.push(id),
             _ => {}
         }

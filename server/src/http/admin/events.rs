@@ -2,7 +2,9 @@
 //! events. Each event names the topics that changed (never the data itself),
 //! so a screen re-reads what it shows through the usual, authorised calls.
 
+use crate::domain::access::scope::NetworkScope;
 use crate::domain::live::{ChangeFeed, Fingerprint};
+use crate::http::extract::Reader;
 use crate::state::AppState;
 use axum::extract::State;
 use axum::http::{header, HeaderValue};
@@ -20,8 +22,10 @@ use tokio::sync::watch;
 const STREAM_LIFETIME: Duration = Duration::from_secs(300);
 const RECONNECT: Duration = Duration::from_millis(1000);
 
-pub async fn events(State(state): State<AppState>) -> Response {
-    let stream = change_stream(state.live.clone());
+/// Changes of what the caller sees: someone who sees only some networks is
+/// not told when another network changes.
+pub async fn events(State(state): State<AppState>, Reader(who): Reader) -> Response {
+    let stream = change_stream(state.live.clone(), who.networks());
     let mut response = Sse::new(stream)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(20)))
         .into_response();
@@ -46,8 +50,11 @@ struct Listening {
     greeted: bool,
 }
 
-fn change_stream(feed: ChangeFeed) -> impl Stream<Item = Result<Event, Infallible>> {
-    let mut receiver = feed.subscribe();
+fn change_stream(
+    feed: ChangeFeed,
+    scope: &NetworkScope,
+) -> impl Stream<Item = Result<Event, Infallible>> {
+    let mut receiver = feed.subscribe(scope);
     let seen = receiver.borrow_and_update().clone();
     let start = Listening {
         feed,

@@ -3,6 +3,7 @@
 //! the first Control's so existing scripts keep working.
 
 pub mod agents;
+pub mod approval;
 pub mod audit;
 pub mod beacons;
 pub mod diagnostics;
@@ -35,6 +36,7 @@ pub fn described_routes() -> OpenApiRouter<AppState> {
         .merge(crate::http::agent_protocol::routes())
         .merge(jobs::routes())
         .merge(agents::routes())
+        .merge(approval::routes())
         .merge(beacons::routes())
         .merge(onboarding::routes())
         .merge(diagnostics::routes())

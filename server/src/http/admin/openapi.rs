@@ -38,8 +38,9 @@ impl Modify for SecuritySchemes {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "session",
-            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::new(
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
                 crate::http::auth::SESSION_COOKIE,
+                "Over HTTPS the cookie is named `__Host-kr_session`; send back the one POST /api/v1/session set.",
             ))),
         );
         components.add_security_scheme(

@@ -3,7 +3,8 @@
 
 use crate::domain::access::sign_in::{Attempt, Credentials};
 use crate::http::auth::{
-    cleared_session_cookie, current_session, device_token, session_token, sign_in_cookies,
+    cleared_session_cookie, current_session, device_token, session_token, setup_token,
+    sign_in_cookies,
 };
 use crate::http::error::ApiError;
 use crate::http::extract::{came_over_https, client_address, ApiJson};
@@ -45,7 +46,9 @@ async fn sign_in(
     ApiJson(body): ApiJson<SignIn>,
 ) -> Result<Response, ApiError> {
     let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
-    let device = device_token(&headers);
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    let device = device_token(&headers, secure);
+    let setup = setup_token(&headers, secure);
     let from = Attempt {
         client: &client,
         device: device.as_deref(),
@@ -54,6 +57,7 @@ async fn sign_in(
         name: &body.name,
         password: &body.password,
         code: body.code.as_deref(),
+        setup: setup.as_deref(),
     };
     let session = state.auth.sign_in(credentials, from).await?;
     let status = SessionStatus {
@@ -64,7 +68,6 @@ async fn sign_in(
                 .to_rfc3339_opts(SecondsFormat::Secs, true),
         ),
     };
-    let secure = came_over_https(&headers, Some(peer), &state.config);
     Ok(with_cookies(
         Json(status).into_response(),
         sign_in_cookies(&session, secure),
@@ -79,9 +82,11 @@ async fn sign_in(
 )]
 async fn session_status(
     State(state): State<AppState>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Result<Json<SessionStatus>, ApiError> {
-    let session = current_session(&state, &headers).await?;
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    let session = current_session(&state, &headers, secure).await?;
     Ok(Json(SessionStatus {
         authenticated: session.is_some(),
         expires_at: session.map(|s| s.expires_at.to_rfc3339_opts(SecondsFormat::Secs, true)),
@@ -99,14 +104,14 @@ async fn sign_out(
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    if let Some(token) = session_token(&headers) {
+    let secure = came_over_https(&headers, Some(peer), &state.config);
+    if let Some(token) = session_token(&headers, secure) {
         state.auth.sign_out(&token).await?;
     }
     let status = SessionStatus {
         authenticated: false,
         expires_at: None,
     };
-    let secure = came_over_https(&headers, Some(peer), &state.config);
     Ok(with_cookies(
         Json(status).into_response(),
         vec![cleared_session_cookie(secure)],

@@ -5,7 +5,7 @@
 
 use crate::domain::access::roles::ChangeSettings;
 use crate::http::error::ApiError;
-use crate::http::extract::{Allowed, ApiJson};
+use crate::http::extract::{Allowed, ApiJson, Reader};
 use crate::state::AppState;
 use axum::extract::State;
 use axum::Json;
@@ -26,8 +26,12 @@ pub fn routes() -> OpenApiRouter<AppState> {
     tag = "settings",
     responses((status = 200, body = AlertSettings))
 )]
-async fn alert_settings(State(state): State<AppState>) -> Result<Json<AlertSettings>, ApiError> {
-    Ok(Json(state.alerts.settings().await?))
+/// The recent alerts are those of the networks the caller sees.
+async fn alert_settings(
+    State(state): State<AppState>,
+    Reader(who): Reader,
+) -> Result<Json<AlertSettings>, ApiError> {
+    Ok(Json(state.alerts.settings(who.networks()).await?))
 }
 
 #[utoipa::path(

@@ -3,7 +3,8 @@
 //! answer only), `PATCH /api/v1/users/{id}` to change a role or disable,
 //! `POST /api/v1/users/{id}/sessions/end` and `DELETE /api/v1/users/{id}`;
 //! `GET`/`PUT /api/v1/users/second-factor` (required of everyone or not) and
-//! `DELETE /api/v1/users/{id}/second-factor` (reset one person's).
+//! `DELETE /api/v1/users/{id}/second-factor` (reset one person's), `POST
+//! /api/v1/users/{id}/second-factor/setup-link` (a link to set one up).
 
 use crate::domain::access::roles::ManageUsers;
 use crate::http::error::ApiError;
@@ -12,7 +13,7 @@ use crate::state::AppState;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::Json;
-use protocol::second_factor::SecondFactorPolicy;
+use protocol::second_factor::{SecondFactorPolicy, SetupLink};
 use protocol::users::{CreatedUserInvite, UserChange, UserInviteInput, UserView};
 use protocol::UserId;
 use utoipa_axum::{router::OpenApiRouter, routes};
@@ -25,6 +26,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(end_user_sessions))
         .routes(routes!(second_factor_policy, set_second_factor_policy))
         .routes(routes!(reset_second_factor))
+        .routes(routes!(second_factor_setup_link))
 }
 
 #[utoipa::path(
@@ -153,4 +155,25 @@ async fn reset_second_factor(
 ) -> Result<StatusCode, ApiError> {
     state.second_factors.reset(&by, &id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    post,
+    path = "/api/v1/users/{id}/second-factor/setup-link",
+    tag = "users",
+    params(("id" = String, Path, description = "User ID")),
+    responses(
+        (status = 201, body = SetupLink, description = "The link, shown once: hand it to the person, who opens it in the browser they sign in with"),
+        (status = 409, description = "Their second factor is on already (`second_factor_already_on`), or they sign in through single sign-on (`second_factor_not_applicable`)")
+    )
+)]
+/// A one-time link (24 h) with which the person sets up the second factor
+/// the owner requires: the password alone does not set one up.
+async fn second_factor_setup_link(
+    State(state): State<AppState>,
+    Allowed(by): Allowed<ManageUsers>,
+    ApiPath(id): ApiPath<UserId>,
+) -> Result<(StatusCode, Json<SetupLink>), ApiError> {
+    let link = state.second_factors.setup_link(&by, &id).await?;
+    Ok((StatusCode::CREATED, Json(link)))
 }
