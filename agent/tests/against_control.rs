@@ -70,11 +70,23 @@ async fn the_agent_enrolls_comes_online_and_restarts_from_its_identity() {
             .unwrap(),
     );
 
-    // It enrolls, stores its identity, and its heartbeats make it online.
+    // It enrolls, stores its identity, waits for approval (enrolled with
+    // the shared token), and once approved its heartbeats make it online.
     let deadline = Instant::now() + Duration::from_secs(20);
     let agent_id = loop {
         let agents: Value = control.get("/api/v1/agents").await;
         if let Some(a) = agents.as_array().and_then(|l| l.first()) {
+            if a["status"] == "pending" {
+                assert!(
+                    a["key_fingerprint"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("SHA256:"),
+                    "{a}"
+                );
+                approve_waiting(&control).await;
+                continue;
+            }
             if a["status"] == "online" {
                 assert_eq!(a["name"], "test-agent");
                 assert_eq!(a["docker_available"], false);
@@ -166,6 +178,7 @@ async fn a_queued_job_is_long_polled_and_reported_with_the_reason() {
         .await
         .unwrap();
     assert_eq!(r.status(), 201);
+    approve_waiting(&control).await;
     agent::identity::store(data.path(), &identity).unwrap();
     let job = json!({"agent_id": identity.agent_id.to_string(), "kind": "restart_component",
         "payload": {"component_id": "sidecar-web"}});

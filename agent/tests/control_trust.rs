@@ -391,6 +391,7 @@ on_both_databases!(
                     .flatten()
                     .map(|i| i.agent_id.to_string())
             };
+            approve_waiting(&control).await;
             if with_docker == 2 {
                 break (
                     id_of(online_data.path()).unwrap(),

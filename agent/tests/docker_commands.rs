@@ -33,6 +33,7 @@ async fn deploy_sidecar(
     network: &str,
     beacon: &str,
 ) -> String {
+    list_beacon(control, network, beacon).await;
     let payload = json!({"name": name, "network_id": network, "target": "app:8080",
         "docker_network": "apps", "beacons": [beacon]});
     queue(control, agent_id, "deploy_sidecar", payload).await
@@ -74,7 +75,7 @@ async fn jobs_run_the_documented_docker_commands_and_are_verified() {
     let stacks = agent.data.path().join("stacks");
     let shown = docker_agent(&control, Duration::from_secs(1)).await;
     assert_eq!(shown["docker_version"], "28.2.2/28.2.2");
-    let network = protocol::NetworkId::from_random_bytes([7; 32]).to_string();
+    let network = network(&control, "Commands").await;
 
     // A Beacon whose /healthz answers: deployed and verified.
     let id = queue(
@@ -260,7 +261,7 @@ async fn heartbeats_go_on_while_a_slow_pull_runs() {
     )
     .await;
     let agent_id = agent.id.clone();
-    let network = protocol::NetworkId::from_random_bytes([8; 32]).to_string();
+    let network = network(&control, "Slow pull").await;
     let id = deploy_sidecar(
         &control,
         &agent_id,
@@ -303,7 +304,7 @@ async fn with_pull_missing_only_an_image_the_host_lacks_is_pulled() {
     .await;
     let present = "ghcr.io/localzet/knotroute-sidecar:1.0.0";
     std::fs::write(agent.standin.path().join("images"), format!("{present}\n")).unwrap();
-    let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
+    let network = network(&control, "Pull missing").await;
     let beacon = "https://beacon.example.net";
 
     let id = deploy_sidecar(&control, &agent.id, "here", &network, beacon).await;

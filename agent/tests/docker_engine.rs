@@ -41,7 +41,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
     docker(&["network", "create", &docker_network]);
     let control = start_control().await;
     let (_agent, agent_id) = start_docker_agent(&control, &tag).await;
-    let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
+    let network = network(&control, "Engine").await;
 
     // The Beacon: done once /healthz answers on its host port.
     let http_port = free_port();
@@ -72,6 +72,12 @@ async fn beacons_and_sidecars_run_in_real_docker() {
     // host's loopback).
     let beacon_container = format!("kr-{beacon_id}-knotroute-1");
     docker(&["network", "connect", &docker_network, &beacon_container]);
+    list_beacon(
+        &control,
+        &network,
+        &format!("http://{beacon_container}:8080"),
+    )
+    .await;
     let deploy_sidecar = json!({"name": sidecar,
         "network_id": network, "target": "app:8080", "docker_network": docker_network,
         "beacons": [format!("http://{beacon_container}:8080")]});
@@ -123,6 +129,7 @@ async fn beacons_and_sidecars_run_in_real_docker() {
 
     // A sidecar whose Beacon nothing answers: failed after the health timeout, naming it.
     let lost = format!("http://127.0.0.1:{}", free_port());
+    list_beacon(&control, &network, &lost).await;
     let id = queue_job(
         &control,
         &agent_id,

@@ -121,6 +121,12 @@ async fn a_sidecars_identity_is_backed_up_on_its_host_and_a_restore_proves_it() 
     assert_eq!(job["status"], "succeeded", "{job}");
     let beacon_container = format!("kr-{beacon_id}-knotroute-1");
     docker(&["network", "connect", &docker_network, &beacon_container]);
+    list_beacon(
+        &control,
+        &network,
+        &format!("http://{beacon_container}:8080"),
+    )
+    .await;
     let job = finished(
         &control,
         &agent_id,

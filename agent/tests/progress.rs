@@ -6,8 +6,8 @@
 mod common;
 
 use common::{
-    finished_job, queue_job, start_control, start_control_without_progress, Control, StandinAgent,
-    ENROLL,
+    finished_job, list_beacon, network, queue_job, start_control, start_control_without_progress,
+    Control, StandinAgent, ENROLL,
 };
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
@@ -49,7 +49,8 @@ async fn job_until(
 
 /// Queues sidecar `name` for `app:8080` on `agent`; the job's ID.
 async fn deploy_sidecar(control: &Control, agent: &StandinAgent, name: &str) -> String {
-    let network = protocol::NetworkId::from_random_bytes([9; 32]).to_string();
+    let network = network(control, &format!("Network of {name}")).await;
+    list_beacon(control, &network, "https://beacon.example.net").await;
     let payload = json!({"name": name, "network_id": network, "target": "app:8080",
         "docker_network": "apps", "beacons": ["https://beacon.example.net"]});
     queue_job(control, &agent.id, "deploy_sidecar", payload).await

@@ -47,6 +47,7 @@ async fn a_probe_starts_a_node_on_the_host_loopback_and_says_where_it_stopped() 
 
     // A Beacon URL nothing listens on: the node runs, the overlay does not.
     let nobody = format!("http://127.0.0.1:{}", free_port());
+    list_beacon(&control, &network, &nobody).await;
     let probe = json!({"network_id": network, "service": service, "address": ADDRESS,
                        "beacons": [nobody]});
     let id = queue_job(&control, &agent_id, "probe_service", probe.clone()).await;

@@ -146,7 +146,7 @@ pub fn ui_auth_error(e: domain::access::sign_in::AuthError) -> UiError {
         AuthError::CodeNeeded => UiError::CodeNeeded,
         AuthError::WrongCode(error) => UiError::Invalid(vec![error]),
         AuthError::SetUpSecondFactor(enrollment) => UiError::SetUpSecondFactor(enrollment),
-        AuthError::SetupNeedsLink => UiError::Refused(Refusal::SecondFactorSetupNeedsLink),
+        AuthError::SetupNeedsLink => UiError::Refused(Refusal::SecondFactorSetupLinkNeeded),
         AuthError::Store(e) => ui_error(e),
     }
 }

@@ -107,7 +107,7 @@ pub enum Refusal {
     StepNotSkippable,
     /// The password was right, the owner requires a second factor, the
     /// person has none, and the sign-in brought no setup link.
-    SecondFactorSetupNeedsLink,
+    SecondFactorSetupLinkNeeded,
 }
 
 impl Refusal {
@@ -139,7 +139,7 @@ impl Refusal {
             Refusal::SecondFactorRequired => "second_factor_required",
             Refusal::SecondFactorResetOwn => "second_factor_reset_own",
             Refusal::StepNotSkippable => "step_not_skippable",
-            Refusal::SecondFactorSetupNeedsLink => "second_factor_setup_link_needed",
+            Refusal::SecondFactorSetupLinkNeeded => "second_factor_setup_link_needed",
         }
     }
 
@@ -152,7 +152,7 @@ impl Refusal {
             Refusal::InvalidCursor { .. } => RefusalKind::Invalid,
             Refusal::NotAllowed { .. }
             | Refusal::NeedsAllNetworks
-            | Refusal::SecondFactorSetupNeedsLink => RefusalKind::Forbidden,
+            | Refusal::SecondFactorSetupLinkNeeded => RefusalKind::Forbidden,
             _ => RefusalKind::Conflict,
         }
     }
@@ -289,7 +289,7 @@ impl Refusal {
                 "The network profile is the first step of its own checklist: it cannot be skipped.".into(),
                 "Профиль сети — первый шаг собственного списка: его нельзя пропустить.".into(),
             ),
-            Refusal::SecondFactorSetupNeedsLink => pick(
+            Refusal::SecondFactorSetupLinkNeeded => pick(
                 "The password is right, but the owner requires two-step sign-in and your account has not set it up: setting it up needs a setup link from the owner, not the password alone.".into(),
                 "Пароль верен, но владелец требует двухэтапный вход, а в вашей учётной записи он не настроен: для настройки нужна ссылка от владельца, одного пароля мало.".into(),
             ),
@@ -351,7 +351,7 @@ impl Refusal {
                 "Begin again with Turn on.",
                 "Начните заново с «Включить».",
             ),
-            Refusal::SecondFactorSetupNeedsLink => pick(
+            Refusal::SecondFactorSetupLinkNeeded => pick(
                 "Ask the owner for a two-step setup link (Settings → People), open it in this browser, then sign in again.",
                 "Попросите владельца о ссылке для настройки двухэтапного входа («Настройки → Люди»), откройте её в этом браузере и войдите снова.",
             ),
@@ -487,7 +487,7 @@ mod tests {
             Refusal::SecondFactorRequired,
             Refusal::SecondFactorResetOwn,
             Refusal::StepNotSkippable,
-            Refusal::SecondFactorSetupNeedsLink,
+            Refusal::SecondFactorSetupLinkNeeded,
         ];
         for refusal in all {
             let (en, ru) = (refusal.message(Lang::En), refusal.message(Lang::Ru));

@@ -18,16 +18,7 @@ async fn agent(c: &common::Control, id: &str) -> Value {
 on_both_databases!(
     a_shared_token_agent_waits_takes_no_job_until_approved,
     |backend| async move {
-        let (hook, received) = test_kit::webhook_receiver().await;
-        let c = common::start_with(
-            backend,
-            common::Options {
-                alert_webhook: Some(hook),
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let (c, received) = common::signed_in_with_webhook(backend).await;
         let alpha = c
             .created_network(json!({"name": "Alpha", "beacons": ["https://edge-a.example.net"]}))
             .await;

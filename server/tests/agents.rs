@@ -84,6 +84,7 @@ on_both_databases!(
         let c = common::start(backend).await;
         let a = common::SimAgent::new(&c, 3);
         a.enroll(common::ENROLL, "prod-01").await;
+        a.approve().await;
         let r = a.heartbeat(heartbeat_body("n1")).await;
         assert_eq!(r.status(), 200);
         assert_eq!(r.json::<Value>().await.unwrap(), json!({"ok": true}));
@@ -262,6 +263,13 @@ on_both_databases!(
             401
         );
         c.sign_in().await;
+        // Enrolled with the shared token, it waits for approval.
+        let list: Vec<Value> = c.get_json("/api/v1/agents").await;
+        assert_eq!(
+            (list[0]["status"].as_str(), list[0]["reason"].as_str()),
+            (Some("pending"), Some("awaiting_approval"))
+        );
+        a.approve().await;
         let list: Vec<Value> = c.get_json("/api/v1/agents").await;
         assert_eq!(
             (list[0]["status"].as_str(), list[0]["reason"].as_str()),

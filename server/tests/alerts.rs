@@ -209,6 +209,10 @@ on_both_databases!(
         let alerts = &c.state.alerts;
         let a = common::SimAgent::with_docker(&c, 41).await;
         let offline_after = c.state.config.agent_offline_after;
+        // Enrolled with the shared token, it waited for approval: news.
+        assert_eq!(alerts.deliver_due(Utc::now()).await.unwrap(), 1);
+        assert_eq!(received.events(), ["agent.pending"]);
+        received.accepted.lock().unwrap().clear();
 
         // Online from the start is no news; two minutes of silence is.
         let now = Utc::now();

@@ -62,6 +62,8 @@ async fn post(a: &SimAgent, path: &str, nonce: &str, mut body: Value) -> Answer 
     Answer::of(a.signed(path, &bytes, 0).send().await.unwrap()).await
 }
 
+/// Enrolls `a` with the shared token (the owner then approves it, as it
+/// waits for approval); the enroll answer.
 async fn enroll(a: &SimAgent, nonce: &str) -> Answer {
     let r = a
         .client
@@ -73,7 +75,11 @@ async fn enroll(a: &SimAgent, nonce: &str) -> Answer {
         .send()
         .await
         .unwrap();
-    Answer::of(r).await
+    let answer = Answer::of(r).await;
+    if answer.status == 201 {
+        a.approve().await;
+    }
+    answer
 }
 
 const HEARTBEAT: &str = "/api/v1/agents/heartbeat";

@@ -45,8 +45,8 @@ impl Log {
 
 fn sidecar_job(agent_id: &str, n: usize) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
-        "name": format!("web{n}"), "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
-        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net/"]}})
+        "name": format!("web{n}"), "network_id": common::lab_network_id(),
+        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net"]}})
 }
 
 /// Claims one job and reports it done, retrying the report until Control takes it.
@@ -84,6 +84,7 @@ async fn a_database_restart_answers_503_not_500_and_recovers_within_5_s() {
         .await,
     );
     c.sign_in().await;
+    common::lab_network(&c).await;
     let agents: Vec<Arc<SimAgent>> = (0..4)
         .map(|n| Arc::new(SimAgent::new(&*c, 200 + n)))
         .collect();

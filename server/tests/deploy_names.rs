@@ -10,7 +10,7 @@ use server::domain::access::scope::NetworkScope;
 use server::entities::{component, job};
 
 fn network() -> String {
-    protocol::NetworkId::from_random_bytes([4; 32]).to_string()
+    common::lab_network_id()
 }
 
 fn deploy(agent_id: &str, kind: &str, name: &str) -> Value {
@@ -32,6 +32,7 @@ on_both_databases!(
     hostile_and_edge_names_are_refused_with_the_rule_and_no_job,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 31).await;
         let too_long = "a".repeat(64);
         let refused: &[(&str, &str)] = &[
@@ -97,6 +98,7 @@ on_both_databases!(
     a_retry_of_a_deployment_under_a_refused_name_is_refused,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 32).await;
         // A failed job from before the rule, as an older Control stored it.
         let mut old = deploy(&a.id(), "deploy_sidecar", "my.app")["payload"].clone();
@@ -138,6 +140,7 @@ on_both_databases!(
     a_component_stored_under_an_older_name_is_listed_not_redeployed_and_can_be_removed,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 33).await;
         let r = c
             .post_json("/api/v1/jobs", deploy(&a.id(), "deploy_sidecar", "web"))

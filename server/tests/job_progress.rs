@@ -11,8 +11,8 @@ use server::entities::job;
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
-        "name": "web", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
-        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net/"]}})
+        "name": "web", "network_id": common::lab_network_id(),
+        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net"]}})
 }
 
 fn stage(index: u32, name: &str, status: &str, lines: &[&str]) -> Value {
@@ -71,6 +71,7 @@ on_both_databases!(
     progress_is_kept_in_order_once_and_read_back_by_stage,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 41).await;
         let send = |seq: u64, stages: Value| agent.progress(&id, seq, stages);
         let r = send(1, json!([stage(0, "validate", "running", &["payload ok"])])).await;
@@ -135,6 +136,7 @@ on_both_databases!(
     a_stage_keeps_its_start_end_and_command_when_later_messages_leave_them_out,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 38).await;
         let mut first = stage(0, "pull", "running", &[]);
         first["command"] = json!("docker compose pull");
@@ -191,6 +193,7 @@ on_both_databases!(
     a_message_outside_the_bounds_is_refused_naming_the_field,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 42).await;
         let many = vec!["x"; protocol::progress::LINES_PER_MESSAGE + 1];
         let hostile = [
@@ -253,6 +256,7 @@ on_both_databases!(
     output_past_the_bound_keeps_its_start_and_its_end,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 44).await;
         let max = protocol::progress::LINES_PER_MESSAGE;
         // Four messages of 400 lines of 1 KiB: 1.6 MiB, past the 1 MiB bound.
@@ -314,6 +318,7 @@ on_both_databases!(
     each_message_extends_the_lease_and_a_silent_agent_loses_the_job_within_a_minute,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 45).await;
         // Taken announcing progress: a one-minute lease, not ten.
         let claimed = row(&c, &id).await;
@@ -355,6 +360,7 @@ on_both_databases!(
     a_deploy_longer_than_the_base_lease_succeeds_and_is_not_redeployed,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 46).await;
         // Fifteen minutes of work, reported all along: the clock moves the
         // start back five minutes a round, the messages move the lease on.
@@ -397,6 +403,7 @@ on_both_databases!(
     a_running_job_is_asked_to_stop_and_reports_cancelled,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 47).await;
         assert_eq!(
             agent
@@ -460,6 +467,7 @@ on_both_databases!(
     the_output_of_jobs_past_the_retention_goes_and_their_stages_stay,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (agent, id) = running_job(&c, 48).await;
         let first = json!([stage(0, "up", "running", &["Started"])]);
         assert_eq!(agent.progress(&id, 1, first).await.status(), 200);
@@ -486,6 +494,7 @@ on_both_databases!(
     a_starting_control_gives_running_jobs_a_minute_to_report_again,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (_agent, id) = running_job(&c, 49).await;
         // Control was down for two minutes: the Agent's messages did not arrive.
         set_lease(&c, &id, -60).await;

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
-        "name": "Web", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
-        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net/"]}})
+        "name": "Web", "network_id": common::lab_network_id(),
+        "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net"]}})
 }
 
 async fn queue(c: &common::Control, body: Value) -> reqwest::Response {
@@ -22,6 +22,7 @@ on_both_databases!(
     a_job_goes_from_pending_to_running_to_succeeded_once,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 11).await;
         let job = c.queued_job(sidecar_job(&a.id())).await;
         assert_eq!(job["status"], "pending");
@@ -80,6 +81,7 @@ on_both_databases!(
     a_result_for_another_agents_job_is_not_found,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (owner, other) = (
             common::SimAgent::with_docker(&c, 12).await,
             common::SimAgent::with_docker(&c, 13).await,
@@ -108,6 +110,7 @@ on_both_databases!(
     a_long_poll_wakes_within_a_second_of_the_job_being_queued,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 14).await;
         let waiting = {
             let a = common::SimAgent::new(&c, 14);
@@ -139,6 +142,7 @@ on_both_databases!(
     a_running_job_without_a_result_expires_after_its_lease,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 15).await;
         let job = c.queued_job(sidecar_job(&a.id())).await;
         a.post("/api/v1/agents/jobs/next", json!({})).await;
@@ -189,6 +193,7 @@ on_both_databases!(
     jobs_that_could_only_fail_are_refused_with_the_reason,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 16).await;
         let expect = |r: reqwest::Response,
                       status: u16,
@@ -241,6 +246,7 @@ on_both_databases!(
         // An Agent that reported no Docker gets no Docker jobs.
         let no_docker = common::SimAgent::new(&c, 18);
         no_docker.enroll(common::ENROLL, "plain").await;
+        no_docker.approve().await;
         no_docker
             .post(
                 "/api/v1/agents/heartbeat",
@@ -261,8 +267,10 @@ on_both_databases!(
     a_job_for_an_agent_that_never_checked_in_waits_for_it,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::new(&c, 19);
         assert_eq!(a.enroll(common::ENROLL, "later").await.status(), 201);
+        a.approve().await;
         let job = c.queued_job(sidecar_job(&a.id())).await;
         assert_eq!(job["status"], "pending");
         let offer = a.next_job().await;
@@ -274,6 +282,7 @@ on_both_databases!(
     pending_jobs_can_be_cancelled_and_failed_ones_retried,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 20).await;
         let first = c.queued_job(sidecar_job(&a.id())).await;
         let id = first["id"].as_str().unwrap();
@@ -319,6 +328,7 @@ on_both_databases!(
     the_job_list_filters_and_pages_newest_first,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (a, b) = (
             common::SimAgent::with_docker(&c, 21).await,
             common::SimAgent::with_docker(&c, 22).await,
@@ -359,6 +369,7 @@ on_both_databases!(
     a_disabled_agent_gets_no_jobs_until_enabled,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 23).await;
         let job = c.queued_job(sidecar_job(&a.id())).await;
         let r = c
@@ -386,6 +397,7 @@ on_both_databases!(
     enrollments_state_changes_jobs_and_results_are_audited,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 24).await;
         let job = c.queued_job(sidecar_job(&a.id())).await;
         let id = job["id"].as_str().unwrap();
@@ -407,7 +419,9 @@ on_both_databases!(
                 "agent.disabled",
                 "job.finished",
                 "job.created",
-                "agent.enrolled"
+                "agent.approved",
+                "agent.enrolled",
+                "network.created"
             ]
         );
         let finished = &log[2];
@@ -429,7 +443,8 @@ on_both_databases!(
         let older: Vec<Value> = c
             .get_json(&format!("/api/v1/audit?before={}", log[1]["id"]))
             .await;
-        assert_eq!(older.len(), 3);
+        // Below "agent.disabled": the five entries listed under it.
+        assert_eq!(older.len(), 5);
     }
 );
 
@@ -437,6 +452,7 @@ on_both_databases!(
     the_job_list_filters_by_kind_and_agent_together,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let (a, b) = (
             common::SimAgent::with_docker(&c, 21).await,
             common::SimAgent::with_docker(&c, 22).await,
@@ -469,6 +485,7 @@ on_both_databases!(
         // ("database is locked", answered 503) whenever an Agent's claim
         // committed in between; every write now waits its turn instead.
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 12).await;
         let restart = json!({"agent_id": a.id(), "kind": "restart_component",
                              "payload": {"component_id": "sidecar-web"}});

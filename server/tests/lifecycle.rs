@@ -11,7 +11,7 @@ use server::entities::install_token;
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
-        "name": "web", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
+        "name": "web", "network_id": common::lab_network_id(),
         "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net"]}})
 }
 
@@ -114,6 +114,7 @@ on_both_databases!(
     revoked_and_expired_install_tokens_are_refused_and_the_log_says_why,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let revoked = create_token(&c, json!({})).await;
         assert!(revoked["warning"].as_str().unwrap().contains("PUBLIC_URL"));
         let r = c
@@ -187,6 +188,7 @@ on_both_databases!(
     a_revoked_agent_is_refused_by_name_and_loses_its_queued_jobs,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 34).await;
         let job: Value = c
             .post_json("/api/v1/jobs", sidecar_job(&a.id()))
@@ -237,6 +239,7 @@ on_both_databases!(
     a_moved_agent_hands_its_desired_components_to_the_new_host,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let old = common::SimAgent::with_docker(&c, 35).await;
         deploy_sidecar(&c, &old).await;
         // A restart queued but not taken is cancelled by the move.
@@ -304,6 +307,7 @@ on_both_databases!(
     enabling_an_agent_resends_its_whole_desired_state,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 37).await;
         deploy_sidecar(&c, &a).await;
         let path = |action: &str| format!("/api/v1/agents/{}/{action}", a.id());

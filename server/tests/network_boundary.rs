@@ -291,16 +291,7 @@ async fn stream_says(stream: &mut reqwest::Response, within: std::time::Duration
 on_both_databases!(
     alerts_and_live_updates_of_another_network_stay_out_of_sight,
     |backend| async move {
-        let (hook, _) = test_kit::webhook_receiver().await;
-        let c = common::start_with(
-            backend,
-            common::Options {
-                alert_webhook: Some(hook),
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let (c, _) = common::signed_in_with_webhook(backend).await;
         let n = two_networks(&c).await;
         let ops = join_limited(&c, "operator", "ops-a", std::slice::from_ref(&n.alpha)).await;
         let viewer = join_limited(&c, "viewer", "view-a", std::slice::from_ref(&n.alpha)).await;

@@ -4,7 +4,8 @@
 //! and a change of their networks applies at their next request. On both
 //! databases, over real HTTP, as the person's own signed-in browser; the
 //! last test walks every admin route and server function with the other
-//! network's real IDs (the tables in common/route_rules.rs).
+//! network's real IDs (the tables in common/route_rules.rs), with an alert
+//! about the other network among those every reader may list.
 
 mod common;
 
@@ -393,8 +394,15 @@ fn refused_first(caller: &Limited, rule: Rule) -> Option<&'static str> {
 on_both_databases!(
     every_route_and_server_function_keeps_another_network_out_of_sight,
     |backend| async move {
-        let c = common::signed_in(backend).await;
+        // Alerts are kept while a webhook is set: Bravo's job fails, so
+        // the alerts every reader may list hold one about Bravo.
+        let (c, _) = common::signed_in_with_webhook(backend).await;
         let n = two_networks(&c).await;
+        let failed = n.agent_b.next_job().await;
+        assert_eq!(failed["id"], n.job_b.as_str());
+        n.agent_b.finish(&n.job_b, "failed", "pull denied").await;
+        let alerts: Value = c.get_json("/api/v1/settings/alerts").await;
+        assert!(alerts.to_string().contains(&n.job_b), "{alerts}");
         let bravo = Ids {
             agent: n.agent_b.id(),
             network: n.bravo.clone(),

@@ -9,7 +9,7 @@ use std::collections::BTreeSet;
 /// Routes are registered together with their descriptions
 /// (`utoipa_axum::routes!`), so a route cannot go undescribed; this list
 /// catches one that went missing, or one added by mistake.
-const API_PATHS: [&str; 46] = [
+const API_PATHS: [&str; 50] = [
     "/api/v1/agents",
     "/api/v1/agents/enroll",
     "/api/v1/agents/heartbeat",
@@ -17,9 +17,11 @@ const API_PATHS: [&str; 46] = [
     "/api/v1/agents/jobs/progress",
     "/api/v1/agents/jobs/result",
     "/api/v1/agents/{id}",
+    "/api/v1/agents/{id}/approve",
     "/api/v1/agents/{id}/disable",
     "/api/v1/agents/{id}/enable",
     "/api/v1/agents/{id}/move",
+    "/api/v1/agents/{id}/reject",
     "/api/v1/agents/{id}/revoke",
     "/api/v1/audit",
     "/api/v1/beacons",
@@ -45,6 +47,7 @@ const API_PATHS: [&str; 46] = [
     "/api/v1/revoked-keys",
     "/api/v1/revoked-keys/{agent_id}/allow",
     "/api/v1/session",
+    "/api/v1/settings/agents",
     "/api/v1/settings/alerts",
     "/api/v1/settings/alerts/test",
     "/api/v1/settings/identity",
@@ -55,6 +58,7 @@ const API_PATHS: [&str; 46] = [
     "/api/v1/users/second-factor",
     "/api/v1/users/{id}",
     "/api/v1/users/{id}/second-factor",
+    "/api/v1/users/{id}/second-factor/setup-link",
     "/api/v1/users/{id}/sessions/end",
 ];
 

@@ -113,6 +113,7 @@ on_both_databases!(
                 .status(),
             201
         );
+        agent.approve().await;
         let r = agent
             .post(
                 "/api/v1/agents/heartbeat",

@@ -31,6 +31,12 @@ fn sign_in(addr: SocketAddr, password: &str, extra: &str) -> String {
     request(addr, "POST", "/api/v1/session", extra, &body)
 }
 
+/// The same, as the person `name`.
+fn sign_in_as(addr: SocketAddr, name: &str, password: &str, extra: &str) -> String {
+    let body = format!(r#"{{"name":"{name}","password":"{password}"}}"#);
+    request(addr, "POST", "/api/v1/session", extra, &body)
+}
+
 /// Headers with which a client that reaches the port directly might try to
 /// pass for someone else; each line is its own attempt.
 const SPOOFS: [&str; 13] = [
@@ -64,14 +70,20 @@ on_both_databases!(
             statuses[8..].iter().all(|s| *s == 429),
             "every spoof counted for the peer: {statuses:?}"
         );
-        // The failures were all recorded against the real peer.
+        // The failures were all recorded against the real peer (and the
+        // account they were guesses at).
         use sea_orm::EntityTrait;
         let rows = server::entities::login_failure::Entity::find()
             .all(&c.state.db)
             .await
             .unwrap();
-        assert_eq!(rows.len(), 8);
-        assert!(rows.iter().all(|r| r.client == "127.0.0.1"), "{rows:?}");
+        let (by_account, by_address): (Vec<_>, Vec<_>) =
+            rows.iter().partition(|r| r.client.starts_with("account:"));
+        assert_eq!((by_address.len(), by_account.len()), (8, 8), "{rows:?}");
+        assert!(
+            by_address.iter().all(|r| r.client == "127.0.0.1"),
+            "{rows:?}"
+        );
     }
 );
 
@@ -81,14 +93,15 @@ on_both_databases!(
         // Loopback is trusted by default once trust is on.
         let c = common::behind_proxy(backend).await;
         // The client prepends whatever it likes; the proxy appends the truth
-        // (and a second trusted hop may follow).
+        // (and a second trusted hop may follow). Its guesses are at a name
+        // nobody has, so only its address's budget is spent.
         for n in 0..8 {
             let chain = if n % 2 == 0 {
                 format!("X-Forwarded-For: 203.0.113.{n}, 198.51.100.7\r\n")
             } else {
                 format!("X-Forwarded-For: 198.51.100.{n}, 198.51.100.7, 127.0.0.1\r\n")
             };
-            let (status, _) = raw(c.addr, &sign_in(c.addr, "guess", &chain)).await;
+            let (status, _) = raw(c.addr, &sign_in_as(c.addr, "nobody", "guess", &chain)).await;
             assert_eq!(status, 401);
         }
         let locked = "X-Forwarded-For: 203.0.113.99, 198.51.100.7\r\n";
@@ -189,8 +202,8 @@ on_both_databases!(
         assert_eq!(status, 200, "{answer}");
         let cookies = header(&answer, "set-cookie");
         assert!(
-            cookies.iter().any(|c| c.starts_with("kr_session="))
-                && cookies.iter().any(|c| c.starts_with("kr_device=")),
+            cookies.iter().any(|c| c.starts_with("__Host-kr_session="))
+                && cookies.iter().any(|c| c.starts_with("__Host-kr_device=")),
             "{cookies:?}"
         );
         for cookie in &cookies {

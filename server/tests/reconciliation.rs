@@ -12,7 +12,7 @@ use server::entities::component;
 
 fn sidecar_job(agent_id: &str) -> Value {
     json!({"agent_id": agent_id, "kind": "deploy_sidecar", "payload": {
-        "name": "web", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
+        "name": "web", "network_id": common::lab_network_id(),
         "target": "app:8080", "docker_network": "apps", "beacons": ["https://beacon.example.net"]}})
 }
 
@@ -46,6 +46,7 @@ async fn component_view(c: &common::Control, agent_id: &str, id: &str) -> Value 
 /// of a desired sidecar the admin queued.
 async fn claimed_sidecar_deployment(c: &common::Control, seed: u8) -> (common::SimAgent, Value) {
     c.sign_in().await;
+    common::lab_network(c).await;
     let a = common::SimAgent::new(c, seed);
     a.enroll_with_docker().await;
     let r = c.post_json("/api/v1/jobs", sidecar_job(&a.id())).await;

@@ -21,6 +21,7 @@ on_both_databases!(
                 format!("host-{seed}")
             };
             assert_eq!(a.enroll(common::ENROLL, &name).await.status(), 201);
+            a.approve().await;
         }
         let mut seen = Vec::new();
         let mut after: Option<String> = None;
@@ -56,6 +57,7 @@ on_both_databases!(
             broken.enroll(common::ENROLL, "zz-broken").await.status(),
             201
         );
+        broken.approve().await;
         let r = broken
             .post(
                 "/api/v1/agents/heartbeat",
@@ -70,6 +72,7 @@ on_both_databases!(
             warned.enroll(common::ENROLL, "aa-warned").await.status(),
             201
         );
+        warned.approve().await;
         let r = warned
             .post(
                 "/api/v1/agents/heartbeat",
@@ -85,6 +88,7 @@ on_both_databases!(
             never_seen.enroll(common::ENROLL, "mm-new").await.status(),
             201
         );
+        never_seen.approve().await;
 
         let (list, total) = c
             .state
@@ -115,8 +119,13 @@ on_both_databases!(
     |backend| async move {
         let c = common::signed_in(backend).await;
         let agent = common::SimAgent::with_docker(&c, 31).await;
-        let office = protocol::NetworkId::from_random_bytes([5; 32]).to_string();
-        let lab = protocol::NetworkId::from_random_bytes([6; 32]).to_string();
+        let beacons = json!(["https://beacon.example.net"]);
+        let office = c
+            .created_network(json!({"name": "Office", "beacons": beacons}))
+            .await;
+        let lab = c
+            .created_network(json!({"name": "Lab", "beacons": beacons}))
+            .await;
         for (name, network) in [("web", &office), ("db", &lab)] {
             c.queued_job(
                 json!({"agent_id": agent.id(), "kind": "deploy_sidecar", "payload": {
@@ -153,6 +162,7 @@ on_both_databases!(
             async move {
                 let a = common::SimAgent::new(c, seed);
                 assert_eq!(a.enroll(common::ENROLL, name).await.status(), 201);
+                a.approve().await;
                 if docker {
                     let r = a
                         .post(
@@ -296,6 +306,7 @@ on_both_databases!(
         ] {
             let a = common::SimAgent::new(&c, seed);
             assert_eq!(a.enroll(common::ENROLL, host).await.status(), 201);
+            a.approve().await;
             let mut components: Vec<serde_json::Value> = sidecars
                 .iter()
                 .map(|name| {

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use server::domain::access::scope::NetworkScope;
 
 fn sidecar(agent_id: &str, extra: Value) -> Value {
-    let mut payload = json!({"name": "photos", "network_id": protocol::NetworkId::from_random_bytes([4; 32]).to_string(),
+    let mut payload = json!({"name": "photos", "network_id": common::lab_network_id(),
         "target": "photos:2342", "docker_network": "apps", "beacons": ["https://beacon.example.net"]});
     for (key, value) in extra.as_object().unwrap() {
         payload[key] = value.clone();
@@ -26,6 +26,7 @@ on_both_databases!(
     a_catalog_entry_is_stored_shown_and_changed_by_redeploying_the_same_component,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 41).await;
         let entry = json!({"title": " Family photos ", "description": "Albums of the whole family",
             "tags": ["Photos", "home-lab", "photos"], "category": "Media", "scheme": "HTTPS"});
@@ -98,6 +99,7 @@ on_both_databases!(
     catalog_fields_outside_their_bounds_are_refused_at_their_field_without_a_job,
     |backend| async move {
         let c = common::signed_in(backend).await;
+        common::lab_network(&c).await;
         let a = common::SimAgent::with_docker(&c, 42).await;
         let eleven: Vec<String> = (0..11).map(|i| format!("t{i}")).collect();
         let cases = [

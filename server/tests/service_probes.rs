@@ -69,16 +69,7 @@ fn events(received: &test_kit::Received) -> Vec<String> {
 on_both_databases!(
     a_probe_from_another_host_alerts_once_keeps_its_history_and_proves_the_overlay,
     |backend| async move {
-        let (hook, received) = test_kit::webhook_receiver().await;
-        let c = common::start_with(
-            backend,
-            common::Options {
-                alert_webhook: Some(hook),
-                ..Default::default()
-            },
-        )
-        .await;
-        c.sign_in().await;
+        let (c, received) = common::signed_in_with_webhook(backend).await;
         let id = c
             .created_network(json!({"name": "Home", "beacons": ["https://b.example"]}))
             .await;
@@ -100,6 +91,10 @@ on_both_databases!(
 
         let prober = common::on_host_deployed(&c, 72, "probe-host", json!([])).await;
         let prober_id = prober.id();
+        // Both hosts waited for approval when they enrolled: that news is out.
+        c.state.alerts.deliver_due(Utc::now()).await.unwrap();
+        assert_eq!(events(&received), ["agent.pending", "agent.pending"]);
+        received.lock().unwrap().clear();
         // Each refusal names its field, whatever the body looks like.
         let hostile: Vec<(String, u16, &str)> = vec![
             (
@@ -600,9 +595,12 @@ on_both_databases!(
 
         // The API lists every job unless told to leave the runs out.
         let every: Value = c.get_json("/api/v1/jobs").await;
-        assert_eq!(kinds(&every), ["probe_service", "restart_component"]);
+        assert_eq!(
+            kinds(&every),
+            ["deploy_sidecar", "probe_service", "restart_component"]
+        );
         let without: Value = c.get_json("/api/v1/jobs?hide_probe_runs=true").await;
-        assert_eq!(kinds(&without), ["restart_component"]);
+        assert_eq!(kinds(&without), ["deploy_sidecar", "restart_component"]);
         let asked: Value = c
             .get_json("/api/v1/jobs?hide_probe_runs=true&kind=probe_service")
             .await;
@@ -629,11 +627,15 @@ on_both_databases!(
             }
         };
         let page = screen(json!({})).await;
-        assert_eq!(kinds(&page["items"]), ["restart_component"], "{page}");
+        assert_eq!(
+            kinds(&page["items"]),
+            ["deploy_sidecar", "restart_component"],
+            "{page}"
+        );
         let page = screen(json!({"probes": "shown"})).await;
         assert_eq!(
             kinds(&page["items"]),
-            ["probe_service", "restart_component"],
+            ["deploy_sidecar", "probe_service", "restart_component"],
             "{page}"
         );
         let page = screen(json!({"kind": "probe_service"})).await;
@@ -650,7 +652,7 @@ on_both_databases!(
             .unwrap();
         assert_eq!(
             kinds(&lists["recent_jobs"]),
-            ["restart_component"],
+            ["deploy_sidecar", "restart_component"],
             "{lists}"
         );
     }

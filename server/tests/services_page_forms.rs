@@ -43,8 +43,8 @@ on_both_databases!(
                 page.body
             );
         }
-        // Control did not deploy it: there is nothing to change it from.
-        assert!(!page.body.contains("?edit="));
+        // Control deployed it: Change opens its form, filled from its spec.
+        assert!(page.body.contains(&format!("?edit={key}")), "{}", page.body);
         assert!(!page.body.contains("id=\"service-question\""));
         assert!(!page.body.contains("/ui/service_action"), "no Verify yet");
         assert!(

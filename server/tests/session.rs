@@ -178,23 +178,28 @@ on_both_databases!(
     eight_failures_from_one_client_lock_it_out_for_ten_minutes,
     |backend| async move {
         let c = common::behind_proxy(backend).await;
-        let attempt = |client_ip: &'static str, password: &'static str| {
+        let attempt = |client_ip: &'static str, name: &'static str, password: &'static str| {
             let c = &c;
             async move {
                 c.client
                     .post(c.url("/api/v1/session"))
                     .header("x-forwarded-for", client_ip)
-                    .json(&json!({ "password": password }))
+                    .json(&json!({ "name": name, "password": password }))
                     .send()
                     .await
                     .unwrap()
             }
         };
+        // Guesses at a name nobody has: they spend the client's budget (and
+        // that name's), not the owner account's.
         for _ in 0..8 {
-            assert_eq!(attempt("198.51.100.7", "guess").await.status(), 401);
+            assert_eq!(
+                attempt("198.51.100.7", "nobody", "guess").await.status(),
+                401
+            );
         }
         // Even the right password is refused while locked out.
-        let locked = attempt("198.51.100.7", PASSWORD).await;
+        let locked = attempt("198.51.100.7", "", PASSWORD).await;
         assert_eq!(locked.status(), 429);
         assert!(locked.headers().get("retry-after").is_some());
         let body: Value = locked.json().await.unwrap();
@@ -207,7 +212,7 @@ on_both_databases!(
             "{body}"
         );
         // Another client is not affected.
-        assert_eq!(attempt("198.51.100.8", PASSWORD).await.status(), 200);
+        assert_eq!(attempt("198.51.100.8", "", PASSWORD).await.status(), 200);
     }
 );
 

@@ -314,7 +314,7 @@ on_both_databases!(
             .get_all("set-cookie")
             .iter()
             .map(|v| v.to_str().unwrap().split(';').next().unwrap().to_string())
-            .find(|c| c.starts_with("kr_session="))
+            .find(|c| c.starts_with("__Host-kr_session="))
             .unwrap();
         let r = client
             .post(c.url("/api/v1/networks"))

@@ -113,6 +113,25 @@ impl AdminClient {
     }
 }
 
+/// The owner's signed-in session at the Control at `base`, one per Control
+/// for the whole test process (`fresh`: sign in again): the helpers that
+/// approve Agents share it, since sign-ins made at the same moment count
+/// against the account's budget until they succeed.
+async fn owner_session(base: &str, password: &str, fresh: bool) -> std::sync::Arc<AdminClient> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, OnceLock};
+    type Sessions = tokio::sync::Mutex<HashMap<String, Arc<AdminClient>>>;
+    static SESSIONS: OnceLock<Sessions> = OnceLock::new();
+    let mut sessions = SESSIONS.get_or_init(Default::default).lock().await;
+    if let Some(kept) = sessions.get(base).filter(|_| !fresh) {
+        return kept.clone();
+    }
+    let owner = Arc::new(AdminClient::new(base, password));
+    owner.sign_in().await;
+    sessions.insert(base.to_string(), owner.clone());
+    owner
+}
+
 /// A POST of `body` to `base` + `path`, signed by `key` as PROTOCOL.md says:
 /// over the method, the path without its query, the timestamp (now, or
 /// `skew` seconds off) and the exact body bytes. The caller sets Content-Type.
@@ -220,11 +239,18 @@ impl SimAgent {
             .owner_password
             .as_deref()
             .expect("an Agent made with SimAgent::new knows its Control's owner password");
-        let owner = AdminClient::new(&self.base, password);
-        owner.sign_in().await;
-        let r = owner
-            .post_empty(&format!("/api/v1/agents/{}/approve", self.id()))
+        let path = format!("/api/v1/agents/{}/approve", self.id());
+        let mut r = owner_session(&self.base, password, false)
+            .await
+            .post_empty(&path)
             .await;
+        if r.status() == reqwest::StatusCode::UNAUTHORIZED {
+            // The kept session ended (signed out, or the Control restored).
+            r = owner_session(&self.base, password, true)
+                .await
+                .post_empty(&path)
+                .await;
+        }
         let status = r.status().as_u16();
         let body = r.text().await.unwrap_or_default();
         assert!(

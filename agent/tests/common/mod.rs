@@ -335,6 +335,52 @@ pub async fn finished_job(control: &Control, id: &str, within: Duration) -> Valu
     }
 }
 
+/// Approves every Agent that waits for approval, as the admin does after
+/// comparing fingerprints (enrolled with the shared token, each waits).
+pub async fn approve_waiting(control: &Control) {
+    let agents = control.get("/api/v1/agents").await;
+    for a in agents
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|a| a["status"] == "pending")
+    {
+        let id = a["id"].as_str().unwrap();
+        let r = control
+            .post(&format!("/api/v1/agents/{id}/approve"), &json!({}))
+            .await;
+        assert_eq!(r.status(), 200, "approving {id}");
+    }
+}
+
+/// A network profile named `name`, made through the admin API; its ID.
+pub async fn network(control: &Control, name: &str) -> String {
+    let r = control
+        .post("/api/v1/networks", &json!({"name": name}))
+        .await;
+    let status = r.status();
+    let body: Value = r.json().await.unwrap();
+    assert_eq!(status, 201, "{body}");
+    body["id"].as_str().unwrap().to_string()
+}
+
+/// Lists `url` among network `network`'s Beacons, unless it is already: a
+/// deploy or probe names only its network's Beacons.
+pub async fn list_beacon(control: &Control, network: &str, url: &str) {
+    let r = control
+        .post(
+            "/api/v1/beacons",
+            &json!({"network_id": network, "url": url}),
+        )
+        .await;
+    let status = r.status().as_u16();
+    let body: Value = r.json().await.unwrap();
+    assert!(
+        status == 201 || body["code"] == "beacon_duplicate",
+        "listing {url}: {status} {body}"
+    );
+}
+
 /// Waits (at most `within`) until the only Agent reports Docker available,
 /// approving it first as the admin does (enrolled with the shared token, it
 /// waits for approval); its view.
@@ -344,11 +390,7 @@ pub async fn docker_agent(control: &Control, within: Duration) -> Value {
         let agents = control.get("/api/v1/agents").await;
         if let Some(a) = agents.as_array().and_then(|l| l.first()) {
             if a["status"] == "pending" {
-                let id = a["id"].as_str().unwrap();
-                let r = control
-                    .post(&format!("/api/v1/agents/{id}/approve"), &json!({}))
-                    .await;
-                assert_eq!(r.status(), 200, "approving the new Agent");
+                approve_waiting(control).await;
                 continue;
             }
             if a["docker_available"] == true {

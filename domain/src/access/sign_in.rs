@@ -27,7 +27,8 @@
 //! own; so every attempt at an account also counts against that account's
 //! budget, whatever browser or address it comes from, unless it comes from
 //! a browser that signed in to that very account before (its mark is bound
-//! to the account it last signed in as). Guessing another person's (or the
+//! to the account it last signed in as; one a trust-browser link made counts
+//! for every account until it signs in to one). Guessing another person's (or the
 //! break-glass owner's) password thus stays at [`MAX_FAILURES`] per window
 //! in all, while the person's own browser is never held back by it.
 
@@ -60,6 +61,11 @@ pub const BROWSER_LINK_LIFETIME: Duration = Duration::minutes(15);
 /// as the sign-in compares it (trimmed, lowercase; empty for the
 /// break-glass owner), hashed to fit the column whatever was typed.
 const ACCOUNT_KEY: &str = "account:";
+
+/// What a mark from a trust-browser link is bound to: whoever runs the
+/// server made that browser known, for every account (until it signs in to
+/// one, and is bound to that one).
+const ANY_ACCOUNT: &str = "*";
 
 fn account_key(name: &str) -> String {
     let name = name.trim().to_ascii_lowercase();
@@ -219,9 +225,9 @@ impl AdminSessions {
         // A browser that signed in to this account before is the account
         // holder's own: the account's budget, which others' guesses use up,
         // does not hold it back.
-        let own_browser = mark
-            .as_ref()
-            .is_some_and(|(_, d)| d.account.as_deref() == Some(account.as_str()));
+        let own_browser = mark.as_ref().is_some_and(
+            |(_, d)| matches!(d.account.as_deref(), Some(a) if a == account || a == ANY_ACCOUNT),
+        );
         let mut keys = vec![key];
         if !own_browser {
             keys.push(account.clone());
@@ -528,7 +534,7 @@ impl AdminSessions {
             return Ok(None);
         }
         tracing::info!("trust-browser link used: a browser was made known");
-        Ok(Some(self.remember_device(None, now).await?))
+        Ok(Some(self.remember_device(Some(ANY_ACCOUNT), now).await?))
     }
 
     /// The session a cookie token belongs to, if it exists and has not

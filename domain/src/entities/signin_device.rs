@@ -14,8 +14,9 @@ pub struct Model {
     /// The mark is ignored from this time on.
     pub expires_at: DateTimeUtc,
     /// The account it last signed in to (`sign_in::account_key`); that
-    /// account's budget does not hold this browser back. None for a mark
-    /// from a trust-browser link, or one made before marks were bound.
+    /// account's budget does not hold this browser back. `*` for a mark from
+    /// a trust-browser link (every account's), none for one made before
+    /// marks were bound.
     pub account: Option<String>,
 }
 

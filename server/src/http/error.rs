@@ -327,7 +327,7 @@ impl From<AuthError> for ApiError {
             )
             .hint("Sign in once in the web UI: it shows the QR code for an authenticator app and asks for its first code."),
             AuthError::SetupNeedsLink => {
-                ApiError::refused(&protocol::refusals::Refusal::SecondFactorSetupNeedsLink)
+                ApiError::refused(&protocol::refusals::Refusal::SecondFactorSetupLinkNeeded)
             }
             AuthError::Store(e) => e.into(),
         }

@@ -129,6 +129,22 @@ pub async fn signed_in(backend: Backend) -> Control {
     c
 }
 
+/// A signed-in Control that posts alerts to a local webhook receiver (and
+/// so keeps them); what the receiver got.
+pub async fn signed_in_with_webhook(backend: Backend) -> (Control, test_kit::Received) {
+    let (hook, received) = test_kit::webhook_receiver().await;
+    let c = start_with(
+        backend,
+        Options {
+            alert_webhook: Some(hook),
+            ..Default::default()
+        },
+    )
+    .await;
+    c.sign_in().await;
+    (c, received)
+}
+
 /// A Control that trusts the `X-Forwarded-For` of loopback proxies.
 pub async fn behind_proxy(backend: Backend) -> Control {
     start_with(
@@ -237,6 +253,21 @@ pub async fn on_host_deployed(
         .await;
     assert_eq!(r.status(), 200, "the heartbeat is taken");
     agent
+}
+
+/// The Network ID the deploy jobs of many tests name.
+pub fn lab_network_id() -> String {
+    protocol::NetworkId::from_random_bytes([4; 32]).to_string()
+}
+
+/// The network profile "Lab" under [`lab_network_id`], listing
+/// `https://beacon.example.net`, made through the admin API: a deploy names
+/// an existing network and its Beacons. Its ID.
+pub async fn lab_network(c: &Control) -> String {
+    let id = lab_network_id();
+    c.created_network(serde_json::json!({"id": id, "name": "Lab",
+        "beacons": ["https://beacon.example.net"]}))
+        .await
 }
 
 /// Queues the deployment `job` (the body of `POST /api/v1/jobs`) as the
