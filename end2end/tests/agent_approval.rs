@@ -3,7 +3,7 @@
 //! host and key fingerprint, which the admin compares with the Agent's log,
 //! and no job can be queued for it; Approve asks first, then the Agent takes
 //! jobs. Another is rejected, and its key is listed as refused. Desktop and
-//! phone (390×844) sizes.
+//! phone (390×844) sizes; and Settings turns the waiting off.
 
 mod common;
 
@@ -49,14 +49,12 @@ async fn approve_one_reject_another(width: u32, height: u32, name: &str) {
     )
     .await;
     b.screenshot("2-pending-agent-with-fingerprint").await;
-    // Not a choice for a job while it waits.
+    // Not a choice for a job while it waits: with both waiting, the form
+    // has no Agent to offer and says why.
     b.goto(&format!("{}/jobs", control.base)).await;
-    b.open_form("#open-new-job", "#job-agent").await;
-    expect(page.locator(format!("#job-agent option[value='{}']", newcomer.id())))
-        .with_timeout(wait)
-        .to_have_count(0)
-        .await
-        .unwrap();
+    b.open_form("#open-new-job", "#jobs-no-agents").await;
+    b.expect_text("#jobs-no-agents", "approve one that waits")
+        .await;
 
     // Approve asks first, saying what to compare.
     b.goto(&agent_page).await;
@@ -110,4 +108,49 @@ async fn a_new_agent_waits_and_is_approved_or_rejected_on_desktop() {
 #[tokio::test]
 async fn a_new_agent_waits_and_is_approved_or_rejected_on_a_phone() {
     approve_one_reject_another(390, 844, "approval-phone").await;
+}
+
+/// Settings turns the waiting off: from then on an Agent enrolled with the
+/// shared token is approved at once and takes jobs.
+#[tokio::test]
+async fn turning_approval_off_in_settings_lets_shared_token_agents_in_at_once() {
+    let control = common::start_control().await;
+    let b = common::open_browser("approval-settings", 1280, 900, "en-US").await;
+    b.sign_in(&control.base).await;
+    b.goto(&format!("{}/settings", control.base)).await;
+    b.expect_text(
+        "#agent-approval-state",
+        "On: Agents enrolled with the shared token wait",
+    )
+    .await;
+    b.page
+        .locator("#agent-approval-required")
+        .uncheck(None)
+        .await
+        .unwrap();
+    b.page
+        .locator("#save-agent-approval")
+        .click(None)
+        .await
+        .unwrap();
+    b.expect_text("#agent-approval-saved", "Saved.").await;
+    b.expect_text(
+        "#agent-approval-state",
+        "Off: Agents enrolled with the shared token are approved at once",
+    )
+    .await;
+    b.screenshot("approval-off").await;
+
+    let newcomer = common::SimAgent::new(&control, 63);
+    assert_eq!(
+        newcomer
+            .enroll(common::ENROLL, "edge-trusted")
+            .await
+            .status(),
+        201
+    );
+    let job = common::queue_restart(&control.base, &newcomer.id(), "beacon-x").await;
+    assert_eq!(newcomer.next_job().await["id"], job.as_str());
+    assert!(b.problems().is_empty(), "{:?}", b.problems());
+    b.close().await;
 }

@@ -2,8 +2,9 @@
 //! scanning (here: reading) the QR code's otpauth link, confirms with the
 //! app's code and sees ten recovery codes; the next sign-in asks for a code.
 //! The owner sees the badge, requires two-step sign-in of everyone and
-//! resets the person's (a lost phone): her next sign-in sets up a new app on
-//! the sign-in screen itself and shows new recovery codes before going on.
+//! resets the person's (a lost phone): her password alone sets up nothing;
+//! with the setup link the owner makes her, her next sign-in sets up a new
+//! app on the sign-in screen itself and shows new recovery codes.
 
 mod common;
 
@@ -187,22 +188,63 @@ async fn two_step(width: u32, height: u32, name: &str) {
         0,
         "the badge is gone after the reset"
     );
+
+    // A new phone: the password alone sets no second factor up (a stolen
+    // one would set up the thief's); the owner hands her a setup link.
+    let new_phone = common::open_browser(&format!("{name}-anna-new"), width, height, "en-US").await;
+    sign_in_as_anna(&new_phone, &base).await;
+    new_phone
+        .expect_text("#login-error", "needs a setup link from the owner")
+        .await;
+    new_phone.screenshot("5-needs-a-setup-link").await;
+    let people: Vec<serde_json::Value> = api.get_json("/api/v1/users").await;
+    let anna_id = people.iter().find(|p| p["name"] == "anna").expect("listed")["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    owner.goto(&format!("{base}/settings/people")).await;
+    owner
+        .open_form("#open-two-step-link", "#two-step-link-person")
+        .await;
+    owner.select("#two-step-link-person", &anna_id).await;
+    owner
+        .page
+        .locator("#create-two-step-link")
+        .click(None)
+        .await
+        .unwrap();
+    owner.wait_visible("#two-step-link").await;
+    let setup_link = owner
+        .page
+        .locator("#two-step-link")
+        .text_content()
+        .await
+        .unwrap()
+        .unwrap_or_default();
+    owner.screenshot("6-setup-link").await;
     owner.close().await;
 
-    // A new phone: the sign-in screen sets up the new app, then shows codes.
-    let new_phone = common::open_browser(&format!("{name}-anna-new"), width, height, "en-US").await;
+    // She opens it in the browser she signs in with, then the sign-in
+    // screen sets up the new app and shows new codes.
+    let path = &setup_link[setup_link.find("/two-step-setup/").expect("a setup link")..];
+    new_phone.goto(&format!("{base}{path}")).await;
+    new_phone
+        .page
+        .wait_for_url(&format!("{base}/login?two_step=setup"), None)
+        .await
+        .unwrap();
     sign_in_as_anna(&new_phone, &base).await;
     new_phone
         .expect_text("#login-error", "requires two-step sign-in")
         .await;
     let new_uri = offered_uri(&new_phone).await;
     assert_ne!(new_uri, uri, "a new secret");
-    new_phone.screenshot("5-set-up-at-sign-in").await;
+    new_phone.screenshot("7-set-up-at-sign-in").await;
     submit_code(&new_phone, &code_now(&new_uri)).await;
     new_phone
         .wait_visible("#recovery-codes-after-sign-in")
         .await;
-    new_phone.screenshot("6-codes-at-sign-in").await;
+    new_phone.screenshot("8-codes-at-sign-in").await;
     new_phone
         .page
         .locator("#codes-saved")
