@@ -1,10 +1,15 @@
-//! Talking to Control: enrollment, and signed requests carrying a fresh nonce.
+//! Talking to Control: enrollment, and signed requests carrying a fresh nonce
+//! (for a Control that announced `nonce`). Every request announces what this
+//! Agent speaks, and every answer's announcement is taken in
+//! (crate::control_speaks) before the answer is used.
 
 use crate::config::Config;
 use crate::control_pin::AnswerHeaders;
+use crate::control_speaks::{ControlSpeaks, Downgrade};
 use crate::identity::Identity;
 use protocol::agent::{EnrollRequest, EnrollResponse};
 use protocol::control_identity::{verify_answer, AnswerScope, ControlPublicKey};
+use protocol::extensions::{Extension, Extensions, HEADER_EXTENSIONS};
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use protocol::AgentId;
 use rand::RngCore;
@@ -31,6 +36,10 @@ pub enum CallError {
     /// The answer is not signed by the Control key it must be signed by.
     #[error("the answer does not come from the pinned Control: {0}")]
     NotFromControl(protocol::control_identity::AnswerRefusal),
+    /// The answer takes back an extension this Agent holds Control to; like
+    /// `Unavailable`, the Agent waits and tries again, as it was.
+    #[error("{0}")]
+    Downgraded(Downgrade),
 }
 
 /// A successful answer to a signed request, with the nonce the request
@@ -53,6 +62,7 @@ pub struct Enrolled {
 pub struct ControlClient {
     http: reqwest::Client,
     config: Config,
+    speaks: ControlSpeaks,
 }
 
 fn nonce() -> String {
@@ -132,10 +142,62 @@ impl ControlClient {
             }
         }
         let http = builder.build().map_err(|e| e.to_string())?;
+        // A malformed identity file is reported by `run::identity`.
+        let stored = crate::identity::load(&config.data).ok().flatten();
+        let speaks = ControlSpeaks::new(
+            config.data.clone(),
+            stored.as_ref(),
+            config.control_key.is_some(),
+        );
         Ok(Self {
             http,
             config: config.clone(),
+            speaks,
         })
+    }
+
+    /// What Control announced it speaks.
+    pub fn speaks(&self) -> &ControlSpeaks {
+        &self.speaks
+    }
+
+    /// Whether Control announced `extension`.
+    pub fn control_has(&self, extension: Extension) -> bool {
+        self.speaks.has(extension)
+    }
+
+    /// Takes in the announcement of an answer. A failing answer without
+    /// one (a proxy's 502 while Control is away) tells nothing.
+    fn heed(&self, response: &reqwest::Response) -> Result<(), CallError> {
+        let announced = crate::control_speaks::announcement(response.headers());
+        let status = response.status();
+        let failing = status.is_server_error()
+            || status == reqwest::StatusCode::REQUEST_TIMEOUT
+            || status == reqwest::StatusCode::TOO_MANY_REQUESTS;
+        if announced.is_none() && failing {
+            return Ok(());
+        }
+        self.speaks
+            .observe(announced)
+            .map_err(CallError::Downgraded)
+    }
+
+    /// Asks Control what it speaks (`GET /healthz`, unauthenticated), as
+    /// the Agent does before its first enrollment: the enroll body and the
+    /// pinning of Control's key depend on it.
+    pub async fn discover(&self) -> Result<Extensions, CallError> {
+        let response = self
+            .http
+            .get(self.config.endpoint("/healthz"))
+            .header(HEADER_EXTENSIONS, Extensions::all().header_value())
+            .send()
+            .await
+            .map_err(|e| CallError::Unavailable(e.to_string()))?;
+        self.heed(&response)?;
+        if response.status().is_server_error() {
+            return Err(refusal(response).await);
+        }
+        Ok(self.speaks.announced())
     }
 
     /// Enrolls `identity`'s key; Control must answer with the ID the key
@@ -147,21 +209,27 @@ impl ControlClient {
         token: &str,
         preset: Option<&ControlPublicKey>,
     ) -> Result<Enrolled, CallError> {
-        let nonce = nonce();
+        let nonce = if self.speaks.has(Extension::Nonce) {
+            nonce()
+        } else {
+            String::new()
+        };
         let request = EnrollRequest {
             name: self.config.name.clone(),
             public_key: identity.key.public_key().to_wire(),
             token: token.to_string(),
             tags: self.config.tags.clone(),
-            nonce: Some(nonce.clone()),
+            nonce: Some(nonce.clone()).filter(|n| !n.is_empty()),
         };
         let response = self
             .http
             .post(self.config.endpoint("/api/v1/agents/enroll"))
+            .header(HEADER_EXTENSIONS, Extensions::all().header_value())
             .json(&request)
             .send()
             .await
             .map_err(|e| CallError::Unavailable(e.to_string()))?;
+        self.heed(&response)?;
         if !response.status().is_success() {
             return Err(refusal(response).await);
         }
@@ -201,16 +269,22 @@ impl ControlClient {
         })
     }
 
-    /// POSTs `body` (with a fresh `nonce`) signed with the Agent's key. The
-    /// signature covers the path without the query, as PROTOCOL.md says.
+    /// POSTs `body` (with a fresh `nonce` for a Control that announced
+    /// `nonce`) signed with the Agent's key. The signature covers the path
+    /// without the query, as PROTOCOL.md says.
     pub async fn signed(
         &self,
         identity: &Identity,
         path_and_query: &str,
         mut body: serde_json::Value,
     ) -> Result<SignedAnswer, CallError> {
-        let nonce = nonce();
-        body["nonce"] = serde_json::Value::String(nonce.clone());
+        let nonce = if self.speaks.has(Extension::Nonce) {
+            let nonce = nonce();
+            body["nonce"] = serde_json::Value::String(nonce.clone());
+            nonce
+        } else {
+            String::new()
+        };
         let bytes = serde_json::to_vec(&body).expect("JSON serialises");
         let (path, query) = path_and_query
             .split_once('?')
@@ -228,6 +302,7 @@ impl ControlClient {
             .http
             .post(url)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(HEADER_EXTENSIONS, Extensions::all().header_value())
             .header(HEADER_AGENT, identity.agent_id.as_str())
             .header(HEADER_TIMESTAMP, timestamp)
             .header(HEADER_SIGNATURE, signature)
@@ -235,6 +310,7 @@ impl ControlClient {
             .send()
             .await
             .map_err(|e| CallError::Unavailable(e.to_string()))?;
+        self.heed(&response)?;
         if response.status().is_success() {
             Ok(SignedAnswer {
                 path,

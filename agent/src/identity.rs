@@ -3,6 +3,7 @@
 //! enrollment, so it is only ever created when absent.
 
 use protocol::control_identity::ControlPublicKey;
+use protocol::extensions::Extensions;
 use protocol::signing::AgentKey;
 use protocol::AgentId;
 use rand::RngCore;
@@ -22,6 +23,10 @@ struct IdentityFile {
     /// Ours: the Control key this Agent trusts (protocol::control_identity).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     control_key: Option<String>,
+    /// Ours: the extensions Control last announced (protocol::extensions),
+    /// so that a restart keeps to them (crate::control_speaks).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    control_extensions: Option<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -43,6 +48,9 @@ pub struct Identity {
     /// The Control key pinned when the identity was stored; `crate::control_pin`
     /// keeps the live one.
     pub control_key: Option<ControlPublicKey>,
+    /// What Control announced when the identity was stored (`None`: never
+    /// recorded); `crate::control_speaks` keeps the live set.
+    pub control_extensions: Option<Extensions>,
 }
 
 pub fn path(data: &Path) -> PathBuf {
@@ -93,6 +101,7 @@ fn read(file: &Path, enrolled: bool) -> Result<Option<Identity>, IdentityError> 
         agent_id,
         enrolled,
         control_key,
+        control_extensions: stored.control_extensions.as_deref().map(Extensions::parse),
     }))
 }
 
@@ -107,6 +116,7 @@ pub fn generate() -> Identity {
         agent_id,
         enrolled: false,
         control_key: None,
+        control_extensions: None,
     }
 }
 
@@ -123,6 +133,17 @@ pub fn store_control_key(data: &Path, key: &ControlPublicKey) -> Result<(), Iden
         reason: "no identity is stored to pin the Control key in".into(),
     })?;
     identity.control_key = Some(key.clone());
+    store(data, &identity)
+}
+
+/// Records what Control announced in the stored identity file (the rest unchanged).
+pub fn store_control_extensions(data: &Path, announced: Extensions) -> Result<(), IdentityError> {
+    let file = path(data);
+    let mut identity = load(data)?.ok_or_else(|| IdentityError::Write {
+        path: file.display().to_string(),
+        reason: "no identity is stored to record Control's extensions in".into(),
+    })?;
+    identity.control_extensions = Some(announced);
     store(data, &identity)
 }
 
@@ -147,6 +168,7 @@ fn write_atomically(file: &Path, identity: &Identity) -> Result<(), IdentityErro
         private_key: identity.key.to_identity(),
         agent_id: identity.agent_id.to_string(),
         control_key: identity.control_key.as_ref().map(ControlPublicKey::to_wire),
+        control_extensions: identity.control_extensions.map(Extensions::header_value),
     })
     .expect("strings serialise");
     crate::private_file::write_atomically(file, body.as_bytes()).map_err(|e| IdentityError::Write {

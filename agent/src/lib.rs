@@ -5,6 +5,7 @@ pub mod client;
 pub mod compose;
 pub mod config;
 pub mod control_pin;
+pub mod control_speaks;
 pub mod docker;
 pub mod health;
 pub mod identity;

@@ -8,12 +8,14 @@
 use crate::client::{CallError, ControlClient, SignedAnswer};
 use crate::config::Config;
 use crate::control_pin::{AnswerHeaders, ControlPin};
+use crate::control_speaks::ControlSpeaks;
 use crate::identity::{self, Identity, IdentityError};
 use crate::progress::{self, Journal, Support};
 use crate::redact::Secrets;
 use crate::workload::{Done, Workloads};
 use protocol::agent::{Heartbeat, JobOffer, JobOutcome};
 use protocol::control_identity::{AnswerRefusal, AnswerScope};
+use protocol::extensions::Extension;
 use protocol::jobs::JobPayload;
 use protocol::progress::StageStatus;
 use rand::Rng;
@@ -90,6 +92,21 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
         }
     };
     let mut failures = 0;
+    // What Control speaks decides the enroll body and whether its key is
+    // pinned, so it is asked first.
+    let announced = loop {
+        match client.discover().await {
+            Ok(announced) => break announced,
+            Err(why) => {
+                let wait = wait_before_retry(&why, failures);
+                failures += 1;
+                log_unavailable(&why, wait, "asking Control what it speaks");
+                tokio::time::sleep(wait).await;
+            }
+        }
+    };
+    tracing::info!(extensions = %announced, "Control announced what it speaks");
+    failures = 0;
     let pin = loop {
         match client
             .enroll(&fresh, &token, config.control_key.as_ref())
@@ -111,12 +128,13 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
             Err(why) => {
                 let wait = wait_before_retry(&why, failures);
                 failures += 1;
-                tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "enrollment: Control unavailable; retrying");
+                log_unavailable(&why, wait, "enrollment");
                 tokio::time::sleep(wait).await;
             }
         }
     };
     identity::promote_pending(&config.data)?;
+    identity::store_control_extensions(&config.data, client.speaks().announced())?;
     fresh.enrolled = true;
     // An Agent enrolled with the shared token waits for an admin's approval
     // in Control, who compares this fingerprint with the one Control shows.
@@ -131,11 +149,34 @@ pub async fn identity(config: &Config, client: &ControlClient) -> Result<Identit
         }
     }
     fresh.control_key = pin;
+    fresh.control_extensions = Some(client.speaks().announced());
     Ok(fresh)
 }
 
-async fn heartbeat_body(config: &Config, workloads: &Workloads) -> Heartbeat {
-    let docker = workloads.report().await;
+/// Logs why a call to Control will be tried again after `wait`: loudly
+/// when the answer took back an extension (see control_speaks).
+fn log_unavailable(why: &CallError, wait: Duration, doing: &str) {
+    let wait_ms = wait.as_millis() as u64;
+    match why {
+        CallError::Downgraded(_) => tracing::error!(%why, wait_ms, "{doing}: refused the answer"),
+        _ => tracing::warn!(%why, wait_ms, "{doing}: Control unavailable; retrying"),
+    }
+}
+
+/// The heartbeat, with only what `speaks` announced beyond version 1.
+async fn heartbeat_body(
+    config: &Config,
+    workloads: &Workloads,
+    speaks: &ControlSpeaks,
+) -> Heartbeat {
+    let mut docker = workloads.report().await;
+    if !speaks.has(Extension::ComponentHealth) {
+        for c in &mut docker.components {
+            c.restart_count = None;
+            c.last_error = None;
+            c.warnings.clear();
+        }
+    }
     Heartbeat {
         name: config.name.clone(),
         hostname: std::fs::read_to_string("/proc/sys/kernel/hostname")
@@ -193,9 +234,11 @@ async fn send_heartbeat(
     identity: &Identity,
     pin: &ControlPin,
 ) -> Result<(), CallError> {
-    let mut heartbeat = heartbeat_body(config, workloads).await;
-    heartbeat.control_key = pin.pinned();
-    heartbeat.refused_answers = pin.refusals();
+    let mut heartbeat = heartbeat_body(config, workloads, client.speaks()).await;
+    if client.control_has(Extension::SignedAnswers) {
+        heartbeat.control_key = pin.pinned();
+        heartbeat.refused_answers = pin.refusals();
+    }
     let reported = heartbeat.refused_answers.len();
     let body = serde_json::to_value(heartbeat).expect("serialises");
     let answer = client
@@ -252,7 +295,8 @@ async fn run_reported(
 ) -> (JobOutcome, Done) {
     let journal = Journal::new(workloads.secrets().clone());
     let (done, finished) = tokio::sync::oneshot::channel::<()>();
-    let deadline = if talk.support.is_known() {
+    let reports = talk.client.control_has(Extension::Progress) && talk.support.is_known();
+    let deadline = if reports {
         JOB_DEADLINE
     } else {
         JOB_DEADLINE_V1
@@ -274,6 +318,11 @@ async fn run_reported(
         let _ = done.send(());
         outcome
     };
+    if !reports {
+        // Version 1: the result is all Control hears of the job.
+        drop(finished);
+        return work.await;
+    }
     let reported = progress::report(
         talk.client,
         talk.identity,
@@ -337,10 +386,19 @@ pub async fn run(
             let wait = next_heartbeat
                 .saturating_duration_since(Instant::now())
                 .min(MAX_WAIT);
-            let path = format!("/api/v1/agents/jobs/next?wait={}", wait.as_secs().max(1));
+            let path = if client.control_has(Extension::LongPoll) {
+                format!("/api/v1/agents/jobs/next?wait={}", wait.as_secs().max(1))
+            } else {
+                "/api/v1/agents/jobs/next".to_string()
+            };
             let started = Instant::now();
-            // Ours: announce live progress, for a one-minute lease it keeps alive.
-            let body = serde_json::json!({"progress": support.is_known()});
+            // Ours: announce live progress, for a one-minute lease it keeps
+            // alive. Version 1: `{}`.
+            let body = if client.control_has(Extension::Progress) {
+                serde_json::json!({"progress": support.is_known()})
+            } else {
+                serde_json::json!({})
+            };
             let answer = client.signed(&identity, &path, body).await?;
             if answer.response.status() == reqwest::StatusCode::NO_CONTENT {
                 // A version-1 Control answers at once: wait out the interval here.
@@ -423,7 +481,7 @@ pub async fn run(
             Err(why) => {
                 let wait = wait_before_retry(&why, failures);
                 failures = failures.saturating_add(1);
-                tracing::warn!(%why, wait_ms = wait.as_millis() as u64, "Control unavailable; backing off");
+                log_unavailable(&why, wait, "talking to Control");
                 tokio::select! {
                     _ = &mut shutdown => break,
                     _ = tokio::time::sleep(wait) => {}
@@ -493,16 +551,17 @@ async fn job_result(
     };
     tracing::info!(job_id = id, kind = %kind, outcome = status, "job done");
     let mut body = serde_json::json!({"job_id": id, "status": status, "result": done.text});
-    // Ours: a backup job's report, which a version-1 Control ignores.
-    if let Some(backup) = done.backup {
+    // Ours, each only for a Control that announced it: a backup job's
+    // report, a probe job's, a sidecar restart's addresses.
+    let speaks = talk.client.speaks();
+    let report = |e| speaks.has(e);
+    if let Some(backup) = done.backup.filter(|_| report(Extension::Backups)) {
         body["backup"] = serde_json::to_value(backup).expect("a report serialises");
     }
-    // Ours: a probe job's report, likewise.
-    if let Some(probe) = done.probe {
+    if let Some(probe) = done.probe.filter(|_| report(Extension::Probes)) {
         body["probe"] = serde_json::to_value(probe).expect("a report serialises");
     }
-    // Ours: a sidecar restart's addresses, likewise.
-    if let Some(restart) = done.restart {
+    if let Some(restart) = done.restart.filter(|_| report(Extension::RestartReport)) {
         body["restart"] = serde_json::to_value(restart).expect("a report serialises");
     }
     Some(body)

@@ -117,6 +117,11 @@ impl From<JobError> for Failure {
                 status: retired(how),
             }),
             JobError::NoDocker => Failure::Refused(Refusal::AgentWithoutDocker),
+            JobError::AgentLacksExtension(needed) => {
+                Failure::Refused(Refusal::AgentLacksExtension {
+                    extension: needed.name().to_string(),
+                })
+            }
             JobError::NotFound => not_found(Missing::Job),
             JobError::NetworkNotFound => not_found(Missing::NetworkProfile),
             JobError::WrongState(status) => Failure::Refused(Refusal::JobState { status }),

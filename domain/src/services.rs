@@ -10,6 +10,7 @@ use crate::access::users::Users;
 use crate::agents::approval::AgentApproval;
 use crate::agents::control_trust::ControlTrust;
 use crate::agents::enrollment::Enrollment;
+use crate::agents::extensions::AgentExtensions;
 use crate::agents::install_tokens::InstallTokens;
 use crate::agents::inventory::AgentInventory;
 use crate::agents::requests::AgentRequests;
@@ -81,6 +82,8 @@ pub struct Services {
     pub identity: ControlIdentity,
     /// What Agents report about that key (their pin, refused answers).
     pub control_trust: ControlTrust,
+    /// What each Agent announced it speaks beyond version 1.
+    pub agent_extensions: AgentExtensions,
     /// New Agents waiting for an admin's approval.
     pub approval: AgentApproval,
 }
@@ -124,6 +127,7 @@ impl Services {
             sso,
             second_factors,
             control_trust: ControlTrust::new(db.clone(), identity.clone()),
+            agent_extensions: AgentExtensions::new(db.clone()),
             identity,
             beacons: BeaconChecks::new(
                 db.clone(),

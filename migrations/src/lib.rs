@@ -39,6 +39,7 @@ mod m20261213_000032_network_names;
 mod m20261213_000033_private_addresses;
 mod m20261213_000034_agent_approval;
 mod m20261213_000035_second_factor_setup_links;
+mod m20261214_000036_agent_extensions;
 
 pub use m20261206_000022_network_scope::file_audit_under_networks;
 
@@ -83,6 +84,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261213_000033_private_addresses::Migration),
             Box::new(m20261213_000034_agent_approval::Migration),
             Box::new(m20261213_000035_second_factor_setup_links::Migration),
+            Box::new(m20261214_000036_agent_extensions::Migration),
         ]
     }
 }

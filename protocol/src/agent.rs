@@ -186,14 +186,14 @@ pub struct JobResult {
     #[serde(default)]
     pub result: String,
     /// Ours: what a `backup_volume` or `verify_backup` job found (never the
-    /// archive's content). A version-1 Control ignores it.
+    /// archive's content). Sent only to a Control that announced `backups`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub backup: Option<crate::backups::BackupReport>,
-    /// Ours: what a `probe_service` job found. A version-1 Control ignores it.
+    /// Ours: what a `probe_service` job found. Sent only to a Control that announced `probes`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub probe: Option<crate::probes::ProbeReport>,
     /// Ours: the `.knot` address a restarted sidecar announced before and
-    /// after a `restart_component` job. A version-1 Control ignores it.
+    /// after a `restart_component` job. Sent only to a Control that announced `restart-report`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<RestartReport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -82,7 +82,7 @@ pub struct VerifyBackup {
 }
 
 /// What an Agent tells Control about one archive, in the job result's
-/// `backup` field (a version-1 Control ignores it).
+/// `backup` field (sent only to a Control that announced `backups`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct BackupReport {

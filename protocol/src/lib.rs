@@ -12,6 +12,7 @@ pub mod beacons;
 pub mod catalog;
 pub mod control_identity;
 pub mod diagnostics;
+pub mod extensions;
 pub mod ids;
 pub mod jobs;
 pub mod live;

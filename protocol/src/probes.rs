@@ -140,7 +140,7 @@ impl ProbeStage {
 }
 
 /// What an Agent tells Control about one probe, in the job result's `probe`
-/// field (a version-1 Control ignores it).
+/// field (sent only to a Control that announced `probes`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProbeReport {

@@ -71,6 +71,9 @@ pub enum Refusal {
     AgentRetired { status: AgentStatus },
     /// The Agent reports that Docker is not available.
     AgentWithoutDocker,
+    /// The job needs an extension of version 1 (protocol::extensions) that
+    /// the Agent has not announced: a version-1 Agent, or an older one of ours.
+    AgentLacksExtension { extension: String },
     /// Only pending jobs can be cancelled, only failed or expired ones retried.
     JobState { status: JobStatus },
     /// The running job's Agent does not report progress (an older Agent), so
@@ -125,6 +128,7 @@ impl Refusal {
             Refusal::AgentNotPending => "agent_not_pending",
             Refusal::AgentTakesNoJobs { .. } | Refusal::AgentRetired { .. } => "agent_retired",
             Refusal::AgentWithoutDocker => "agent_without_docker",
+            Refusal::AgentLacksExtension { .. } => "agent_lacks_extension",
             Refusal::JobState { .. } => "job_state",
             Refusal::JobCannotStop => "job_cannot_stop",
             Refusal::RevokedAgentExists => "revoked_agent_exists",
@@ -166,6 +170,7 @@ impl Refusal {
             Refusal::BeaconNotInProfile => Some("url"),
             Refusal::WebhookSetByEnvironment => Some("webhook_url"),
             Refusal::StepNotSkippable => Some("step"),
+            Refusal::AgentLacksExtension { .. } => Some("kind"),
             _ => None,
         }
     }
@@ -236,6 +241,10 @@ impl Refusal {
                     "Задача в состоянии «{}»: отменить можно только ожидающую или выполняемую задачу, повторить — только завершившуюся ошибкой или просроченную.",
                     job_status_ru(*status)
                 ),
+            ),
+            Refusal::AgentLacksExtension { extension } => pick(
+                format!("This Agent has not announced the protocol extension `{extension}` that this job needs (it is a first-version Agent, or an older one), so it could not run it."),
+                format!("Этот Agent не объявил расширение протокола `{extension}`, которое нужно этой задаче (это Agent первой версии или более старый), поэтому он не смог бы её выполнить."),
             ),
             Refusal::JobCannotStop => pick(
                 "The Agent running this job is an older one that does not report progress, so it cannot be told to stop. Wait for its result, or for its lease to pass.".into(),
@@ -326,6 +335,10 @@ impl Refusal {
             Refusal::AgentWithoutDocker => pick(
                 "Start the Agent with KNOTROUTE_AGENT_DOCKER=true and access to the Docker socket.",
                 "Запустите Agent с KNOTROUTE_AGENT_DOCKER=true и доступом к сокету Docker.",
+            ),
+            Refusal::AgentLacksExtension { .. } => pick(
+                "Update the Agent on that host to the KnotRoute Agent that comes with this Control; it announces the extension with its next heartbeat.",
+                "Обновите Agent на этом хосте до KnotRoute Agent, который поставляется с этим Control; он объявит расширение со следующим heartbeat.",
             ),
             Refusal::RevokedAgentExists => pick(
                 "DELETE /api/v1/agents/{id} (or Delete on the Agent's page) removes the record.",
@@ -467,6 +480,9 @@ mod tests {
                 status: AgentStatus::Revoked,
             },
             Refusal::AgentWithoutDocker,
+            Refusal::AgentLacksExtension {
+                extension: "backups".into(),
+            },
             Refusal::JobState {
                 status: JobStatus::Running,
             },

@@ -68,6 +68,8 @@ async fn enroll(a: &SimAgent, nonce: &str) -> Answer {
     let r = a
         .client
         .post(format!("{}/api/v1/agents/enroll", a.base))
+        // Our Agent announces the extension that has Control name its key.
+        .header("X-Knot-Extensions", "nonce, signed-answers")
         .json(
             &json!({"name": "edge", "public_key": a.key.public_key().to_wire(),
             "token": common::ENROLL, "tags": [], "nonce": nonce}),

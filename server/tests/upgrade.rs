@@ -35,6 +35,7 @@ fn agent_row(id: &str, retired: Retirement) -> agent::ActiveModel {
         named_by_admin: Set(false),
         // Added by a later migration than the schema these rows go into.
         pending: sea_orm::ActiveValue::NotSet,
+        extensions: sea_orm::ActiveValue::NotSet,
     }
 }
 

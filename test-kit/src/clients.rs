@@ -3,6 +3,7 @@
 //! client. One of each for the server's tests, the browser tests and the
 //! examples, so a change to the protocol or the sign-in is made once.
 
+use protocol::extensions::{Extensions, HEADER_EXTENSIONS};
 use protocol::signing::{AgentKey, HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use reqwest::header::{HeaderMap, HeaderValue, ORIGIN};
 use serde_json::{json, Value};
@@ -152,6 +153,8 @@ pub fn signed_post(
     let signature = key.sign("POST", signed_path, &timestamp, body);
     client
         .post(format!("{base}{path}"))
+        // Speaks every extension, as our Agent does.
+        .header(HEADER_EXTENSIONS, Extensions::all().header_value())
         .header(HEADER_AGENT, key.public_key().agent_id().to_string())
         .header(HEADER_TIMESTAMP, timestamp)
         .header(HEADER_SIGNATURE, signature)
@@ -278,6 +281,7 @@ impl SimAgent {
     pub async fn enroll(&self, token: &str, name: &str) -> reqwest::Response {
         self.client
             .post(format!("{}/api/v1/agents/enroll", self.base))
+            .header(HEADER_EXTENSIONS, Extensions::all().header_value())
             .json(
                 &json!({"name": name, "public_key": self.key.public_key().to_wire(),
                 "token": token, "tags": ["lab"]}),

@@ -24,6 +24,8 @@ pub mod node;
 pub mod oidc;
 pub mod relay;
 pub mod sidecar;
+#[cfg(feature = "v1-control")]
+pub mod v1_control;
 
 #[cfg(feature = "clients")]
 pub use clients::{

@@ -40,9 +40,10 @@ pub async fn start_control_on(db: Db) -> Control {
     start_control_wrapped(db, |app| app).await
 }
 
-/// A STAND-IN for the first Control as far as live progress goes: ours,
-/// with `POST /api/v1/agents/jobs/progress` answering a bare 404 as a
-/// Control without the extension does. Counts the messages turned away.
+/// A STAND-IN for a Control without live progress: ours, announcing every
+/// extension but `progress`, and with `POST /api/v1/agents/jobs/progress`
+/// answering a bare 404 as a Control without the extension does. Counts the
+/// messages sent there anyway.
 pub async fn start_control_without_progress(
 ) -> (Control, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -53,14 +54,24 @@ pub async fn start_control_without_progress(
             move |request: axum::extract::Request, next: axum::middleware::Next| {
                 let counter = counter.clone();
                 async move {
-                    if request.uri().path() == protocol::progress::PROGRESS_PATH {
+                    use protocol::extensions::{Extension, Extensions, HEADER_EXTENSIONS};
+                    let without = Extensions::all()
+                        .without(Extensions::NONE.with(Extension::Progress))
+                        .header_value();
+                    let mut response = if request.uri().path() == protocol::progress::PROGRESS_PATH
+                    {
                         counter.fetch_add(1, Ordering::SeqCst);
-                        return axum::response::IntoResponse::into_response((
+                        axum::response::IntoResponse::into_response((
                             axum::http::StatusCode::NOT_FOUND,
                             "404 page not found",
-                        ));
-                    }
-                    next.run(request).await
+                        ))
+                    } else {
+                        next.run(request).await
+                    };
+                    response
+                        .headers_mut()
+                        .insert(HEADER_EXTENSIONS, without.parse().unwrap());
+                    response
                 }
             },
         ))

@@ -16,6 +16,7 @@ use crate::{audit, split_page, StoreError};
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use protocol::agent::EnrollRequest;
 use protocol::api::EnrollmentAttempt;
+use protocol::extensions::Extensions;
 use protocol::signing::AgentPublicKey;
 use protocol::InstallTokenState;
 use protocol::{AgentId, Lang};
@@ -101,10 +102,13 @@ impl Enrollment {
     /// the token expires or is revoked, so a lost answer can be retried); a
     /// move token hands the old record's desired components to the new Agent.
     /// A revoked key is refused, even once its Agent record is deleted.
+    /// `extensions` is what the Agent announced (`X-Knot-Extensions`): what
+    /// Control may send it from now on.
     pub async fn enroll(
         &self,
         request: &EnrollRequest,
         client: &str,
+        extensions: Extensions,
     ) -> Result<AgentId, EnrollError> {
         let now = Utc::now();
         let name = bounded(&request.name, limits::NAME);
@@ -193,6 +197,7 @@ impl Enrollment {
             tags: &tags,
             named_by_admin,
             pending: waits,
+            extensions,
         };
         upsert_agent(&txn, new_row, approved_by_token, now).await?;
         if let Some(old) = &replaces {
@@ -467,6 +472,7 @@ struct NewAgent<'a> {
     named_by_admin: bool,
     /// Waits for an admin's approval (`agents::approval`).
     pending: bool,
+    extensions: Extensions,
 }
 
 /// Inserts the Agent, or refreshes the record its key already has: name and
@@ -497,8 +503,10 @@ async fn upsert_agent(
         reconcile_pending: Set(false),
         named_by_admin: Set(new.named_by_admin),
         pending: Set(new.pending),
+        extensions: Set(new.extensions.header_value()),
     };
     let mut refreshed = vec![
+        agent::Column::Extensions,
         agent::Column::Name,
         agent::Column::Tags,
         agent::Column::NamedByAdmin,

@@ -5,6 +5,7 @@
 pub mod approval;
 pub mod control_trust;
 pub mod enrollment;
+pub mod extensions;
 pub mod install_tokens;
 pub mod inventory;
 pub mod requests;

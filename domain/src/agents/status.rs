@@ -150,6 +150,7 @@ mod tests {
             reconcile_pending: false,
             named_by_admin: false,
             pending: false,
+            extensions: String::new(),
         }
     }
 

@@ -14,6 +14,7 @@ use crate::jobs::queue::{Asked, JobQueue};
 use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
 use protocol::backups::{BackupEvery, BackupVolume, VerifyBackup, JOB_KINDS, KEEP_DEFAULT};
+use protocol::extensions::Extension;
 use protocol::jobs::JobPayload;
 use protocol::JobStatus;
 use sea_orm::{ColumnTrait, Condition, DatabaseConnection, EntityTrait, QueryFilter};
@@ -102,7 +103,11 @@ impl BackupSchedule {
         let Some(agent) = agent::Entity::find_by_id(agent_id).one(&self.db).await? else {
             return Ok(false);
         };
-        if agent.disabled || agent.retired.is_retired() || !agent.docker_available {
+        if agent.disabled
+            || agent.retired.is_retired()
+            || !agent.docker_available
+            || !agent.extensions().has(Extension::Backups)
+        {
             return Ok(false);
         }
         let there = component::Entity::find()

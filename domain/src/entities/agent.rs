@@ -42,6 +42,18 @@ pub struct Model {
     /// are recorded, it gets no jobs and belongs to no network.
     #[serde(default)]
     pub pending: bool,
+    /// What the Agent announced it speaks beyond version 1 (the
+    /// `X-Knot-Extensions` header of its latest heartbeat or enrollment);
+    /// empty for a version-1 Agent. Read with [`Model::extensions`].
+    #[serde(default)]
+    pub extensions: String,
+}
+
+impl Model {
+    /// The extensions this Agent announced: what Control may send it.
+    pub fn extensions(&self) -> protocol::extensions::Extensions {
+        protocol::extensions::Extensions::parse(&self.extensions)
+    }
 }
 
 /// Whether an Agent's key still works; stored as '', `revoked` or `moved`.

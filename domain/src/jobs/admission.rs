@@ -15,11 +15,15 @@
 //! - Someone who sees only some networks does not join a sidecar to a Docker
 //!   network that another network's sidecar on the same host uses: that
 //!   network holds the other network's application.
+//! - A job of a kind (or for a node) that needs an extension of version 1
+//!   goes only to an Agent that announced it (protocol::extensions): a
+//!   version-1 Agent could only fail it, or choke on it.
 
 use super::queue::{Asked, JobError};
 use crate::address_policy::names_private_host;
-use crate::entities::{component, network};
+use crate::entities::{agent, component, network};
 use crate::networks::stored_beacons;
+use protocol::extensions::Extension;
 use protocol::jobs::JobPayload;
 use protocol::{FieldError, Problem};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
@@ -31,6 +35,16 @@ pub(crate) async fn admit(
     payload: &JobPayload,
     asked: &Asked,
 ) -> Result<(), JobError> {
+    if let Some(needed) = Extension::of_job(payload) {
+        let announced = agent::Entity::find_by_id(agent_id)
+            .one(db)
+            .await?
+            .ok_or(JobError::AgentNotFound)?
+            .extensions();
+        if !announced.has(needed) {
+            return Err(JobError::AgentLacksExtension(needed));
+        }
+    }
     let (network_id, beacons) = match payload {
         JobPayload::DeployBeacon(b) => {
             // It joins the profile once deployed: what listing it needs.

@@ -15,6 +15,7 @@ use crate::{audit, database_now, split_page, StoreError};
 use chrono::{DateTime, Duration, Utc};
 use protocol::agent::{JobOffer, JobResult};
 use protocol::api::JobView;
+use protocol::extensions::Extensions;
 use protocol::jobs::JobPayload;
 use protocol::{AgentId, FieldError, JobId, JobStatus};
 use protocol::{Id, NetworkId};
@@ -56,6 +57,9 @@ pub enum JobError {
     AgentRetired(Retirement),
     #[error("the agent reported that Docker is not available")]
     NoDocker,
+    /// The job needs an extension the Agent has not announced.
+    #[error("the agent has not announced the extension {0}")]
+    AgentLacksExtension(protocol::extensions::Extension),
     #[error("no such job")]
     NotFound,
     /// The job's network is not one the person asking sees (or it has none
@@ -129,12 +133,15 @@ pub fn view(row: &job::Model) -> JobView {
 }
 
 /// What a claimed job looks like to the Agent that claimed it.
-pub fn offer(row: &job::Model) -> Option<JobOffer> {
+/// An Agent that `announced` what it speaks gets no field of an extension
+/// it did not announce.
+pub fn offer(row: &job::Model, announced: Extensions) -> Option<JobOffer> {
+    let payload = serde_json::from_str(&row.payload).ok()?;
     Some(JobOffer {
         id: JobId::parse(&row.id).ok()?,
         agent_id: AgentId::parse(&row.agent_id).ok()?,
         kind: row.kind.clone(),
-        payload: serde_json::from_str(&row.payload).ok()?,
+        payload: protocol::extensions::payload_for(&row.kind, payload, announced),
         status: row.status.as_str().to_string(),
         created_at: rfc3339(row.created_at),
         started_at: rfc3339(row.started_at.unwrap_or(row.created_at)),
@@ -353,11 +360,16 @@ impl JobQueue {
     /// transaction holds; elsewhere the conditional update lets one claimer win.
     /// An Agent that `reports_progress` gets a one-minute lease, which its
     /// progress messages extend; others get [`LEASE`].
+    /// Only kinds the Agent can take by what it `announced` are handed out
+    /// (a job of another kind waits for an Agent that speaks it:
+    /// [`JobQueue::agent_announced`]).
     pub async fn claim_next(
         &self,
         agent_id: &str,
         reports_progress: bool,
+        announced: Extensions,
     ) -> Result<Option<job::Model>, StoreError> {
+        let kinds: Vec<&str> = announced.job_kinds(&JobPayload::KINDS).collect();
         let lease_for = if reports_progress {
             PROGRESS_LEASE
         } else {
@@ -369,11 +381,18 @@ impl JobQueue {
                 "UPDATE jobs SET status = '{running}', started_at = now(), \
                  lease_expires_at = now() + interval '{lease} seconds', reports_progress = $2 \
                  WHERE id = (SELECT id FROM jobs WHERE agent_id = $1 AND status = '{pending}' \
+                             AND kind IN ({kinds}) \
                              ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED) \
                  RETURNING *",
                 running = JobStatus::Running,
                 pending = JobStatus::Pending,
                 lease = lease_for.num_seconds(),
+                // Constants of ours (JobPayload::KINDS), not input.
+                kinds = kinds
+                    .iter()
+                    .map(|k| format!("'{k}'"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
             );
             let stmt = Statement::from_sql_and_values(
                 DbBackend::Postgres,
@@ -388,6 +407,7 @@ impl JobQueue {
             let Some(candidate) = job::Entity::find()
                 .filter(job::Column::AgentId.eq(agent_id))
                 .filter(job::Column::Status.eq(JobStatus::Pending))
+                .filter(job::Column::Kind.is_in(kinds.iter().copied()))
                 .order_by_asc(job::Column::CreatedAt)
                 .order_by_asc(job::Column::Id)
                 .limit(1)
@@ -421,6 +441,7 @@ impl JobQueue {
         &self,
         agent: &agent::Model,
         reports_progress: bool,
+        announced: Extensions,
         wait: std::time::Duration,
     ) -> Result<Option<job::Model>, StoreError> {
         if agent.pending {
@@ -433,7 +454,10 @@ impl JobQueue {
         loop {
             // Registered before the check, so a job queued in between still wakes us.
             let notified = waker.notified();
-            if let Some(job) = self.claim_next(agent_id, reports_progress).await? {
+            if let Some(job) = self
+                .claim_next(agent_id, reports_progress, announced)
+                .await?
+            {
                 tracing::Span::current().record("job_id", job.id.as_str());
                 return Ok(Some(job));
             }

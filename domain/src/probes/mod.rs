@@ -255,7 +255,13 @@ pub async fn save(
         .filter(by.scope().agents_condition(agent::Column::Id))
         .one(db)
         .await?
-        .filter(|a| !a.disabled && !a.pending && !a.retired.is_retired() && a.docker_available)
+        .filter(|a| {
+            !a.disabled
+                && !a.pending
+                && !a.retired.is_retired()
+                && a.docker_available
+                && a.extensions().has(protocol::extensions::Extension::Probes)
+        })
         .ok_or_else(|| refused("agent_id", Problem::ProbeAgent))?;
     use network_probe::Column as C;
     let row = network_probe::ActiveModel {

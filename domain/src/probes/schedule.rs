@@ -10,6 +10,7 @@ use crate::entities::{agent, job, network, network_probe};
 use crate::jobs::queue::{Asked, JobQueue};
 use crate::StoreError;
 use chrono::{DateTime, Duration, Utc};
+use protocol::extensions::Extension;
 use protocol::jobs::JobPayload;
 use protocol::probes::{ProbeService, JOB_KIND};
 use protocol::JobStatus;
@@ -91,7 +92,12 @@ impl ProbeSchedule {
         let usable = agent::Entity::find_by_id(probe.agent_id.as_str())
             .one(&self.db)
             .await?
-            .is_some_and(|a| !a.disabled && !a.retired.is_retired() && a.docker_available);
+            .is_some_and(|a| {
+                !a.disabled
+                    && !a.retired.is_retired()
+                    && a.docker_available
+                    && a.extensions().has(Extension::Probes)
+            });
         if !usable {
             return Ok(None);
         }

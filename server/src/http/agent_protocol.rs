@@ -16,6 +16,7 @@ use protocol::agent::{
     Ack, EnrollRequest, EnrollResponse, Heartbeat, JobNextRequest, JobOffer, JobResult,
 };
 use protocol::control_identity::AnswerScope;
+use protocol::extensions::{Extension, Extensions, HEADER_EXTENSIONS};
 use protocol::progress::{JobProgress, ProgressAnswer};
 use protocol::signing::{HEADER_AGENT, HEADER_SIGNATURE, HEADER_TIMESTAMP};
 use serde::de::DeserializeOwned;
@@ -36,6 +37,30 @@ pub const AGENT_PROTOCOL_PATHS: [&str; 5] = [
 
 pub fn is_agent_protocol_path(path: &str) -> bool {
     AGENT_PROTOCOL_PATHS.contains(&path)
+}
+
+/// Adds `X-Knot-Extensions` (what this Control speaks) to an answer.
+pub async fn announce_extensions(request: Request, next: axum::middleware::Next) -> Response {
+    static ANNOUNCED: std::sync::LazyLock<HeaderValue> = std::sync::LazyLock::new(|| {
+        HeaderValue::from_str(&Extensions::all().header_value()).expect("names are ASCII")
+    });
+    let mut response = next.run(request).await;
+    response
+        .headers_mut()
+        .insert(HEADER_EXTENSIONS, ANNOUNCED.clone());
+    response
+}
+
+/// What the Agent announced in its request (`X-Knot-Extensions`); none
+/// from a version-1 Agent.
+pub fn announced(headers: &HeaderMap) -> Extensions {
+    Extensions::from_header_values(
+        headers
+            .get_all(HEADER_EXTENSIONS)
+            .iter()
+            .filter_map(|v| v.to_str().ok()),
+    )
+    .unwrap_or(Extensions::NONE)
 }
 
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -61,9 +86,20 @@ async fn enroll(
     ApiJson(request): ApiJson<EnrollRequest>,
 ) -> Result<Response, ApiError> {
     let client = client_address(&headers, Some(peer), &state.config.trusted_proxies);
-    let agent_id = state.enrollment.enroll(&request, &client).await?;
+    let announced = announced(&headers);
+    let agent_id = state
+        .enrollment
+        .enroll(&request, &client, announced)
+        .await?;
+    // A version-1 Agent gets exactly `{"agent_id"}`; the signature headers
+    // go to every Agent, since a version-1 peer ignores headers.
+    let control_key = if announced.has(Extension::SignedAnswers) {
+        Some(state.identity.current_key().await?.to_wire())
+    } else {
+        None
+    };
     let answer = EnrollResponse {
-        control_key: Some(state.identity.current_key().await?.to_wire()),
+        control_key,
         agent_id: agent_id.clone(),
     };
     let scope = AnswerScope {
@@ -103,6 +139,8 @@ pub struct Signed<T> {
     pub agent: agent::Model,
     pub path: String,
     pub body: T,
+    /// What the Agent announced it speaks with this request.
+    pub announced: Extensions,
 }
 
 /// A body Agents send signed, and what its signature may be used for.
@@ -176,7 +214,12 @@ impl<T: SignedBody> FromRequest<AppState> for Signed<T> {
                 format!("The body is not the expected JSON: {e}"),
             ))
         })?;
-        Ok(Signed { agent, path, body })
+        Ok(Signed {
+            agent,
+            path,
+            body,
+            announced: announced(&headers),
+        })
     }
 }
 
@@ -205,9 +248,11 @@ async fn heartbeat(
         agent,
         path,
         body: heartbeat,
+        announced,
     }: Signed<Heartbeat>,
 ) -> Result<Response, ApiError> {
     state.metrics.heartbeat();
+    state.agent_extensions.record(&agent, announced).await?;
     // `None`: the report is unchanged and nothing awaits reconciliation.
     if let Some(components) = state.agents.record_heartbeat(&agent, &heartbeat).await? {
         state.alerts.services_reported(&agent, &components).await;
@@ -275,14 +320,15 @@ async fn next_job(
         agent,
         path,
         body: request,
+        announced,
     }: Signed<JobNextRequest>,
 ) -> Result<Response, ApiError> {
     let wait = std::time::Duration::from_secs(query.wait.unwrap_or(0).min(MAX_WAIT_SECS));
     let claimed = state
         .jobs
-        .claim_next_waiting(&agent, request.progress, wait)
+        .claim_next_waiting(&agent, request.progress, announced, wait)
         .await?;
-    match claimed.as_ref().and_then(offer) {
+    match claimed.as_ref().and_then(|job| offer(job, announced)) {
         Some(job) => {
             let scope = AnswerScope {
                 path: &path,
@@ -342,6 +388,7 @@ async fn job_progress(
         agent,
         path,
         body: progress,
+        ..
     }: Signed<JobProgress>,
 ) -> Result<Response, ApiError> {
     let answer = state.jobs.journal().record(&agent.id, &progress).await?;

@@ -144,6 +144,9 @@ pub fn router_with_secret_paths(state: AppState) -> (Router, SecretPaths) {
             state.clone(),
             security::security_headers,
         ))
+        // What Control speaks beyond version 1, on every answer (PROTOCOL.md:
+        // a version-1 Agent ignores the header).
+        .layer(from_fn(agent_protocol::announce_extensions))
         .layer(from_fn_with_state(state.clone(), metrics::time_requests))
         // gzip for pages, JSON and the WebAssembly when the client accepts it;
         // tower-http's default predicate leaves server-sent events, images and

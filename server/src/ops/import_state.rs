@@ -332,6 +332,8 @@ pub async fn import_state(
             named_by_admin: Set(false),
             // Enrolled with the first Control, which had no approval.
             pending: Set(false),
+            // A first-version Agent until its requests announce more.
+            extensions: Set(String::new()),
         }
         .insert(&txn)
         .await?;
