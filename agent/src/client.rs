@@ -142,7 +142,7 @@ impl ControlClient {
             }
         }
         let http = builder.build().map_err(|e| e.to_string())?;
-        // A malformed identity file is reported by `run::identity`.
+        // A malformed identity file is reported by `enrollment::identity`.
         let stored = crate::identity::load(&config.data).ok().flatten();
         let speaks = ControlSpeaks::new(
             config.data.clone(),

@@ -7,6 +7,7 @@ pub mod config;
 pub mod control_pin;
 pub mod control_speaks;
 pub mod docker;
+pub mod enrollment;
 pub mod health;
 pub mod identity;
 pub mod inventory;

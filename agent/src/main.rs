@@ -44,7 +44,7 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let identity = match agent::run::identity(&config, &client).await {
+    let identity = match agent::enrollment::identity(&config, &client).await {
         Ok(identity) => identity,
         Err(e) => {
             eprintln!("knotroute-agent: {e}");

@@ -137,14 +137,24 @@ fn decode_base64(text: &str) -> Option<Vec<u8>> {
     data_encoding::BASE64_NOPAD.decode(text.as_bytes()).ok()
 }
 
-/// An error answer as version 1 gives it.
-fn error(status: StatusCode, text: impl Into<String>) -> Response {
-    (status, Json(json!({"error": text.into()}))).into_response()
+/// An error answer as version 1 gives it: `{"error": text}`.
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, Json(json!({"error": self.1}))).into_response()
+    }
 }
+
+fn error(status: StatusCode, text: impl Into<String>) -> Refused {
+    Refused(status, text.into())
+}
+
+type Answer = Result<Response, Refused>;
 
 /// Decodes `body` as a JSON object with only `allowed` fields, the way Go's
 /// `DisallowUnknownFields` does: the first unknown field is named.
-fn strict_object(body: &[u8], allowed: &[&str]) -> Result<Map<String, Value>, Response> {
+fn strict_object(body: &[u8], allowed: &[&str]) -> Result<Map<String, Value>, Refused> {
     let value: Value = serde_json::from_slice(body)
         .map_err(|e| error(StatusCode::BAD_REQUEST, format!("json: {e}")))?;
     let Value::Object(fields) = value else {
@@ -157,7 +167,7 @@ fn strict_object(body: &[u8], allowed: &[&str]) -> Result<Map<String, Value>, Re
     Ok(fields)
 }
 
-fn known_fields(fields: &Map<String, Value>, allowed: &[&str]) -> Result<(), Response> {
+fn known_fields(fields: &Map<String, Value>, allowed: &[&str]) -> Result<(), Refused> {
     match fields.keys().find(|k| !allowed.contains(&k.as_str())) {
         Some(unknown) => Err(error(
             StatusCode::BAD_REQUEST,
@@ -167,7 +177,7 @@ fn known_fields(fields: &Map<String, Value>, allowed: &[&str]) -> Result<(), Res
     }
 }
 
-fn text<'a>(fields: &'a Map<String, Value>, name: &str) -> Result<&'a str, Response> {
+fn text<'a>(fields: &'a Map<String, Value>, name: &str) -> Result<&'a str, Refused> {
     match fields.get(name) {
         None | Some(Value::Null) => Ok(""),
         Some(Value::String(s)) => Ok(s),
@@ -179,7 +189,7 @@ fn text<'a>(fields: &'a Map<String, Value>, name: &str) -> Result<&'a str, Respo
 }
 
 /// No query parameter is part of version 1.
-fn no_query(query: &Option<String>) -> Result<(), Response> {
+fn no_query(query: &Option<String>) -> Result<(), Refused> {
     match query.as_deref().filter(|q| !q.is_empty()) {
         Some(q) => {
             let name = q.split(['=', '&']).next().unwrap_or(q);
@@ -314,51 +324,38 @@ async fn healthz() -> Json<Value> {
     Json(json!({"ok": true, "version": "1.0.0"}))
 }
 
-async fn enroll(State(store): State<Shared>, RawQuery(query): RawQuery, body: Bytes) -> Response {
-    if let Err(refused) = no_query(&query) {
-        return refused;
-    }
-    let fields = match strict_object(&body, ENROLL_FIELDS) {
-        Ok(fields) => fields,
-        Err(refused) => return refused,
-    };
-    let (name, key, token) = match (
-        text(&fields, "name"),
-        text(&fields, "public_key"),
-        text(&fields, "token"),
-    ) {
-        (Ok(n), Ok(k), Ok(t)) => (n.to_string(), k.to_string(), t.to_string()),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-    };
+async fn enroll(State(store): State<Shared>, RawQuery(query): RawQuery, body: Bytes) -> Answer {
+    no_query(&query)?;
+    let fields = strict_object(&body, ENROLL_FIELDS)?;
+    let (name, key, token) = (
+        text(&fields, "name")?.to_string(),
+        text(&fields, "public_key")?.to_string(),
+        text(&fields, "token")?.to_string(),
+    );
     let tags: Vec<String> = match fields.get("tags") {
         None | Some(Value::Null) => Vec::new(),
-        Some(v) => match serde_json::from_value(v.clone()) {
-            Ok(tags) => tags,
-            Err(_) => {
-                return error(
-                    StatusCode::BAD_REQUEST,
-                    "json: cannot unmarshal into field tags of type []string",
-                )
-            }
-        },
+        Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+            error(
+                StatusCode::BAD_REQUEST,
+                "json: cannot unmarshal into field tags of type []string",
+            )
+        })?,
     };
     let mut store = store.lock().expect("not poisoned");
     if token.is_empty() || token != store.token {
-        return error(StatusCode::UNAUTHORIZED, "invalid enrollment token");
+        return Err(error(StatusCode::UNAUTHORIZED, "invalid enrollment token"));
     }
-    let Some(raw) = decode_base64(&key).and_then(|b| <[u8; 32]>::try_from(b).ok()) else {
-        return error(StatusCode::BAD_REQUEST, "invalid public_key");
-    };
-    if VerifyingKey::from_bytes(&raw).is_err() {
-        return error(StatusCode::BAD_REQUEST, "invalid public_key");
-    }
+    let raw = decode_base64(&key)
+        .and_then(|b| <[u8; 32]>::try_from(b).ok())
+        .filter(|raw| VerifyingKey::from_bytes(raw).is_ok())
+        .ok_or_else(|| error(StatusCode::BAD_REQUEST, "invalid public_key"))?;
     let agent_id = agent_id_of(&raw);
     let agent = store.agents.entry(agent_id.clone()).or_default();
     agent.public_key = key;
     agent.name = name;
     agent.tags = tags;
     agent.enrollments += 1;
-    (StatusCode::CREATED, Json(json!({"agent_id": agent_id}))).into_response()
+    Ok((StatusCode::CREATED, Json(json!({"agent_id": agent_id}))).into_response())
 }
 
 /// Checks the signature headers of a request to `path` against the pinned
@@ -368,7 +365,7 @@ fn authenticate(
     headers: &HeaderMap,
     path: &str,
     body: &[u8],
-) -> Result<String, Response> {
+) -> Result<String, Refused> {
     let header = |name: &str| {
         headers
             .get(name)
@@ -412,36 +409,26 @@ async fn heartbeat(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
+) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = match authenticate(&store, &headers, "/api/v1/agents/heartbeat", &body) {
-        Ok(id) => id,
-        Err(refused) => return refused,
-    };
-    if let Err(refused) = no_query(&query) {
-        return refused;
-    }
-    let fields = match strict_object(&body, HEARTBEAT_FIELDS) {
-        Ok(fields) => fields,
-        Err(refused) => return refused,
-    };
+    let agent_id = authenticate(&store, &headers, "/api/v1/agents/heartbeat", &body)?;
+    no_query(&query)?;
+    let fields = strict_object(&body, HEARTBEAT_FIELDS)?;
     if let Some(components) = fields.get("components").and_then(Value::as_array) {
         for component in components {
-            let Some(c) = component.as_object() else {
-                return error(
+            let c = component.as_object().ok_or_else(|| {
+                error(
                     StatusCode::BAD_REQUEST,
                     "json: a component is not an object",
-                );
-            };
-            if let Err(refused) = known_fields(c, COMPONENT_FIELDS) {
-                return refused;
-            }
+                )
+            })?;
+            known_fields(c, COMPONENT_FIELDS)?;
         }
     }
     let agent = store.agents.get_mut(&agent_id).expect("authenticated");
     agent.heartbeats += 1;
     agent.last_heartbeat = Some(Value::Object(fields));
-    Json(json!({"ok": true})).into_response()
+    Ok(Json(json!({"ok": true})).into_response())
 }
 
 async fn next_job(
@@ -449,18 +436,11 @@ async fn next_job(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
+) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = match authenticate(&store, &headers, "/api/v1/agents/jobs/next", &body) {
-        Ok(id) => id,
-        Err(refused) => return refused,
-    };
-    if let Err(refused) = no_query(&query) {
-        return refused;
-    }
-    if let Err(refused) = strict_object(&body, &[]) {
-        return refused;
-    }
+    let agent_id = authenticate(&store, &headers, "/api/v1/agents/jobs/next", &body)?;
+    no_query(&query)?;
+    strict_object(&body, &[])?;
     let now = now();
     for job in store.jobs.iter_mut() {
         if job.status == "running" && job.lease_until.is_some_and(|until| until <= now) {
@@ -472,16 +452,16 @@ async fn next_job(
         .iter_mut()
         .find(|j| j.agent_id == agent_id && j.status == "pending")
     else {
-        return StatusCode::NO_CONTENT.into_response();
+        return Ok(StatusCode::NO_CONTENT.into_response());
     };
     job.status = "running".into();
     job.started_at = Some(now);
     job.lease_until = Some(now + LEASE_SECS);
-    Json(json!({
+    Ok(Json(json!({
         "id": job.id, "agent_id": job.agent_id, "kind": job.kind, "payload": job.payload,
         "status": "running", "created_at": rfc3339(job.created_at), "started_at": rfc3339(now),
     }))
-    .into_response()
+    .into_response())
 }
 
 async fn job_result(
@@ -489,45 +469,30 @@ async fn job_result(
     RawQuery(query): RawQuery,
     headers: HeaderMap,
     body: Bytes,
-) -> Response {
+) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = match authenticate(&store, &headers, "/api/v1/agents/jobs/result", &body) {
-        Ok(id) => id,
-        Err(refused) => return refused,
-    };
-    if let Err(refused) = no_query(&query) {
-        return refused;
-    }
-    let fields = match strict_object(&body, RESULT_FIELDS) {
-        Ok(fields) => fields,
-        Err(refused) => return refused,
-    };
-    let (job_id, status, result) = match (
-        text(&fields, "job_id"),
-        text(&fields, "status"),
-        text(&fields, "result"),
-    ) {
-        (Ok(j), Ok(s), Ok(r)) => (j.to_string(), s.to_string(), r.to_string()),
-        (Err(e), _, _) | (_, Err(e), _) | (_, _, Err(e)) => return e,
-    };
+    let agent_id = authenticate(&store, &headers, "/api/v1/agents/jobs/result", &body)?;
+    no_query(&query)?;
+    let fields = strict_object(&body, RESULT_FIELDS)?;
+    let job_id = text(&fields, "job_id")?;
+    let status = text(&fields, "status")?;
+    let result = text(&fields, "result")?;
     if status != "succeeded" && status != "failed" {
-        return error(
+        return Err(error(
             StatusCode::BAD_REQUEST,
             format!("invalid status \"{status}\""),
-        );
+        ));
     }
-    let Some(job) = store
+    let job = store
         .jobs
         .iter_mut()
         .find(|j| j.id == job_id && j.agent_id == agent_id)
-    else {
-        return error(StatusCode::NOT_FOUND, "job not found");
-    };
+        .ok_or_else(|| error(StatusCode::NOT_FOUND, "job not found"))?;
     if job.status == "running" {
-        job.status = status;
-        job.result = result;
+        job.status = status.to_string();
+        job.result = result.to_string();
     }
-    Json(json!({"ok": true})).into_response()
+    Ok(Json(json!({"ok": true})).into_response())
 }
 
 #[cfg(test)]
