@@ -209,19 +209,7 @@ async fn a_first_version_control_deploys_a_sidecar_through_our_agent() {
     docker(&["network", "create", &docker_network]);
     let control = V1Control::start(ENROLL).await;
     let data = tempfile::tempdir().unwrap();
-    let _agent = Running(
-        agent(&control.base, data.path(), Some(ENROLL))
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("KNOTROUTE_AGENT_DOCKER", "true")
-            .env("KNOTROUTE_AGENT_PULL", "missing")
-            .env("KNOTROUTE_AGENT_IMAGE_TAG", &tag)
-            .env("KNOTROUTE_AGENT_SETTLE", "2s")
-            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
-            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let _agent = docker_agent_running(&control.base, data.path(), &tag);
     let under = Under::FirstVersion(control);
     let id = under.heartbeats_at_least(1).await;
     let network = protocol::NetworkId::from_random_bytes([7; 32]).to_string();

@@ -404,6 +404,22 @@ fn authenticate(
     }
 }
 
+/// What every signed version-1 request goes through, in its order: the
+/// signature, no query parameter, then the body with only `allowed` fields.
+/// The Agent ID and the body's fields.
+fn signed_request(
+    store: &Store,
+    headers: &HeaderMap,
+    path: &str,
+    query: &Option<String>,
+    body: &[u8],
+    allowed: &[&str],
+) -> Result<(String, Map<String, Value>), Refused> {
+    let agent_id = authenticate(store, headers, path, body)?;
+    no_query(query)?;
+    Ok((agent_id, strict_object(body, allowed)?))
+}
+
 async fn heartbeat(
     State(store): State<Shared>,
     RawQuery(query): RawQuery,
@@ -411,9 +427,14 @@ async fn heartbeat(
     body: Bytes,
 ) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = authenticate(&store, &headers, "/api/v1/agents/heartbeat", &body)?;
-    no_query(&query)?;
-    let fields = strict_object(&body, HEARTBEAT_FIELDS)?;
+    let (agent_id, fields) = signed_request(
+        &store,
+        &headers,
+        "/api/v1/agents/heartbeat",
+        &query,
+        &body,
+        HEARTBEAT_FIELDS,
+    )?;
     if let Some(components) = fields.get("components").and_then(Value::as_array) {
         for component in components {
             let c = component.as_object().ok_or_else(|| {
@@ -438,9 +459,14 @@ async fn next_job(
     body: Bytes,
 ) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = authenticate(&store, &headers, "/api/v1/agents/jobs/next", &body)?;
-    no_query(&query)?;
-    strict_object(&body, &[])?;
+    let (agent_id, _) = signed_request(
+        &store,
+        &headers,
+        "/api/v1/agents/jobs/next",
+        &query,
+        &body,
+        &[],
+    )?;
     let now = now();
     for job in store.jobs.iter_mut() {
         if job.status == "running" && job.lease_until.is_some_and(|until| until <= now) {
@@ -471,9 +497,14 @@ async fn job_result(
     body: Bytes,
 ) -> Answer {
     let mut store = store.lock().expect("not poisoned");
-    let agent_id = authenticate(&store, &headers, "/api/v1/agents/jobs/result", &body)?;
-    no_query(&query)?;
-    let fields = strict_object(&body, RESULT_FIELDS)?;
+    let (agent_id, fields) = signed_request(
+        &store,
+        &headers,
+        "/api/v1/agents/jobs/result",
+        &query,
+        &body,
+        RESULT_FIELDS,
+    )?;
     let job_id = text(&fields, "job_id")?;
     let status = text(&fields, "status")?;
     let result = text(&fields, "result")?;

@@ -141,6 +141,25 @@ pub fn engine_available_or_skip(test: &str) -> bool {
     false
 }
 
+/// The Agent binary enrolling at `base` with Docker on, deploying the
+/// stand-in images of `tag` when a job names none.
+pub fn docker_agent_running(base: &str, data: &std::path::Path, tag: &str) -> Running {
+    Running(
+        agent(base, data, Some(ENROLL))
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("KNOTROUTE_AGENT_DOCKER", "true")
+            .env("KNOTROUTE_AGENT_PULL", "missing")
+            .env("KNOTROUTE_AGENT_IMAGE_TAG", tag)
+            .env("KNOTROUTE_AGENT_SETTLE", "2s")
+            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
+            // Nothing the tests start listens beyond loopback.
+            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
+            .stdout(Stdio::null())
+            .spawn()
+            .unwrap(),
+    )
+}
+
 /// The Agent with Docker on, deploying the stand-in images of `tag` when a
 /// job names none; its data dir lives as long as it does.
 pub async fn start_docker_agent(
@@ -148,20 +167,7 @@ pub async fn start_docker_agent(
     tag: &str,
 ) -> ((Running, tempfile::TempDir), String) {
     let data = tempfile::tempdir().unwrap();
-    let running = Running(
-        agent(&control.base, data.path(), Some(ENROLL))
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("KNOTROUTE_AGENT_DOCKER", "true")
-            .env("KNOTROUTE_AGENT_PULL", "missing")
-            .env("KNOTROUTE_AGENT_IMAGE_TAG", tag)
-            .env("KNOTROUTE_AGENT_SETTLE", "2s")
-            .env("KNOTROUTE_AGENT_HEALTH_TIMEOUT", "5s")
-            // Nothing this test starts listens beyond loopback.
-            .env("KNOTROUTE_AGENT_PUBLISH_ADDRESS", "127.0.0.1")
-            .stdout(Stdio::null())
-            .spawn()
-            .unwrap(),
-    );
+    let running = docker_agent_running(&control.base, data.path(), tag);
     let agent_id = docker_agent(control, Duration::from_secs(30)).await["id"]
         .as_str()
         .unwrap()
