@@ -12,15 +12,13 @@ ARG KNOTROUTE_BINARIES=build
 
 FROM rust:1.95-bookworm AS build
 RUN rustup target add wasm32-unknown-unknown \
- && apt-get update && apt-get install -y --no-install-recommends nodejs npm python3 \
+ && apt-get update && apt-get install -y --no-install-recommends nodejs npm python3 binaryen \
  && rm -rf /var/lib/apt/lists/*
-ENV CARGO_PROFILE_RELEASE_LTO=false
-RUN cargo install cargo-leptos --version 0.3.10 --locked --features no_downloads \
- && npm install -g binaryen@132.0.0
+# The site build's minifiers from npm (scripts/install-tools.sh names the same
+# versions); wasm-opt is Debian's binaryen; the build itself is the workspace's xtask.
+RUN npm install -g esbuild@0.28.2 lightningcss-cli@1.33.0
 WORKDIR /src
 COPY . .
-# wasm-bindgen-cli must equal the wasm-bindgen crate in Cargo.lock.
-RUN cargo install wasm-bindgen-cli --version "$(sed -n '/^name = "wasm-bindgen"$/{n;s/^version = "\(.*\)"$/\1/p;q}' Cargo.lock)"
 # The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).
 ARG KNOTROUTE_RELEASE_CHANNEL=latest
 RUN scripts/build-release.sh \

@@ -1,14 +1,12 @@
 #!/usr/bin/env bash
 # The release build of Control and its front end, as scripts/test.sh,
-# scripts/run.sh and the Dockerfile make it:
+# scripts/run.sh and the Dockerfile make it, by `cargo xtask site` (xtask/):
 #   islands        only the page's interactive parts hydrate (app/src/islands.rs);
-#   --split        each island's code is its own WebAssembly chunk, and the
+#   split          each island's code is its own WebAssembly chunk, and the
 #                  forms opened on demand theirs;
-#   --precompress  brotli and gzip beside every asset, sent as they are (http::assets),
+#   precompressed  brotli and gzip beside every asset, sent as they are (http::assets),
 #                  and each island's chunk batch (http::chunk_batch);
-#   hash-files     (workspace leptos metadata) content-hashed names, cached for good.
-# The site's list of hashed names (hash.txt) is copied into the site, so that
-# an image that puts the binary elsewhere still finds it.
+#   hashed names   content-hashed names listed in the site's hash.txt, cached for good.
 #
 # Skips the build when nothing it reads has changed since the last one, so a
 # second `scripts/run.sh` starts at once: the fingerprint covers every file git
@@ -19,27 +17,25 @@
 #
 # `--full`: the full build of the front end instead, which hydrates the whole
 # page and routes in the browser (each screen its own split module), into
-# target/site-full. It was the one shipped until the islands build was faster
-# on a phone (BENCHMARKS.md); the same server binary serves either site
+# target/site-full. The same server binary serves either site
 # (KNOTROUTE_CONTROL_SITE_ROOT).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 site=target/site
-flags=(--split --lib-features islands)
+flags=()
 if [[ "${1:-}" == "--full" ]]; then
   site=target/site-full
-  flags=(--split)
-  export LEPTOS_SITE_ROOT="$site"
+  flags=(--full)
 fi
 stamp="$site/.build-fingerprint"
 
 fingerprint() {
   {
     rustc -vV
-    cargo leptos --version
-    wasm-bindgen --version
     wasm-opt --version
+    esbuild --version
+    lightningcss --version
     echo "$target"
     env | grep -E '^(RUSTFLAGS|CARGO_PROFILE_|CARGO_BUILD_|CARGO_ENCODED_RUSTFLAGS|LEPTOS_)' | sort || true
     # Deleted but still tracked files make sha256sum complain: they count as changed.
@@ -56,12 +52,10 @@ if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   fi
 fi
 
-# Hashed names accumulate otherwise, and cargo-leptos would hash the old ones again.
-rm -rf "$site/pkg" "$stamp"
+rm -f "$stamp"
 # wasm-opt through its cache: chunks that did not change are not optimised again.
-PATH="$PWD/scripts/cached-tools:$PATH" cargo leptos build --release --precompress "${flags[@]}"
+PATH="$PWD/scripts/cached-tools:$PATH" cargo xtask site "${flags[@]}"
 find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
-cp "$target/release/hash.txt" "$site/hash.txt"
 # Each island's chunk batch at brotli's best quality (server/src/http/chunk_batch.rs).
 KNOTROUTE_CONTROL_SITE_ROOT="$site" "$target/release/knotroute-control" precompress-batches
 scripts/split-data-check.py "$target/front/wasm32-unknown-unknown/wasm-release/knotroute_frontend.wasm" "$site/pkg"

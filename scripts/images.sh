@@ -17,7 +17,7 @@ release="${CARGO_TARGET_DIR:-$PWD/target}/release"
 for bin in knotroute-control knotroute-agent; do
   [[ -x "$release/$bin" ]] || { log "missing $release/$bin: build it first (see this script's header)"; exit 1; }
 done
-[[ -d target/site/pkg ]] || { log "missing target/site: run cargo leptos build --release --split"; exit 1; }
+[[ -d target/site/pkg ]] || { log "missing target/site: run scripts/build-release.sh"; exit 1; }
 
 scripts/base-images.sh
 prebuilt=target/prebuilt

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What a browser downloads in WebAssembly for the first load of each screen
-# (the full build) or island (the islands build) after `cargo leptos build
-# --release --split`: the main module plus the chunks the split manifest
+# (the full build) or island (the islands build) after `scripts/build-release.sh`
+# (with `--full` for the full build): the main module plus the chunks the split manifest
 # lists for it, each gzip -9 (as served
 # compressed) and brotli (as the build precompressed it). Prints the bytes per screen and the largest, then
 # what each form loaded on demand (`pages::on_demand`) adds when opened.

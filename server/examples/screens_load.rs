@@ -6,7 +6,7 @@
 //! cargo run --release -p knotroute-server --example screens_load -- \
 //!     [--agents 10000] [--jobs 100000] [--database-url postgres://…]
 //!
-//! Run after `cargo leptos build --release`, so the pages are the release
+//! Run after `scripts/build-release.sh`, so the pages are the release
 //! build's; without --database-url it uses a fresh SQLite file.
 
 mod support;

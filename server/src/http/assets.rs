@@ -2,7 +2,7 @@
 //! is served, and how long a browser may keep each file.
 //!
 //! A release build (`scripts/build-release.sh`) names every file after its
-//! content (cargo-leptos `hash-files`: `<stem>.<md5, base64url, 22 chars>.<ext>`)
+//! content (`<stem>.<md5, base64url, 22 chars>.<ext>`, xtask/src/hash.rs)
 //! and writes the names into `hash.txt`. Such a file never changes under its
 //! name, so a browser keeps it for a year without asking again; a new release
 //! brings new names. Everything else is revalidated or not kept at all.
@@ -10,9 +10,9 @@
 use std::path::{Path, PathBuf};
 use tower_http::services::ServeDir;
 
-/// The name cargo-leptos gives the list of hashed file names.
+/// The list of hashed file names that the site build writes.
 const HASH_FILE: &str = "hash.txt";
-/// Length of the content hash cargo-leptos puts in a file name.
+/// Length of the content hash in a file name.
 const HASH_LEN: usize = 22;
 
 pub const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -20,8 +20,9 @@ pub const REVALIDATE: &str = "no-cache";
 pub const NEVER_STORE: &str = "no-store";
 
 /// The `hash.txt` of the site's current build, if the site was built with
-/// hashed names. Looked for in the site root (where the images put it), then
-/// beside the binary (where cargo-leptos writes it). A list whose main module
+/// hashed names. Looked for in the site root (where `cargo xtask site` writes
+/// it), then beside the binary (where `cargo leptos build`, for a developer who
+/// uses it, writes it). A list whose main module
 /// is not in the site belongs to another build and is ignored: following it
 /// would name files that are not there and no page would ever hydrate.
 pub fn hash_file(site_root: &Path, output_name: &str) -> Option<PathBuf> {
@@ -91,7 +92,7 @@ pub fn islands_build(
         })
 }
 
-/// Whether `part` has the shape of cargo-leptos' content hash: 22
+/// Whether `part` has the shape of the site build's content hash: 22
 /// characters of base64url (an md5). The loader's placeholder in an unhashed
 /// build (`______________________`) does not count.
 pub fn is_content_hash(part: &str) -> bool {
@@ -105,7 +106,7 @@ pub fn is_base64url(part: &str) -> bool {
         .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
 }
 
-/// Whether cargo-leptos named this file after its content: a dot-separated
+/// Whether the site build named this file after its content: a dot-separated
 /// part between the stem and the extension is a content hash.
 pub fn is_content_hashed(file_name: &str) -> bool {
     let mut parts = file_name.split('.');
