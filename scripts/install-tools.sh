@@ -69,7 +69,7 @@ $want_browser && npm_install playwright "playwright-core@$PLAYWRIGHT_VERSION"
 # installed from its lock file into the cache and linked where its script looks.
 oidc_dir="$KNOTROUTE_TOOLS/oidc-provider"
 oidc_src="$here/../end2end/oidc-provider"
-if $want_browser && [[ ! -d "$oidc_dir/node_modules/oidc-provider" ]] || ! cmp -s "$oidc_src/package-lock.json" "$oidc_dir/package-lock.json"; then
+if $want_browser && { [[ ! -d "$oidc_dir/node_modules/oidc-provider" ]] || ! cmp -s "$oidc_src/package-lock.json" "$oidc_dir/package-lock.json"; }; then
   command -v npm >/dev/null || apt_install nodejs npm
   log "installing the test OpenID provider (oidc-provider) from npm"
   mkdir -p "$oidc_dir"
