@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The phone benchmark in BENCHMARKS.md (issue 21): every screen in Chromium
+# The phone benchmark in BENCHMARKS.md: every screen in Chromium
 # with a phone's network and CPU (150 ms round trip, 1.6 Mbit/s down, CPU 4x
 # slower, 390x844), set through the DevTools protocol. Prints, per screen, the
 # time until the page is interactive (hydrated, live indicator on) with an

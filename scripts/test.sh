@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs every check and test: formatting, lints (server and WebAssembly), unit
-# tests, integration tests on SQLite and PostgreSQL, then the API contract
-# check (schemathesis) and the browser tests in Chromium against the release
-# build. Installs what is missing first.
+# Runs every check and test: formatting, the handbook's build and links, lints
+# (server and WebAssembly), unit tests, integration tests on SQLite and
+# PostgreSQL, then the API contract check (schemathesis) and the browser tests
+# in Chromium against the release build. Installs what is missing first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
@@ -28,6 +28,9 @@ scripts/install-tools.sh --browser
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
+
+step "handbook: mdBook build and its internal links"
+scripts/handbook.sh
 
 step "clippy (server side, all targets)"
 cargo clippy --workspace --all-targets --locked -- -D warnings
@@ -63,7 +66,7 @@ scripts/build-release.sh
 scripts/build-release.sh --full
 
 step "images: Control and Agent from the Dockerfile, with the binaries just built"
-# The Agent's release binary; Control's came from cargo leptos above. The base
+# The Agent's release binary; Control's came from the site build above. The base
 # images are made with debootstrap the first time (scripts/base-images.sh).
 if $have_engine; then
   cargo build --release --locked -p knotroute-agent

@@ -3,8 +3,8 @@
 main module, and why: the code reachable from its split entry point and not
 from the main module's exports, grouped by what it is, with its largest
 functions. `scripts/wasm-size.sh` says how big a first load is; this says
-what is in it (issue 21: it found the JSON decoder in every island with
-props).
+what is in it (for example, the JSON decoder that an island's props bring
+in).
 
 Reads the unsplit module that `cargo leptos build --release --split` leaves
 before splitting (it keeps its symbol names and relocations), through

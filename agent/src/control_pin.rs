@@ -174,7 +174,7 @@ impl ControlPin {
                 path = scope.path,
                 job_kind,
                 reason = refusal.code(),
-                "REFUSED an answer not signed by the pinned Control key: {refusal}. Nothing was run. A server pretending to be Control, or a proxy changing answers, is between this Agent and Control. If Control's key was rotated while this Agent was offline, re-pin it (README: Re-pinning an Agent)"
+                "REFUSED an answer not signed by the pinned Control key: {refusal}. Nothing was run. A server pretending to be Control, or a proxy changing answers, is between this Agent and Control. If Control's key was rotated while this Agent was offline, re-pin it (handbook, Operations: Re-pinning an Agent)"
             );
             state.pending.push(RefusedAnswer {
                 at: now(),

@@ -1,4 +1,4 @@
-//! A job's progress, live (`protocol::progress`, docs/agent-protocol.md).
+//! A job's progress, live (`protocol::progress`, docs/src/agent-protocol.md).
 //!
 //! [`Journal`] is what the job writes to: stages as they begin and end, and
 //! each line a command prints, masked before it is kept. [`report`] runs

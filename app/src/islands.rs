@@ -1,5 +1,5 @@
-//! The islands build of the front end (issue 21: a phone's first load), the
-//! one shipped (`scripts/build-release.sh`, frontend feature `islands`):
+//! The islands build of the front end (light enough for a phone's first
+//! load), the one shipped (`scripts/build-release.sh`, frontend feature `islands`):
 //! only the components marked `#[island]` hydrate; the rest of the page
 //! stays the server's HTML, and a link loads a page.
 //!

@@ -1,4 +1,4 @@
-//! The operations policy (issue 25, item 4): one record per installation.
+//! The operations policy: one record per installation.
 //! Control fills in what it knows from its own data each time it is read
 //! (people and roles, backups, the Agents' release channel, alerts); the
 //! admin writes how relays are added and how a compromised host is revoked,
@@ -270,8 +270,8 @@ fn template(lang: Lang) -> PolicyInput {
         ),
         revocation: say(
             lang,
-            "1. Infrastructure → the host's Agent → Revoke: its key stops working at once and its queued jobs are cancelled.\n2. Rotate the enrollment token (KNOTROUTE_CONTROL_ENROLL_TOKEN) and revoke open install tokens.\n3. Move its services: deploy them on another Agent, restoring each sidecar's /data from its backup so the .knot addresses stay.\n4. Rebuild the host before it enrolls again.\nRunbook: README, \"Agent lifecycle\" and \"Backup, restore\".",
-            "1. «Инфраструктура» → Agent этого хоста → «Отозвать»: его ключ сразу перестаёт работать, задачи в очереди отменяются.\n2. Смените токен регистрации (KNOTROUTE_CONTROL_ENROLL_TOKEN) и отзовите открытые токены установки.\n3. Перенесите его сервисы: разверните их на другом Agent, восстановив /data каждого sidecar из резервной копии, чтобы адреса .knot сохранились.\n4. Переустановите хост, прежде чем он зарегистрируется снова.\nИнструкция: README, разделы «Agent lifecycle» и «Backup, restore».",
+            "1. Infrastructure → the host's Agent → Revoke: its key stops working at once and its queued jobs are cancelled.\n2. Rotate the enrollment token (KNOTROUTE_CONTROL_ENROLL_TOKEN) and revoke open install tokens.\n3. Move its services: deploy them on another Agent, restoring each sidecar's /data from its backup so the .knot addresses stay.\n4. Rebuild the host before it enrolls again.\nRunbook: the KnotRoute Control handbook, \"Agent lifecycle\" and \"Backup and restore\".",
+            "1. «Инфраструктура» → Agent этого хоста → «Отозвать»: его ключ сразу перестаёт работать, задачи в очереди отменяются.\n2. Смените токен регистрации (KNOTROUTE_CONTROL_ENROLL_TOKEN) и отзовите открытые токены установки.\n3. Перенесите его сервисы: разверните их на другом Agent, восстановив /data каждого sidecar из резервной копии, чтобы адреса .knot сохранились.\n4. Переустановите хост, прежде чем он зарегистрируется снова.\nИнструкция: справочник KnotRoute Control, разделы «Agent lifecycle» и «Backup and restore».",
         ),
     }
 }

@@ -66,9 +66,9 @@ pub struct Services {
     pub live: ChangeFeed,
     pub metrics: Metrics,
     pub diagnostics: Diagnostics,
-    /// Each network's setup checklist (issue 25).
+    /// Each network's setup checklist.
     pub setup: SetupChecklists,
-    /// The operations policy (issue 25).
+    /// The operations policy.
     pub policy: OperationsPolicies,
     pub alerts: Alerts,
     pub api_tokens: ApiTokens,

@@ -187,7 +187,7 @@ async fn control_and_agent_containers_deploy_and_keep_a_beacon_and_a_sidecar_run
         "{kept}"
     );
 
-    // A killed Beacon is redeployed by reconciliation (README: once the last
+    // A killed Beacon is redeployed by reconciliation (handbook, Features: once the last
     // deployment settled, 60 s, plus a heartbeat and the deploy itself).
     let killed = Instant::now();
     docker(&["kill", &lp.deployed(&d.beacon_id)]);

@@ -1,4 +1,4 @@
-//! Network scope in the browser (issue 24): the owner invites an operator
+//! Network scope in the browser: the owner invites an operator
 //! who sees only one network, choosing it in Settings → Users; the person,
 //! on a phone, finds the other network absent (lists, Overview count, a
 //! direct link not found); the owner moves them to the other network from

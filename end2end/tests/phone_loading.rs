@@ -11,7 +11,8 @@ use common::phone::{describe, seeded_control, Fetched, NetworkLog, LIVE_STREAM};
 use common::Browsing;
 use std::time::Duration;
 
-/// Issue 21's budgets.
+/// The phone budget's request limits (BENCHMARKS.md): a first load, and a
+/// screen reached from another in the app.
 const FIRST_LOAD_REQUESTS: usize = 12;
 const NAVIGATION_REQUESTS: usize = 3;
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
@@ -211,8 +212,8 @@ async fn a_second_screen_reached_in_the_app_costs_at_most_three_requests() {
 
 /// When the page became interactive: hydrated, with its live indicator on
 /// (the marks `knotroute-hydrated` and `knotroute-live`), in ms from the
-/// start of navigation. A build without the marks (before issue 21) is
-/// timed when the test saw both, a little later than they happened.
+/// start of navigation. A build without the marks is timed when the test
+/// saw both, a little later than they happened.
 async fn interactive_after(b: &Browsing) -> f64 {
     b.page
         .evaluate_value(

@@ -1,4 +1,4 @@
-//! Each role sees the controls it may use, and only those (issue 24): an
+//! Each role sees the controls it may use, and only those: an
 //! operator and a viewer, invited by the owner and signed in in browsers of
 //! their own, walk the screens. Hiding is a courtesy; the server refuses all
 //! the same (server/tests/role_matrix.rs).

@@ -27,8 +27,7 @@ pub fn hydrate() {
 /// out longer than the segment (strings the compiler overlapped, now kept
 /// whole in two modules; alignment between modules: about 15 KB here), the
 /// tool gives up and leaves the whole segment, every island's texts in both
-/// languages, in the main module (BENCHMARKS.md, "The main module's
-/// read-only data split out").
+/// languages, in the main module.
 /// These bytes lengthen the segment; nothing reads them, so the split puts
 /// them in no module and the page never downloads them.
 /// `scripts/build-release.sh` fails (scripts/split-data-check.py) if the

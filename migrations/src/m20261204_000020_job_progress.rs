@@ -1,4 +1,4 @@
-//! Live job progress (issue 23): a job's stages and its output lines, kept
+//! Live job progress: a job's stages and its output lines, kept
 //! per job within a bound, and on the job what the progress extension needs:
 //! whether its Agent reports progress, the last message number seen (repeats
 //! are ignored), when the last one came (the live feed watches it), the size

@@ -1,4 +1,4 @@
-//! People with accounts of their own (issue 24, step 2): users with a role
+//! People with accounts of their own: users with a role
 //! and an Argon2id password hash, one-time invitation links (only their
 //! SHA-256 is kept), and the person each admin session and API token belongs
 //! to (NULL: the break-glass owner account, as before).

@@ -1,4 +1,4 @@
-//! Network scope (issue 24): a person may be limited to some network
+//! Network scope: a person may be limited to some network
 //! profiles. `user_networks` holds one row per network a person sees (no
 //! rows: all networks); an invitation carries the networks its person will
 //! get; audit entries name the network they concern, so a scoped person's

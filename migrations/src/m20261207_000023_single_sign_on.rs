@@ -1,4 +1,4 @@
-//! Single sign-on through OpenID Connect (issue 24, step 4).
+//! Single sign-on through OpenID Connect.
 //!
 //! - `users` gains the provider link (`oidc_issuer`, `oidc_subject`: unique
 //!   together, so one provider account is one person), `pending_since` (a

@@ -1,4 +1,4 @@
-//! The optional second factor of password sign-ins (issue 24, step 5).
+//! The optional second factor of password sign-ins.
 //!
 //! - `user_second_factors`: one row per person who began or finished setting
 //!   up an authenticator app. `confirmed_at` is NULL until a first code

@@ -1,4 +1,4 @@
-//! The setup checklist of a network (issue 25).
+//! The setup checklist of a network.
 //!
 //! - `beacon_diagnoses`: what the last Diagnose found about each Beacon that
 //!   a health check does not: the addresses its name resolved to (to tell

@@ -1,4 +1,4 @@
-//! Identity backups (issue 25): what Agents reported about the archives of
+//! Identity backups: what Agents reported about the archives of
 //! their sidecars' `/data` volumes, one row per Agent, sidecar and archive.
 //! Only the description: the archives, and the private identities in them,
 //! stay on the Agents' hosts. `keep` and `every` are the plan the backup job

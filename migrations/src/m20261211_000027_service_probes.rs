@@ -1,4 +1,4 @@
-//! The end-to-end probe (issue 25): per network, the service an admin chose
+//! The end-to-end probe: per network, the service an admin chose
 //! to open through the overlay and the Agent that opens it
 //! (`network_probes`), and what each probe found (`probe_runs`, kept 30
 //! days like Beacon checks).

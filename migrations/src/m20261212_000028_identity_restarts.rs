@@ -1,4 +1,4 @@
-//! "Identities survive restarts" (issue 25): the `.knot` address a sidecar
+//! "Identities survive restarts": the `.knot` address a sidecar
 //! announced before and after each restart its Agent made for a
 //! `restart_component` job, one row per restart.
 

@@ -1,4 +1,4 @@
-//! Which extensions of version 1 a peer speaks (docs/agent-protocol.md).
+//! Which extensions of version 1 a peer speaks (docs/src/agent-protocol.md).
 //!
 //! Each side names what it speaks in the `X-Knot-Extensions` header: Control
 //! on every answer (`GET /healthz` included), the Agent on every request.

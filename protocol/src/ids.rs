@@ -141,8 +141,8 @@ fn parse_prefixed(
 /// only `a`–`z` and `2`–`7`, and the bits past the last byte zero, so that
 /// each value has one spelling. Checked here rather than by decoding because
 /// IDs are checked in the browser too, and the generic decoder is 22 KB of
-/// its WebAssembly (BENCHMARKS.md, islands prototype); the test below holds
-/// this to data-encoding's strict decoder.
+/// its WebAssembly; the test below holds this to data-encoding's strict
+/// decoder.
 fn is_strict_base32(encoded: &str, bytes: usize) -> bool {
     let bits = bytes * 8;
     if encoded.len() != bits.div_ceil(5) {

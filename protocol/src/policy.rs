@@ -1,4 +1,4 @@
-//! The operations policy of an installation (issue 25, item 4): what the
+//! The operations policy of an installation: what the
 //! guide's step 10 asks an operator to write down. Control fills in what it
 //! knows (who has access, where backups are kept, the release channel, who
 //! receives alerts); the admin writes the rest, starting from a template.

@@ -1,4 +1,4 @@
-//! Ours, beyond version 1: a job's progress while it runs (docs/agent-protocol.md).
+//! Ours, beyond version 1: a job's progress while it runs (docs/src/agent-protocol.md).
 //!
 //! A job is a sequence of stages (validate, write compose, pull, up, settle,
 //! health, …). While it runs, the Agent sends `POST /api/v1/agents/jobs/progress`

@@ -1,4 +1,4 @@
-//! The setup checklist of a network (issue 25): the ten steps of the guide
+//! The setup checklist of a network: the ten steps of the guide
 //! for a first KnotRoute network, each worked out from what Control sees,
 //! and the guide's "bootstrap complete" criteria. The server words every
 //! sentence in the reader's language, so the browser carries no tables.

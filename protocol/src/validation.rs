@@ -67,7 +67,7 @@ impl Lang {
 ///
 /// Serde's default (externally tagged) shape on purpose: the browser decodes
 /// it from every refused form, and an internally tagged or flattened enum
-/// costs tens of KB of WebAssembly (BENCHMARKS.md). The JSON API does not use
+/// costs tens of KB of WebAssembly. The JSON API does not use
 /// this shape; its errors are built from `code()` by the server.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

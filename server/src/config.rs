@@ -70,7 +70,7 @@ pub enum Command {
 pub enum IdentityAction {
     /// Make a new key. The current one keeps signing for --transition, and
     /// Agents that reach Control in that time move to the new key; those
-    /// offline for all of it must be re-pinned (README: Re-pinning an Agent).
+    /// offline for all of it must be re-pinned (handbook, Operations: Re-pinning an Agent).
     Rotate {
         /// How long the old key keeps signing: hours (`36h`) or days (`14d`),
         /// from 1 hour to 365 days.

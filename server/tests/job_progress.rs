@@ -1,4 +1,4 @@
-//! Live job progress (docs/agent-protocol.md): stages and output recorded in
+//! Live job progress (docs/src/agent-protocol.md): stages and output recorded in
 //! order and once, bounded per message and per job, the lease extended by
 //! each message on the database's clock, expiry when the Agent goes silent,
 //! and a running job asked to stop.

@@ -1,4 +1,4 @@
-//! Network scope (issue 24): a person limited to some networks finds
+//! Network scope: a person limited to some networks finds
 //! everything of the others absent (lists leave it out, a direct link
 //! answers 404, never 403), takes no action that concerns every network,
 //! and a change of their networks applies at their next request. On both

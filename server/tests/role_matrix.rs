@@ -1,10 +1,11 @@
-//! The role matrix (issue 24): every admin route of the JSON API, as the
+//! The role matrix: every admin route of the JSON API, as the
 //! OpenAPI document lists them, called as every role (a person in each role,
 //! the break-glass owner, the owner's read and write tokens, a person's
 //! token), and every server function of the web UI, as the server's own
 //! registry lists them, called by a person in each role and the owner. Each
-//! route's rule is written in common/route_rules.rs from the issue's role
-//! list; a route without a rule fails the test, so no route ships without one.
+//! route's rule is written in common/route_rules.rs from the role list
+//! (docs/src/people.md, "Roles"); a route without a rule fails
+//! the test, so no route ships without one.
 //!
 //! A refused call answers 403 before its body is read; an allowed one gets
 //! past the gate (its answer to an empty body or a made-up ID does not matter

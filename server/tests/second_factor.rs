@@ -1,4 +1,4 @@
-//! Two-step sign-in (issue 24, step 5): a person adds Control to an
+//! Two-step sign-in: a person adds Control to an
 //! authenticator app from a QR code, confirms it with a first code, and gets
 //! ten recovery codes; from then on a password sign-in asks for a code,
 //! which works once; the owner can require it of everyone (who then sets it

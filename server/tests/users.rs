@@ -1,4 +1,4 @@
-//! People with accounts of their own (issue 24, step 2): the owner invites
+//! People with accounts of their own: the owner invites
 //! with a one-time link, the person chooses a name and password on the
 //! welcome page, signs in by name and acts in their role; role changes and
 //! disabling take effect at the next request; the last owner cannot be

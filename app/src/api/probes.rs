@@ -1,4 +1,4 @@
-//! Server functions of the end-to-end probe panel (issue 25). The rules are
+//! Server functions of the end-to-end probe panel. The rules are
 //! `domain::probes`'. The panel's form is a plain HTML form (pages::probe):
 //! a plain post is answered with the setup page again.
 

@@ -1,6 +1,6 @@
-//! Server functions of the setup checklist and the operations policy
-//! (issue 25). The server words every sentence in the reader's language, so
-//! the browser carries no tables of them.
+//! Server functions of the setup checklist and the operations policy. The
+//! server words every sentence in the reader's language, so the browser
+//! carries no tables of them.
 
 use crate::error::UiError;
 use leptos::prelude::*;

@@ -1,4 +1,4 @@
-//! The operations policy (issue 25, item 4): what Control knows filled in,
+//! The operations policy: what Control knows filled in,
 //! the two parts the admin writes (from a template when empty), saved with
 //! an audit entry and downloadable as Markdown.
 //!

@@ -1,4 +1,4 @@
-//! The end-to-end probe panel of a network's setup screen (issue 25): which
+//! The end-to-end probe panel of a network's setup screen: which
 //! service is opened, from which Agent, how often; "Save and probe now",
 //! "Stop probing" (confirmed), and the recent runs.
 //!

@@ -1,5 +1,5 @@
 //! Settings, in three tabs with URLs of their own, so that none carries the
-//! others' code on a first load (issue 21: Settings in one screen was the
+//! others' code on a first load (Settings as one screen would be the
 //! largest download of all). General: where alerts go (a webhook URL,
 //! unless the environment sets it), a test alert, the latest alerts with how
 //! their delivery went, the person's own two-step sign-in, and Control's

@@ -1,4 +1,4 @@
-//! A network's setup checklist (issue 25): the guide's ten steps, each with
+//! A network's setup checklist: the guide's ten steps, each with
 //! its state as Control sees it, why it matters and the screen that does it;
 //! then the "bootstrap complete" criteria. Follows live updates, so a step
 //! turns green while the admin works on it in another tab.

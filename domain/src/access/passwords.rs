@@ -1,6 +1,6 @@
 //! People's passwords: Argon2id with the `argon2` crate's defaults (the
 //! OWASP minimum: 19 MiB of memory, 2 passes, 1 lane; written in the
-//! README), stored in PHC form so that the parameters travel with each hash
+//! handbook, docs/src/people.md), stored in PHC form so that the parameters travel with each hash
 //! and can be raised later without breaking old ones. Hashing is deliberately
 //! slow, so it runs on tokio's blocking threads, never on the async ones.
 

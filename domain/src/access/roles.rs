@@ -88,7 +88,7 @@ pub fn allowed_for(principal: &super::principal::Principal) -> Allowed {
 mod tests {
     use super::*;
 
-    /// The list of roles, line by line.
+    /// The list of roles (docs/src/people.md, "Roles"), line by line.
     #[test]
     fn each_role_allows_what_its_description_says() {
         use ActionKind::*;

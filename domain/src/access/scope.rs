@@ -1,4 +1,4 @@
-//! Which networks a person sees (issue 24, "network scope"). A person may be
+//! Which networks a person sees ("network scope"). A person may be
 //! limited to some network profiles; everything of other networks (Agents
 //! that run none of theirs, jobs, services, Beacons, invites, audit entries)
 //! is then absent for them, and a direct lookup answers not found, never

@@ -149,11 +149,11 @@ pub fn trust_problem(t: &trust::Model, now: DateTime<Utc>) -> Option<(&'static s
     match t.pin_state.as_str() {
         "retired" => return Some((
             "control_key_retired",
-            "This Agent trusts a Control key that was retired while it was offline, so it refuses every job. Re-pin it with a move token (README: Re-pinning an Agent).".into(),
+            "This Agent trusts a Control key that was retired while it was offline, so it refuses every job. Re-pin it with a move token (handbook, Operations: Re-pinning an Agent).".into(),
         )),
         "unknown" => return Some((
             "control_key_unknown",
-            "This Agent trusts a key that is not this Control's, so it refuses every job. Re-pin it with a move token (README: Re-pinning an Agent).".into(),
+            "This Agent trusts a key that is not this Control's, so it refuses every job. Re-pin it with a move token (handbook, Operations: Re-pinning an Agent).".into(),
         )),
         _ => {}
     }

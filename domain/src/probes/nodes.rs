@@ -22,7 +22,8 @@ use std::collections::BTreeSet;
 /// Probe jobs older than this are not looked at: a node whose last probe
 /// was this long ago was removed already, or its Agent is gone. (A probe that
 /// could not run for longer, e.g. its Agent disabled for a month, and is then
-/// stopped, leaves its node: the README says how to remove it.)
+/// stopped, leaves its node: the handbook's Features chapter, "Not done yet",
+/// says how to remove it.)
 const LOOK_BACK: Duration = Duration::days(30);
 
 /// After an admin's change: the change stands whatever happens here, and

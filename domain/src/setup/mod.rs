@@ -1,4 +1,4 @@
-//! The setup checklist of a network (issue 25): the guide's ten steps for a
+//! The setup checklist of a network: the guide's ten steps for a
 //! first KnotRoute network, each worked out from what Control sees
 //! (`facts`, then `steps`), and the guide's "bootstrap complete" criteria
 //! (`bootstrap`). Nothing is stored but the steps an admin chose to skip.

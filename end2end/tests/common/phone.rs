@@ -154,8 +154,8 @@ impl NetworkLog {
             .unwrap();
     }
 
-    /// The phone profile of issue 21: 150 ms round trip, 1.6 Mbit/s down,
-    /// 750 kbit/s up, the CPU slowed 4×.
+    /// The phone profile the phone budget is measured on: 150 ms round trip,
+    /// 1.6 Mbit/s down, 750 kbit/s up, the CPU slowed 4×.
     pub async fn throttle_like_a_phone(&self) {
         self.cdp
             .send(

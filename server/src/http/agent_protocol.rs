@@ -380,7 +380,7 @@ async fn job_result(
         (status = 409, description = "The job is no longer running (code `job_state`): stop sending progress for it")
     )
 )]
-/// Ours: `POST /api/v1/agents/jobs/progress` (docs/agent-protocol.md). The
+/// Ours: `POST /api/v1/agents/jobs/progress` (docs/src/agent-protocol.md). The
 /// answer is signed like the others, since it can tell the Agent to stop.
 async fn job_progress(
     State(state): State<AppState>,

@@ -1,5 +1,5 @@
 //! The admin API's routes and the web UI's server functions, each with the
-//! action it needs (from the role list) and IDs to call it with: the
+//! action it needs (from the role list in docs/src/people.md) and IDs to call it with: the
 //! tables the role matrix (role_matrix.rs) and the network-scope walk
 //! (network_scope.rs) call every route by. A route or server function
 //! without a rule panics, so none ships without one.
@@ -19,7 +19,7 @@ pub enum Rule {
     Own,
 }
 
-/// The role list, route by route.
+/// The role list (docs/src/people.md, "Roles"), route by route.
 pub fn rule(method: &str, path: &str) -> Rule {
     use ActionKind::*;
     use Rule::*;
@@ -62,7 +62,7 @@ pub fn rule(method: &str, path: &str) -> Rule {
         (_, "/api/v1/tokens" | "/api/v1/tokens/{id}/revoke") => Act(ManageOwnApiTokens),
         (_, p) if p.starts_with("/api/v1/users") => Act(ManageUsers),
         _ => panic!(
-            "{method} {path} has no rule in the role matrix: add one from the issue's role list"
+            "{method} {path} has no rule in the role matrix: add one from the role list in docs/src/people.md"
         ),
     }
 }
@@ -245,7 +245,7 @@ pub fn ui_rule(endpoint: &str, ids: &Ids) -> Option<(Rule, Args)> {
             (Own, Form("code=".into()))
         }
         other => panic!(
-            "the server function {other} has no rule in the role matrix: add one from the issue's role list"
+            "the server function {other} has no rule in the role matrix: add one from the role list in docs/src/people.md"
         ),
     })
 }

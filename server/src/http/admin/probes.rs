@@ -1,4 +1,4 @@
-//! The end-to-end probe (issue 25): `GET`, `PUT` and `DELETE
+//! The end-to-end probe: `GET`, `PUT` and `DELETE
 //! /api/v1/networks/{id}/probe`. The rules live in `domain::probes`.
 
 use crate::domain::access::roles::EditNetworks;

@@ -1,4 +1,4 @@
-//! The setup checklist and the operations policy (issue 25):
+//! The setup checklist and the operations policy:
 //! `GET`/`PUT /api/v1/networks/{id}/setup` (the checklist; skip a step by
 //! choice or take it back), `GET`/`PUT /api/v1/policy` and
 //! `GET /api/v1/policy/markdown` (the policy as a Markdown file).
