@@ -15,6 +15,10 @@
 # wasm-opt runs through scripts/cached-tools/wasm-opt, which keeps the output
 # of each chunk by content: a rebuild re-optimises only the chunks that changed.
 #
+# `--check`: only says, by its exit status, whether the build is up to date.
+# `--finish`: the steps after `cargo xtask site`, for scripts/run.sh, which
+# runs the xtask's two halves itself (the server first).
+#
 # `--full`: the full build of the front end instead, which hydrates the whole
 # page and routes in the browser (each screen its own split module), into
 # target/site-full. The same server binary serves either site
@@ -24,11 +28,16 @@ cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-$PWD/target}"
 site=target/site
 flags=()
-if [[ "${1:-}" == "--full" ]]; then
-  site=target/site-full
-  flags=(--full)
-fi
+mode=build
+case "${1:-}" in
+  --full) site=target/site-full flags=(--full) ;;
+  --check) mode=check ;;
+  --finish) mode=finish ;;
+esac
 stamp="$site/.build-fingerprint"
+# What the build in progress was started from: it becomes the stamp once the
+# build is done, so that a file edited meanwhile still counts as changed.
+pending="$site/.build-fingerprint-pending"
 
 fingerprint() {
   {
@@ -43,22 +52,32 @@ fingerprint() {
   } | sha256sum | cut -d' ' -f1
 }
 
-now=""
+finish() {
+  # Each island's chunk batch at brotli's best quality (server/src/http/chunk_batch.rs).
+  KNOTROUTE_CONTROL_SITE_ROOT="$site" "$target/release/knotroute-control" precompress-batches
+  scripts/split-data-check.py "$target/front/wasm32-unknown-unknown/wasm-release/knotroute_frontend.wasm" "$site/pkg"
+  find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
+  if [[ -f "$pending" ]]; then mv "$pending" "$stamp"; fi
+}
+if [[ "$mode" == finish ]]; then
+  finish
+  exit 0
+fi
+
+rm -f "$pending"
 if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
   now="$(fingerprint)"
   if [[ -f "$stamp" && "$(cat "$stamp")" == "$now" && -x "$target/release/knotroute-control" && -f "$site/hash.txt" ]]; then
-    echo "release build is up to date (nothing changed since the last one): not rebuilding"
+    [[ "$mode" == check ]] || echo "release build is up to date (nothing changed since the last one): not rebuilding"
     exit 0
   fi
+  mkdir -p "$site"
+  echo "$now" > "$pending"
 fi
+[[ "$mode" == check ]] && exit 1
 
-rm -f "$stamp"
+# (hash.txt beside the binary is where cargo-leptos put it: no longer ours.)
+rm -f "$stamp" "$target/release/hash.txt"
 # wasm-opt through its cache: chunks that did not change are not optimised again.
 PATH="$PWD/scripts/cached-tools:$PATH" cargo xtask site "${flags[@]}"
-find "${XDG_CACHE_HOME:-$HOME/.cache}/knotroute-tools/wasm-opt-cache" -name '*.wasm' -mtime +30 -delete 2>/dev/null || true
-# Each island's chunk batch at brotli's best quality (server/src/http/chunk_batch.rs).
-KNOTROUTE_CONTROL_SITE_ROOT="$site" "$target/release/knotroute-control" precompress-batches
-scripts/split-data-check.py "$target/front/wasm32-unknown-unknown/wasm-release/knotroute_frontend.wasm" "$site/pkg"
-if [[ -n "$now" ]]; then
-  echo "$now" > "$stamp"
-fi
+finish

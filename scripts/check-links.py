@@ -59,6 +59,9 @@ def main(root):
                 elif url.fragment and target.endswith(".html") and \
                         urllib.parse.unquote(url.fragment) not in parse(target, cache).ids:
                     broken.append(f"{where}: {link} (no such anchor)")
+    if not cache:
+        print(f"no pages in {root}: nothing was built there", file=sys.stderr)
+        return 1
     for line in sorted(set(broken)):
         print("broken link:", line, file=sys.stderr)
     print(f"links: {checked} checked in {len(cache)} pages, {len(set(broken))} broken")

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 source scripts/env.sh
 command -v mdbook >/dev/null || scripts/install-tools.sh --browser
 rm -rf target/book
-mdbook build docs --dest-dir ../target/book
+mdbook build docs --dest-dir "$PWD/target/book"
 scripts/check-links.py target/book
 [[ "${1:-}" == "--open" ]] && echo "The handbook: file://$PWD/target/book/index.html"
 exit 0

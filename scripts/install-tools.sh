@@ -44,7 +44,9 @@ fi
 
 # wasm-opt from Debian's binaryen: native, it optimises the ~490 WebAssembly
 # chunks in seconds where npm's build (binaryen.js under Node.js) takes minutes.
-command -v wasm-opt >/dev/null || { log "installing Debian's binaryen (wasm-opt)"; apt_install binaryen; }
+# Asked of dpkg, not PATH: an older tools cache may still hold npm's, which the
+# npm step below removes.
+dpkg -s binaryen >/dev/null 2>&1 || { log "installing Debian's binaryen (wasm-opt)"; apt_install binaryen; }
 
 # The site build's minifiers, prebuilt on npm (seconds to install): esbuild for
 # the JavaScript, lightningcss for the stylesheet.

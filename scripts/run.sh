@@ -2,13 +2,16 @@
 # Builds Control (release, with its WebAssembly front end) and runs it on the
 # embedded default: SQLite in ./data. Secrets that are not set in the
 # environment are generated once, kept in ./data/secrets.env (0600) and printed.
+#
+# When the build is up to date (scripts/build-release.sh --check), Control
+# starts at once. Otherwise the server is built first and Control starts with
+# its server-rendered pages, while the WebAssembly front end goes on building
+# at the lowest CPU priority (log: ./data/front-build.log); once it is ready,
+# Control restarts with it and the pages become interactive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
 scripts/install-tools.sh
-
-# Skipped when nothing changed since the last build (see the script).
-scripts/build-release.sh
 
 export KNOTROUTE_CONTROL_DATA="${KNOTROUTE_CONTROL_DATA:-$PWD/data}"
 mkdir -p "$KNOTROUTE_CONTROL_DATA"
@@ -45,5 +48,58 @@ if [[ -z "${KNOTROUTE_CONTROL_ADMIN_PASSWORD:-}" || -z "${KNOTROUTE_CONTROL_ENRO
 fi
 export KNOTROUTE_CONTROL_SITE_ROOT="${KNOTROUTE_CONTROL_SITE_ROOT:-$PWD/target/site}"
 listen="${KNOTROUTE_CONTROL_LISTEN:-0.0.0.0:8080}"
+control="${CARGO_TARGET_DIR:-target}/release/knotroute-control"
+run_control() {
+  echo "Open http://127.0.0.1:${listen##*:}/ and sign in with the admin password."
+  exec "$control" "$@"
+}
+
+if scripts/build-release.sh --check; then
+  run_control "$@"
+fi
+if (($#)); then
+  # A command for Control (e.g. `migrate`) runs once, with the whole build.
+  scripts/build-release.sh
+  run_control "$@"
+fi
+
+# The server first, at normal priority; the front end beside it, at the lowest,
+# in its own process group so that stopping it stops its compilers too.
+cargo build --locked --quiet --package xtask
+xtask="${CARGO_TARGET_DIR:-target}/debug/xtask"
+front_log="$KNOTROUTE_CONTROL_DATA/front-build.log"
+# No front end or stamp of an earlier build beside the new server.
+rm -rf target/site/pkg target/site/hash.txt target/site/.build-fingerprint
+PATH="$PWD/scripts/cached-tools:$PATH" setsid nice -n 19 "$xtask" site --front-only > "$front_log" 2>&1 &
+front=$!
+early=""
+stop_background() {
+  kill -TERM -- "-$front" 2>/dev/null || true
+  [[ -z "$early" ]] || kill -TERM "$early" 2>/dev/null || true
+}
+trap stop_background EXIT
+"$xtask" site --server-only
 echo "Open http://127.0.0.1:${listen##*:}/ and sign in with the admin password."
-exec "${CARGO_TARGET_DIR:-target}/release/knotroute-control" "$@"
+echo "The pages are served now; the interactive front end is still building ($front_log)."
+echo "Control restarts with it when it is ready."
+# Until then Control serves no front end at all: a half-built one would be
+# taken for the real thing (Leptos reads the split manifest once).
+no_front="$(mktemp -d)"
+KNOTROUTE_CONTROL_SITE_ROOT="$no_front" "$control" &
+early=$!
+if ! wait "$front"; then
+  echo "building the front end failed; the end of $front_log:" >&2
+  tail -n 30 "$front_log" >&2
+  exit 1
+fi
+if ! scripts/build-release.sh --finish >> "$front_log" 2>&1; then
+  echo "finishing the front end failed; the end of $front_log:" >&2
+  tail -n 30 "$front_log" >&2
+  exit 1
+fi
+echo "The front end is built: restarting Control with it."
+kill -TERM "$early" 2>/dev/null || true
+wait "$early" || true
+trap - EXIT
+rmdir "$no_front"
+run_control

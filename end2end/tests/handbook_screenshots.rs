@@ -41,8 +41,12 @@ async fn handbook_screenshots() {
     .await;
     common::SimAgent::enrolled(&control, 42, "nas").await;
 
-    for (width, height, suffix) in [(1280, 800, ""), (390, 844, "-phone")] {
-        let b = common::open_browser("handbook", width, height, "en-US").await;
+    for (width, height, suffix, locale) in [
+        (1280, 800, "", "en-US"),
+        (390, 844, "-phone", "en-US"),
+        (1280, 800, "-ru", "ru-RU"),
+    ] {
+        let b = common::open_browser("handbook", width, height, locale).await;
         b.sign_in(&control.base).await;
         for (path, name) in [
             ("/".to_string(), "overview"),

@@ -18,6 +18,18 @@ pub struct CargoBuilds {
     front_wasm: PathBuf,
 }
 
+impl Drop for CargoBuilds {
+    /// A build given up on (an error in a later step) does not go on alone.
+    fn drop(&mut self) {
+        for child in std::iter::once(&mut self.front).chain(self.server.as_mut()) {
+            if let Ok(None) = child.try_wait() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
 impl CargoBuilds {
     pub fn start(layout: &Layout, args: &SiteArgs) -> Result<Self> {
         let mut front = cargo(layout, args, true);
@@ -37,16 +49,11 @@ impl CargoBuilds {
         let server = if args.front_only {
             None
         } else {
-            let mut server = cargo(layout, args, false);
-            server.args([
-                "build",
-                "--locked",
-                "--release",
-                "--package",
-                SERVER_PACKAGE,
-            ]);
-            server.args(["--bin", SERVER_BIN]);
-            Some(server.spawn().context("starting cargo for the server")?)
+            Some(
+                server_build(layout, args)
+                    .spawn()
+                    .context("starting cargo for the server")?,
+            )
         };
         let front_wasm = layout
             .front_target()
@@ -63,14 +70,8 @@ impl CargoBuilds {
     /// Waits for the front end's compilation; returns its WebAssembly. The
     /// server keeps compiling meanwhile.
     pub fn wait_for_front(&mut self) -> Result<PathBuf> {
-        if let Err(failed) = wait(&mut self.front, "the front end") {
-            // No half-built site: the server's build stops with it.
-            if let Some(server) = &mut self.server {
-                let _ = server.kill();
-                let _ = server.wait();
-            }
-            return Err(failed);
-        }
+        // On failure the server's build stops with it (Drop).
+        wait(&mut self.front, "the front end")?;
         Ok(self.front_wasm.clone())
     }
 
@@ -80,6 +81,27 @@ impl CargoBuilds {
             None => Ok(()),
         }
     }
+}
+
+/// The server binary alone.
+pub fn build_server(layout: &Layout, args: &SiteArgs) -> Result<()> {
+    let mut server = server_build(layout, args)
+        .spawn()
+        .context("starting cargo for the server")?;
+    wait(&mut server, "the server")
+}
+
+fn server_build(layout: &Layout, args: &SiteArgs) -> Command {
+    let mut server = cargo(layout, args, false);
+    server.args([
+        "build",
+        "--locked",
+        "--release",
+        "--package",
+        SERVER_PACKAGE,
+    ]);
+    server.args(["--bin", SERVER_BIN]);
+    server
 }
 
 fn wait(child: &mut Child, what: &str) -> Result<()> {
@@ -107,12 +129,25 @@ fn cargo(layout: &Layout, args: &SiteArgs, wasm: bool) -> Command {
         .env("LEPTOS_JS_MINIFY", "true")
         .env("LEPTOS_HASH_FILES", "true")
         .env("LEPTOS_HASH_FILE_NAME", "hash.txt");
-    let mut rustflags = std::env::var("RUSTFLAGS").unwrap_or_default();
+    let mut ours = vec!["--cfg", "erase_components"];
     if wasm {
         // The split tool reads the linker's relocations.
-        rustflags.push_str(" -Clink-args=--emit-relocs");
+        ours.push("-Clink-args=--emit-relocs");
     }
-    rustflags.push_str(" --cfg erase_components");
-    cmd.env("RUSTFLAGS", rustflags.trim());
+    // Added to the caller's flags, in whichever form cargo would read them.
+    match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
+        Ok(encoded) => {
+            let flags: Vec<&str> = encoded
+                .split('\x1f')
+                .filter(|f| !f.is_empty())
+                .chain(ours)
+                .collect();
+            cmd.env("CARGO_ENCODED_RUSTFLAGS", flags.join("\x1f"));
+        }
+        Err(_) => {
+            let given = std::env::var("RUSTFLAGS").unwrap_or_default();
+            cmd.env("RUSTFLAGS", format!("{given} {}", ours.join(" ")).trim());
+        }
+    }
     cmd
 }

@@ -36,6 +36,13 @@ pub fn precompress_dir(site: &Path) -> Result<()> {
 fn collect(folder: &Path, files: &mut Vec<PathBuf>) -> Result<()> {
     for entry in std::fs::read_dir(folder)? {
         let path = entry?.path();
+        // The build's own notes (scripts/build-release.sh's fingerprints) are not served.
+        if path
+            .file_name()
+            .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+        {
+            continue;
+        }
         if path.is_dir() {
             collect(&path, files)?;
         } else if !path.extension().is_some_and(|x| x == "br" || x == "gz") {

@@ -208,10 +208,109 @@ fn rewrite_manifest(path: &Path, renamed: &HashMap<PathBuf, PathBuf>, pkg: &Path
 mod tests {
     use super::*;
 
+    fn site_with(files: &[(&str, &[u8])]) -> (tempfile::TempDir, Layout) {
+        let dir = tempfile::tempdir().unwrap();
+        let layout = Layout {
+            workspace: dir.path().to_path_buf(),
+            target: dir.path().join("target"),
+            site: dir.path().join("site"),
+        };
+        std::fs::create_dir_all(layout.pkg().join("snippets/x")).unwrap();
+        for (name, content) in files {
+            std::fs::write(layout.pkg().join(name), content).unwrap();
+        }
+        (dir, layout)
+    }
+
+    fn names(layout: &Layout) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(layout.pkg())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn every_file_is_named_after_its_content_and_the_references_between_them_follow() {
+        let loader_ref = format!("./{SPLIT_LOADER}");
+        let chunk = [b"\0asm".as_slice(), loader_ref.as_bytes(), b"rest"].concat();
+        let (_dir, layout) = site_with(&[
+            (
+                "knotroute.js",
+                format!("import * as s from \"{loader_ref}\";").as_bytes(),
+            ),
+            ("knotroute.wasm", b"\0asm main"),
+            ("knotroute.css", b"body{}"),
+            ("extra.css", b"p{}"),
+            ("split_a.wasm", &chunk),
+            (
+                SPLIT_LOADER,
+                b"import { initSync } from \"./knotroute.js\";",
+            ),
+            (SPLIT_MANIFEST, br#"{"a": ["split_a"]}"#),
+        ]);
+        std::fs::write(layout.pkg().join("snippets/x/inline0.js"), "x").unwrap();
+
+        let list = add_hashes_to_site(&layout).unwrap();
+        let value = |key: &str| {
+            list.lines()
+                .find_map(|l| l.strip_prefix(&format!("{key}: ")))
+                .unwrap_or_else(|| panic!("{key} missing from {list}"))
+                .to_string()
+        };
+        let pkg = layout.pkg();
+        let js = format!("knotroute.{}.js", value("js"));
+        let loader = format!("__wasm_split.{}.js", value("split"));
+        let manifest = format!("__wasm_split_manifest.{}.json", value("manifest"));
+        for name in [
+            &js,
+            &loader,
+            &manifest,
+            &format!("knotroute.{}.wasm", value("wasm")),
+        ] {
+            assert!(
+                pkg.join(name).is_file(),
+                "{name} not in {:?}",
+                names(&layout)
+            );
+        }
+        assert!(pkg
+            .join(format!("knotroute.{}.css", value("css")))
+            .is_file());
+        // Only the site's own stylesheet and no snippet is renamed.
+        assert!(pkg.join("extra.css").is_file());
+        assert!(pkg.join("snippets/x/inline0.js").is_file());
+
+        // The loader is named after what it holds once it names the hashed script.
+        let loader_text = std::fs::read_to_string(pkg.join(&loader)).unwrap();
+        assert_eq!(
+            loader_text,
+            format!("import {{ initSync }} from \"./{js}\";")
+        );
+        assert_eq!(content_hash(loader_text.as_bytes()), value("split"));
+        // The main script and the chunk import the loader by its final name.
+        let main = std::fs::read_to_string(pkg.join(&js)).unwrap();
+        assert!(main.contains(&format!("./{loader}")), "{main}");
+        let chunk_name = names(&layout)
+            .into_iter()
+            .find(|n| n.starts_with("split_a."))
+            .unwrap();
+        let chunk = std::fs::read(pkg.join(&chunk_name)).unwrap();
+        assert!(find(&chunk, format!("./{loader}").as_bytes()).is_some());
+        // The manifest names the chunk by its hashed stem.
+        let manifest: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(pkg.join(&manifest)).unwrap()).unwrap();
+        assert_eq!(
+            manifest["a"][0],
+            chunk_name.trim_end_matches(".wasm"),
+            "{manifest}"
+        );
+    }
+
     #[test]
     fn a_content_hash_is_as_long_as_the_placeholder_it_replaces() {
         assert_eq!(content_hash(b"").len(), PLACEHOLDER.len());
-        assert_eq!(content_hash(b"knotroute"), content_hash(b"knotroute"));
         assert_ne!(content_hash(b"knotroute"), content_hash(b"knotroutf"));
     }
 }

@@ -49,8 +49,12 @@ pub struct SiteArgs {
     #[arg(long)]
     pub full: bool,
     /// Build the front end only, leaving the server binary as it is.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "server_only")]
     pub front_only: bool,
+    /// Build the server binary only, leaving the site as it is
+    /// (scripts/run.sh starts Control with it while the front end builds).
+    #[arg(long)]
+    pub server_only: bool,
 }
 
 /// Where things are: the workspace root, cargo's target folder, the site.
@@ -114,9 +118,19 @@ fn main() -> Result<()> {
 fn build_site(args: &SiteArgs) -> Result<()> {
     let layout = Layout::new(args.full)?;
     let started = std::time::Instant::now();
-    // Hashed names of an earlier build would otherwise pile up beside the new ones.
+    if args.server_only {
+        return cargo_builds::build_server(&layout, args);
+    }
+    // Hashed names of an earlier build would otherwise pile up beside the new
+    // ones, and its list of them would name files that are gone.
     if layout.pkg().exists() {
         std::fs::remove_dir_all(layout.pkg()).context("clearing the old site's pkg folder")?;
+    }
+    for old_list in ["hash.txt", "hash.txt.br", "hash.txt.gz"] {
+        match std::fs::remove_file(layout.site.join(old_list)) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(e.into()),
+            _ => {}
+        }
     }
     std::fs::create_dir_all(layout.pkg())?;
 
