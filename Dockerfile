@@ -12,11 +12,11 @@ ARG KNOTROUTE_BINARIES=build
 
 FROM rust:1.95-bookworm AS build
 RUN rustup target add wasm32-unknown-unknown \
- && apt-get update && apt-get install -y --no-install-recommends nodejs npm python3 binaryen \
+ && apt-get update && apt-get install -y --no-install-recommends nodejs npm python3 \
  && rm -rf /var/lib/apt/lists/*
-# The site build's minifiers from npm (scripts/install-tools.sh names the same
-# versions); wasm-opt is Debian's binaryen; the build itself is the workspace's xtask.
-RUN npm install -g esbuild@0.28.2 lightningcss-cli@1.33.0
+# The site build's helpers from npm (scripts/install-tools.sh names the same
+# versions); the build itself is the workspace's xtask.
+RUN npm install -g binaryen@132.0.0 esbuild@0.28.2 lightningcss-cli@1.33.0
 WORKDIR /src
 COPY . .
 # The Agent's default Beacon/sidecar image tag (PROTOCOL.md: its release channel).

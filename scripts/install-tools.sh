@@ -17,6 +17,7 @@ source "$here/env.sh"
 want_browser=false
 [[ "${1:-}" == "--browser" ]] && want_browser=true
 
+BINARYEN_VERSION=132.0.0
 ESBUILD_VERSION=0.28.2
 LIGHTNINGCSS_VERSION=1.33.0
 MDBOOK_VERSION=0.5.4
@@ -42,14 +43,9 @@ fi
 # The site itself is built by the workspace's own xtask (`cargo xtask site`),
 # from wasm-bindgen's and the split tool's libraries: no build tool to install.
 
-# wasm-opt from Debian's binaryen: native, it optimises the ~490 WebAssembly
-# chunks in seconds where npm's build (binaryen.js under Node.js) takes minutes.
-# Asked of dpkg, not PATH: an older tools cache may still hold npm's, which the
-# npm step below removes.
-dpkg -s binaryen >/dev/null 2>&1 || { log "installing Debian's binaryen (wasm-opt)"; apt_install binaryen; }
-
-# The site build's minifiers, prebuilt on npm (seconds to install): esbuild for
-# the JavaScript, lightningcss for the stylesheet.
+# The site build's helpers, prebuilt on npm (seconds to install): wasm-opt
+# (binaryen 132, run by Node.js; Debian's binaryen 108 breaks the module's
+# reference-typed table), esbuild for the JavaScript, lightningcss for the stylesheet.
 # Each set in its own folder: `npm install --no-save` prunes whatever it is not named.
 npm_install() {
   local dir="$KNOTROUTE_TOOLS/$1" pkg name missing=false
@@ -64,7 +60,7 @@ npm_install() {
   mkdir -p "$dir"
   npm install --silent --no-save --no-audit --no-fund --prefix "$dir" "$@" >/dev/null
 }
-npm_install npm "esbuild@$ESBUILD_VERSION" "lightningcss-cli@$LIGHTNINGCSS_VERSION"
+npm_install npm "binaryen@$BINARYEN_VERSION" "esbuild@$ESBUILD_VERSION" "lightningcss-cli@$LIGHTNINGCSS_VERSION"
 $want_browser && npm_install playwright "playwright-core@$PLAYWRIGHT_VERSION"
 
 # The real OpenID provider the single sign-on tests run (end2end/oidc-provider),

@@ -118,7 +118,7 @@ pub fn optimise(layout: &Layout) -> Result<()> {
                         .arg(&file)
                         .arg("-o")
                         .arg(&file),
-                    "wasm-opt (Debian's binaryen; scripts/install-tools.sh installs it)",
+                    "wasm-opt (npm binaryen; scripts/install-tools.sh installs it)",
                 );
                 if let Err(e) = done {
                     failures
