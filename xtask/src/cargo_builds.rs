@@ -129,11 +129,14 @@ fn cargo(layout: &Layout, args: &SiteArgs, wasm: bool) -> Command {
         .env("LEPTOS_JS_MINIFY", "true")
         .env("LEPTOS_HASH_FILES", "true")
         .env("LEPTOS_HASH_FILE_NAME", "hash.txt");
-    let mut ours = vec!["--cfg", "erase_components"];
+    // In cargo-leptos' order: another order is other flags to cargo, and
+    // everything would be compiled again.
+    let mut ours = Vec::new();
     if wasm {
         // The split tool reads the linker's relocations.
         ours.push("-Clink-args=--emit-relocs");
     }
+    ours.extend(["--cfg", "erase_components"]);
     // Added to the caller's flags, in whichever form cargo would read them.
     match std::env::var("CARGO_ENCODED_RUSTFLAGS") {
         Ok(encoded) => {
