@@ -69,7 +69,8 @@ step "images: Control and Agent from the Dockerfile, with the binaries just buil
 # The Agent's release binary; Control's came from the site build above. The base
 # images are made with debootstrap the first time (scripts/base-images.sh).
 if $have_engine; then
-  cargo build --release --locked -p knotroute-agent
+  # With the server's flags, so that their shared dependencies are not rebuilt.
+  cargo xtask agent
   scripts/images.sh
   # The stand-ins for the registry's Beacon and sidecar images (tag `standin`),
   # which end2end/tests/containers.rs has the Agent deploy.

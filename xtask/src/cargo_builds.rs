@@ -91,6 +91,22 @@ pub fn build_server(layout: &Layout, args: &SiteArgs) -> Result<()> {
     wait(&mut server, "the server")
 }
 
+/// The Agent's release binary, with the server's flags and environment.
+pub fn build_agent(layout: &Layout) -> Result<()> {
+    let mut agent = cargo(layout, &SiteArgs::default(), false);
+    agent.args([
+        "build",
+        "--locked",
+        "--release",
+        "--package",
+        "knotroute-agent",
+    ]);
+    wait(
+        &mut agent.spawn().context("starting cargo for the Agent")?,
+        "the Agent",
+    )
+}
+
 fn server_build(layout: &Layout, args: &SiteArgs) -> Command {
     let mut server = cargo(layout, args, false);
     server.args([

@@ -40,9 +40,12 @@ struct Cli {
 enum Task {
     /// Build the release server and its site (target/site, or target/site-full with --full).
     Site(SiteArgs),
+    /// Build the Agent's release binary with the server's compiler flags: the
+    /// dependencies they share are then built once, not again for each.
+    Agent,
 }
 
-#[derive(Parser, Clone)]
+#[derive(Parser, Clone, Default)]
 pub struct SiteArgs {
     /// The full build of the front end: the whole page hydrates and routes in
     /// the browser. Without it, the islands build that is shipped.
@@ -112,6 +115,7 @@ pub fn site_root(full: bool) -> &'static str {
 fn main() -> Result<()> {
     match Cli::parse().task {
         Task::Site(args) => build_site(&args),
+        Task::Agent => cargo_builds::build_agent(&Layout::new(false)?),
     }
 }
 
