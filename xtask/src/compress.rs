@@ -4,30 +4,14 @@
 use anyhow::{Context, Result};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
 pub fn precompress_dir(site: &Path) -> Result<()> {
     let mut files = Vec::new();
     collect(site, &mut files)?;
-    let queue = Mutex::new(files.into_iter());
-    let failure = Mutex::new(None);
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(file) = queue.lock().unwrap_or_else(|e| e.into_inner()).next() else {
-                    break;
-                };
-                if let Err(e) = compress_file(&file) {
-                    failure
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .get_or_insert(e);
-                }
-            });
-        }
-    });
-    match failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    match crate::parallel::for_each(files, |file| compress_file(file))
+        .into_iter()
+        .next()
+    {
         Some(e) => Err(e),
         None => Ok(()),
     }

@@ -5,7 +5,6 @@ use crate::{Layout, OUTPUT_NAME};
 use anyhow::{bail, Context, Result};
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
 
 /// What the split loader is called until its content hash replaces the
 /// underscores (`hash`); the WebAssembly imports it by this name.
@@ -99,40 +98,23 @@ pub fn optimise(layout: &Layout) -> Result<()> {
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
         .collect();
-    let queue = Mutex::new(files.into_iter());
-    let failures = Mutex::new(Vec::new());
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get());
-    std::thread::scope(|scope| {
-        for _ in 0..workers {
-            scope.spawn(|| loop {
-                let Some(file) = queue.lock().unwrap_or_else(|e| e.into_inner()).next() else {
-                    break;
-                };
-                let done = run_quietly(
-                    Command::new("wasm-opt")
-                        .args([
-                            "-Oz",
-                            "--enable-bulk-memory",
-                            "--enable-nontrapping-float-to-int",
-                        ])
-                        .arg(&file)
-                        .arg("-o")
-                        .arg(&file),
-                    "wasm-opt (npm binaryen; scripts/install-tools.sh installs it)",
-                );
-                if let Err(e) = done {
-                    failures
-                        .lock()
-                        .unwrap_or_else(|e| e.into_inner())
-                        .push(format!("{e:#}"));
-                }
-            });
-        }
+    let failures = crate::parallel::for_each(files, |file| {
+        run_quietly(
+            Command::new("wasm-opt")
+                .args([
+                    "-Oz",
+                    "--enable-bulk-memory",
+                    "--enable-nontrapping-float-to-int",
+                ])
+                .arg(file)
+                .arg("-o")
+                .arg(file),
+            "wasm-opt (npm binaryen; scripts/install-tools.sh installs it)",
+        )
     });
-    let failures = failures.into_inner().unwrap_or_else(|e| e.into_inner());
     if let Some(first) = failures.first() {
         bail!(
-            "wasm-opt failed on {} file(s); the first: {first}",
+            "wasm-opt failed on {} file(s); the first: {first:#}",
             failures.len()
         );
     }

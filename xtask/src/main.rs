@@ -19,6 +19,7 @@ mod cargo_builds;
 mod compress;
 mod front;
 mod hash;
+mod parallel;
 
 use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
